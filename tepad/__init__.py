@@ -1,0 +1,6 @@
+"""tepad: a tensor-expression compiler in the style of TVM's TE, with exact bounds and padding.
+
+``import tepad as tvm; from tepad import te`` runs TVM TE code unchanged where API.md says so.
+"""
+from .errors import TepadError, InternalError
+from . import tir

@@ -1,0 +1,165 @@
+"""te.placeholder / te.compute / reductions: the TVM front-end calls."""
+from __future__ import annotations
+
+import inspect
+
+from ..errors import TepadError
+from ..tir import dtype as dt
+from ..tir import op as tirop
+from ..tir.expr import PrimExpr, Range, Var, SizeVar, convert, const as _const, IntImm
+from ..tir.itervar import IterVar, IterVarType
+from ..tir.reduce import CommReducer, Reduce, check_no_nested_reduce
+from .tensor import ComputeOp, PlaceholderOp, Tensor
+
+
+def var(name="v", dtype="int32") -> Var:
+    return Var(name, dt.canonical(dtype))
+
+
+def size_var(name="n", dtype="int32") -> Var:
+    return SizeVar(name, dt.canonical(dtype))
+
+
+def const(value, dtype=None) -> PrimExpr:
+    return _const(value, dt.canonical(dtype) if dtype is not None else None)
+
+
+def _shape(shape, what):
+    if isinstance(shape, (int, PrimExpr)) or hasattr(shape, "as_expr"):
+        shape = (shape,)
+    out = []
+    for k, s in enumerate(shape):
+        e = convert(s)
+        if not dt.is_int(e.dtype):
+            raise TepadError(f"{what}: shape entry {k} must be an integer, got {s!r}")
+        if isinstance(e, IntImm) and e.value < 0:
+            raise TepadError(f"{what}: shape entry {k} is negative ({e.value})")
+        out.append(e)
+    return tuple(out)
+
+
+def placeholder(shape, dtype="float32", name="placeholder") -> Tensor:
+    """An input tensor of the given shape (ints or symbolic vars)."""
+    return PlaceholderOp(name, _shape(shape, f"placeholder {name}"), dt.canonical(dtype)).output(0)
+
+
+def compute(shape, fcompute, name="compute", tag="", attrs=None):
+    """A tensor whose element at the index vars is ``fcompute(*vars)``.
+
+    Var names come from the lambda's parameter names (``i0, i1, ...`` for ``*indices``).
+    Returns a Tensor, or a list of Tensors when ``fcompute`` returns a list/tuple.
+    """
+    shape = _shape(shape, f"compute {name}")
+    if not callable(fcompute):
+        raise TepadError(f"compute {name}: fcompute must be callable, got {fcompute!r}")
+    names = _arg_names(fcompute, len(shape), name)
+    axis = [IterVar(Range.from_min_extent(IntImm(0, s.dtype), s), Var(n, s.dtype))
+            for n, s in zip(names, shape)]
+    body = fcompute(*[iv.var for iv in axis])
+    bodies = list(body) if isinstance(body, (list, tuple)) else [body]
+    if not bodies:
+        raise TepadError(f"compute {name}: fcompute returned an empty list")
+    bodies = [convert(b) for b in bodies]
+    reduces = [isinstance(b, Reduce) for b in bodies]
+    if any(reduces) and not all(reduces):
+        raise TepadError(f"compute {name}: either all outputs are reductions or none is")
+    for b in bodies:
+        if isinstance(b, Reduce):
+            for s in b.source:
+                check_no_nested_reduce(s, f"compute {name}")
+        else:
+            check_no_nested_reduce(b, f"compute {name}")
+    if len(bodies) > 1 and any(reduces):
+        raise TepadError(f"compute {name}: tuple reductions are not supported; write one "
+                         "compute per reduction")
+    op = ComputeOp(name, tag, attrs, axis, bodies)
+    outs = [op.output(k) for k in range(op.num_outputs)]
+    return outs if isinstance(body, (list, tuple)) else outs[0]
+
+
+def _arg_names(fcompute, ndim, name):
+    try:
+        sig = inspect.signature(fcompute)
+    except (TypeError, ValueError):
+        return [f"i{k}" for k in range(ndim)]
+    params = list(sig.parameters.values())
+    if any(p.kind == p.VAR_POSITIONAL for p in params):
+        fixed = [p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        return fixed + [f"i{k}" for k in range(len(fixed), ndim)]
+    required = [p for p in params if p.default is p.empty and
+                p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if len(required) != ndim:
+        raise TepadError(
+            f"compute {name}: fcompute takes {len(required)} index arguments but the shape has "
+            f"{ndim} dimensions")
+    return [p.name for p in required]
+
+
+def reduce_axis(dom, name="rv", thread_tag="") -> IterVar:
+    """A reduction axis over ``lo <= k < hi`` given as ``(lo, hi)`` or a Range."""
+    if isinstance(dom, (tuple, list)):
+        if len(dom) != 2:
+            raise TepadError(f"reduce_axis {name}: expected (lo, hi), got {dom!r}")
+        dom = Range(dom[0], dom[1])
+    elif not isinstance(dom, Range):
+        dom = Range(0, dom)
+    return IterVar(dom, Var(name, dom.extent.dtype), IterVarType.CommReduce, thread_tag)
+
+
+def thread_axis(dom=None, tag="", name=""):
+    if isinstance(dom, str):
+        tag, dom = dom, None
+    return IterVar(dom, Var(name or tag, "int32"), IterVarType.ThreadIndex, tag)
+
+
+def comm_reducer(fcombine, fidentity, name="reduce"):
+    """A user reducer: ``fcombine(x, y)`` and ``fidentity(dtype)``; returns a callable like
+    ``te.sum(expr, axis, where=None, init=None)``."""
+
+    def reducer(expr, axis=None, where=None, init=None, *args):
+        if axis is None and isinstance(expr, (PrimExpr, int, float)) and args:
+            raise TepadError(f"{name}: call as {name}(expr, axis)")
+        if axis is None:
+            raise TepadError(f"{name} needs reduction axes: {name}(expr, axis=k)")
+        expr = convert(expr)
+        axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
+        for a in axes:
+            if not isinstance(a, IterVar) or a.iter_type != IterVarType.CommReduce:
+                raise TepadError(f"{name}: axis {a!r} is not a reduce_axis")
+        d = expr.dtype
+        lhs, rhs = Var("x", d), Var("y", d)
+        result = convert(fcombine(lhs, rhs))
+        if result.dtype != d:
+            result = tirop.cast(d, result)
+        ident = convert(fidentity(d))
+        if ident.dtype != d:
+            ident = tirop.cast(d, ident)
+        combiner = CommReducer([lhs], [rhs], [result], [ident], name)
+        inits = () if init is None else (tirop.cast(d, convert(init)),)
+        return Reduce(combiner, [expr], axes, where, 0, inits)
+
+    reducer.__name__ = name
+    return reducer
+
+
+sum = comm_reducer(lambda x, y: x + y, lambda d: _const(0, d), name="sum")  # noqa: A001
+_max_red = comm_reducer(lambda x, y: tirop.max(x, y), lambda d: tirop.min_value(d), name="max")
+_min_red = comm_reducer(lambda x, y: tirop.min(x, y), lambda d: tirop.max_value(d), name="min")
+
+
+def _is_axis(a):
+    return isinstance(a, IterVar) or (isinstance(a, (list, tuple)) and a and
+                                      all(isinstance(x, IterVar) for x in a))
+
+
+def max(expr, axis=None, where=None, init=None):  # noqa: A001
+    """Reduction ``te.max(expr, axis=k)`` or, with two expressions, the binary maximum."""
+    if axis is not None and not _is_axis(axis):
+        return tirop.max(expr, axis)
+    return _max_red(expr, axis, where, init)
+
+
+def min(expr, axis=None, where=None, init=None):  # noqa: A001
+    if axis is not None and not _is_axis(axis):
+        return tirop.min(expr, axis)
+    return _min_red(expr, axis, where, init)

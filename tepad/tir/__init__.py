@@ -1,0 +1,23 @@
+"""The IR every part of tepad speaks: expressions, statements, buffers, PrimFunc, visitors."""
+from . import dtype
+from .expr import (Node, PrimExpr, ConstExpr, IntImm, FloatImm, StringImm, Var, SizeVar, Add,
+                   Sub, Mul, Div, Mod, FloorDiv, FloorMod, Min, Max, EQ, NE, LT, LE, GT, GE, And,
+                   Or, Not, Select, Cast, Call, ProducerLoad, BufferLoad, Ramp, Broadcast, Let,
+                   Range, BinaryOp, CmpOp, const, convert, cast, select)
+from .stmt import (ForKind, Stmt, For, SeqStmt, IfThenElse, ProducerStore, ProducerRealize,
+                   BufferStore, BufferRealize, Allocate, AttrStmt, LetStmt, Evaluate, AssertStmt,
+                   seq, is_no_op)
+from .buffer import Buffer, decl_buffer
+from .function import PrimFunc
+from .functor import (Visitor, Mutator, post_order_visit, ir_transform, substitute,
+                      collect_vars, uses_var)
+from .structural import structural_equal, structural_hash, assert_structural_equal
+from .printer import to_script
+from .op import (min, max, all, any, if_then_else, exp, log, sqrt, tanh, floor, ceil,
+                 sigmoid, abs, power, pow, max_value, min_value, likely, assume, undef,
+                 is_call, call_intrin, floordiv, floormod, truncdiv, truncmod, indexdiv,
+                 indexmod, round, sin, cos)
+from .itervar import IterVar, IterVarType
+from .reduce import CommReducer, Reduce
+
+__all__ = [n for n in dir() if not n.startswith("_")]

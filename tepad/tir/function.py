@@ -1,0 +1,52 @@
+"""PrimFunc: a lowered function over buffers."""
+from __future__ import annotations
+
+from .expr import Node, Var
+
+
+class PrimFunc(Node):
+    """``params`` are Vars; ``buffer_map`` maps a handle param to the Buffer it binds.
+
+    ``attrs`` is a plain dict (``global_symbol``, ``layout_transform_map``, ...). A PrimFunc is
+    immutable by convention: passes return new functions via ``with_body`` / ``with_attr``.
+    """
+
+    __slots__ = ("params", "body", "buffer_map", "attrs")
+    _fields = ("params", "body", "buffer_map", "attrs")
+
+    def __init__(self, params, body, buffer_map=None, attrs=None):
+        object.__setattr__(self, "params", tuple(params))
+        object.__setattr__(self, "body", body)
+        object.__setattr__(self, "buffer_map", dict(buffer_map or {}))
+        object.__setattr__(self, "attrs", dict(attrs or {}))
+
+    @property
+    def name(self):
+        return self.attrs.get("global_symbol", "main")
+
+    def with_body(self, body, buffer_map=None) -> "PrimFunc":
+        return PrimFunc(self.params, body,
+                        self.buffer_map if buffer_map is None else buffer_map, self.attrs)
+
+    def with_attr(self, key, value) -> "PrimFunc":
+        attrs = dict(self.attrs)
+        if value is None:
+            attrs.pop(key, None)
+        else:
+            attrs[key] = value
+        return PrimFunc(self.params, self.body, self.buffer_map, attrs)
+
+    def __repr__(self):
+        return self.script()
+
+    def __hash__(self):
+        return id(self)
+
+    def __eq__(self, other):
+        return self is other
+
+    def arg_buffers(self):
+        return [self.buffer_map[p] for p in self.params if p in self.buffer_map]
+
+
+__all__ = ["PrimFunc", "Var"]

@@ -1,0 +1,151 @@
+"""Expression helpers and intrinsics (TVM names): min/max/all/any, math calls, builtins."""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ..errors import TepadError
+from . import dtype as dt
+from .expr import (Call, IntImm, FloatImm, PrimExpr, _match, cast, const, convert,
+                   floordiv, floormod, logical_and, logical_or, max_expr, min_expr, select,
+                   truncdiv, truncmod)
+
+# Intrinsic names understood by codegen. Pure math calls map to LLVM intrinsics or libm.
+MATH_INTRINSICS = ("tir.exp", "tir.log", "tir.sqrt", "tir.tanh", "tir.fabs", "tir.floor",
+                   "tir.ceil", "tir.pow", "tir.sigmoid", "tir.round", "tir.sin", "tir.cos",
+                   "tir.exp2", "tir.log2", "tir.trunc")
+
+
+def min(a, b=None, *rest):  # noqa: A001 - TVM name
+    """``tir.min(a, b)``: the smaller of two expressions."""
+    if b is None:
+        raise TepadError("tir.min needs two expressions (use te.min for reductions)")
+    out = min_expr(a, b)
+    for r in rest:
+        out = min_expr(out, r)
+    return out
+
+
+def max(a, b=None, *rest):  # noqa: A001 - TVM name
+    if b is None:
+        raise TepadError("tir.max needs two expressions (use te.max for reductions)")
+    out = max_expr(a, b)
+    for r in rest:
+        out = max_expr(out, r)
+    return out
+
+
+def all(*conds):  # noqa: A001 - TVM name
+    """Conjunction of conditions (True for none)."""
+    if len(conds) == 1 and isinstance(conds[0], (list, tuple)):
+        conds = conds[0]
+    return functools.reduce(logical_and, conds, IntImm(1, "bool"))
+
+
+def any(*conds):  # noqa: A001 - TVM name
+    if len(conds) == 1 and isinstance(conds[0], (list, tuple)):
+        conds = conds[0]
+    return functools.reduce(logical_or, conds, IntImm(0, "bool"))
+
+
+def if_then_else(cond, t, f) -> PrimExpr:
+    """``cond ? t : f`` where only the taken branch is evaluated (safe for guarded loads)."""
+    cond = convert(cond)
+    if not dt.is_bool(cond.dtype):
+        raise TepadError(f"if_then_else condition must be bool, got {cond!r}")
+    t, f = _match(t, f)
+    if isinstance(cond, IntImm):
+        return t if cond.value else f
+    return Call(t.dtype, "tir.if_then_else", [cond, t, f])
+
+
+def _float_call(name, x):
+    x = convert(x)
+    if not dt.is_float(x.dtype):
+        x = cast("float32", x)
+    return Call(x.dtype, name, [x])
+
+
+def exp(x): return _float_call("tir.exp", x)
+def log(x): return _float_call("tir.log", x)
+def sqrt(x): return _float_call("tir.sqrt", x)
+def tanh(x): return _float_call("tir.tanh", x)
+def floor(x): return _float_call("tir.floor", x)
+def ceil(x): return _float_call("tir.ceil", x)
+def sigmoid(x): return _float_call("tir.sigmoid", x)
+def round(x): return _float_call("tir.round", x)  # noqa: A001
+def sin(x): return _float_call("tir.sin", x)
+def cos(x): return _float_call("tir.cos", x)
+
+
+def abs(x):  # noqa: A001
+    x = convert(x)
+    if dt.is_float(x.dtype):
+        return Call(x.dtype, "tir.fabs", [x])
+    if dt.parse(x.dtype).is_uint:
+        return x
+    return select(x < 0, -x, x)
+
+
+def power(x, y):
+    x, y = _match(x, y)
+    if not dt.is_float(x.dtype):
+        x, y = cast("float32", x), cast("float32", y)
+    return Call(x.dtype, "tir.pow", [x, y])
+
+
+pow = power  # noqa: A001
+
+
+def max_value(dtype: str) -> PrimExpr:
+    d = dt.parse(dtype)
+    if d.is_float:
+        return FloatImm(float(np.finfo(d.scalar).max), dtype)
+    if d.is_bool:
+        return IntImm(1, "bool")
+    return IntImm(int(np.iinfo(d.scalar).max), dtype)
+
+
+def min_value(dtype: str) -> PrimExpr:
+    d = dt.parse(dtype)
+    if d.is_float:
+        return FloatImm(float(np.finfo(d.scalar).min), dtype)
+    if d.is_bool:
+        return IntImm(0, "bool")
+    return IntImm(int(np.iinfo(d.scalar).min), dtype)
+
+
+def likely(cond) -> PrimExpr:
+    cond = convert(cond)
+    return Call("bool", "tir.likely", [cond])
+
+
+def assume(cond) -> PrimExpr:
+    """``tir.assume(cond)``: a fact the compiler may rely on (RFC 0077); emits no code."""
+    cond = convert(cond)
+    if not dt.is_bool(cond.dtype):
+        raise TepadError(f"tir.assume needs a bool condition, got {cond!r}")
+    return Call("bool", "tir.assume", [cond])
+
+
+def undef(dtype: str = "float32") -> PrimExpr:
+    """``tir.undef(dtype)``: an unspecified value; storing it may be removed (RFC 0077)."""
+    return Call(dt.canonical(dtype), "tir.undef", [])
+
+
+def is_call(e, name: str) -> bool:
+    return isinstance(e, Call) and e.op == name
+
+
+def call_intrin(dtype, op, *args):
+    return Call(dtype, op, [convert(a) for a in args])
+
+
+indexdiv = floordiv
+indexmod = floormod
+
+__all__ = ["min", "max", "all", "any", "if_then_else", "exp", "log", "sqrt", "tanh", "floor",
+           "ceil", "sigmoid", "abs", "power", "pow", "max_value", "min_value", "likely", "assume",
+           "undef", "is_call", "call_intrin", "floordiv", "floormod", "truncdiv", "truncmod",
+           "indexdiv", "indexmod", "cast", "const", "round", "sin", "cos", "MATH_INTRINSICS"]

@@ -1,0 +1,174 @@
+"""Statement nodes of the IR. Constructor arguments follow ``_fields`` order."""
+from __future__ import annotations
+
+import enum
+
+from ..errors import TepadError
+from . import dtype as dt
+from .expr import Node, PrimExpr, Range, Var, convert
+
+
+class ForKind(str, enum.Enum):
+    SERIAL = "serial"
+    PARALLEL = "parallel"
+    VECTORIZED = "vectorized"
+    UNROLLED = "unroll"
+    THREAD_BINDING = "thread_binding"
+
+
+class Stmt(Node):
+    __slots__ = ()
+
+    def __repr__(self):
+        return self.script()
+
+    def __eq__(self, other):
+        from .structural import structural_equal
+        return isinstance(other, Stmt) and structural_equal(self, other)
+
+    def __hash__(self):
+        from .structural import structural_hash
+        return structural_hash(self)
+
+
+def _set(obj, **kw):
+    for k, v in kw.items():
+        object.__setattr__(obj, k, v)
+
+
+class For(Stmt):
+    __slots__ = ("loop_var", "min", "extent", "kind", "body", "thread_binding", "annotations")
+    _fields = ("loop_var", "min", "extent", "kind", "body", "thread_binding", "annotations")
+
+    def __init__(self, loop_var: Var, min, extent, kind=ForKind.SERIAL, body=None,
+                 thread_binding=None, annotations=None):
+        if not isinstance(body, Stmt):
+            raise TepadError(f"For body must be a Stmt, got {type(body).__name__}")
+        _set(self, loop_var=loop_var, min=convert(min), extent=convert(extent),
+             kind=ForKind(kind), body=body, thread_binding=thread_binding,
+             annotations=dict(annotations or {}))
+
+
+class SeqStmt(Stmt):
+    __slots__ = ("seq",)
+    _fields = ("seq",)
+
+    def __init__(self, seq):
+        _set(self, seq=tuple(seq))
+
+
+class IfThenElse(Stmt):
+    __slots__ = ("condition", "then_case", "else_case")
+    _fields = ("condition", "then_case", "else_case")
+
+    def __init__(self, condition, then_case, else_case=None):
+        _set(self, condition=convert(condition), then_case=then_case, else_case=else_case)
+
+
+class ProducerStore(Stmt):
+    """``producer[indices] = value`` for a te.Tensor (before buffers exist)."""
+    __slots__ = ("producer", "value", "indices")
+    _fields = ("producer", "value", "indices")
+
+    def __init__(self, producer, value, indices):
+        _set(self, producer=producer, value=convert(value), indices=tuple(indices))
+
+
+class ProducerRealize(Stmt):
+    """Storage for ``producer`` covering ``bounds`` (a tuple of Range) is live in ``body``."""
+    __slots__ = ("producer", "bounds", "condition", "body", "storage_scope")
+    _fields = ("producer", "bounds", "condition", "body", "storage_scope")
+
+    def __init__(self, producer, bounds, condition, body, storage_scope="global"):
+        _set(self, producer=producer, bounds=tuple(bounds), condition=convert(condition),
+             body=body, storage_scope=storage_scope)
+
+
+class BufferStore(Stmt):
+    __slots__ = ("buffer", "value", "indices")
+    _fields = ("buffer", "value", "indices")
+
+    def __init__(self, buffer, value, indices):
+        _set(self, buffer=buffer, value=convert(value), indices=tuple(indices))
+
+
+class BufferRealize(Stmt):
+    __slots__ = ("buffer", "bounds", "condition", "body")
+    _fields = ("buffer", "bounds", "condition", "body")
+
+    def __init__(self, buffer, bounds, condition, body):
+        _set(self, buffer=buffer, bounds=tuple(bounds), condition=convert(condition), body=body)
+
+
+class Allocate(Stmt):
+    """Allocate ``prod(extents)`` elements of ``dtype`` bound to ``buffer_var`` inside ``body``."""
+    __slots__ = ("buffer_var", "dtype", "extents", "condition", "body", "annotations")
+    _fields = ("buffer_var", "dtype", "extents", "condition", "body", "annotations")
+
+    def __init__(self, buffer_var, dtype, extents, condition, body, annotations=None):
+        dt.parse(dtype)
+        _set(self, buffer_var=buffer_var, dtype=dtype,
+             extents=tuple(convert(e) for e in extents), condition=convert(condition),
+             body=body, annotations=dict(annotations or {}))
+
+
+class AttrStmt(Stmt):
+    """Annotation ``attr_key`` on ``node`` (any object) with ``value``, scoped over ``body``."""
+    __slots__ = ("node", "attr_key", "value", "body")
+    _fields = ("node", "attr_key", "value", "body")
+
+    def __init__(self, node, attr_key, value, body):
+        _set(self, node=node, attr_key=str(attr_key), value=convert(value), body=body)
+
+
+class LetStmt(Stmt):
+    __slots__ = ("var", "value", "body")
+    _fields = ("var", "value", "body")
+
+    def __init__(self, var, value, body):
+        _set(self, var=var, value=convert(value), body=body)
+
+
+class Evaluate(Stmt):
+    __slots__ = ("value",)
+    _fields = ("value",)
+
+    def __init__(self, value):
+        _set(self, value=convert(value))
+
+
+class AssertStmt(Stmt):
+    __slots__ = ("condition", "message", "body")
+    _fields = ("condition", "message", "body")
+
+    def __init__(self, condition, message, body):
+        _set(self, condition=convert(condition), message=message, body=body)
+
+
+def seq(*stmts) -> Stmt:
+    """Sequence of statements, flattening nested SeqStmts and dropping ``None``/no-ops."""
+    flat = []
+    for s in stmts:
+        if s is None:
+            continue
+        if isinstance(s, (list, tuple)):
+            s = seq(*s)
+        if isinstance(s, SeqStmt):
+            flat.extend(s.seq)
+        elif is_no_op(s):
+            continue
+        else:
+            flat.append(s)
+    if not flat:
+        return Evaluate(0)
+    return flat[0] if len(flat) == 1 else SeqStmt(flat)
+
+
+def is_no_op(s) -> bool:
+    from .expr import ConstExpr
+    return isinstance(s, Evaluate) and isinstance(s.value, ConstExpr)
+
+
+__all__ = ["ForKind", "Stmt", "For", "SeqStmt", "IfThenElse", "ProducerStore", "ProducerRealize",
+           "BufferStore", "BufferRealize", "Allocate", "AttrStmt", "LetStmt", "Evaluate",
+           "AssertStmt", "seq", "is_no_op", "Range", "PrimExpr"]

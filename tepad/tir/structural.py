@@ -1,0 +1,89 @@
+"""Structural equality and hashing of IR trees.
+
+``structural_equal(a, b)`` compares field by field; Vars and Buffers compare by identity unless
+``map_free_vars=True``, in which case a Var/Buffer met first on the left is bound to the one at
+the same place on the right (enough to compare two lowerings of the same schedule).
+"""
+from __future__ import annotations
+
+from .expr import Node, Var, ConstExpr
+
+
+def structural_hash(node) -> int:
+    if isinstance(node, Var):
+        return id(node)
+    if isinstance(node, ConstExpr):
+        return hash((type(node).__name__, node.value, node.dtype))
+    if isinstance(node, Node):
+        return hash((type(node).__name__,) + tuple(_field_hash(v) for v in node.field_values()))
+    return _field_hash(node)
+
+
+def _field_hash(v) -> int:
+    if isinstance(v, Node):
+        return hash(v) if not isinstance(v, Var) else id(v)
+    if isinstance(v, (tuple, list)):
+        return hash(tuple(_field_hash(x) for x in v))
+    if isinstance(v, dict):
+        return hash(len(v))
+    try:
+        return hash(v)
+    except TypeError:
+        return id(v)
+
+
+class _Equal:
+    def __init__(self, map_free_vars: bool):
+        self.map_free = map_free_vars
+        self.vmap: dict = {}
+
+    def eq(self, a, b) -> bool:
+        if a is b:
+            return True
+        if isinstance(a, Var) or isinstance(b, Var):
+            return self._bind(a, b) if isinstance(a, Var) and isinstance(b, Var) and \
+                a.dtype == b.dtype else False
+        if isinstance(a, Node):
+            if type(a) is not type(b):
+                return False
+            if getattr(a, "_hash", None) is not None and getattr(b, "_hash", None) is not None \
+                    and not self.map_free and a._hash != b._hash:
+                return False
+            return all(self.eq(x, y) for x, y in zip(a.field_values(), b.field_values()))
+        if isinstance(a, (tuple, list)):
+            return isinstance(b, (tuple, list)) and len(a) == len(b) and \
+                all(self.eq(x, y) for x, y in zip(a, b))
+        if isinstance(a, dict):
+            return isinstance(b, dict) and a.keys() == b.keys() and \
+                all(self.eq(a[k], b[k]) for k in a)
+        from .buffer import Buffer
+        if isinstance(a, Buffer) and isinstance(b, Buffer):
+            if not self.map_free:
+                return False
+            return self._bind(a, b) and self.eq(a.shape, b.shape) and a.dtype == b.dtype
+        try:
+            return bool(a == b)
+        except Exception:
+            return False
+
+    def _bind(self, a, b) -> bool:
+        if not self.map_free:
+            return a is b
+        key = id(a)
+        if key in self.vmap:
+            return self.vmap[key] is b
+        self.vmap[key] = b
+        return True
+
+
+def structural_equal(a, b, map_free_vars: bool = False) -> bool:
+    return _Equal(map_free_vars).eq(a, b)
+
+
+def assert_structural_equal(a, b, map_free_vars: bool = True):
+    """Raise AssertionError showing both scripts when ``a`` and ``b`` differ structurally."""
+    if not structural_equal(a, b, map_free_vars):
+        from .printer import to_script
+        raise AssertionError(
+            "IR differs structurally\n--- left ---\n" + to_script(a) +
+            "\n--- right ---\n" + to_script(b))
