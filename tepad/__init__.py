@@ -4,3 +4,10 @@
 """
 from .errors import TepadError, InternalError
 from . import tir
+from . import te
+from . import schedule
+from . import bound
+from . import lower
+from .driver import build
+
+__all__ = ["TepadError", "InternalError", "tir", "te", "schedule", "bound", "lower", "build"]

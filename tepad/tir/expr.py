@@ -426,6 +426,9 @@ def _convertible(x) -> bool:
 def const(value, dtype: str | None = None) -> PrimExpr:
     """A constant. Python ints become int32 (int64 if they do not fit), floats float32."""
     if dtype is None:
+        import numpy as np
+        if isinstance(value, np.generic):       # before float: np.float64 subclasses float
+            return const(value.item(), value.dtype.name)
         if isinstance(value, bool):
             dtype = "bool"
         elif isinstance(value, int):
@@ -433,9 +436,6 @@ def const(value, dtype: str | None = None) -> PrimExpr:
         elif isinstance(value, float):
             dtype = "float32"
         else:
-            import numpy as np
-            if isinstance(value, np.generic):
-                return const(value.item(), value.dtype.name)
             raise TypeError(f"cannot make a constant from {value!r}")
     if dt.is_float(dtype):
         return FloatImm(value, dtype)
@@ -448,11 +448,9 @@ def convert(x) -> PrimExpr:
         return x
     if hasattr(x, "as_expr"):
         return x.as_expr()
-    if isinstance(x, (bool, int, float)):
-        return const(x)
     import numpy as np
-    if isinstance(x, np.generic):
-        return const(x.item(), x.dtype.name)
+    if isinstance(x, (bool, int, float, np.generic)):
+        return const(x)
     raise TypeError(f"cannot convert {x!r} ({type(x).__name__}) to an expression")
 
 

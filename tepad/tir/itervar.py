@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import enum
 
-from .expr import Range, Var, convert
+from .expr import PrimExpr, Range, Var, convert
 
 
 class IterVarType(enum.IntEnum):
@@ -76,5 +76,18 @@ class IterVar:
     def __ge__(self, o): return self.var >= o
     __hash__ = object.__hash__
 
+    # IterVars compare by identity with each other (dict keys, ``in``); against an expression
+    # or a number they build a condition like their var does (``te.if_then_else(k == 0, ...)``).
     def __eq__(self, o):
-        return self is o
+        if isinstance(o, IterVar):
+            return self is o
+        if isinstance(o, (PrimExpr, int, float, bool)):
+            return self.var == o
+        return NotImplemented
+
+    def __ne__(self, o):
+        if isinstance(o, IterVar):
+            return self is not o
+        if isinstance(o, (PrimExpr, int, float, bool)):
+            return self.var != o
+        return NotImplemented

@@ -50,7 +50,11 @@ class _Printer:
         if isinstance(obj, E.Var):
             return self.names.get(obj, obj.name)
         if hasattr(obj, "data") and hasattr(obj, "shape"):      # Buffer
-            return self.names.get(obj, obj.name)
+            # Views of one storage (a buffer and its flattened form, an Allocate's var and the
+            # buffer over it) print under one name when they carry the storage's name.
+            data = obj.data
+            key = data if isinstance(data, E.Var) and data.name == obj.name else obj
+            return self.names.get(key, obj.name)
         name = getattr(obj, "name", None)
         if name is not None:
             return self.names.get(obj, name)

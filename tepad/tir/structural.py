@@ -35,10 +35,13 @@ def _field_hash(v) -> int:
 class _Equal:
     def __init__(self, map_free_vars: bool):
         self.map_free = map_free_vars
-        self.vmap: dict = {}
+        self.vmap: dict = {}     # id(left var/buffer) -> right one
+        self.rmap: dict = {}     # id(right var/buffer) -> left one (the mapping is a bijection)
 
     def eq(self, a, b) -> bool:
-        if a is b:
+        if a is b and (not self.map_free or not isinstance(a, (Node, tuple, list, dict)) and
+                       not _is_buffer(a)):
+            # with map_free_vars, a shared subtree still has to bind its vars consistently
             return True
         if isinstance(a, Var) or isinstance(b, Var):
             return self._bind(a, b) if isinstance(a, Var) and isinstance(b, Var) and \
@@ -54,8 +57,13 @@ class _Equal:
             return isinstance(b, (tuple, list)) and len(a) == len(b) and \
                 all(self.eq(x, y) for x, y in zip(a, b))
         if isinstance(a, dict):
-            return isinstance(b, dict) and a.keys() == b.keys() and \
-                all(self.eq(a[k], b[k]) for k in a)
+            if not isinstance(b, dict) or len(a) != len(b):
+                return False
+            if self.map_free and any(isinstance(k, Node) or _is_buffer(k) for k in a):
+                # keys are vars (e.g. a buffer_map): match entries in order, binding the keys
+                return all(self.eq(ka, kb) and self.eq(va, vb)
+                           for (ka, va), (kb, vb) in zip(a.items(), b.items()))
+            return a.keys() == b.keys() and all(self.eq(a[k], b[k]) for k in a)
         from .buffer import Buffer
         if isinstance(a, Buffer) and isinstance(b, Buffer):
             if not self.map_free:
@@ -69,11 +77,17 @@ class _Equal:
     def _bind(self, a, b) -> bool:
         if not self.map_free:
             return a is b
-        key = id(a)
-        if key in self.vmap:
-            return self.vmap[key] is b
-        self.vmap[key] = b
-        return True
+        fa, rb = self.vmap.get(id(a)), self.rmap.get(id(b))
+        if fa is None and rb is None:
+            self.vmap[id(a)] = b
+            self.rmap[id(b)] = a
+            return True
+        return fa is b and rb is a
+
+
+def _is_buffer(x) -> bool:
+    from .buffer import Buffer
+    return isinstance(x, Buffer)
 
 
 def structural_equal(a, b, map_free_vars: bool = False) -> bool:

@@ -1,0 +1,24 @@
+"""Integer arithmetic analysis (TVM's ``tvm.arith``): simplifier, constant bounds, IntSets.
+
+```python
+ana = Analyzer()
+ana.bind(i, tir.Range(0, 16))
+ana.simplify((i * 8 + j) // 8)          # canonical/rewrite simplification
+ana.const_int_bound(i * 4 + 3)          # ConstIntBound(min_value=3, max_value=63)
+ana.can_prove(i < 16)                   # True
+eval_set(io * 4 + ii, {ii: tir.Range(0, 4)})    # IntSet[io*4, io*4 + 3]
+```
+"""
+from .const_bound import ConstIntBound, POS_INF, NEG_INF
+from .int_set import IntSet, eval_set, union, intersect
+from .analyzer import Analyzer
+
+
+def simplify(node, analyzer=None):
+    """Simplify an expression, a Stmt or a PrimFunc (statements use the Simplify pass)."""
+    ana = analyzer if analyzer is not None else Analyzer()
+    return ana.simplify(node)
+
+
+__all__ = ["Analyzer", "IntSet", "ConstIntBound", "eval_set", "union", "intersect",
+           "simplify", "POS_INF", "NEG_INF"]

@@ -1,0 +1,244 @@
+"""``Analyzer``: the facade over bounds, sets, proofs and simplification (TVM's arith.Analyzer).
+
+Facts the analyzer knows:
+- ``bind(var, Range)``: ``var`` ranges over the range (constant bounds; symbolic endpoints are
+  kept too and used by proofs); ``bind(var, expr)``: ``var`` equals ``expr`` (the simplifier
+  substitutes it). Binding again overrides.
+- ``update(var, ConstIntBound)``: an extra bound, intersected with what is known
+  (``override=True`` replaces it).
+- ``constraint_scope(cond)``: inside the ``with``, ``cond`` holds. Its conjuncts are remembered
+  verbatim (so the same condition simplifies to True), and every linear integer comparison
+  ``sum(k*t) + c <op> ...`` gives bounds to each plain var in it (``i < n - 4*io`` bounds ``i``
+  above by ``n - 4*io - 1`` and ``io`` by the matching floor division).
+"""
+from __future__ import annotations
+
+import contextlib
+
+from ..tir import expr as E
+from ..tir import dtype as dt
+from ..tir.stmt import Stmt
+from .const_bound import (BoundEvaluator, ConstIntBound, INF, b_intersect, to_num, is_inf)
+from .int_set import IntSet, eval_set_with, to_int_set, _norm_dom
+from .rewrite import Simplifier, _is_sint
+
+
+def _as_var(v):
+    if hasattr(v, "var") and hasattr(v, "dom"):     # IterVar
+        return v.var
+    if not isinstance(v, E.Var):
+        raise TypeError(f"expected a Var or IterVar, got {v!r}")
+    return v
+
+
+class Analyzer:
+    """Integer analysis with a set of known facts about variables."""
+
+    def __init__(self):
+        self._bounds: dict = {}     # Var -> (lo, hi) numbers (ints or +/-inf)
+        self._subst: dict = {}      # Var -> PrimExpr (bind to an expression)
+        self._sym_lo: dict = {}     # Var -> tuple of symbolic lower bounds (exprs)
+        self._sym_hi: dict = {}     # Var -> tuple of symbolic upper bounds
+        self._ranges: dict = {}     # Var -> IntSet (bound ranges, for int_set without dom_map)
+        self._facts: list = []      # simplified conditions known to hold
+        self._in_sym = False
+
+    # --- facts -------------------------------------------------------------------------------
+    def bind(self, var, value, allow_override: bool = True):
+        """``var`` ranges over ``value`` (a Range or IntSet) or equals it (an expression)."""
+        var = _as_var(var)
+        for d in (self._bounds, self._subst, self._sym_lo, self._sym_hi, self._ranges):
+            d.pop(var, None)
+        if isinstance(value, (E.Range, IntSet)):
+            s = to_int_set(value)
+            if isinstance(value, E.Range):
+                mn = self.simplify(value.min)
+                mx = self.simplify(E.sub(E.add(mn, value.extent), 1))
+            else:
+                mn = value.min_value if is_inf(value.min_value) else self.simplify(value.min_value)
+                mx = value.max_value if is_inf(value.max_value) else self.simplify(value.max_value)
+            lo = -INF if is_inf(mn) else self._bound_num(mn)[0]
+            hi = INF if is_inf(mx) else self._bound_num(mx)[1]
+            self._bounds[var] = (lo, hi)
+            self._ranges[var] = IntSet(mn, mx) if not s.is_nothing() else s
+            if not is_inf(mn) and not isinstance(mn, E.IntImm):
+                self._sym_lo[var] = (mn,)
+            if not is_inf(mx) and not isinstance(mx, E.IntImm):
+                self._sym_hi[var] = (mx,)
+        else:
+            e = self.simplify(E.convert(value))
+            self._subst[var] = e
+            self._bounds[var] = self._bound_num(e)
+            self._ranges[var] = IntSet(e, e)
+
+    def update(self, var, bound, override: bool = False):
+        """Add a constant bound (``ConstIntBound`` or ``(lo, hi)``) for ``var``."""
+        var = _as_var(var)
+        if isinstance(bound, ConstIntBound):
+            b = bound.as_tuple()
+        else:
+            b = (to_num(bound[0]), to_num(bound[1]))
+        old = self._bounds.get(var)
+        self._bounds[var] = b if (old is None or override) else b_intersect(old, b)
+
+    def _snapshot(self):
+        return (dict(self._bounds), dict(self._subst), dict(self._sym_lo), dict(self._sym_hi),
+                dict(self._ranges), list(self._facts))
+
+    def _restore(self, snap):
+        (self._bounds, self._subst, self._sym_lo, self._sym_hi, self._ranges,
+         self._facts) = snap
+
+    @contextlib.contextmanager
+    def constraint_scope(self, cond):
+        """Inside the ``with`` block, ``cond`` is known to hold."""
+        snap = self._snapshot()
+        try:
+            self._add_constraint(E.convert(cond))
+            yield self
+        finally:
+            self._restore(snap)
+
+    @contextlib.contextmanager
+    def bind_scope(self, var, value):
+        """``bind`` for the duration of a ``with`` block (used by statement passes)."""
+        snap = self._snapshot()
+        try:
+            self.bind(var, value)
+            yield self
+        finally:
+            self._restore(snap)
+
+    def _add_constraint(self, cond):
+        c = self.simplify(cond)
+        conj = []
+
+        def flat(x):
+            if isinstance(x, E.And):
+                flat(x.a)
+                flat(x.b)
+            else:
+                conj.append(x)
+        flat(c)
+        for x in conj:
+            if isinstance(x, E.IntImm):
+                continue
+            self._facts.append(x)
+            if isinstance(x, E.CmpOp) and _is_sint(x.a.dtype):
+                self._add_cmp(x)
+
+    def _add_cmp(self, x):
+        s = Simplifier(self)
+        try:
+            d = s._lin(x.a, False) - s._lin(x.b, False)
+        except Exception:     # pragma: no cover - defensive
+            return
+        t = type(x)
+        forms = []                       # linear forms known to be <= 0
+        if t is E.LT:
+            forms.append(d + _c(d, 1))
+        elif t is E.LE:
+            forms.append(d)
+        elif t is E.GT:
+            forms.append(d.scale(-1) + _c(d, 1))
+        elif t is E.GE:
+            forms.append(d.scale(-1))
+        elif t is E.EQ:
+            forms += [d, d.scale(-1)]
+        new_lo, new_hi = {}, {}
+        for f in forms:
+            for term, k in f.items():
+                if not isinstance(term, E.Var) or is_inf(term):
+                    continue
+                rest = f.copy()
+                rest.add_term(term, -k)
+                try:
+                    if k > 0:       # k*v <= -rest  ->  v <= floor(-rest / k)
+                        neg = rest.scale(-1).to_expr()
+                        ub = neg if k == 1 else E.FloorDiv(neg, E.IntImm(k, neg.dtype))
+                        ub = s.simp(ub)
+                        lo, hi = s.bound(ub)
+                        cur = self._bounds.get(term, (-INF, INF))
+                        new_hi.setdefault(term, []).append((ub, hi))
+                        self._bounds[term] = (cur[0], min(cur[1], hi))
+                    else:           # k*v + rest <= 0, k<0  ->  v >= ceil(rest / -k)
+                        m = -k
+                        rr = rest.to_expr()
+                        lb = rr if m == 1 else E.FloorDiv(
+                            E.Add(rr, E.IntImm(m - 1, rr.dtype)), E.IntImm(m, rr.dtype))
+                        lb = s.simp(lb)
+                        lo, hi = s.bound(lb)
+                        cur = self._bounds.get(term, (-INF, INF))
+                        new_lo.setdefault(term, []).append((lb, lo))
+                        self._bounds[term] = (max(cur[0], lo), cur[1])
+                except Exception:
+                    continue
+        for v, lst in new_hi.items():
+            extra = tuple(e for e, _ in lst if not isinstance(e, E.IntImm))
+            if extra:
+                self._sym_hi[v] = self._sym_hi.get(v, ()) + extra
+        for v, lst in new_lo.items():
+            extra = tuple(e for e, _ in lst if not isinstance(e, E.IntImm))
+            if extra:
+                self._sym_lo[v] = self._sym_lo.get(v, ()) + extra
+
+    # --- queries -----------------------------------------------------------------------------
+    def simplify(self, expr, steps: int = 2):
+        """Simplified expression with the same value (given the known facts).
+
+        A Stmt or PrimFunc is simplified with the statement Simplify pass."""
+        if isinstance(expr, Stmt) or type(expr).__name__ == "PrimFunc":
+            from .stmt_simplify import simplify_stmt_or_func
+            return simplify_stmt_or_func(expr, self)
+        expr = E.convert(expr)
+        s = Simplifier(self)
+        r = s.simp(expr)
+        if steps > 1 and r is not expr and not isinstance(r, E.ConstExpr):
+            r2 = Simplifier(self).simp(r)
+            r = r2
+        return r
+
+    def _bound_num(self, expr):
+        return BoundEvaluator(self).bound(E.convert(expr))
+
+    def const_int_bound(self, expr) -> ConstIntBound:
+        """Constant bounds of an integer expression (infinite sides are the sentinels)."""
+        expr = E.convert(expr)
+        b = self._bound_num(expr)
+        if isinstance(expr, E.PrimExpr) and not isinstance(expr, E.ConstExpr) and \
+                (dt.is_int(expr.dtype) or dt.is_bool(expr.dtype)):
+            try:
+                s = self.simplify(expr)
+                if s is not expr:
+                    b2 = self._bound_num(s)
+                    b = b_intersect(b, b2)
+            except Exception:   # pragma: no cover - bounds must never fail
+                pass
+        return ConstIntBound(*b)
+
+    def can_prove(self, cond) -> bool:
+        """True only when ``cond`` certainly holds under the known facts."""
+        cond = E.convert(cond)
+        r = self.simplify(cond)
+        return isinstance(r, E.IntImm) and bool(r.value)
+
+    def can_prove_equal(self, a, b) -> bool:
+        a, b = E._match(a, b)
+        if _is_sint(a.dtype):
+            d = self.simplify(E.Sub(a, b))
+            return isinstance(d, E.IntImm) and d.value == 0
+        from ..tir.structural import structural_equal
+        return structural_equal(self.simplify(a), self.simplify(b))
+
+    def int_set(self, expr, dom_map=None) -> IntSet:
+        """IntSet of ``expr`` with vars over ``dom_map`` (default: the ranges bound here)."""
+        dom = dict(self._ranges) if dom_map is None else _norm_dom(dom_map)
+        return eval_set_with(self, expr, dom)
+
+
+def _c(lin, v):
+    from .canonical import Linear
+    return Linear.of_const(lin.dtype, v)
+
+
+__all__ = ["Analyzer"]

@@ -1,0 +1,126 @@
+"""Linear canonical form of integer expressions: ``sum(coeff * term) + const``.
+
+A *term* is any already-simplified non-linear expression (a Var, ``x // 4``, ``i * j``,
+``min(a, b)``, a load, ...). Terms keep the order in which they first appear (deterministic:
+it depends only on the expression's structure, never on object ids); when rebuilt, terms with
+positive coefficients come first, then the subtracted ones, then the constant, e.g.
+``n - io * 4 + 3``.
+"""
+from __future__ import annotations
+
+from ..tir import expr as E
+from ..tir.structural import structural_equal
+from .const_bound import dtype_limits
+
+
+class Overflow(Exception):
+    """A coefficient or constant does not fit the dtype; the caller keeps the expression."""
+
+
+class Key:
+    """Dict key comparing an expression structurally."""
+
+    __slots__ = ("e", "h")
+
+    def __init__(self, e):
+        self.e = e
+        self.h = hash(e)
+
+    def __hash__(self):
+        return self.h
+
+    def __eq__(self, other):
+        return self.e is other.e or (self.h == other.h and structural_equal(self.e, other.e))
+
+
+class Linear:
+    __slots__ = ("dtype", "terms", "const")
+
+    def __init__(self, dtype: str, terms=None, const: int = 0):
+        self.dtype = dtype
+        self.terms: dict = dict(terms) if terms else {}   # Key -> coeff (insertion ordered)
+        self.const = const
+
+    @classmethod
+    def of_const(cls, dtype, c):
+        return cls(dtype, None, c)
+
+    @classmethod
+    def of_term(cls, e, coeff=1):
+        lin = cls(e.dtype)
+        lin.terms[Key(e)] = coeff
+        return lin
+
+    def copy(self):
+        return Linear(self.dtype, self.terms, self.const)
+
+    def is_const(self):
+        return not self.terms
+
+    def add_term(self, e, k):
+        if k == 0:
+            return
+        key = Key(e)
+        v = self.terms.get(key, 0) + k
+        if v == 0:
+            self.terms.pop(key, None)
+        else:
+            self.terms[key] = v
+
+    def iadd(self, other, sign=1):
+        for key, k in other.terms.items():
+            v = self.terms.get(key, 0) + sign * k
+            if v == 0:
+                self.terms.pop(key, None)
+            else:
+                self.terms[key] = v
+        self.const += sign * other.const
+        return self
+
+    def __add__(self, other):
+        return self.copy().iadd(other)
+
+    def __sub__(self, other):
+        return self.copy().iadd(other, -1)
+
+    def scale(self, k):
+        if k == 0:
+            return Linear(self.dtype)
+        return Linear(self.dtype, {key: c * k for key, c in self.terms.items()}, self.const * k)
+
+    def items(self):
+        return [(key.e, k) for key, k in self.terms.items()]
+
+    # --- rebuild ---------------------------------------------------------------------------
+    def _imm(self, v):
+        lo, hi = dtype_limits(self.dtype)
+        if not lo <= v <= hi:
+            raise Overflow(v)
+        return E.IntImm(v, self.dtype)
+
+    def _scaled(self, t, k):
+        return t if k == 1 else E.Mul(t, self._imm(k))
+
+    def to_expr(self) -> E.PrimExpr:
+        items = self.items()
+        pos = [(t, k) for t, k in items if k > 0]
+        neg = [(t, -k) for t, k in items if k < 0]
+        c = self.const
+        if pos:
+            e = self._scaled(*pos[0])
+            for t, k in pos[1:]:
+                e = E.Add(e, self._scaled(t, k))
+            for t, k in neg:
+                e = E.Sub(e, self._scaled(t, k))
+            if c > 0:
+                e = E.Add(e, self._imm(c))
+            elif c < 0:
+                e = E.Sub(e, self._imm(-c))
+            return e
+        e = self._imm(c)
+        for t, k in neg:
+            e = E.Sub(e, self._scaled(t, k))
+        return e
+
+
+__all__ = ["Linear", "Key", "Overflow"]

@@ -1,0 +1,124 @@
+"""Statement-level simplification (the engine of ``tepad.lower.passes.simplify``).
+
+Walks statements with an Analyzer that knows the enclosing loop ranges, LetStmt values,
+thread extents and ``if`` conditions, simplifies every expression (values, indices, realize
+bounds, allocate extents, conditions), and removes structure that provably does nothing:
+``if`` with a provable condition, ``for`` of extent 1 (body with the var substituted by the
+loop min) or extent <= 0, and ``Evaluate(const)`` inside sequences.
+"""
+from __future__ import annotations
+
+from ..tir import expr as E
+from ..tir import stmt as S
+from ..tir.functor import Mutator, substitute
+
+
+class _StmtSimplifier(Mutator):
+    def __init__(self, ana):
+        self.ana = ana
+
+    def visit(self, node):
+        if isinstance(node, E.PrimExpr):
+            return self.ana.simplify(node)
+        return super().visit(node)
+
+    def visit_Range(self, r):
+        mn = self.ana.simplify(r.min)
+        ext = self.ana.simplify(r.extent)
+        if mn is r.min and ext is r.extent:
+            return r
+        return E.Range.from_min_extent(mn, ext)
+
+    def visit_For(self, op):
+        mn = self.ana.simplify(op.min)
+        ext = self.ana.simplify(op.extent)
+        if isinstance(ext, E.IntImm) and ext.value <= 0:
+            return S.Evaluate(0)
+        if not isinstance(ext, E.IntImm) and self.ana.can_prove(ext <= 0):
+            return S.Evaluate(0)
+        if isinstance(ext, E.IntImm) and ext.value == 1:
+            return self.visit(substitute(op.body, {op.loop_var: mn}))
+        with self.ana.bind_scope(op.loop_var, E.Range.from_min_extent(mn, ext)):
+            body = self.visit(op.body)
+        if mn is op.min and ext is op.extent and body is op.body:
+            return op
+        return S.For(op.loop_var, mn, ext, op.kind, body, op.thread_binding, op.annotations)
+
+    def visit_IfThenElse(self, op):
+        cond = self.ana.simplify(op.condition)
+        if isinstance(cond, E.IntImm):
+            if cond.value:
+                return self.visit(op.then_case)
+            return self.visit(op.else_case) if op.else_case is not None else S.Evaluate(0)
+        with self.ana.constraint_scope(cond):
+            then_case = self.visit(op.then_case)
+        else_case = op.else_case
+        if else_case is not None:
+            from .rewrite import negate
+            n = negate(cond)
+            with self.ana.constraint_scope(n if n is not None else E.Not(cond)):
+                else_case = self.visit(else_case)
+            if S.is_no_op(else_case):
+                else_case = None
+        if S.is_no_op(then_case) and else_case is None:
+            return S.Evaluate(0)
+        if cond is op.condition and then_case is op.then_case and else_case is op.else_case:
+            return op
+        return S.IfThenElse(cond, then_case, else_case)
+
+    def visit_LetStmt(self, op):
+        value = self.ana.simplify(op.value)
+        snap = self.ana._snapshot()
+        try:
+            if isinstance(value, E.PrimExpr) and E.dt.is_int(value.dtype) and \
+                    E.dt.lanes(value.dtype) == 1:
+                b = self.ana._bound_num(value)
+                self.ana._bounds[op.var] = b
+                self.ana._sym_lo[op.var] = (value,)
+                self.ana._sym_hi[op.var] = (value,)
+            body = self.visit(op.body)
+        finally:
+            self.ana._restore(snap)
+        if value is op.value and body is op.body:
+            return op
+        return S.LetStmt(op.var, value, body)
+
+    def visit_AttrStmt(self, op):
+        value = self.ana.simplify(op.value)
+        node = op.node
+        if op.attr_key == "thread_extent" and hasattr(node, "var") and hasattr(node, "dom") \
+                and isinstance(value, E.PrimExpr):
+            with self.ana.bind_scope(node.var, E.Range.from_min_extent(
+                    E.IntImm(0, value.dtype), value)):
+                body = self.visit(op.body)
+        else:
+            body = self.visit(op.body)
+        if value is op.value and body is op.body:
+            return op
+        return S.AttrStmt(node, op.attr_key, value, body)
+
+    def visit_SeqStmt(self, op):
+        new = [self.visit(s) for s in op.seq]
+        if all(a is b for a, b in zip(new, op.seq)) and not any(S.is_no_op(s) for s in new):
+            return op
+        return S.seq(*new)
+
+    def visit_Evaluate(self, op):
+        v = self.ana.simplify(op.value)
+        return op if v is op.value else S.Evaluate(v)
+
+
+def simplify_stmt(stmt, ana=None):
+    from .analyzer import Analyzer
+    return _StmtSimplifier(ana if ana is not None else Analyzer()).visit(stmt)
+
+
+def simplify_stmt_or_func(node, ana=None):
+    from ..tir.function import PrimFunc
+    if isinstance(node, PrimFunc):
+        body = simplify_stmt(node.body, ana)
+        return node if body is node.body else node.with_body(body)
+    return simplify_stmt(node, ana)
+
+
+__all__ = ["simplify_stmt", "simplify_stmt_or_func"]

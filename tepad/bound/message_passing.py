@@ -1,0 +1,206 @@
+"""Passing domains and indices along a stage's IterVar relations (split/fuse/rebase).
+
+``pass_down_domain`` derives leaf ranges from root ranges; ``pass_up_domain`` turns IntSets
+of leaves into IntSets of roots; ``pass_up_index`` turns loop values into root indices;
+``pass_up_bound_check`` says which IterVars need an upper-bound guard (non-divisible splits).
+"""
+from __future__ import annotations
+
+from ..arith import IntSet, eval_set
+from ..errors import InternalError, TepadError
+from ..schedule.relations import Fuse, Rebase, Singleton, Split
+from ..tir.expr import IntImm, Range, cast, const, floordiv, floormod, convert
+
+
+def _is_one(e):
+    return isinstance(e, IntImm) and e.value == 1
+
+
+def ceil_div(ana, a, b):
+    if ana.can_prove(floormod(a, b) == 0):
+        return ana.simplify(floordiv(a, b))
+    return ana.simplify(floordiv(a + b - 1, b))
+
+
+def _tight(ana, parent_extent, v, allow_missing):
+    """min(parent extent, split amount) when provable (the split cannot exceed its parent)."""
+    if allow_missing:
+        return v
+    if ana.can_prove(parent_extent < v):
+        return parent_extent
+    return v
+
+
+def _update(ana, rmap, iv, r):
+    if iv not in rmap:
+        rmap[iv] = r
+        ana.bind(iv.var, r)
+        return
+    old = rmap[iv]
+    if not ana.can_prove_equal(old.extent, r.extent):
+        raise TepadError(f"IterVar {iv.name}: domain already inferred as extent "
+                         f"{old.extent!r}, cannot prove it equals {r.extent!r}")
+
+
+def pass_down_domain(stage, rmap, ana, allow_missing=False):
+    """Fill ``rmap`` for every derived IterVar of ``stage`` from its parents' ranges."""
+    for rel in stage.relations:
+        if isinstance(rel, Split):
+            if rel.parent not in rmap:
+                if allow_missing:
+                    continue
+                raise InternalError(f"split parent {rel.parent.name} has no range")
+            p = rmap[rel.parent]
+            if rel.factor is not None:
+                f = cast(p.extent.dtype, rel.factor)
+                _update(ana, rmap, rel.inner,
+                        Range.from_min_extent(const(0, p.extent.dtype),
+                                              _tight(ana, p.extent, f, allow_missing)))
+                _update(ana, rmap, rel.outer,
+                        Range.from_min_extent(const(0, p.extent.dtype), ceil_div(ana, p.extent, f)))
+            else:
+                n = cast(p.extent.dtype, rel.nparts)
+                _update(ana, rmap, rel.outer,
+                        Range.from_min_extent(const(0, p.extent.dtype),
+                                              _tight(ana, p.extent, n, allow_missing)))
+                _update(ana, rmap, rel.inner,
+                        Range.from_min_extent(const(0, p.extent.dtype), ceil_div(ana, p.extent, n)))
+        elif isinstance(rel, Fuse):
+            if rel.outer not in rmap or rel.inner not in rmap:
+                if allow_missing:
+                    continue
+                raise InternalError(f"fuse inputs of {rel.fused.name} have no range")
+            o, i = rmap[rel.outer], rmap[rel.inner]
+            ext = ana.simplify(cast(rel.fused.var.dtype, o.extent) * cast(rel.fused.var.dtype,
+                                                                          i.extent))
+            _update(ana, rmap, rel.fused, Range.from_min_extent(const(0, ext.dtype), ext))
+        elif isinstance(rel, Rebase):
+            if rel.parent not in rmap:
+                if allow_missing:
+                    continue
+                raise InternalError(f"rebase parent {rel.parent.name} has no range")
+            p = rmap[rel.parent]
+            _update(ana, rmap, rel.rebased, Range.from_min_extent(const(0, p.extent.dtype),
+                                                                  p.extent))
+        elif isinstance(rel, Singleton):
+            _update(ana, rmap, rel.iter, Range.from_min_extent(0, 1))
+        else:
+            raise InternalError(f"unknown relation {rel!r}")
+
+
+def _match_range(ana, s: IntSet, r: Range) -> bool:
+    if not (s.has_lower_bound() and s.has_upper_bound()):
+        return False
+    return ana.can_prove_equal(s.min(), r.min) and \
+        ana.can_prove_equal(s.max(), r.min + r.extent - 1)
+
+
+def pass_up_domain(stage, rmap, up: dict, ana):
+    """Given IntSets for leaves in ``up``, add IntSets for every parent IterVar."""
+    for rel in reversed(stage.relations):
+        if isinstance(rel, Split):
+            if rel.outer not in up or rel.inner not in up:
+                continue
+            uo, ui = up[rel.outer], up[rel.inner]
+            if rel.parent in rmap and _match_range(ana, uo, rmap[rel.outer]) and \
+                    _match_range(ana, ui, rmap[rel.inner]):
+                up[rel.parent] = IntSet.from_range(rmap[rel.parent])
+            else:
+                f = rmap[rel.inner].extent
+                pmin = rmap[rel.parent].min
+                e = rel.outer.var * f + rel.inner.var + pmin
+                up[rel.parent] = ana.int_set(e, {rel.outer.var: uo, rel.inner.var: ui})
+        elif isinstance(rel, Fuse):
+            if rel.fused not in up:
+                continue
+            uf = up[rel.fused]
+            ro, ri = rmap[rel.outer], rmap[rel.inner]
+            if _match_range(ana, uf, rmap[rel.fused]):
+                up[rel.outer] = IntSet.from_range(ro)
+                up[rel.inner] = IntSet.from_range(ri)
+            elif uf.is_single_point():
+                v = uf.point_value()
+                up[rel.outer] = IntSet.single_point(
+                    ana.simplify(floordiv(v, ri.extent) + ro.min))
+                up[rel.inner] = IntSet.single_point(
+                    ana.simplify(floormod(v, ri.extent) + ri.min))
+            else:
+                lo, hi = uf.min(), uf.max()
+                ext_i = ri.extent
+                up[rel.outer] = IntSet.interval(ana.simplify(ro.min + floordiv(lo, ext_i)),
+                                                ana.simplify(ro.min + floordiv(hi, ext_i)))
+                span = ana.simplify(hi - lo + 1)
+                if ana.can_prove(floormod(ext_i, span) == 0) and \
+                        ana.can_prove(floormod(lo, span) == 0):
+                    up[rel.inner] = IntSet.interval(ana.simplify(ri.min + floormod(lo, ext_i)),
+                                                    ana.simplify(ri.min + floormod(hi, ext_i)))
+                else:
+                    up[rel.inner] = IntSet.from_range(ri)
+        elif isinstance(rel, Rebase):
+            if rel.rebased not in up:
+                continue
+            ur = up[rel.rebased]
+            if _match_range(ana, ur, rmap[rel.rebased]):
+                up[rel.parent] = IntSet.from_range(rmap[rel.parent])
+            else:
+                up[rel.parent] = ana.int_set(rel.rebased.var + rmap[rel.parent].min,
+                                             {rel.rebased.var: ur})
+        elif isinstance(rel, Singleton):
+            continue
+
+
+def pass_up_index(stage, rmap, value: dict, ana):
+    """Given index expressions of leaves in ``value``, add those of every parent IterVar."""
+    for rel in reversed(stage.relations):
+        if isinstance(rel, Split):
+            if rel.outer not in value or rel.inner not in value:
+                continue
+            f = rmap[rel.inner].extent
+            pmin = rmap[rel.parent].min
+            v = value[rel.outer] * f + value[rel.inner]
+            value[rel.parent] = ana.simplify(v if _is_zero(pmin) else v + pmin)
+        elif isinstance(rel, Fuse):
+            if rel.fused not in value:
+                continue
+            ro, ri = rmap[rel.outer], rmap[rel.inner]
+            fv = value[rel.fused]
+            o = floordiv(fv, ri.extent)
+            i = floormod(fv, ri.extent)
+            value[rel.outer] = ana.simplify(cast(rel.outer.var.dtype, o if _is_zero(ro.min)
+                                                 else o + ro.min))
+            value[rel.inner] = ana.simplify(cast(rel.inner.var.dtype, i if _is_zero(ri.min)
+                                                 else i + ri.min))
+        elif isinstance(rel, Rebase):
+            if rel.rebased not in value:
+                continue
+            pmin = rmap[rel.parent].min
+            v = value[rel.rebased]
+            value[rel.parent] = ana.simplify(v if _is_zero(pmin) else v + pmin)
+
+
+def _is_zero(e):
+    return isinstance(e, IntImm) and e.value == 0
+
+
+def pass_up_bound_check(stage, rmap, ana) -> dict:
+    """``{IterVar: bool}``: whether the IterVar's value can exceed its range (needs a guard)."""
+    need = {iv: False for iv in stage.leaf_iter_vars}
+    for rel in reversed(stage.relations):
+        if isinstance(rel, Split):
+            o, i = need.get(rel.outer, False), need.get(rel.inner, False)
+            p = rmap.get(rel.parent)
+            ro, ri = rmap.get(rel.outer), rmap.get(rel.inner)
+            if p is None or ro is None or ri is None:
+                divides = False
+            else:
+                divides = ana.can_prove_equal(p.extent, ro.extent * ri.extent)
+            need[rel.parent] = o or i or not divides
+        elif isinstance(rel, Fuse):
+            need[rel.outer] = need[rel.inner] = need.get(rel.fused, False)
+        elif isinstance(rel, Rebase):
+            need[rel.parent] = need.get(rel.rebased, False)
+    return need
+
+
+__all__ = ["pass_down_domain", "pass_up_domain", "pass_up_index", "pass_up_bound_check",
+           "ceil_div", "convert"]

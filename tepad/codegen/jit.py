@@ -1,0 +1,98 @@
+"""llvmlite JIT: host target machine, O3 (new pass manager, vectorizers on), MCJIT engine.
+
+Each ``JitModule`` owns a fresh TargetMachine and its MCJIT engine (the engine takes ownership
+of both the module and the target machine: sharing one TargetMachine between engines crashes at
+interpreter exit). Function addresses stay valid while the ``JitModule`` lives.
+"""
+from __future__ import annotations
+
+import ctypes
+import functools
+import logging
+import threading
+
+import llvmlite.binding as llvm
+
+from ..errors import InternalError
+
+log = logging.getLogger(__name__)
+_lock = threading.Lock()
+
+
+@functools.cache
+def _init() -> bool:
+    """Initialize the native target once; return whether libgomp could be loaded."""
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    try:
+        llvm.load_library_permanently("libgomp.so.1")
+        return True
+    except Exception as err:  # pragma: no cover - depends on the machine
+        log.warning("libgomp not found (%s): parallel loops will run serially", err)
+        return False
+
+
+def have_gomp() -> bool:
+    return _init()
+
+
+def host_target_machine(opt: int = 3) -> llvm.TargetMachine:
+    """TargetMachine for this CPU: host name and feature string (AVX2 / AVX-512 ...)."""
+    _init()
+    target = llvm.Target.from_default_triple()
+    return target.create_target_machine(cpu=llvm.get_host_cpu_name(),
+                                        features=llvm.get_host_cpu_features().flatten(),
+                                        opt=opt, jit=True)
+
+
+def optimize(mod: llvm.ModuleRef, tm: llvm.TargetMachine, speed_level: int = 3) -> None:
+    """LLVM's default O<speed_level> module pipeline, loop + SLP vectorizers on, in place."""
+    pto = llvm.create_pipeline_tuning_options(speed_level=speed_level)
+    pto.loop_vectorization = True
+    pto.slp_vectorization = True
+    pto.loop_unrolling = True
+    pto.loop_interleaving = True
+    pb = llvm.create_pass_builder(tm, pto)
+    pb.getModulePassManager().run(mod, pb)
+
+
+class JitModule:
+    """Parse, verify, optimize and JIT one LLVM module; keeps the engine alive."""
+
+    def __init__(self, llvm_ir: str, opt_level: int = 3):
+        with _lock:  # LLVM context operations are not guaranteed thread-safe
+            tm = host_target_machine()
+            try:
+                mod = llvm.parse_assembly(llvm_ir)
+                mod.triple = tm.triple
+                mod.data_layout = str(tm.target_data)
+                mod.verify()
+            except RuntimeError as err:
+                e = InternalError(f"tepad generated invalid LLVM IR: {err}")
+                e.add_note(llvm_ir)
+                raise e from None
+            optimize(mod, tm, opt_level)
+            self.ll = str(mod)
+            self._asm = None
+            self._engine = llvm.create_mcjit_compiler(mod, tm)
+            self._engine.finalize_object()
+            self._engine.run_static_constructors()
+            self._tm = tm
+            self._mod = mod
+
+    @property
+    def asm(self) -> str:
+        """Assembly text (made on demand with a separate TargetMachine)."""
+        if self._asm is None:
+            with _lock:
+                self._asm = host_target_machine().emit_assembly(llvm.parse_assembly(self.ll))
+        return self._asm
+
+    def address(self, name: str) -> int:
+        addr = self._engine.get_function_address(name)
+        if not addr:
+            raise InternalError(f"no function {name!r} in the JIT module")
+        return addr
+
+    def function(self, name: str, restype, *argtypes):
+        return ctypes.CFUNCTYPE(restype, *argtypes)(self.address(name))

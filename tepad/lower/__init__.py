@@ -1,0 +1,18 @@
+"""Lowering: ScheduleOps and the TIR passes. ``tepad.lower(s, args)`` is callable (TVM habit)
+while ``tepad.lower.passes.<name>`` holds each pass."""
+import sys
+import types
+
+from . import passes
+from .pipeline import PASSES, lower, run_passes, schedule_to_primfunc
+from .schedule_ops import schedule_ops
+
+
+class _CallableModule(types.ModuleType):
+    def __call__(self, *args, **kwargs):
+        return lower(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule
+
+__all__ = ["passes", "PASSES", "lower", "run_passes", "schedule_to_primfunc", "schedule_ops"]

@@ -1,0 +1,267 @@
+"""vectorize_loop: turn ``ForKind.VECTORIZED`` loops into vector statements (TVM's VectorizeLoop).
+
+For a VECTORIZED loop with a constant extent whose body is straight-line code (stores, loads,
+arithmetic, compares, select, casts, math calls, ``if_then_else`` calls, lets, and ``if``
+statements whose condition does not depend on the loop var), the loop var is replaced by
+``Ramp(min, 1, lanes)`` and every expression is widened (a loop-invariant scalar becomes a
+``Broadcast`` where it meets a vector). Index arithmetic keeps Ramps as Ramps
+(``Ramp + x``, ``Ramp * c``) so stride-1 accesses stay contiguous for codegen.
+
+Extents above ``max_lanes`` are split into a serial loop over vector bodies of the largest
+power-of-two width <= ``max_lanes`` dividing the extent, or vector bodies plus a scalar tail.
+
+Guarantee: no VECTORIZED ``For`` remains. A loop that cannot be vectorized (symbolic extent,
+inner loops, allocations, a store whose index does not depend on the loop var while its value
+does, ...) becomes a SERIAL loop with ``annotations["llvm.vectorize"] = True`` so LLVM's loop
+vectorizer may still vectorize it.
+"""
+from __future__ import annotations
+
+from ...tir import (Add, Broadcast, BufferLoad, BufferStore, Call, Cast, For, ForKind,
+                    IfThenElse, IntImm, Let, LetStmt, Mul, Mutator, Not, PrimFunc, Ramp, Select,
+                    Sub, Var, seq, substitute)
+from ...tir import dtype as dt
+from ...tir.expr import BinaryOp, ConstExpr, add, const, convert, mul, sub
+
+
+class _NotVectorizable(Exception):
+    pass
+
+
+_ELEMENTWISE_CALLS = {"tir.exp", "tir.log", "tir.sqrt", "tir.tanh", "tir.fabs", "tir.floor",
+                      "tir.ceil", "tir.pow", "tir.sigmoid", "tir.round", "tir.sin", "tir.cos",
+                      "tir.exp2", "tir.log2", "tir.trunc", "tir.if_then_else", "tir.likely"}
+
+
+def _lanes(e) -> int:
+    return dt.lanes(e.dtype)
+
+
+def _bcast(e, lanes):
+    if _lanes(e) == lanes:
+        return e
+    if _lanes(e) != 1:
+        raise _NotVectorizable(f"lane mismatch {e.dtype} vs {lanes}")
+    return Broadcast(e, lanes)
+
+
+class _Widen(Mutator):
+    """Widen expressions/statements of a loop body, with ``var`` -> ``Ramp(min, 1, lanes)``."""
+
+    def __init__(self, var, base, lanes):
+        self.var, self.lanes = var, lanes
+        self.ramp = Ramp(base, const(1, var.dtype), lanes)
+        self.let_map: dict = {}
+
+    # -- expressions
+    def visit_Var(self, v):
+        if v is self.var:
+            return self.ramp
+        return self.let_map.get(v, v)
+
+    visit_SizeVar = visit_Var
+
+    def visit_Ramp(self, e):
+        raise _NotVectorizable("nested Ramp")
+
+    def visit_Broadcast(self, e):
+        raise _NotVectorizable("nested Broadcast")
+
+    def _binary(self, e):
+        a, b = self.visit(e.a), self.visit(e.b)
+        if a is e.a and b is e.b:
+            return e
+        la, lb = _lanes(a), _lanes(b)
+        if la == 1 and lb == 1:
+            return type(e)(a, b)
+        # keep index arithmetic on Ramps as Ramps
+        if dt.is_int(e.a.dtype) and type(e) in (Add, Sub, Mul):
+            r = self._ramp_arith(type(e), a, b)
+            if r is not None:
+                return r
+        return type(e)(_bcast(a, self.lanes), _bcast(b, self.lanes))
+
+    def _ramp_arith(self, op, a, b):
+        def scalar(x):
+            return x.value if isinstance(x, Broadcast) else (x if _lanes(x) == 1 else None)
+        if op in (Add, Sub):
+            if isinstance(a, Ramp) and isinstance(b, Ramp):
+                f = add if op is Add else sub
+                return Ramp(f(a.base, b.base), f(a.stride, b.stride), a.lanes)
+            if isinstance(a, Ramp) and scalar(b) is not None:
+                f = add if op is Add else sub
+                return Ramp(f(a.base, scalar(b)), a.stride, a.lanes)
+            if op is Add and isinstance(b, Ramp) and scalar(a) is not None:
+                return Ramp(add(scalar(a), b.base), b.stride, b.lanes)
+        if op is Mul:
+            if isinstance(a, Ramp) and scalar(b) is not None:
+                return Ramp(mul(a.base, scalar(b)), mul(a.stride, scalar(b)), a.lanes)
+            if isinstance(b, Ramp) and scalar(a) is not None:
+                return Ramp(mul(scalar(a), b.base), mul(scalar(a), b.stride), b.lanes)
+        return None
+
+    def generic_visit(self, node):
+        if isinstance(node, BinaryOp):
+            return self._binary(node)
+        return super().generic_visit(node)
+
+    def visit_Not(self, e):
+        a = self.visit(e.a)
+        return e if a is e.a else Not(a)
+
+    def visit_Select(self, e):
+        c, t, f = self.visit(e.condition), self.visit(e.true_value), self.visit(e.false_value)
+        if c is e.condition and t is e.true_value and f is e.false_value:
+            return e
+        if max(_lanes(c), _lanes(t), _lanes(f)) == 1:
+            return Select(c, t, f)
+        return Select(_bcast(c, self.lanes) if _lanes(c) > 1 else c, _bcast(t, self.lanes),
+                      _bcast(f, self.lanes))
+
+    def visit_Cast(self, e):
+        v = self.visit(e.value)
+        if v is e.value:
+            return e
+        return Cast(dt.with_lanes(e.dtype, _lanes(v)), v)
+
+    def visit_Call(self, e):
+        args = [self.visit(a) for a in e.args]
+        if all(a is b for a, b in zip(args, e.args)):
+            return e
+        if e.op not in _ELEMENTWISE_CALLS:
+            raise _NotVectorizable(f"call {e.op}")
+        if e.op == "tir.likely":
+            return Call(args[0].dtype, e.op, args)
+        if e.op == "tir.if_then_else":
+            c, t, f = args
+            if _lanes(c) == 1:
+                lanes = max(_lanes(t), _lanes(f))
+                if lanes > 1:
+                    t, f = _bcast(t, lanes), _bcast(f, lanes)
+                return Call(t.dtype, e.op, [c, t, f])
+            t, f = _bcast(t, self.lanes), _bcast(f, self.lanes)
+            return Call(t.dtype, e.op, [c, t, f])
+        lanes = max(_lanes(a) for a in args)
+        args = [_bcast(a, lanes) for a in args]
+        return Call(dt.with_lanes(e.dtype, lanes), e.op, args)
+
+    def visit_BufferLoad(self, e):
+        idx = tuple(self.visit(convert(i)) for i in e.indices)
+        if all(a is b for a, b in zip(idx, e.indices)):
+            return e
+        if len(idx) != 1:
+            raise _NotVectorizable("multi-dimensional load")
+        return BufferLoad(e.buffer, idx)
+
+    def visit_Let(self, e):
+        value = self.visit(e.value)
+        if _lanes(value) == 1:
+            body = self.visit(e.body)
+            if value is e.value and body is e.body:
+                return e
+            return Let(e.var, value, body)
+        v = Var(e.var.name, value.dtype)
+        self.let_map[e.var] = v
+        return Let(v, value, self.visit(e.body))
+
+    # -- statements
+    def visit_BufferStore(self, s):
+        idx = tuple(self.visit(convert(i)) for i in s.indices)
+        value = self.visit(s.value)
+        if len(idx) != 1:
+            raise _NotVectorizable("multi-dimensional store")
+        if _lanes(idx[0]) == 1:
+            if _lanes(value) > 1:
+                raise _NotVectorizable("store index does not depend on the loop var")
+            return s if idx[0] is s.indices[0] and value is s.value else \
+                BufferStore(s.buffer, value, idx)
+        return BufferStore(s.buffer, _bcast(value, _lanes(idx[0])), idx)
+
+    def visit_LetStmt(self, s):
+        value = self.visit(s.value)
+        if _lanes(value) == 1:
+            body = self.visit(s.body)
+            return LetStmt(s.var, value, body)
+        v = Var(s.var.name, value.dtype)
+        self.let_map[s.var] = v
+        return LetStmt(v, value, self.visit(s.body))
+
+    def visit_IfThenElse(self, s):
+        c = self.visit(s.condition)
+        if _lanes(c) != 1:
+            raise _NotVectorizable("if statement whose condition depends on the loop var")
+        then = self.visit(s.then_case)
+        other = self.visit(s.else_case) if s.else_case is not None else None
+        return IfThenElse(c, then, other)
+
+    def visit_For(self, s):
+        raise _NotVectorizable("inner loop")
+
+    def visit_Allocate(self, s):
+        raise _NotVectorizable("allocation inside a vectorized loop")
+
+    def visit_AssertStmt(self, s):
+        raise _NotVectorizable("assert inside a vectorized loop")
+
+    def visit_Evaluate(self, s):
+        if isinstance(s.value, ConstExpr):
+            return s
+        raise _NotVectorizable("evaluate inside a vectorized loop")
+
+
+def _serial(s, body):
+    ann = dict(s.annotations)
+    ann["llvm.vectorize"] = True
+    return For(s.loop_var, s.min, s.extent, ForKind.SERIAL, body, s.thread_binding, ann)
+
+
+def _widen(body, var, base, lanes):
+    return _Widen(var, base, lanes).visit(body)
+
+
+class _Vectorizer(Mutator):
+    def __init__(self, max_lanes: int):
+        self.max_lanes = max_lanes
+
+    def visit_For(self, s):
+        body = self.visit(s.body)
+        if s.kind != ForKind.VECTORIZED:
+            return s if body is s.body else For(s.loop_var, s.min, s.extent, s.kind, body,
+                                                s.thread_binding, s.annotations)
+        if not isinstance(s.extent, IntImm) or s.extent.value < 1:
+            return _serial(s, body)
+        extent = int(s.extent.value)
+        if extent == 1:
+            return substitute(body, {s.loop_var: s.min})
+        try:
+            if extent <= self.max_lanes:
+                return _widen(body, s.loop_var, s.min, extent)
+            lanes = self.max_lanes
+            while lanes > 1 and extent % lanes:
+                lanes //= 2
+            if lanes < 4:
+                lanes = self.max_lanes
+            n_vec, tail = divmod(extent, lanes)
+            outer = Var(s.loop_var.name + ".vo", s.loop_var.dtype)
+            base = add(s.min, mul(outer, const(lanes, outer.dtype)))
+            parts = [For(outer, const(0, outer.dtype), const(n_vec, outer.dtype), ForKind.SERIAL,
+                         _widen(body, s.loop_var, base, lanes))]
+            if tail:
+                t = Var(s.loop_var.name + ".tail", s.loop_var.dtype)
+                parts.append(For(t, add(s.min, const(n_vec * lanes, t.dtype)),
+                                 const(tail, t.dtype), ForKind.SERIAL,
+                                 substitute(body, {s.loop_var: t})))
+            return seq(*parts)
+        except _NotVectorizable:
+            return _serial(s, body)
+
+
+def vectorize_loop(func: PrimFunc, max_lanes: int = 64) -> PrimFunc:
+    """Vectorize every VECTORIZED loop (see the module docstring for the guarantee)."""
+    body = _Vectorizer(max_lanes).visit(func.body)
+    return func if body is func.body else func.with_body(body)
+
+
+def vectorize_stmt(stmt, max_lanes: int = 64):
+    """The same rewrite on a bare statement."""
+    return _Vectorizer(max_lanes).visit(stmt)

@@ -1,0 +1,290 @@
+"""ScheduleOps: build the loop nest of every stage and place attached stages.
+
+Stages are visited consumers first. A root stage wraps what was built so far:
+``realize T { T's loop nest; <consumers> }``; a stage computed at ``C.i`` is injected at the start
+of that loop's body (found through the ``loop_scope`` marker left on every loop). Loops come from
+the stage's leaf IterVars and the bound map; root indices from PassUpIndex; guards only where a
+split does not provably divide or a region reaches past the tensor's declared shape.
+"""
+from __future__ import annotations
+
+from ..arith import Analyzer, IntSet
+from ..errors import InternalError, TepadError
+from ..schedule.relations import Fuse, Rebase, Singleton, Split
+from ..schedule.stage import AttachType
+from ..te.tensor import ComputeOp, PlaceholderOp
+from ..tir import op as tirop
+from ..tir.expr import IntImm, ProducerLoad, Var, convert
+from ..tir.functor import Mutator, substitute
+from ..tir.itervar import IterVarType
+from ..tir.reduce import Reduce
+from ..tir.stmt import (AttrStmt, For, ForKind, IfThenElse, LetStmt, ProducerRealize,
+                        ProducerStore, seq)
+from ..bound.message_passing import pass_up_bound_check, pass_up_index
+
+LOOP_SCOPE = "loop_scope"
+
+_KIND = {IterVarType.Vectorized: ForKind.VECTORIZED, IterVarType.Unrolled: ForKind.UNROLLED,
+         IterVarType.Parallelized: ForKind.PARALLEL}
+
+
+def _is_const(e, v):
+    return isinstance(e, IntImm) and e.value == v
+
+
+class _Nest:
+    """Loop-nest builder: a list of wrappers (outermost first) applied around a body."""
+
+    def __init__(self):
+        self.items = []
+
+    def wrap(self, body):
+        for kind, *args in reversed(self.items):
+            if kind == "for":
+                var, mn, ext, fkind = args
+                body = For(var, mn, ext, fkind, body)
+            elif kind == "let":
+                body = LetStmt(args[0], args[1], body)
+            elif kind == "attr":
+                body = AttrStmt(args[0], args[1], args[2], body)
+            elif kind == "if":
+                body = IfThenElse(args[0], body)
+        return body
+
+
+def make_loop_nest(stage, rmap, begin=0, new_loop_var=False, skip=()):
+    """Loops for ``stage.leaf_iter_vars[begin:]`` and ``{IterVar: index expr}`` for all ivs."""
+    nest = _Nest()
+    value = {}
+    for iv in stage.leaf_iter_vars[begin:]:
+        if iv in skip:
+            continue
+        r = rmap[iv]
+        attr = stage.iter_var_attrs.get(iv)
+        if attr is not None and attr.bind_thread is not None:
+            raise TepadError(f"stage {stage.name}: axis {iv.name} is bound to "
+                             f"{attr.bind_thread.thread_tag}; thread binding needs a GPU target, "
+                             "and tepad builds for the CPU (llvm) only")
+        kind = _KIND.get(attr.iter_type if attr is not None else None, ForKind.SERIAL)
+        var = Var(iv.name + ".init", iv.var.dtype) if new_loop_var else iv.var
+        if _is_const(r.extent, 1):
+            nest.items.append(("let", var, r.min))
+        elif _is_const(r.min, 0):
+            nest.items.append(("for", var, r.min, r.extent, kind))
+        else:
+            idx = Var(iv.name + ".idx", iv.var.dtype)
+            nest.items.append(("for", idx, IntImm(0, r.extent.dtype), r.extent, kind))
+            nest.items.append(("let", var, r.min + idx))
+        value[iv] = var
+        if not new_loop_var:
+            nest.items.append(("attr", iv, LOOP_SCOPE, iv.var))
+    return nest, value
+
+
+def _leaf_ranges(stage, rmap):
+    return {iv.var: IntSet.from_range(rmap[iv]) for iv in stage.leaf_iter_vars if iv in rmap}
+
+
+def make_bound_check(stage, rmap, value, ana, skip=()):
+    """Conditions that keep the stage inside its region and inside the tensor's shape."""
+    need = pass_up_bound_check(stage, rmap, ana)
+    dom = _leaf_ranges(stage, rmap)
+    preds = []
+    for iv in stage.all_iter_vars:
+        if iv in skip or not need.get(iv, False) or iv not in value:
+            continue
+        r = rmap[iv]
+        v = ana.simplify(value[iv] - r.min)
+        s = ana.int_set(v, dom)
+        if not (s.has_upper_bound() and ana.can_prove(s.max() < r.extent)):
+            preds.append(v < r.extent)
+    for iv in stage.op.root_iter_vars:
+        if iv in skip or iv not in value:
+            continue
+        r = rmap[iv]
+        if _same_range(ana, r, iv.dom):
+            continue
+        v = ana.simplify(value[iv] - iv.dom.min)
+        s = ana.int_set(v, dom)
+        if not (s.has_lower_bound() and ana.can_prove(s.min() >= 0)):
+            preds.append(v >= 0)
+        if not (s.has_upper_bound() and ana.can_prove(s.max() < iv.dom.extent)):
+            preds.append(v < iv.dom.extent)
+    return preds
+
+
+def _same_range(ana, a, b):
+    return ana.can_prove_equal(a.min, b.min) and ana.can_prove_equal(a.extent, b.extent)
+
+
+def _guard(preds, body):
+    if not preds:
+        return body
+    return IfThenElse(tirop.likely(tirop.all(*preds)), body)
+
+
+def _reduce_flags(stage):
+    """Bit 1: leaf derives from a data axis; bit 2: from a reduce axis."""
+    flag = {iv: 1 for iv in stage.op.axis}
+    flag.update({iv: 2 for iv in stage.op.reduce_axis})
+    for rel in stage.relations:
+        if isinstance(rel, Split):
+            flag[rel.outer] = flag[rel.inner] = flag.get(rel.parent, 0)
+        elif isinstance(rel, Fuse):
+            flag[rel.fused] = flag.get(rel.outer, 0) | flag.get(rel.inner, 0)
+        elif isinstance(rel, Rebase):
+            flag[rel.rebased] = flag.get(rel.parent, 0)
+        elif isinstance(rel, Singleton):
+            flag[rel.iter] = 0
+    return flag
+
+
+def build_provide(stage, rmap, ana):
+    """The loop nest computing ``stage``'s outputs over their regions."""
+    op = stage.op
+    nest, value = make_loop_nest(stage, rmap)
+    pass_up_index(stage, rmap, value, ana)
+    preds = make_bound_check(stage, rmap, value, ana)
+    axis_vars = [iv.var for iv in op.axis]
+    vmap = {iv.var: value[iv] for iv in op.root_iter_vars if iv in value}
+    if not op.reduce_axis:
+        stores = [ProducerStore(op.output(k), op.body[k], axis_vars)
+                  for k in range(op.num_outputs)]
+        body = nest.wrap(_guard(preds, seq(*stores)))
+        return substitute(body, vmap)
+
+    red = op.body[0]
+    out = op.output(0)
+    flag = _reduce_flags(stage)
+    leaves = stage.leaf_iter_vars
+    num_common = next((k for k, iv in enumerate(leaves) if flag.get(iv, 0) & 2), len(leaves))
+    # init: loops over the data leaves that sit inside the first reduction loop
+    init_skip = {iv for iv in leaves[num_common:] if flag.get(iv, 0) == 2}
+    init_nest, init_value = make_loop_nest(stage, rmap, num_common, True, init_skip)
+    for iv in leaves[:num_common]:
+        init_value[iv] = value[iv]
+    for iv in init_skip:
+        init_value[iv] = IntImm(0, iv.var.dtype)
+    pass_up_index(stage, rmap, init_value, ana)
+    red_leaf_set = set(init_skip)
+    init_preds = make_bound_check(stage, rmap, init_value, ana,
+                                  skip=red_leaf_set | set(op.reduce_axis))
+    init_val = red.init[0] if red.init else red.combiner.identity()
+    init_store = ProducerStore(out, init_val, axis_vars)
+    init_vmap = {iv.var: init_value[iv] for iv in op.axis if iv in init_value}
+    init_stmt = substitute(init_nest.wrap(_guard(init_preds, init_store)), init_vmap)
+
+    update_val = red.combiner.combine(ProducerLoad(out, axis_vars), red.source[0])
+    update = ProducerStore(out, update_val, axis_vars)
+    if not _is_const(red.condition, 1):
+        update = IfThenElse(red.condition, update)
+    update = _guard(preds, update)
+    common = _Nest()
+    common.items = []
+    inner = _Nest()
+    # split the main nest's wrappers into the common part and the reduction part
+    split_at = _count_items_before(nest, leaves, num_common)
+    common.items = nest.items[:split_at]
+    inner.items = nest.items[split_at:]
+    body = common.wrap(seq(init_stmt, inner.wrap(update)))
+    return substitute(body, vmap)
+
+
+def _count_items_before(nest, leaves, k):
+    """Number of nest items produced for the first ``k`` leaves."""
+    targets = set(id(iv) for iv in leaves[:k])
+    count, seen = 0, 0
+    for idx, item in enumerate(nest.items):
+        if item[0] == "attr" and item[2] == LOOP_SCOPE and id(item[1]) in targets:
+            seen += 1
+            if seen == k:
+                return idx + 1
+    return 0 if k == 0 else len(nest.items)
+
+
+def build_realize(stage, rmap, body):
+    op = stage.op
+    bounds = [rmap[iv] for iv in op.axis]
+    for k in reversed(range(op.num_outputs)):
+        body = ProducerRealize(op.output(k), bounds, IntImm(1, "bool"), body,
+                               stage.scope or "global")
+    return body
+
+
+def make_pipeline(stage, rmap, consumer, ana):
+    producer = build_provide(stage, rmap, ana)
+    pipe = producer if consumer is None else seq(producer, consumer)
+    return build_realize(stage, rmap, pipe)
+
+
+class _InjectAttach(Mutator):
+    def __init__(self, stage, rmap, ana):
+        self.stage, self.rmap, self.ana = stage, rmap, ana
+        self.found = 0
+
+    def visit_AttrStmt(self, s):
+        body = self.visit(s.body)
+        if s.attr_key == LOOP_SCOPE and s.node is self.stage.attach_ivar:
+            self.found += 1
+            body = make_pipeline(self.stage, self.rmap, body, self.ana)
+        if body is s.body:
+            return s
+        return AttrStmt(s.node, s.attr_key, s.value, body)
+
+
+class _PostProc(Mutator):
+    """Drop loop_scope markers and inline the LetStmts of trivial/offset loops."""
+
+    def __init__(self):
+        self.vmap = {}
+
+    def visit_AttrStmt(self, s):
+        if s.attr_key == LOOP_SCOPE:
+            return self.visit(s.body)
+        return self.generic_visit(s)
+
+    def visit_LetStmt(self, s):
+        self.vmap[s.var] = self.visit(s.value)
+        return self.visit(s.body)
+
+    def visit_Var(self, v):
+        return self.vmap.get(v, v)
+
+
+def schedule_ops(s, rmap, keep_markers=False):
+    """The TE-level loop nest (ProducerRealize/ProducerStore) of normalized schedule ``s``."""
+    ana = Analyzer()
+    for iv, r in rmap.items():
+        ana.bind(iv.var, r)
+    body = None
+    for stage in reversed(s.stages):
+        if isinstance(stage.op, PlaceholderOp):
+            continue
+        if stage.attach_type == AttachType.Inline:
+            raise TepadError(f"stage {stage.name} is marked compute_inline; call "
+                             "s.normalize() before ScheduleOps")
+        if stage.attach_type == AttachType.InlinedAlready:
+            continue
+        if stage.attach_type == AttachType.GroupRoot:
+            body = make_pipeline(stage, rmap, body, ana)
+        elif stage.attach_type == AttachType.Scope:
+            m = _InjectAttach(stage, rmap, ana)
+            body = m.visit(body) if body is not None else None
+            if m.found == 0:
+                raise TepadError(
+                    f"stage {stage.name}: did not find its attach point "
+                    f"{stage.attach_stage.name}.{stage.attach_ivar.name} in the loop nest "
+                    f"(is {stage.attach_stage.name} inlined or not computed?)")
+            if m.found > 1:
+                raise InternalError(f"attach point of {stage.name} found {m.found} times")
+        else:
+            raise InternalError(f"unknown attach type {stage.attach_type}")
+    if body is None:
+        raise TepadError("the schedule computes nothing (no compute stages)")
+    if keep_markers:
+        return body
+    return _PostProc().visit(body)
+
+
+__all__ = ["schedule_ops", "make_loop_nest", "make_bound_check", "build_provide", "Reduce",
+           "convert"]

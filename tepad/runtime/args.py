@@ -1,0 +1,171 @@
+"""Argument records and call-time checking: dtype, contiguity, shape binding of symbolic vars."""
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import tir
+from ..errors import TepadError
+from ..tir import dtype as dt
+
+
+@dataclass
+class ArgInfo:
+    """What one kernel argument expects. Shapes are tuples of ``PrimExpr`` (or ints)."""
+    name: str
+    dtype: str
+    logical_shape: tuple
+    physical_shape: tuple
+    axis_separators: tuple = ()
+    pad_value: object = None
+    is_output: bool = False
+
+
+def arg_info_from_func(func: tir.PrimFunc) -> list[ArgInfo]:
+    """ArgInfo per parameter from ``func.buffer_map`` (logical shape = physical shape)."""
+    out = []
+    for p in func.params:
+        buf = func.buffer_map[p]
+        out.append(ArgInfo(buf.name, buf.dtype, tuple(buf.shape), tuple(buf.shape),
+                           tuple(buf.axis_separators), None, True))
+    return out
+
+
+_CTYPES = {"int8": ctypes.c_int8, "int16": ctypes.c_int16, "int32": ctypes.c_int32,
+           "int64": ctypes.c_int64, "uint8": ctypes.c_uint8, "uint16": ctypes.c_uint16,
+           "uint32": ctypes.c_uint32, "uint64": ctypes.c_uint64, "bool": ctypes.c_bool}
+
+
+def scalar_ctype(dtype: str):
+    try:
+        return _CTYPES[dtype]
+    except KeyError:
+        raise TepadError(f"shape variables must be integers, got dtype {dtype}") from None
+
+
+def eval_int(e, env: dict) -> int | None:
+    """Evaluate an integer shape expression; None when it uses an unbound var."""
+    if isinstance(e, int):
+        return e
+    if isinstance(e, tir.IntImm):
+        return int(e.value)
+    if isinstance(e, tir.Var):
+        return env.get(e)
+    if isinstance(e, tir.Cast):
+        return eval_int(e.value, env)
+    if isinstance(e, tir.BinaryOp):
+        a, b = eval_int(e.a, env), eval_int(e.b, env)
+        if a is None or b is None:
+            return None
+        if isinstance(e, tir.Add): return a + b
+        if isinstance(e, tir.Sub): return a - b
+        if isinstance(e, tir.Mul): return a * b
+        if b == 0: return None
+        if isinstance(e, tir.FloorDiv): return a // b
+        if isinstance(e, tir.FloorMod): return a % b
+        if isinstance(e, tir.Div): return abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1)
+        if isinstance(e, tir.Mod): return abs(a) % abs(b) * (1 if a >= 0 else -1)
+        if isinstance(e, tir.Min): return min(a, b)
+        if isinstance(e, tir.Max): return max(a, b)
+    return None
+
+
+@dataclass
+class _ArgPlan:
+    index: int
+    name: str
+    np_dtype: np.dtype
+    shape: tuple                 # physical shape exprs
+    grouped: tuple | None        # grouped (axis-separator) shape exprs, or None
+    writable: bool
+    n_bind: list = field(default_factory=list)
+
+
+class ArgChecker:
+    """Checks numpy arguments against the kernel's buffers and binds symbolic shape vars.
+
+    Raises ``TypeError`` (count, type, dtype) or ``ValueError`` (shape, contiguity, read-only
+    output) naming the argument; returns the values of ``shape_vars`` in order.
+    """
+
+    def __init__(self, func: tir.PrimFunc, arg_info: list, shape_vars: list):
+        self.shape_vars = list(shape_vars)
+        self.plans = []
+        for k, p in enumerate(func.params):
+            buf = func.buffer_map[p]
+            info = arg_info[k] if arg_info is not None and k < len(arg_info) else None
+            grouped = None
+            if buf.axis_separators:
+                g = tuple(buf.flattened_shape())
+                if len(g) != len(buf.shape):
+                    grouped = g
+            writable = True if info is None else bool(getattr(info, "is_output", True))
+            name = getattr(info, "name", None) or buf.name
+            self.plans.append(_ArgPlan(k, name, np.dtype(dt.parse(buf.dtype).scalar
+                                                         if buf.dtype != "bool" else np.bool_),
+                                       tuple(buf.shape), grouped, writable))
+        self.n_args = len(self.plans)
+
+    def _where(self, plan):
+        return f"argument {plan.index} '{plan.name}'"
+
+    def check(self, arrays) -> list[int]:
+        if len(arrays) != self.n_args:
+            names = ", ".join(p.name for p in self.plans)
+            raise TypeError(f"expected {self.n_args} arguments ({names}), got {len(arrays)}")
+        env: dict = {}
+        pending = []
+        for plan, arr in zip(self.plans, arrays):
+            where = self._where(plan)
+            if not isinstance(arr, np.ndarray):
+                raise TypeError(f"{where}: expected a numpy.ndarray, got {type(arr).__name__}")
+            if arr.dtype != plan.np_dtype:
+                raise TypeError(f"{where}: expected dtype {plan.np_dtype.name}, got {arr.dtype.name}")
+            shape = plan.shape
+            if arr.ndim != len(shape) and plan.grouped is not None and arr.ndim == len(plan.grouped):
+                shape = plan.grouped
+            if arr.ndim != len(shape):
+                raise ValueError(f"{where}: expected shape {self._fmt(plan.shape, env)}, got "
+                                 f"{tuple(arr.shape)} ({len(plan.shape)} dimensions, not "
+                                 f"{arr.ndim})")
+            for s, given in zip(shape, arr.shape):
+                if isinstance(s, tir.Var):
+                    have = env.get(s)
+                    if have is None:
+                        env[s] = int(given)
+                    elif have != given:
+                        raise ValueError(
+                            f"{where}: expected shape {self._fmt(shape, env)}, got "
+                            f"{tuple(arr.shape)} ({s.name} = {have} from an earlier argument)")
+                elif isinstance(s, tir.IntImm):
+                    if int(s.value) != given:
+                        raise ValueError(f"{where}: expected shape {self._fmt(shape, env)}, "
+                                         f"got {tuple(arr.shape)}")
+                else:
+                    pending.append((plan, shape, arr))
+            if not arr.flags.c_contiguous:
+                raise ValueError(f"{where}: array must be C-contiguous (use np.ascontiguousarray)")
+            if plan.writable and not arr.flags.writeable:
+                raise ValueError(f"{where}: output array is read-only")
+        for plan, shape, arr in pending:
+            want = tuple(eval_int(s, env) for s in shape)
+            if want != tuple(arr.shape):
+                raise ValueError(f"{self._where(plan)}: expected shape {self._fmt(shape, env)}, "
+                                 f"got {tuple(arr.shape)}")
+        out = []
+        for v in self.shape_vars:
+            val = env.get(v)
+            if val is None:
+                raise ValueError(f"cannot bind shape variable {v.name} from the arguments' shapes")
+            out.append(val)
+        return out
+
+    @staticmethod
+    def _fmt(shape, env) -> str:
+        parts = []
+        for s in shape:
+            v = eval_int(s, env)
+            parts.append(str(v) if v is not None else repr(s))
+        return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"

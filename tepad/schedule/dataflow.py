@@ -1,0 +1,154 @@
+"""Dataflow rewrites of a schedule: inlining, cache_read, cache_write.
+
+Each rewrite builds new operations (definitions are immutable) and re-points stages to them;
+``Stage.origin_op`` keeps the user's operation so ``s[C]`` and buffer names keep working.
+"""
+from __future__ import annotations
+
+from ..errors import TepadError
+from ..tir.expr import ProducerLoad, Range, Var, cast
+from ..tir.functor import Mutator, substitute
+from ..tir.itervar import IterVar
+from ..te.tensor import ComputeOp, Tensor
+
+
+class _ReplaceLoads(Mutator):
+    """Replace ProducerLoads of tensors in ``vmap`` (tensor -> tensor or callable(indices))."""
+
+    def __init__(self, vmap):
+        self.vmap = vmap
+
+    def visit_ProducerLoad(self, e):
+        idx = self.visit(e.indices)
+        rep = self.vmap.get(e.producer)
+        if rep is None:
+            return e if idx is e.indices else ProducerLoad(e.producer, idx)
+        if isinstance(rep, Tensor):
+            return ProducerLoad(rep, idx)
+        return rep(idx)
+
+
+def _rebuild(op: ComputeOp, vmap) -> ComputeOp:
+    """``op`` with its loads rewritten by ``vmap``, or ``op`` itself if nothing changed."""
+    m = _ReplaceLoads(vmap)
+    body = [m.visit(b) for b in op.body]
+    if all(a is b for a, b in zip(body, op.body)):
+        return op
+    return ComputeOp(op.name, op.tag, op.attrs, op.axis, body)
+
+
+def replace_dataflow(s, vmap: dict, start: int = 0):
+    """Rebuild every stage (from ``start``) whose op reads a tensor in ``vmap``; the rebuilt
+    op's outputs join ``vmap`` so consumers further down follow."""
+    for st in s.stages[start:]:
+        if not isinstance(st.op, ComputeOp):
+            continue
+        new = _rebuild(st.op, vmap)
+        if new is not st.op:
+            for k in range(st.op.num_outputs):
+                vmap[st.op.output(k)] = new.output(k)
+            s._replace_op(st, new)
+
+
+def inline_stages(s):
+    """Substitute every stage marked compute_inline into its consumers (producers first)."""
+    from .stage import AttachType
+    for idx, st in enumerate(s.stages):
+        if st.attach_type != AttachType.Inline:
+            continue
+        op = st.op
+        body, axis = op.body[0], op.axis
+
+        def expand(indices, body=body, axis=axis):
+            return substitute(body, {iv.var: cast(iv.var.dtype, i)
+                                     for iv, i in zip(axis, indices)})
+
+        vmap = {op.output(0): expand}
+        changed = {}
+        for other in s.stages[idx + 1:]:
+            if isinstance(other.op, ComputeOp):
+                new = _rebuild(other.op, vmap)
+                if new is not other.op:
+                    changed[other] = new
+        follow = {}
+        for other, new in changed.items():
+            for k in range(other.op.num_outputs):
+                follow[other.op.output(k)] = new.output(k)
+            s._replace_op(other, new)
+        if follow:
+            replace_dataflow(s, follow, idx + 1)
+        st.attach_type = AttachType.InlinedAlready
+
+
+def _stage_index(s, st):
+    for k, x in enumerate(s.stages):
+        if x is st:
+            return k
+    raise TepadError(f"stage {st.name} is not in the schedule")
+
+
+def cache_read(s, tensor: Tensor, scope: str, readers) -> Tensor:
+    from .stage import Stage
+    if not isinstance(tensor, Tensor):
+        raise TepadError(f"cache_read expects a Tensor, got {tensor!r}")
+    producer_stage = s[tensor]
+    cur = producer_stage.op.output(tensor.value_index)
+    if not isinstance(readers, (list, tuple)):
+        readers = [readers]
+    if not readers:
+        raise TepadError(f"cache_read({tensor.name}): readers must name at least one consumer")
+    name = f"{tensor.name}.{scope}"
+    axis = [IterVar(Range.from_min_extent(0, d), Var(f"ax{k}", d.dtype))
+            for k, d in enumerate(cur.shape)]
+    cache_op = ComputeOp(name, "", None, axis, [ProducerLoad(cur, [iv.var for iv in axis])])
+    cache = cache_op.output(0)
+    vmap = {}
+    for r in readers:
+        rst = s[r]
+        if not isinstance(rst.op, ComputeOp) or cur not in rst.op.input_tensors:
+            raise TepadError(f"cache_read({tensor.name}): {rst.name} does not read "
+                             f"{tensor.name}; readers must be consumers of it")
+        new = _rebuild(rst.op, {cur: cache})
+        for k in range(rst.op.num_outputs):
+            vmap[rst.op.output(k)] = new.output(k)
+        s._replace_op(rst, new)
+    pos = _stage_index(s, producer_stage) + 1
+    st = Stage(cache_op, s)
+    st.scope = scope
+    s._insert_stage(st, pos)
+    replace_dataflow(s, vmap, pos + 1)
+    return cache
+
+
+def cache_write(s, tensor: Tensor, scope: str) -> Tensor:
+    from .stage import Stage
+    st = s[tensor]
+    op = st.op
+    if not isinstance(op, ComputeOp):
+        raise TepadError(f"cache_write({tensor.name}): {tensor.name} is not a compute stage")
+    if op.num_outputs != 1:
+        raise TepadError(f"cache_write({tensor.name}): operations with several outputs are "
+                         "not supported")
+    if st.relations:
+        raise TepadError(f"cache_write({tensor.name}) must come before split/fuse/tile on "
+                         f"stage {st.name} (its loops are reset by the rewrite)")
+    new_axis = [IterVar(iv.dom, Var(iv.name + ".c", iv.var.dtype), iv.iter_type)
+                for iv in op.axis]
+    vsub = {old.var: new.var for old, new in zip(op.axis, new_axis)}
+    cache_op = ComputeOp(f"{op.name}.{scope}", op.tag, op.attrs, new_axis,
+                         [substitute(b, vsub) for b in op.body])
+    cache = cache_op.output(0)
+    copy_op = ComputeOp(op.name, op.tag, op.attrs, op.axis,
+                        [ProducerLoad(cache, [iv.var for iv in op.axis])])
+    old_out = op.output(0)
+    s._replace_op(st, copy_op)
+    st.all_iter_vars = list(copy_op.root_iter_vars)
+    st.leaf_iter_vars = list(copy_op.root_iter_vars)
+    st.relations = []
+    st.iter_var_attrs = {}
+    pos = _stage_index(s, st)
+    cst = Stage(cache_op, s)
+    cst.scope = scope
+    s._insert_stage(cst, pos)
+    replace_dataflow(s, {old_out: copy_op.output(0)}, pos + 2)
+    return cache

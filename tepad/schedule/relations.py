@@ -1,0 +1,73 @@
+"""IterVar relations of a stage (the hyper-graph InferBound and ScheduleOps walk).
+
+Each relation records how leaf loops derive from root axes: ``Split`` (parent -> outer,
+inner), ``Fuse`` (outer, inner -> fused), ``Rebase`` (parent -> rebased, from normalize) and
+``Singleton`` (a unit loop, from ``fuse()`` of nothing).
+"""
+from __future__ import annotations
+
+
+class Relation:
+    def inputs(self):
+        raise NotImplementedError
+
+    def outputs(self):
+        raise NotImplementedError
+
+
+class Split(Relation):
+    def __init__(self, parent, outer, inner, factor=None, nparts=None):
+        self.parent, self.outer, self.inner = parent, outer, inner
+        self.factor, self.nparts = factor, nparts
+
+    def inputs(self):
+        return [self.parent]
+
+    def outputs(self):
+        return [self.outer, self.inner]
+
+    def __repr__(self):
+        how = f"factor={self.factor!r}" if self.factor is not None else f"nparts={self.nparts!r}"
+        return f"split({self.parent.name} -> {self.outer.name}, {self.inner.name}, {how})"
+
+
+class Fuse(Relation):
+    def __init__(self, outer, inner, fused):
+        self.outer, self.inner, self.fused = outer, inner, fused
+
+    def inputs(self):
+        return [self.outer, self.inner]
+
+    def outputs(self):
+        return [self.fused]
+
+    def __repr__(self):
+        return f"fuse({self.outer.name}, {self.inner.name} -> {self.fused.name})"
+
+
+class Rebase(Relation):
+    def __init__(self, parent, rebased):
+        self.parent, self.rebased = parent, rebased
+
+    def inputs(self):
+        return [self.parent]
+
+    def outputs(self):
+        return [self.rebased]
+
+    def __repr__(self):
+        return f"rebase({self.parent.name} -> {self.rebased.name})"
+
+
+class Singleton(Relation):
+    def __init__(self, iter_var):
+        self.iter = iter_var
+
+    def inputs(self):
+        return []
+
+    def outputs(self):
+        return [self.iter]
+
+    def __repr__(self):
+        return f"singleton({self.iter.name})"

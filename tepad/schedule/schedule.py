@@ -1,0 +1,162 @@
+"""Schedule: the stages of a computation, producers first, and whole-graph rewrites."""
+from __future__ import annotations
+
+import networkx as nx
+
+from ..errors import TepadError
+from ..te.tensor import ComputeOp, Operation, PlaceholderOp, Tensor
+from .dataflow import cache_read, cache_write, inline_stages, replace_dataflow
+from .relations import Fuse, Split
+from .stage import AttachType, Stage
+
+
+def _post_dfs_order(roots):
+    """Operations reachable from ``roots``, every producer before its consumers."""
+    order, seen = [], set()
+
+    def visit(op):
+        stack = [(op, iter(op.input_tensors))]
+        seen.add(op)
+        while stack:
+            cur, it = stack[-1]
+            nxt = next(it, None)
+            if nxt is None:
+                stack.pop()
+                order.append(cur)
+                continue
+            if nxt.op not in seen:
+                seen.add(nxt.op)
+                stack.append((nxt.op, iter(nxt.op.input_tensors)))
+    for r in roots:
+        if r not in seen:
+            visit(r)
+    return order
+
+
+class Schedule:
+    """``s[tensor_or_op]`` gives the Stage; ``s.stages`` lists them producers first."""
+
+    def __init__(self, outputs):
+        ops = []
+        for o in outputs:
+            op = o.op if isinstance(o, Tensor) else o
+            if not isinstance(op, Operation):
+                raise TepadError(f"create_schedule expects tensors or operations, got {o!r}")
+            if op not in ops:
+                ops.append(op)
+        self.outputs = ops
+        self.stages: list[Stage] = []
+        self.stage_map: dict = {}
+        for op in _post_dfs_order(ops):
+            st = Stage(op, self)
+            st.is_output = op in ops
+            self.stages.append(st)
+            self.stage_map[op] = st
+
+    def __getitem__(self, key) -> Stage:
+        op = key.op if isinstance(key, Tensor) else key
+        st = self.stage_map.get(op)
+        if st is None:
+            name = getattr(op, "name", repr(op))
+            raise TepadError(f"{name} is not part of this schedule; its stages are "
+                             f"{[s.name for s in self.stages]}")
+        return st
+
+    def __repr__(self):
+        return "Schedule(" + ", ".join(s.name for s in self.stages) + ")"
+
+    def __str__(self):
+        return "\n".join(str(s) for s in self.stages)
+
+    # --- dataflow rewrites ------------------------------------------------------------------
+    def cache_read(self, tensor, scope, readers):
+        """A stage copying ``tensor`` into ``scope`` storage, read by ``readers`` instead."""
+        return cache_read(self, tensor, scope, readers)
+
+    def cache_write(self, tensor, scope):
+        """Compute ``tensor`` into a cache stage, then copy it to the original tensor."""
+        return cache_write(self, tensor, scope)
+
+    def _insert_stage(self, stage, index):
+        self.stages.insert(index, stage)
+        self.stage_map[stage.op] = stage
+
+    def _replace_op(self, stage, new_op):
+        """Point ``stage`` at ``new_op`` (dataflow rewrite); old op keys still find it."""
+        stage.op = new_op
+        self.stage_map[new_op] = stage
+
+    def current_tensor(self, tensor: Tensor) -> Tensor:
+        """The tensor of the stage's current op standing for a user tensor (after rewrites)."""
+        st = self[tensor]
+        return st.op.output(tensor.value_index)
+
+    # --- normalize ----------------------------------------------------------------------------
+    def copy(self) -> "Schedule":
+        s = Schedule.__new__(Schedule)
+        s.outputs = list(self.outputs)
+        mapping = {id(st): st._copy(s) for st in self.stages}
+        s.stages = [mapping[id(st)] for st in self.stages]
+        for st in s.stages:
+            if st.attach_stage is not None:
+                st.attach_stage = mapping[id(st.attach_stage)]
+        s.stage_map = {op: mapping[id(st)] for op, st in self.stage_map.items()}
+        return s
+
+    def normalize(self) -> "Schedule":
+        """Inline stages marked compute_inline, rebase root loops to start at 0, and re-point
+        attachments whose axis was split/fused after compute_at. Idempotent; returns self."""
+        inline_stages(self)
+        remap = {}
+        for st in self.stages:
+            if st.attach_type != AttachType.InlinedAlready:
+                remap.update(st._rebase_roots())
+        for st in self.stages:
+            if st.attach_type == AttachType.Scope:
+                iv = remap.get(st.attach_ivar, st.attach_ivar)
+                st.attach_ivar = _legalize_attach(st.attach_stage, iv)
+        return self
+
+
+def _legalize_attach(target: Stage, iv):
+    """Follow split (to inner) and fuse (to fused) until ``iv`` is a leaf of ``target``."""
+    for _ in range(len(target.relations) + 1):
+        if any(x is iv for x in target.leaf_iter_vars):
+            return iv
+        for r in target.relations:
+            if isinstance(r, Split) and r.parent is iv:
+                iv = r.inner
+                break
+            if isinstance(r, Fuse) and (r.inner is iv or r.outer is iv):
+                iv = r.fused
+                break
+            if getattr(r, "parent", None) is iv and hasattr(r, "rebased"):
+                iv = r.rebased
+                break
+        else:
+            break
+    raise TepadError(f"stage {target.name}: the compute_at axis {iv.name} is no longer a loop "
+                     f"of {target.name}")
+
+
+def create_schedule(ops) -> Schedule:
+    """A default schedule (every stage at the root) for the given output tensors/operations."""
+    if not isinstance(ops, (list, tuple)):
+        ops = [ops]
+    return Schedule(list(ops))
+
+
+def read_graph(s: Schedule) -> nx.DiGraph:
+    """The dataflow of the schedule's current operations: an edge producer -> consumer."""
+    g = nx.DiGraph()
+    for st in s.stages:
+        if st.attach_type == AttachType.InlinedAlready:
+            continue
+        g.add_node(st.op, stage=st)
+        for t in st.op.input_tensors:
+            g.add_edge(t.op, st.op, tensor=t)
+    return g
+
+
+__all__ = ["Schedule", "create_schedule", "read_graph", "replace_dataflow", "PlaceholderOp",
+           "ComputeOp"]

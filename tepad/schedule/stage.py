@@ -1,0 +1,288 @@
+"""Stage: how one operation is computed (loop structure, attachment, annotations)."""
+from __future__ import annotations
+
+import enum
+
+from ..errors import TepadError
+from ..tir.expr import Var, IntImm, convert
+from ..tir.itervar import IterVar, IterVarType
+from ..te.tensor import ComputeOp, PlaceholderOp, Tensor
+from .relations import Fuse, Rebase, Singleton, Split
+
+
+class AttachType(enum.IntEnum):
+    GroupRoot = 1
+    Inline = 2
+    InlinedAlready = 3
+    Scope = 4
+
+
+class IterVarAttr:
+    """Per-leaf annotations: loop kind (vectorize/unroll/parallel) and thread binding."""
+
+    def __init__(self, iter_type=None, bind_thread=None):
+        self.iter_type = iter_type
+        self.bind_thread = bind_thread
+
+    def copy(self):
+        return IterVarAttr(self.iter_type, self.bind_thread)
+
+
+_SPLITTABLE = (IterVarType.DataPar, IterVarType.CommReduce, IterVarType.Ordered)
+
+
+class Stage:
+    """The schedule of one operation. Compared and hashed by identity."""
+
+    def __init__(self, op, schedule=None):
+        self.op = op
+        self.origin_op = op
+        self.schedule = schedule
+        roots = list(op.root_iter_vars) if isinstance(op, ComputeOp) else []
+        self.all_iter_vars = list(roots)
+        self.leaf_iter_vars = list(roots)
+        self.relations: list = []
+        self.iter_var_attrs: dict = {}
+        self.attach_type = AttachType.GroupRoot
+        self.attach_ivar = None
+        self.attach_stage = None
+        self.scope = ""
+        self.is_output = False
+        self.rolling_buffer = False
+
+    # --- helpers ----------------------------------------------------------------------------
+    @property
+    def name(self):
+        return self.origin_op.name
+
+    def __repr__(self):
+        return f"stage({self.name}, {type(self.op).__name__})"
+
+    def __str__(self):
+        lines = [f"stage {self.name} ({type(self.op).__name__})"]
+        if isinstance(self.op, ComputeOp):
+            lines.append("  root: " + ", ".join(iv.name for iv in self.op.root_iter_vars))
+        for r in self.relations:
+            lines.append(f"  {r!r}")
+        lines.append("  leaves: " + ", ".join(iv.name for iv in self.leaf_iter_vars))
+        if self.attach_type == AttachType.Scope:
+            lines.append(f"  compute_at {self.attach_stage.name}.{self.attach_ivar.name}")
+        elif self.attach_type != AttachType.GroupRoot:
+            lines.append(f"  {self.attach_type.name}")
+        return "\n".join(lines)
+
+    def _leaf_names(self):
+        return "[" + ", ".join(iv.name for iv in self.leaf_iter_vars) + "]"
+
+    def _check_compute(self, what):
+        if not isinstance(self.op, ComputeOp):
+            raise TepadError(f"stage {self.name}: {what} needs a compute stage, but "
+                             f"{self.name} is a {type(self.op).__name__}")
+
+    def _leaf_index(self, iv, what):
+        if not isinstance(iv, IterVar):
+            raise TepadError(f"stage {self.name}: {what} expects IterVars, got {iv!r}")
+        for k, x in enumerate(self.leaf_iter_vars):
+            if x is iv:
+                return k
+        if any(x is iv for x in self.all_iter_vars):
+            raise TepadError(
+                f"stage {self.name}: {what} on {iv.name}, which is no longer a leaf (it was "
+                f"already split or fused); the current leaf axes are {self._leaf_names()}")
+        raise TepadError(
+            f"stage {self.name}: {what} on {iv.name}, which is not an axis of this stage "
+            f"(it belongs to another stage); the leaf axes of {self.name} are "
+            f"{self._leaf_names()}")
+
+    # --- loop structure -----------------------------------------------------------------------
+    def split(self, parent, factor=None, nparts=None):
+        """Split ``parent`` into ``(outer, inner)`` by ``factor`` (inner extent) or ``nparts``."""
+        self._check_compute("split")
+        if (factor is None) == (nparts is None):
+            raise TepadError(f"stage {self.name}: split({parent.name}) needs exactly one of "
+                             "factor= or nparts=")
+        amount = convert(factor if factor is not None else nparts)
+        if isinstance(amount, IntImm) and amount.value <= 0:
+            raise TepadError(f"stage {self.name}: split({parent.name}) factor/nparts must be "
+                             f"positive, got {amount.value}")
+        k = self._leaf_index(parent, "split")
+        if parent.iter_type not in _SPLITTABLE:
+            raise TepadError(f"stage {self.name}: cannot split {parent.name} of type "
+                             f"{parent.iter_type.name}")
+        dtype = parent.var.dtype
+        outer = IterVar(None, Var(parent.name + ".outer", dtype), parent.iter_type)
+        inner = IterVar(None, Var(parent.name + ".inner", dtype), parent.iter_type)
+        self.relations.append(Split(parent, outer, inner,
+                                    amount if factor is not None else None,
+                                    amount if nparts is not None else None))
+        self.all_iter_vars += [outer, inner]
+        self.leaf_iter_vars[k:k + 1] = [outer, inner]
+        return outer, inner
+
+    def fuse(self, *args):
+        """Fuse adjacent leaf axes (outermost first) into one; ``fuse()`` adds a unit loop."""
+        self._check_compute("fuse")
+        ivs = list(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else \
+            list(args)
+        if not ivs:
+            single = IterVar(None, Var("singleton", "int32"))
+            self.relations.append(Singleton(single))
+            self.all_iter_vars.append(single)
+            self.leaf_iter_vars.insert(0, single)
+            return single
+        fused = ivs[0]
+        for nxt in ivs[1:]:
+            fused = self._fuse2(fused, nxt)
+        return fused
+
+    def _fuse2(self, a, b):
+        ka, kb = self._leaf_index(a, "fuse"), self._leaf_index(b, "fuse")
+        if ka > kb:
+            a, b, ka, kb = b, a, kb, ka
+        if kb != ka + 1:
+            raise TepadError(f"stage {self.name}: can only fuse adjacent leaf axes; {a.name} "
+                             f"and {b.name} are not neighbours in {self._leaf_names()}")
+        for x in (a, b):
+            if x.iter_type not in _SPLITTABLE:
+                raise TepadError(f"stage {self.name}: cannot fuse {x.name} of type "
+                                 f"{x.iter_type.name}")
+        dtype = a.var.dtype if a.var.dtype == "int64" or b.var.dtype != "int64" else b.var.dtype
+        itype = max(a.iter_type, b.iter_type)
+        fused = IterVar(None, Var(f"{a.name}.{b.name}.fused", dtype), itype)
+        self.relations.append(Fuse(a, b, fused))
+        self.all_iter_vars.append(fused)
+        self.leaf_iter_vars[ka:kb + 1] = [fused]
+        return fused
+
+    def reorder(self, *args):
+        """Put the given leaves in this order, in the positions they occupy together."""
+        self._check_compute("reorder")
+        ivs = list(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else \
+            list(args)
+        pos = [self._leaf_index(iv, "reorder") for iv in ivs]
+        if len(set(pos)) != len(pos):
+            raise TepadError(f"stage {self.name}: reorder got the same axis twice: "
+                             f"{[iv.name for iv in ivs]}")
+        for p, iv in zip(sorted(pos), ivs):
+            self.leaf_iter_vars[p] = iv
+
+    def tile(self, x_parent, y_parent, x_factor, y_factor):
+        xo, xi = self.split(x_parent, factor=x_factor)
+        yo, yi = self.split(y_parent, factor=y_factor)
+        self.reorder(xo, yo, xi, yi)
+        return xo, yo, xi, yi
+
+    # --- attachment ---------------------------------------------------------------------------
+    def compute_at(self, parent, ivar):
+        """Compute this stage inside loop ``ivar`` of stage ``parent``."""
+        self._check_compute("compute_at")
+        if isinstance(parent, (Tensor,)) and self.schedule is not None:
+            parent = self.schedule[parent]
+        if not isinstance(parent, Stage):
+            raise TepadError(f"stage {self.name}: compute_at expects a Stage, got {parent!r}")
+        if self.is_output:
+            raise TepadError(f"stage {self.name} is an output; outputs are computed at the "
+                             "root and cannot be attached with compute_at")
+        if parent is self:
+            raise TepadError(f"stage {self.name}: cannot compute_at itself")
+        parent._leaf_index(ivar, f"compute_at({self.name})")
+        # a cycle: the target (transitively) attached inside this stage
+        s = parent
+        seen = set()
+        while s is not None and s.attach_type == AttachType.Scope:
+            if s is self or id(s) in seen:
+                raise TepadError(
+                    f"compute_at cycle: {parent.name} is (transitively) computed at "
+                    f"{self.name}, so {self.name} cannot be computed at {parent.name}")
+            seen.add(id(s))
+            s = s.attach_stage
+        if s is self:
+            raise TepadError(f"compute_at cycle: {parent.name} is computed at {self.name}")
+        self.attach_type = AttachType.Scope
+        self.attach_ivar = ivar
+        self.attach_stage = parent
+
+    def compute_inline(self):
+        self._check_compute("compute_inline")
+        if self.is_output:
+            raise TepadError(f"stage {self.name} is an output and cannot be inlined")
+        if self.op.num_outputs != 1:
+            raise TepadError(f"stage {self.name} has several outputs and cannot be inlined")
+        if self.op.reduce_axis:
+            raise TepadError(f"stage {self.name} is a reduction and cannot be inlined; use "
+                             "compute_at instead")
+        self.attach_type = AttachType.Inline
+        self.attach_ivar = self.attach_stage = None
+
+    def compute_root(self):
+        self._check_compute("compute_root")
+        self.attach_type = AttachType.GroupRoot
+        self.attach_ivar = self.attach_stage = None
+
+    # --- annotations --------------------------------------------------------------------------
+    def _annotate(self, iv, kind, what):
+        self._check_compute(what)
+        self._leaf_index(iv, what)
+        if kind in (IterVarType.Vectorized, IterVarType.Parallelized) and \
+                iv.iter_type == IterVarType.CommReduce:
+            raise TepadError(f"stage {self.name}: cannot {what} reduction axis {iv.name}")
+        self.iter_var_attrs.setdefault(iv, IterVarAttr()).iter_type = kind
+
+    def vectorize(self, iv):
+        self._annotate(iv, IterVarType.Vectorized, "vectorize")
+
+    def unroll(self, iv):
+        self._annotate(iv, IterVarType.Unrolled, "unroll")
+
+    def parallel(self, iv):
+        self._annotate(iv, IterVarType.Parallelized, "parallel")
+
+    def bind(self, iv, thread_iv):
+        self._check_compute("bind")
+        self._leaf_index(iv, "bind")
+        if not isinstance(thread_iv, IterVar) or thread_iv.iter_type != IterVarType.ThreadIndex:
+            raise TepadError(f"stage {self.name}: bind({iv.name}, ...) needs a te.thread_axis")
+        self.iter_var_attrs.setdefault(iv, IterVarAttr()).bind_thread = thread_iv
+
+    def set_scope(self, scope):
+        if scope not in ("global", "shared", "local", "warp", ""):
+            raise TepadError(f"stage {self.name}: unknown storage scope {scope!r}; valid: "
+                             "'global', 'shared', 'local', 'warp'")
+        self.scope = scope
+
+    def leaf_kind(self, iv):
+        a = self.iter_var_attrs.get(iv)
+        return a.iter_type if a is not None and a.iter_type is not None else None
+
+    # --- copying --------------------------------------------------------------------------------
+    def _copy(self, schedule):
+        s = Stage.__new__(Stage)
+        s.__dict__.update(self.__dict__)
+        s.schedule = schedule
+        s.all_iter_vars = list(self.all_iter_vars)
+        s.leaf_iter_vars = list(self.leaf_iter_vars)
+        s.relations = list(self.relations)
+        s.iter_var_attrs = {k: v.copy() for k, v in self.iter_var_attrs.items()}
+        return s
+
+    def _rebase_roots(self):
+        """normalize(): replace every root axis that is still a leaf by a fresh rebased leaf."""
+        if not isinstance(self.op, ComputeOp):
+            return {}
+        remap = {}
+        for iv in self.op.root_iter_vars:
+            if iv not in self.leaf_iter_vars or iv in self.iter_var_attrs and \
+                    self.iter_var_attrs[iv].bind_thread is not None:
+                continue
+            k = self.leaf_iter_vars.index(iv)
+            nv = IterVar(None, Var(iv.name, iv.var.dtype), iv.iter_type)
+            self.relations.append(Rebase(iv, nv))
+            self.all_iter_vars.append(nv)
+            self.leaf_iter_vars[k] = nv
+            if iv in self.iter_var_attrs:
+                self.iter_var_attrs[nv] = self.iter_var_attrs[iv]
+            remap[iv] = nv
+        return remap
+
+
+__all__ = ["Stage", "AttachType", "IterVarAttr", "PlaceholderOp"]
