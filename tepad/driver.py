@@ -6,8 +6,12 @@ from .schedule import Schedule
 from .tir.function import PrimFunc
 
 
-def build(s_or_func, args=None, target="llvm", name="main"):
-    """A callable ``Module`` for a schedule (with ``args``) or an already lowered PrimFunc."""
+def build(s_or_func, args=None, target="llvm", name="main", bounds_check=False):
+    """A callable ``Module`` for a schedule (with ``args``) or an already lowered PrimFunc.
+
+    ``bounds_check=True`` guards every buffer access in the generated code: an index outside
+    its buffer raises ``TepadError`` naming the buffer and index instead of touching memory.
+    """
     if not isinstance(target, str) or target.split()[0] not in ("llvm", "c", "cpu"):
         raise TepadError(f"unknown target {target!r}; tepad builds for 'llvm' (the host CPU)")
     if isinstance(s_or_func, Schedule):
@@ -21,5 +25,8 @@ def build(s_or_func, args=None, target="llvm", name="main"):
             func = func.with_attr("global_symbol", name)
     else:
         raise TypeError(f"build expects a Schedule or a PrimFunc, got {type(s_or_func).__name__}")
+    if bounds_check:
+        from .lower.passes.instrument_bound_checks import instrument_bound_checks
+        func = instrument_bound_checks(func)
     from .codegen import build_module
     return build_module(func)

@@ -24,7 +24,19 @@ from .message_passing import pass_down_domain, pass_up_domain
 
 
 class BoundMap(dict):
-    """``{IterVar: tir.Range}`` for every IterVar of every stage."""
+    """``{IterVar: tir.Range}`` for every IterVar of every stage.
+
+    Extra facts lowering honours (filled by exact mode):
+    ``predicates[op]`` -- conditions over ``op``'s root axis vars (and enclosing loop vars) that
+    hold exactly at the points that must be computed; ScheduleOps guards the stage's stores with
+    them. ``exact_tails`` -- when True, the inner loop of a split that does not divide runs
+    ``min(factor, extent - outer*factor)`` iterations instead of a guarded full tile.
+    """
+
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        self.predicates: dict = {}
+        self.exact_tails = False
 
     def __repr__(self):
         return "BoundMap({" + ", ".join(f"{k.name}: {v!r}" for k, v in self.items()) + "})"

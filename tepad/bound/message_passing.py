@@ -182,15 +182,19 @@ def _is_zero(e):
     return isinstance(e, IntImm) and e.value == 0
 
 
-def pass_up_bound_check(stage, rmap, ana) -> dict:
-    """``{IterVar: bool}``: whether the IterVar's value can exceed its range (needs a guard)."""
+def pass_up_bound_check(stage, rmap, ana, exact_splits=()) -> dict:
+    """``{IterVar: bool}``: whether the IterVar's value can exceed its range (needs a guard).
+
+    Splits in ``exact_splits`` iterate exactly their parent's extent (tail loops shortened)."""
     need = {iv: False for iv in stage.leaf_iter_vars}
     for rel in reversed(stage.relations):
         if isinstance(rel, Split):
             o, i = need.get(rel.outer, False), need.get(rel.inner, False)
             p = rmap.get(rel.parent)
             ro, ri = rmap.get(rel.outer), rmap.get(rel.inner)
-            if p is None or ro is None or ri is None:
+            if rel in exact_splits:
+                divides = True
+            elif p is None or ro is None or ri is None:
                 divides = False
             else:
                 divides = ana.can_prove_equal(p.extent, ro.extent * ri.extent)

@@ -52,14 +52,32 @@ class _Nest:
         return body
 
 
-def make_loop_nest(stage, rmap, begin=0, new_loop_var=False, skip=()):
-    """Loops for ``stage.leaf_iter_vars[begin:]`` and ``{IterVar: index expr}`` for all ivs."""
+def make_loop_nest(stage, rmap, begin=0, new_loop_var=False, skip=(), extents=None):
+    """Loops for ``stage.leaf_iter_vars[begin:]`` and ``{IterVar: index expr}`` for all ivs.
+
+    ``extents`` overrides the loop extent of some leaves (exact tails of non-divisible splits);
+    such a loop is always emitted as a For, even when its extent may be 1.
+    """
     nest = _Nest()
     value = {}
+    renamed = {}
     for iv in stage.leaf_iter_vars[begin:]:
         if iv in skip:
             continue
         r = rmap[iv]
+        if extents and iv in extents:
+            var = Var(iv.name + ".init", iv.var.dtype) if new_loop_var else iv.var
+            renamed[iv.var] = var
+            attr = stage.iter_var_attrs.get(iv)
+            kind = _KIND.get(attr.iter_type if attr is not None else None, ForKind.SERIAL)
+            if kind == ForKind.VECTORIZED:
+                kind = ForKind.SERIAL      # a variable extent cannot become one vector
+            nest.items.append(("for", var, IntImm(0, r.extent.dtype),
+                               substitute(extents[iv], renamed), kind))
+            value[iv] = var
+            if not new_loop_var:
+                nest.items.append(("attr", iv, LOOP_SCOPE, iv.var))
+            continue
         attr = stage.iter_var_attrs.get(iv)
         if attr is not None and attr.bind_thread is not None:
             raise TepadError(f"stage {stage.name}: axis {iv.name} is bound to "
@@ -67,6 +85,7 @@ def make_loop_nest(stage, rmap, begin=0, new_loop_var=False, skip=()):
                              "and tepad builds for the CPU (llvm) only")
         kind = _KIND.get(attr.iter_type if attr is not None else None, ForKind.SERIAL)
         var = Var(iv.name + ".init", iv.var.dtype) if new_loop_var else iv.var
+        renamed[iv.var] = var
         if _is_const(r.extent, 1):
             nest.items.append(("let", var, r.min))
         elif _is_const(r.min, 0):
@@ -85,9 +104,32 @@ def _leaf_ranges(stage, rmap):
     return {iv.var: IntSet.from_range(rmap[iv]) for iv in stage.leaf_iter_vars if iv in rmap}
 
 
-def make_bound_check(stage, rmap, value, ana, skip=()):
+def exact_tail_extents(stage, rmap, ana):
+    """Inner-loop extents ``min(f, P - outer*f)`` for splits that do not provably divide.
+
+    Returns ``({inner IterVar: extent expr}, {Split relations now exact})``; only splits whose
+    outer and inner are both leaves, outer first, are rewritten (others keep their guard).
+    """
+    out, exact = {}, set()
+    pos = {id(iv): k for k, iv in enumerate(stage.leaf_iter_vars)}
+    for rel in stage.relations:
+        if not isinstance(rel, Split):
+            continue
+        p, ro, ri = rmap[rel.parent], rmap[rel.outer], rmap[rel.inner]
+        if ana.can_prove_equal(p.extent, ro.extent * ri.extent):
+            continue
+        if id(rel.outer) not in pos or id(rel.inner) not in pos or \
+                pos[id(rel.outer)] > pos[id(rel.inner)]:
+            continue
+        f = ri.extent
+        out[rel.inner] = ana.simplify(tirop.min(f, p.extent - rel.outer.var * f))
+        exact.add(rel)
+    return out, exact
+
+
+def make_bound_check(stage, rmap, value, ana, skip=(), exact_splits=()):
     """Conditions that keep the stage inside its region and inside the tensor's shape."""
-    need = pass_up_bound_check(stage, rmap, ana)
+    need = pass_up_bound_check(stage, rmap, ana, exact_splits)
     dom = _leaf_ranges(stage, rmap)
     preds = []
     for iv in stage.all_iter_vars:
@@ -139,12 +181,23 @@ def _reduce_flags(stage):
     return flag
 
 
+def _region_predicates(stage, rmap, value):
+    """Exact-mode conditions on the root vars, rewritten in terms of the loop values."""
+    conds = getattr(rmap, "predicates", {}).get(stage.op, ())
+    vmap = {iv.var: value[iv] for iv in stage.op.root_iter_vars if iv in value}
+    return [substitute(c, vmap) for c in conds]
+
+
 def build_provide(stage, rmap, ana):
     """The loop nest computing ``stage``'s outputs over their regions."""
     op = stage.op
-    nest, value = make_loop_nest(stage, rmap)
+    tails, exact_splits = ({}, set())
+    if getattr(rmap, "exact_tails", False):
+        tails, exact_splits = exact_tail_extents(stage, rmap, ana)
+    nest, value = make_loop_nest(stage, rmap, extents=tails)
     pass_up_index(stage, rmap, value, ana)
-    preds = make_bound_check(stage, rmap, value, ana)
+    preds = make_bound_check(stage, rmap, value, ana, exact_splits=exact_splits)
+    preds += _region_predicates(stage, rmap, value)
     axis_vars = [iv.var for iv in op.axis]
     vmap = {iv.var: value[iv] for iv in op.root_iter_vars if iv in value}
     if not op.reduce_axis:
@@ -160,7 +213,7 @@ def build_provide(stage, rmap, ana):
     num_common = next((k for k, iv in enumerate(leaves) if flag.get(iv, 0) & 2), len(leaves))
     # init: loops over the data leaves that sit inside the first reduction loop
     init_skip = {iv for iv in leaves[num_common:] if flag.get(iv, 0) == 2}
-    init_nest, init_value = make_loop_nest(stage, rmap, num_common, True, init_skip)
+    init_nest, init_value = make_loop_nest(stage, rmap, num_common, True, init_skip, tails)
     for iv in leaves[:num_common]:
         init_value[iv] = value[iv]
     for iv in init_skip:
@@ -168,7 +221,9 @@ def build_provide(stage, rmap, ana):
     pass_up_index(stage, rmap, init_value, ana)
     red_leaf_set = set(init_skip)
     init_preds = make_bound_check(stage, rmap, init_value, ana,
-                                  skip=red_leaf_set | set(op.reduce_axis))
+                                  skip=red_leaf_set | set(op.reduce_axis),
+                                  exact_splits=exact_splits)
+    init_preds += _region_predicates(stage, rmap, init_value)
     init_val = red.init[0] if red.init else red.combiner.identity()
     init_store = ProducerStore(out, init_val, axis_vars)
     init_vmap = {iv.var: init_value[iv] for iv in op.axis if iv in init_value}
