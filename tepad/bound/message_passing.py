@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from ..arith import IntSet, eval_set
 from ..errors import InternalError, TepadError
-from ..schedule.relations import Fuse, Rebase, Singleton, Split
+from ..schedule.relations import Fuse, Rebase, Singleton, Split, Transform
+from ..tir.functor import substitute
 from ..tir.expr import IntImm, Range, cast, const, floordiv, floormod, convert
 
 
@@ -84,6 +85,23 @@ def pass_down_domain(stage, rmap, ana, allow_missing=False):
                                                                   p.extent))
         elif isinstance(rel, Singleton):
             _update(ana, rmap, rel.iter, Range.from_min_extent(0, 1))
+        elif isinstance(rel, Transform):
+            for ov in rel.original_vars:
+                r = rmap.get(ov)
+                if r is None:
+                    if allow_missing:
+                        break
+                    raise InternalError(f"transform input {ov.name} has no range")
+                if not (ana.can_prove_equal(r.min, ov.dom.min) and
+                        ana.can_prove_equal(r.extent, ov.dom.extent)):
+                    raise TepadError(
+                        f"stage {stage.name}: transform_layout needs the whole tensor to be "
+                        f"computed in one loop nest, but axis {ov.name} covers {r!r} of "
+                        f"{ov.dom!r} (the stage is computed at an inner loop of its consumer); "
+                        "compute it at the root or drop the layout transform")
+            else:
+                for tv in rel.transformed_vars:
+                    _update(ana, rmap, tv, tv.dom)
         else:
             raise InternalError(f"unknown relation {rel!r}")
 
@@ -147,6 +165,16 @@ def pass_up_domain(stage, rmap, up: dict, ana):
                                              {rel.rebased.var: ur})
         elif isinstance(rel, Singleton):
             continue
+        elif isinstance(rel, Transform):
+            if any(tv not in up for tv in rel.transformed_vars):
+                continue
+            if all(_match_range(ana, up[tv], rmap[tv]) for tv in rel.transformed_vars):
+                for ov in rel.original_vars:
+                    up[ov] = IntSet.from_range(rmap[ov])
+            else:
+                dom = {tv.var: up[tv] for tv in rel.transformed_vars}
+                for ov, inv in zip(rel.original_vars, rel.inverse):
+                    up[ov] = ana.int_set(inv, dom)
 
 
 def pass_up_index(stage, rmap, value: dict, ana):
@@ -176,6 +204,12 @@ def pass_up_index(stage, rmap, value: dict, ana):
             pmin = rmap[rel.parent].min
             v = value[rel.rebased]
             value[rel.parent] = ana.simplify(v if _is_zero(pmin) else v + pmin)
+        elif isinstance(rel, Transform):
+            if any(tv not in value for tv in rel.transformed_vars):
+                continue
+            vsub = {tv.var: value[tv] for tv in rel.transformed_vars}
+            for ov, inv in zip(rel.original_vars, rel.inverse):
+                value[ov] = ana.simplify(substitute(inv, vsub))
 
 
 def _is_zero(e):
@@ -203,6 +237,10 @@ def pass_up_bound_check(stage, rmap, ana, exact_splits=()) -> dict:
             need[rel.outer] = need[rel.inner] = need.get(rel.fused, False)
         elif isinstance(rel, Rebase):
             need[rel.parent] = need.get(rel.rebased, False)
+        elif isinstance(rel, Transform):
+            # padding points of the transformed layout have no preimage: always check
+            for ov in rel.original_vars:
+                need[ov] = True
     return need
 
 

@@ -21,9 +21,32 @@ from .passes.storage_flatten import storage_flatten
 from .passes.unroll_loop import unroll_loop
 from .passes.vectorize_loop import vectorize_loop
 from .schedule_ops import schedule_ops
+from ..tir.functor import post_order_visit
+from ..tir.stmt import AttrStmt
 from .to_primfunc import to_primfunc
 
+def inject_rolling_buffer(func):
+    """Fold rolling_buffer stages into circular buffers (no-op without rolling stages)."""
+    found = []
+    post_order_visit(func.body, lambda n: found.append(n) if isinstance(n, AttrStmt) and
+                     n.attr_key == "rolling_buffer_scope" else None)
+    if not found:
+        return func
+    from .passes.inject_rolling_buffer import inject_rolling_buffer as _inject
+    return _inject(func)
+
+
+def apply_buffer_transforms(func):
+    """Layout maps + padding of transform_layout (no-op without layout transforms)."""
+    if "layout_transform_map" not in func.attrs:
+        return func
+    from .passes.apply_buffer_transforms import apply_buffer_transforms as _apply
+    return _apply(func)
+
+
 PASSES = [
+    inject_rolling_buffer,  # on N-d realize regions in tensor coordinates, before flattening
+    apply_buffer_transforms,  # logical -> physical indices; pad values written / assumed
     storage_flatten,    # N-d realize/loads/stores -> flat Allocate + 1-D accesses
     simplify,           # fold the index math flattening produced; drop provable guards
     unroll_loop,        # after simplify: unrolled extents must be constants
@@ -91,7 +114,12 @@ def schedule_to_primfunc(s: Schedule, args, name="main", exact_bounds=False):
     cur, names = _arg_tensors(s2, args)
     bounds = infer_bound(s2, exact=exact_bounds)
     stmt = schedule_ops(s2, bounds)
-    return to_primfunc(stmt, cur, names, name)
+    layouts = {}
+    for st in s2.stages:
+        if st.layout_transforms:
+            t = st.op.output(0)
+            layouts[t] = (st.layout_transforms, st.axis_separators, st.pad_value)
+    return to_primfunc(stmt, cur, names, name, layouts)
 
 
 def lower(s: Schedule, args, name="main", exact_bounds=False, passes=None):

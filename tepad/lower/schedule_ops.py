@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..arith import Analyzer, IntSet
 from ..errors import InternalError, TepadError
-from ..schedule.relations import Fuse, Rebase, Singleton, Split
+from ..schedule.relations import Fuse, Rebase, Singleton, Split, Transform
 from ..schedule.stage import AttachType
 from ..te.tensor import ComputeOp, PlaceholderOp
 from ..tir import op as tirop
@@ -131,6 +131,8 @@ def make_bound_check(stage, rmap, value, ana, skip=(), exact_splits=()):
     """Conditions that keep the stage inside its region and inside the tensor's shape."""
     need = pass_up_bound_check(stage, rmap, ana, exact_splits)
     dom = _leaf_ranges(stage, rmap)
+    transformed = {id(ov) for rel in stage.relations if isinstance(rel, Transform)
+                   for ov in rel.original_vars}
     preds = []
     for iv in stage.all_iter_vars:
         if iv in skip or not need.get(iv, False) or iv not in value:
@@ -138,6 +140,8 @@ def make_bound_check(stage, rmap, value, ana, skip=(), exact_splits=()):
         r = rmap[iv]
         v = ana.simplify(value[iv] - r.min)
         s = ana.int_set(v, dom)
+        if id(iv) in transformed and not (s.has_lower_bound() and ana.can_prove(s.min() >= 0)):
+            preds.append(v >= 0)
         if not (s.has_upper_bound() and ana.can_prove(s.max() < r.extent)):
             preds.append(v < r.extent)
     for iv in stage.op.root_iter_vars:
@@ -178,6 +182,12 @@ def _reduce_flags(stage):
             flag[rel.rebased] = flag.get(rel.parent, 0)
         elif isinstance(rel, Singleton):
             flag[rel.iter] = 0
+        elif isinstance(rel, Transform):
+            f = 0
+            for ov in rel.original_vars:
+                f |= flag.get(ov, 0)
+            for tv in rel.transformed_vars:
+                flag[tv] = f
     return flag
 
 
@@ -266,9 +276,18 @@ def build_realize(stage, rmap, body):
     return body
 
 
+ROLLING_BUFFER_SCOPE = "rolling_buffer_scope"
+
+
 def make_pipeline(stage, rmap, consumer, ana):
     producer = build_provide(stage, rmap, ana)
     pipe = producer if consumer is None else seq(producer, consumer)
+    if stage.is_rolling:
+        if stage.attach_type != AttachType.Scope:
+            raise TepadError(
+                f"stage {stage.name}: rolling_buffer needs {stage.name} to be computed at a "
+                "loop of its consumer (s[B].compute_at(s[C], axis)); it is computed at the root")
+        pipe = AttrStmt(stage.op.output(0), ROLLING_BUFFER_SCOPE, IntImm(1, "bool"), pipe)
     return build_realize(stage, rmap, pipe)
 
 

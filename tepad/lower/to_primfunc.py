@@ -11,13 +11,18 @@ from ..tir.buffer import Buffer
 from ..tir.expr import BufferLoad, Var
 from ..tir.function import PrimFunc
 from ..tir.functor import Mutator
-from ..tir.stmt import BufferRealize, BufferStore
+from ..tir.stmt import AttrStmt, BufferRealize, BufferStore
 
 
 class _ToBuffers(Mutator):
-    def __init__(self, arg_buffers: dict):
+    def __init__(self, arg_buffers: dict, layouts: dict):
         self.buffers = dict(arg_buffers)   # Tensor -> Buffer
         self.args = set(arg_buffers)
+        self.layouts = layouts             # Tensor -> (index maps, axis separators, pad)
+        self.layout_of = {}                # Buffer -> (index maps, axis separators, pad)
+        for t, b in arg_buffers.items():
+            if t in layouts:
+                self.layout_of[b] = layouts[t]
 
     def visit_ProducerRealize(self, s):
         t = s.producer
@@ -26,6 +31,8 @@ class _ToBuffers(Mutator):
         buf = Buffer(t.shape, t.dtype, t.op.name if t.op.num_outputs == 1 else t.name,
                      scope=s.storage_scope)
         self.buffers[t] = buf
+        if t in self.layouts:
+            self.layout_of[buf] = self.layouts[t]
         bounds = self.visit(s.bounds)
         body = self.visit(s.body)
         del self.buffers[t]
@@ -39,6 +46,12 @@ class _ToBuffers(Mutator):
                 "args: add it to the argument list of lower/build")
         return buf
 
+    def visit_AttrStmt(self, s):
+        if isinstance(s.node, Tensor):
+            return AttrStmt(self._buffer(s.node), s.attr_key, self.visit(s.value),
+                            self.visit(s.body))
+        return self.generic_visit(s)
+
     def visit_ProducerStore(self, s):
         return BufferStore(self._buffer(s.producer), self.visit(s.value), self.visit(s.indices))
 
@@ -46,8 +59,14 @@ class _ToBuffers(Mutator):
         return BufferLoad(self._buffer(e.producer), self.visit(e.indices))
 
 
-def to_primfunc(body, arg_tensors, names, name="main") -> PrimFunc:
-    """``arg_tensors`` are the schedule's current tensors; ``names`` their user-facing names."""
+def to_primfunc(body, arg_tensors, names, name="main", layouts=None) -> PrimFunc:
+    """``arg_tensors`` are the schedule's current tensors; ``names`` their user-facing names.
+
+    ``layouts`` maps tensors to ``(index maps, axis separators, pad value)`` from
+    transform_layout; they become the attributes ``layout_transform_map``,
+    ``layout_axis_separators`` and ``layout_pad_value`` keyed by Buffer, for
+    apply_buffer_transforms.
+    """
     arg_buffers = {}
     params = []
     seen_names = set()
@@ -65,7 +84,12 @@ def to_primfunc(body, arg_tensors, names, name="main") -> PrimFunc:
         buf = Buffer(t.shape, t.dtype, bname)
         arg_buffers[t] = buf
         params.append(buf.data)
-    new_body = _ToBuffers(arg_buffers).visit(body)
+    conv = _ToBuffers(arg_buffers, layouts or {})
+    new_body = conv.visit(body)
     buffer_map = {b.data: b for b in arg_buffers.values()}
-    return PrimFunc(params, new_body, buffer_map,
-                    {"global_symbol": name, "from_legacy_te_schedule": True})
+    attrs = {"global_symbol": name, "from_legacy_te_schedule": True}
+    if conv.layout_of:
+        attrs["layout_transform_map"] = {b: list(v[0]) for b, v in conv.layout_of.items()}
+        attrs["layout_axis_separators"] = {b: list(v[1]) for b, v in conv.layout_of.items()}
+        attrs["layout_pad_value"] = {b: v[2] for b, v in conv.layout_of.items()}
+    return PrimFunc(params, new_body, buffer_map, attrs)

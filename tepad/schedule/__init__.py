@@ -1,5 +1,5 @@
 """Schedules: stages, IterVar relations, attachment and dataflow rewrites (TVM TE semantics)."""
-from .relations import Relation, Split, Fuse, Rebase, Singleton
+from .relations import Relation, Split, Fuse, Rebase, Singleton, Transform
 from .stage import Stage, AttachType, IterVarAttr
 from .schedule import Schedule, create_schedule, read_graph
 
@@ -13,5 +13,5 @@ class _AxisSeparator:
 
 AXIS_SEPARATOR = _AxisSeparator()
 
-__all__ = ["Relation", "Split", "Fuse", "Rebase", "Singleton", "Stage", "AttachType",
+__all__ = ["Relation", "Split", "Fuse", "Rebase", "Singleton", "Transform", "Stage", "AttachType",
            "IterVarAttr", "Schedule", "create_schedule", "read_graph", "AXIS_SEPARATOR"]

@@ -71,3 +71,24 @@ class Singleton(Relation):
 
     def __repr__(self):
         return f"singleton({self.iter.name})"
+
+
+class Transform(Relation):
+    """A layout transform of a compute stage (RFC 0039): the loops iterate the transformed
+    axes; ``inverse[k]`` gives original axis k in terms of the transformed vars."""
+
+    def __init__(self, original_vars, transformed_vars, index_map, inverse):
+        self.original_vars = list(original_vars)
+        self.transformed_vars = list(transformed_vars)
+        self.index_map = index_map
+        self.inverse = list(inverse)
+
+    def inputs(self):
+        return list(self.original_vars)
+
+    def outputs(self):
+        return list(self.transformed_vars)
+
+    def __repr__(self):
+        return (f"transform({', '.join(v.name for v in self.original_vars)} -> "
+                f"{', '.join(v.name for v in self.transformed_vars)}: {self.index_map})")

@@ -4,10 +4,10 @@ from __future__ import annotations
 import enum
 
 from ..errors import TepadError
-from ..tir.expr import Var, IntImm, convert
+from ..tir.expr import IntImm, Range, Var, convert
 from ..tir.itervar import IterVar, IterVarType
 from ..te.tensor import ComputeOp, PlaceholderOp, Tensor
-from .relations import Fuse, Rebase, Singleton, Split
+from .relations import Fuse, Rebase, Singleton, Split, Transform
 
 
 class AttachType(enum.IntEnum):
@@ -48,7 +48,13 @@ class Stage:
         self.attach_stage = None
         self.scope = ""
         self.is_output = False
-        self.rolling_buffer = False
+        # rolling_buffer is a method; the flag lives in ``is_rolling``
+        self.is_rolling = False
+        # transform_layout: the maps in order, the axis separators and pad value of the last
+        self.layout_transforms: list = []
+        self.axis_separators: list = []
+        self.pad_value = None
+        self._layout_axes = list(op.axis) if isinstance(op, ComputeOp) else []
 
     # --- helpers ----------------------------------------------------------------------------
     @property
@@ -244,6 +250,81 @@ class Stage:
             raise TepadError(f"stage {self.name}: bind({iv.name}, ...) needs a te.thread_axis")
         self.iter_var_attrs.setdefault(iv, IterVarAttr()).bind_thread = thread_iv
 
+    def transform_layout(self, mapping, pad_value=None):
+        """Store this stage's tensor in a transformed (physical) layout (RFC 0039/0077).
+
+        ``mapping`` takes one index per logical axis (or ``*idx``) and returns the physical
+        indices, optionally with ``te.AXIS_SEPARATOR`` entries. ``pad_value`` fills padding
+        (None: padding is never read). For a compute stage the loops follow the new layout
+        and the new IterVars are returned; for a placeholder only accesses change (None).
+        """
+        from ..tir.index_map import IndexMap
+        op = self.op
+        if isinstance(op, ComputeOp) and op.num_outputs != 1:
+            raise TepadError(f"stage {self.name}: transform_layout needs a single-output stage")
+        if isinstance(op, ComputeOp):
+            axes = self._layout_axes
+            in_shape = [iv.dom.extent for iv in axes]
+        else:
+            axes = None
+            in_shape = list(op.shape) if not self.layout_transforms else \
+                list(self._layout_shape)
+        if isinstance(mapping, IndexMap):
+            imap, seps = mapping, []
+        else:
+            if not callable(mapping):
+                raise TepadError(f"stage {self.name}: transform_layout expects a callable "
+                                 f"mapping (lambda i, j: [...]), got {mapping!r}")
+            imap, seps = IndexMap.from_func(mapping, len(in_shape))
+        if len(imap.initial_indices) != len(in_shape):
+            raise TepadError(f"stage {self.name}: the layout mapping takes "
+                             f"{len(imap.initial_indices)} indices but the tensor has "
+                             f"{len(in_shape)} dimensions")
+        if not imap.is_injective(in_shape):
+            raise TepadError(f"stage {self.name}: the layout mapping {imap} is not injective on "
+                             f"the tensor's shape {list(in_shape)}: two elements would share "
+                             "one physical location")
+        _check_pad_value(self, imap, pad_value)
+        new_shape = imap.map_shape(in_shape)
+        self.layout_transforms.append(imap)
+        self.axis_separators = list(seps)
+        self.pad_value = pad_value
+        self._layout_shape = list(new_shape)
+        if axes is None:
+            return None
+        pos = []
+        for iv in axes:
+            pos.append(self._leaf_index(iv, "transform_layout"))
+        if sorted(pos) != list(range(min(pos), min(pos) + len(pos))):
+            raise TepadError(f"stage {self.name}: transform_layout needs the axes "
+                             f"{[iv.name for iv in axes]} to be adjacent leaves (transform "
+                             "before reorder)")
+        inverse = imap.inverse(in_shape)
+        new_ivs = [IterVar(Range.from_min_extent(0, e), Var(f"ax{k}", e.dtype))
+                   for k, e in enumerate(new_shape)]
+        from ..tir.functor import substitute
+        vsub = {v: iv.var for v, iv in zip(inverse.initial_indices, new_ivs)}
+        inv_exprs = [substitute(e, vsub) for e in inverse.final_indices]
+        self.relations.append(Transform(axes, new_ivs, imap, inv_exprs))
+        self.all_iter_vars += new_ivs
+        k0 = min(pos)
+        self.leaf_iter_vars[k0:k0 + len(axes)] = new_ivs
+        self._layout_axes = list(new_ivs)
+        return new_ivs
+
+    def rolling_buffer(self):
+        """Make this stage's buffer circular along its rolling axis (shared/seeds/004).
+
+        The stage must be computed at a loop of its consumer (checked when lowering) whose
+        consecutive iterations need overlapping regions of it."""
+        if isinstance(self.op, PlaceholderOp):
+            raise TepadError(f"stage {self.name} is a placeholder; rolling_buffer applies to "
+                             "an intermediate compute stage")
+        if self.is_output:
+            raise TepadError(f"stage {self.name} is an output; rolling_buffer applies to an "
+                             "intermediate stage computed at a loop of its consumer")
+        self.is_rolling = True
+
     def set_scope(self, scope):
         if scope not in ("global", "shared", "local", "warp", ""):
             raise TepadError(f"stage {self.name}: unknown storage scope {scope!r}; valid: "
@@ -263,6 +344,8 @@ class Stage:
         s.leaf_iter_vars = list(self.leaf_iter_vars)
         s.relations = list(self.relations)
         s.iter_var_attrs = {k: v.copy() for k, v in self.iter_var_attrs.items()}
+        s.layout_transforms = list(self.layout_transforms)
+        s._layout_axes = list(self._layout_axes)
         return s
 
     def _rebase_roots(self):
@@ -283,6 +366,38 @@ class Stage:
                 self.iter_var_attrs[nv] = self.iter_var_attrs[iv]
             remap[iv] = nv
         return remap
+
+
+def _check_pad_value(stage, imap, pad_value):
+    """Reject pad values that read another tensor (RFC 0077 allows only the buffer itself)."""
+    if pad_value is None or not callable(pad_value):
+        expr = pad_value
+    else:
+        fvars = [Var(f"p{k}") for k in range(len(imap.final_indices))]
+        try:
+            expr = pad_value(*fvars)
+        except TepadError:
+            raise
+        except Exception as e:   # a pad callable the user wrote: report it as such
+            raise TepadError(f"stage {stage.name}: the pad_value callable failed on the "
+                             f"transformed indices: {e}") from e
+    if expr is None or not hasattr(expr, "dtype"):
+        return
+    from ..tir.expr import BufferLoad, ProducerLoad
+    from ..tir.functor import post_order_visit
+    bad = []
+
+    def visit(n):
+        if isinstance(n, ProducerLoad) and n.producer.op is not stage.op and \
+                n.producer.op is not stage.origin_op:
+            bad.append(n.producer.name)
+        if isinstance(n, BufferLoad):
+            bad.append(n.buffer.name)
+    post_order_visit(expr, visit)
+    if bad:
+        raise TepadError(f"stage {stage.name}: pad_value reads {bad[0]}; a pad value may be a "
+                         "constant, tir.undef, a function of the transformed indices, or read "
+                         f"only {stage.name} itself")
 
 
 __all__ = ["Stage", "AttachType", "IterVarAttr", "PlaceholderOp"]

@@ -1,0 +1,381 @@
+"""InstrumentBoundChecks: guard every buffer access of a flattened PrimFunc.
+
+Used by ``tepad.build(..., bounds_check=True)`` right before code generation (the function is
+already flattened, vectorized and unrolled). Guarantees on the result:
+
+* every ``BufferLoad`` and ``BufferStore`` whose buffer is an argument (size from its
+  ``buffer_map`` shape, symbolic sizes included) or an ``Allocate`` (size from its extents) is
+  preceded, in the statement that performs it, by an ``AssertStmt`` checking that each index lies
+  in ``[0, size)``; a failure makes the kernel return an error status, which the runtime turns
+  into a ``TepadError`` whose message names the buffer, the access (load/store), the index
+  expression and the valid range. Nothing out of range is read or written: the assertion runs
+  before the statement.
+* vector accesses (``Ramp``/``Broadcast`` or any lane-wise index) are checked lane by lane.
+* a load in a branch of ``tir.if_then_else`` is only checked when that branch is taken (the
+  check itself is ``if_then_else(cond, in_range, True)``, evaluated lazily by codegen); for a
+  lane-wise (vector) condition each lane is checked under its own lane of the condition. Both
+  arms of ``Select`` are always evaluated, so both are always checked. Loads inside
+  ``tir.assume``/``tir.undef`` emit no code and are not checked.
+* ``Let`` bindings inside expressions are reproduced around the checks that use them.
+* checks that are constant and true are dropped; nothing else is simplified away, so the
+  instrumentation does not depend on the simplifier being right.
+
+Only the message is static (the codegen's error statuses carry no runtime values), so the
+error names the index *expression*, not its value.
+"""
+from __future__ import annotations
+
+from ...errors import InternalError
+from ...tir import dtype as dt
+from ...tir.expr import (And, Broadcast, BufferLoad, Call, Cast, ConstExpr, GE, IntImm, LT,
+                         Let, Not, PrimExpr, Ramp, Select, StringImm, Var, BinaryOp, convert)
+from ...tir.expr import add, cast, mul
+from ...tir.function import PrimFunc
+from ...tir.functor import Mutator, Visitor, substitute
+from ...tir.stmt import (Allocate, AssertStmt, AttrStmt, BufferStore, Evaluate, For,
+                         IfThenElse, LetStmt, SeqStmt)
+
+_UNEVALUATED_CALLS = ("tir.assume", "tir.undef", "assume", "undef")
+
+
+def _true():
+    return IntImm(1, "bool")
+
+
+def _is_true(e) -> bool:
+    return isinstance(e, IntImm) and dt.is_bool(e.dtype) and bool(e.value)
+
+
+def _and(a, b):
+    if _is_true(a):
+        return b
+    if _is_true(b):
+        return a
+    return And(a, b)
+
+
+def _guarded(cond, check):
+    """``cond ? check : true`` with the check evaluated only when ``cond`` holds."""
+    if _is_true(check):
+        return check
+    if _is_true(cond):
+        return check
+    return Call("bool", "tir.if_then_else", [cond, check, _true()])
+
+
+class _Lane(Mutator):
+    """The scalar expression computing lane ``k`` of a vector expression."""
+
+    def __init__(self, k: int, vector_lets: dict):
+        self.k = k
+        self.vector_lets = vector_lets
+
+    def visit(self, node):
+        if isinstance(node, PrimExpr) and dt.lanes(node.dtype) == 1:
+            return node
+        return super().visit(node)
+
+    def visit_Ramp(self, e):
+        base = self.visit(e.base)
+        stride = self.visit(e.stride)
+        return add(base, mul(stride, IntImm(self.k, stride.dtype)))
+
+    def visit_Broadcast(self, e):
+        return self.visit(e.value)
+
+    def visit_Var(self, v):
+        value = self.vector_lets.get(v)
+        if value is None:
+            raise InternalError(f"instrument_bound_checks: vector variable {v.name} has no "
+                                "visible LetStmt binding")
+        return self.visit(value)
+
+    visit_SizeVar = visit_Var
+
+    def visit_Cast(self, e):
+        return Cast(dt.element_of(e.dtype), self.visit(e.value))
+
+    def visit_Call(self, e):
+        return Call(dt.element_of(e.dtype), e.op, [self.visit(a) for a in e.args])
+
+    def visit_Let(self, e):
+        if dt.lanes(e.var.dtype) > 1:
+            return self.visit(substitute(e.body, {e.var: e.value}))
+        return Let(e.var, self.visit(e.value), self.visit(e.body))
+
+    def visit_BufferLoad(self, e):
+        return BufferLoad(e.buffer, [self.visit(i) for i in e.indices])
+
+    def visit_Select(self, e):
+        return Select(self.visit(e.condition), self.visit(e.true_value),
+                      self.visit(e.false_value))
+
+    def visit_Not(self, e):
+        return Not(self.visit(e.a))
+
+    def generic_visit(self, node):
+        if isinstance(node, BinaryOp):
+            return type(node)(self.visit(node.a), self.visit(node.b))
+        raise InternalError(f"instrument_bound_checks: cannot split {type(node).__name__} "
+                            f"into lanes: {node!r}")
+
+
+class _Collect(Visitor):
+    """The checks one statement's expressions need, innermost accesses first.
+
+    ``context`` is a stack of ("guard", cond) / ("let", var, value) entries: the lazily taken
+    branches and expression-level Lets enclosing the current sub-expression.
+    """
+
+    def __init__(self, owner: "_Instrument"):
+        self.owner = owner
+        self.context: list = []
+        self.checks: list = []  # (condition, message)
+
+    def visit_BufferLoad(self, e):
+        return BufferLoad(e.buffer, [self.visit(i) for i in e.indices])
+
+    def visit_Select(self, e):
+        return Select(self.visit(e.condition), self.visit(e.true_value),
+                      self.visit(e.false_value))
+
+    def visit_Not(self, e):
+        return Not(self.visit(e.a))
+
+    def generic_visit(self, node):
+        if isinstance(node, BinaryOp):
+            return type(node)(self.visit(node.a), self.visit(node.b))
+        raise InternalError(f"instrument_bound_checks: cannot split {type(node).__name__} "
+                            f"into lanes: {node!r}")
+
+
+class _Collect(Visitor):
+    """The checks one statement's expressions need, innermost accesses first.
+
+    ``context`` is a stack of ("guard", cond) / ("let", var, value) entries: the lazily taken
+    branches and expression-level Lets enclosing the current sub-expression.
+    """
+
+    def __init__(self, owner: "_Instrument"):
+        self.owner = owner
+        self.context: list = []
+        self.checks: list = []  # (condition, message)
+
+    def wrap(self, cond):
+        for entry in reversed(self.context):
+            if entry[0] == "guard":
+                cond = _guarded(entry[1], cond)
+            else:
+                cond = Let(entry[1], entry[2], cond) if not _is_true(cond) else cond
+        return cond
+
+    def visit_BufferLoad(self, e):
+        self.visit(e.indices)  # indirect indices first: they are evaluated before the load
+        self.owner.access_checks(self, e.buffer, e.indices, "load")
+
+    def visit_Call(self, e):
+        if e.op in _UNEVALUATED_CALLS:
+            return
+        if e.op in ("tir.if_then_else", "if_then_else"):
+            cond, t, f = e.args
+            self.visit(cond)
+            if dt.lanes(cond.dtype) > 1:
+                self.context.append(("lanes", cond, True))
+                self.visit(t)
+                self.context[-1] = ("lanes", cond, False)
+                self.visit(f)
+                self.context.pop()
+                return
+            self.context.append(("guard", cond))
+            self.visit(t)
+            self.context[-1] = ("guard", Not(cond))
+            self.visit(f)
+            self.context.pop()
+            return
+        self.visit(e.args)
+
+    def visit_Let(self, e):
+        self.visit(e.value)
+        self.context.append(("let", e.var, e.value))
+        self.visit(e.body)
+        self.context.pop()
+
+
+class _Instrument(Mutator):
+    def __init__(self, func: PrimFunc):
+        self.func = func
+        self.sizes: dict = {}  # data Var -> list of per-physical-axis sizes
+        for p in func.params:
+            buf = func.buffer_map.get(p)
+            if buf is not None:
+                self.sizes[buf.data] = list(buf.flattened_shape())
+        self.vector_lets: dict = {}
+        self.n_checks = 0
+
+    # -- building checks --------------------------------------------------------------------
+    def _sizes_for(self, buf, n_indices):
+        sizes = self.sizes.get(buf.data)
+        if sizes is None:
+            raise InternalError(
+                f"instrument_bound_checks: buffer {buf.name} is neither an argument nor "
+                "allocated in scope")
+        if len(sizes) == n_indices:
+            return sizes
+        if n_indices == 1:
+            total = sizes[0]
+            for s in sizes[1:]:
+                total = mul(total, s)
+            return [total]
+        raise InternalError(f"instrument_bound_checks: {buf.name} accessed with {n_indices} "
+                            f"indices but has {len(sizes)} physical axes")
+
+    def access_checks(self, col: _Collect, buf, indices, kind: str):
+        sizes = self._sizes_for(buf, len(indices))
+        ctx = col.context
+        vmap = dict(self.vector_lets)
+        vmap.update({e[1]: e[2] for e in ctx if e[0] == "let" and dt.lanes(e[1].dtype) > 1})
+        lane_ctx = [e for e in ctx if e[0] == "lanes"]
+        for axis, (idx, size) in enumerate(zip(indices, sizes)):
+            idx = convert(idx)
+            size = cast(dt.element_of(idx.dtype), size)
+            lanes = max([dt.lanes(idx.dtype)] + [dt.lanes(e[1].dtype) for e in lane_ctx])
+            if lanes == 1:
+                cond = self._wrap(ctx, _in_range(idx, size), None, vmap)
+            elif isinstance(idx, Ramp) and not lane_ctx:
+                # affine in the lane: the first and the last lane bound all the others
+                first = _Lane(0, vmap).visit(idx)
+                last = _Lane(lanes - 1, vmap).visit(idx)
+                cond = self._wrap(ctx, _and(_in_range(first, size), _in_range(last, size)),
+                                  None, vmap)
+            else:
+                cond = _true()
+                for k in range(lanes):
+                    li = _Lane(k, vmap).visit(idx) if dt.lanes(idx.dtype) > 1 else idx
+                    cond = _and(cond, self._wrap(ctx, _in_range(li, size), k, vmap))
+            if _is_true(cond):
+                continue
+            where = "" if len(sizes) == 1 else f" (physical axis {axis})"
+            msg = (f"bounds check failed: {kind} of buffer {buf.name}{where} at index "
+                   f"{_text(idx)} outside [0, {_text(size)})")
+            col.checks.append((cond, msg))
+            self.n_checks += 1
+
+    @staticmethod
+    def _wrap(ctx, cond, lane, vmap):
+        """Put ``cond`` under the context's lazy branches and Lets, innermost first."""
+        for entry in reversed(ctx):
+            if _is_true(cond):
+                return cond
+            if entry[0] == "guard":
+                cond = _guarded(entry[1], cond)
+            elif entry[0] == "lanes":
+                c = entry[1]
+                if dt.lanes(c.dtype) > 1:
+                    c = _Lane(lane, vmap).visit(c)
+                cond = _guarded(c if entry[2] else Not(c), cond)
+            elif entry[0] == "let" and dt.lanes(entry[1].dtype) == 1:
+                cond = Let(entry[1], entry[2], cond)
+        return cond
+
+    def collect(self, *exprs):
+        col = _Collect(self)
+        for e in exprs:
+            col.visit(e)
+        return col.checks
+
+    @staticmethod
+    def guard(checks, stmt):
+        for cond, msg in reversed(checks):
+            stmt = AssertStmt(cond, StringImm(msg), stmt)
+        return stmt
+
+    # -- statements -------------------------------------------------------------------------
+    def visit_BufferStore(self, s):
+        col = _Collect(self)
+        col.visit(s.value)
+        col.visit(s.indices)
+        self.access_checks(col, s.buffer, s.indices, "store")
+        return self.guard(col.checks, s)
+
+    def visit_Evaluate(self, s):
+        return self.guard(self.collect(s.value), s)
+
+    def visit_IfThenElse(self, s):
+        checks = self.collect(s.condition)
+        then_case = self.visit(s.then_case)
+        else_case = self.visit(s.else_case) if s.else_case is not None else None
+        if then_case is not s.then_case or else_case is not s.else_case:
+            s = IfThenElse(s.condition, then_case, else_case)
+        return self.guard(checks, s)
+
+    def visit_LetStmt(self, s):
+        checks = self.collect(s.value)
+        vector = dt.lanes(s.var.dtype) > 1
+        if vector:
+            self.vector_lets[s.var] = s.value
+        body = self.visit(s.body)
+        if vector:
+            del self.vector_lets[s.var]
+        if body is not s.body:
+            s = LetStmt(s.var, s.value, body)
+        return self.guard(checks, s)
+
+    def visit_For(self, s):
+        checks = self.collect(s.min, s.extent)
+        body = self.visit(s.body)
+        if body is not s.body:
+            s = For(s.loop_var, s.min, s.extent, s.kind, body, s.thread_binding, s.annotations)
+        return self.guard(checks, s)
+
+    def visit_Allocate(self, s):
+        checks = self.collect(*s.extents)
+        self.sizes[s.buffer_var] = list(s.extents)
+        try:
+            body = self.visit(s.body)
+        finally:
+            del self.sizes[s.buffer_var]
+        if body is not s.body:
+            s = Allocate(s.buffer_var, s.dtype, s.extents, s.condition, body, s.annotations)
+        return self.guard(checks, s)
+
+    def visit_AssertStmt(self, s):
+        checks = self.collect(s.condition)
+        body = self.visit(s.body)
+        if body is not s.body:
+            s = AssertStmt(s.condition, s.message, body)
+        return self.guard(checks, s)
+
+    def visit_AttrStmt(self, s):
+        body = self.visit(s.body)
+        return s if body is s.body else AttrStmt(s.node, s.attr_key, s.value, body)
+
+    def visit_SeqStmt(self, s):
+        seq = [self.visit(x) for x in s.seq]
+        return s if all(a is b for a, b in zip(seq, s.seq)) else SeqStmt(seq)
+
+
+def _in_range(idx, size):
+    if isinstance(idx, ConstExpr) and isinstance(size, ConstExpr):
+        return IntImm(int(0 <= idx.value < size.value), "bool")
+    lo = GE(idx, IntImm(0, idx.dtype))
+    if isinstance(idx, ConstExpr) and idx.value >= 0:
+        return LT(idx, size)
+    return And(lo, LT(idx, size))
+
+
+def _text(e) -> str:
+    try:
+        return str(e)
+    except Exception:  # pragma: no cover - printing never fails in practice
+        return repr(e)
+
+
+def instrument_bound_checks(func: PrimFunc) -> PrimFunc:
+    """``func`` with an ``AssertStmt`` before every buffer access checking its index range."""
+    if not isinstance(func, PrimFunc):
+        raise TypeError(f"instrument_bound_checks expects a PrimFunc, got {type(func).__name__}")
+    body = _Instrument(func).visit(func.body)
+    return func if body is func.body else func.with_body(body)
+
+
+__all__ = ["instrument_bound_checks"]
