@@ -3,14 +3,20 @@ from __future__ import annotations
 
 from .errors import TepadError
 from .schedule import Schedule
+from .tir.expr import Call
 from .tir.function import PrimFunc
+from .tir.functor import post_order_visit
+from .tir.stmt import BufferStore
 
 
-def build(s_or_func, args=None, target="llvm", name="main", bounds_check=False):
+def build(s_or_func, args=None, target="llvm", name="main", bounds_check=False,
+          checked=False):
     """A callable ``Module`` for a schedule (with ``args``) or an already lowered PrimFunc.
 
     ``bounds_check=True`` guards every buffer access in the generated code: an index outside
     its buffer raises ``TepadError`` naming the buffer and index instead of touching memory.
+    ``checked=True`` turns the ``tir.assume`` facts about input padding into runtime checks
+    that raise ``TepadError`` when the caller's padding does not hold the promised value.
     """
     if not isinstance(target, str) or target.split()[0] not in ("llvm", "c", "cpu"):
         raise TepadError(f"unknown target {target!r}; tepad builds for 'llvm' (the host CPU)")
@@ -25,8 +31,49 @@ def build(s_or_func, args=None, target="llvm", name="main", bounds_check=False):
             func = func.with_attr("global_symbol", name)
     else:
         raise TypeError(f"build expects a Schedule or a PrimFunc, got {type(s_or_func).__name__}")
+    func = finalize_for_codegen(func, checked=checked)
+    arg_info = arg_info_of(func)
     if bounds_check:
         from .lower.passes.instrument_bound_checks import instrument_bound_checks
         func = instrument_bound_checks(func)
     from .codegen import build_module
-    return build_module(func)
+    return build_module(func, arg_info)
+
+
+def _has_builtin(func, names):
+    found = []
+    post_order_visit(func.body, lambda n: found.append(n) if isinstance(n, Call) and
+                     n.op in names else None)
+    return bool(found)
+
+
+def finalize_for_codegen(func: PrimFunc, checked=False) -> PrimFunc:
+    """Remove ``tir.assume`` (or, with ``checked``, turn input assumes into runtime checks)
+    and stores of ``tir.undef`` right before codegen (API.md: lower keeps them)."""
+    if _has_builtin(func, ("tir.assume",)):
+        if checked:
+            from .lower.passes.check_assumes import check_assumes
+            func = check_assumes(func)
+        from .lower.passes.remove_assume import remove_assume
+        func = remove_assume(func)
+    if _has_builtin(func, ("tir.undef",)):
+        from .lower.passes.remove_store_undef import remove_store_undef
+        func = remove_store_undef(func)
+    return func
+
+
+def arg_info_of(func: PrimFunc) -> list:
+    """One ArgInfo per parameter: logical/physical shapes, pad value, written or not."""
+    from .runtime.args import ArgInfo
+    written = set()
+    post_order_visit(func.body, lambda n: written.add(n.buffer.data)
+                     if isinstance(n, BufferStore) else None)
+    layouts = func.attrs.get("arg_layouts", {})
+    out = []
+    for p in func.params:
+        buf = func.buffer_map[p]
+        lay = layouts.get(p, {})
+        out.append(ArgInfo(buf.name, buf.dtype, tuple(lay.get("logical_shape", buf.shape)),
+                           tuple(buf.shape), tuple(buf.axis_separators),
+                           lay.get("pad_value"), p in written))
+    return out
