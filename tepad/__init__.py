@@ -9,5 +9,8 @@ from . import schedule
 from . import bound
 from . import lower
 from .driver import build
+from . import layout
+from . import testing
 
-__all__ = ["TepadError", "InternalError", "tir", "te", "schedule", "bound", "lower", "build"]
+__all__ = ["TepadError", "InternalError", "tir", "te", "schedule", "bound", "lower", "build",
+           "layout", "testing"]

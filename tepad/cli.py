@@ -1,15 +1,541 @@
-"""Command line: ``tepad demo``."""
+"""Command line: ``tepad demo | lower | bounds | run | bench | graph | layout``.
+
+Every command but ``demo`` and ``bench`` takes a Python file that defines a function returning
+``(schedule, args)`` -- ``schedule()`` unless ``--func NAME`` says otherwise -- and optionally
+``inputs()`` returning numpy arrays for the placeholders in ``args`` (logical layout):
+
+    tepad lower examples/blur.py                     IR after every pass (--pass NAME: one)
+    tepad bounds examples/blur.py                    InferBound table, computed vs needed
+    tepad bounds examples/blur.py --stage Bx --plot bx.png
+    tepad run examples/matmul.py --repeat 50         build, check against the oracle, time
+    tepad graph examples/conv2d.py [--png g.png]     read graph + attach edges as DOT / PNG
+    tepad layout examples/row_summation.py --stage A [--png a.png]
+    tepad bench --quick                              benchmarks/run.py of the checkout
+
+``python -m tepad ...`` is the same program.
+"""
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import sys
+import time
+from pathlib import Path
+
+MISSING_MPL = 3   # exit status when a picture needs matplotlib and it is not installed
+
+
+# ---------------------------------------------------------------------------------------------
+# loading a schedule file
+# ---------------------------------------------------------------------------------------------
+class CliError(Exception):
+    """A user mistake on the command line: printed as ``tepad: error: ...``, exit status 2."""
+
+
+def load_module(path):
+    p = Path(path)
+    if not p.is_file():
+        raise CliError(f"{path}: no such file (give a Python file defining schedule())")
+    spec = importlib.util.spec_from_file_location(f"tepad_cli_{p.stem}", p)
+    mod = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, str(p.resolve().parent))
+    try:
+        spec.loader.exec_module(mod)
+    finally:
+        sys.path.pop(0)
+    return mod
+
+
+def load_schedule(path, func="schedule"):
+    """``(module, schedule, args)`` from calling ``func()`` of the file at ``path``."""
+    mod = load_module(path)
+    fn = getattr(mod, func, None)
+    if not callable(fn):
+        cands = [n for n, v in vars(mod).items() if callable(v) and not n.startswith("_")
+                 and getattr(v, "__module__", None) == mod.__name__]
+        raise CliError(f"{path} has no function {func}(); pick one with --func "
+                       f"(functions defined there: {', '.join(cands) or 'none'})")
+    out = fn()
+    if not (isinstance(out, tuple) and len(out) == 2):
+        raise CliError(f"{path}: {func}() must return (schedule, args), got {type(out).__name__}")
+    s, args = out
+    from .schedule import Schedule
+    if not isinstance(s, Schedule):
+        raise CliError(f"{path}: {func}() returned {type(s).__name__} where a Schedule was "
+                       "expected (return (s, [tensors...]))")
+    return mod, s, list(args)
+
+
+# ---------------------------------------------------------------------------------------------
+# lower
+# ---------------------------------------------------------------------------------------------
+def pass_steps():
+    """``[(label, fn)]`` of the pipeline after schedule_ops; repeated passes get ``#2``..."""
+    from .lower.pipeline import PASSES
+    seen, out = {}, []
+    for p in PASSES:
+        seen[p.__name__] = seen.get(p.__name__, 0) + 1
+        n = seen[p.__name__]
+        out.append((p.__name__ if n == 1 else f"{p.__name__}#{n}", p))
+    return out
+
+
+def _finalize(func):
+    from .driver import flatten_for_cpu, strip_builtins
+    return flatten_for_cpu(strip_builtins(func))
+
+
+def lower_steps(s, args, exact=False, name="main", final=True):
+    """``[(label, PrimFunc, seconds, changed)]``: schedule_ops, every pass, build's finalize."""
+    from .lower.pipeline import schedule_to_primfunc
+    t0 = time.perf_counter()
+    func = schedule_to_primfunc(s, args, name, exact_bounds=exact)
+    out = [("schedule_ops", func, time.perf_counter() - t0, True)]
+    steps = pass_steps() + ([("finalize_for_codegen", _finalize)] if final else [])
+    for label, fn in steps:
+        t0 = time.perf_counter()
+        new = fn(func)
+        out.append((label, new, time.perf_counter() - t0, new is not func))
+        func = new
+    return out
+
+
+def cmd_lower(ns, out):
+    steps_known = ["schedule_ops"] + [l for l, _ in pass_steps()] + ["finalize_for_codegen"]
+    if ns.list_passes:
+        out.write("passes, in order (tepad/lower/pipeline.py PASSES; build adds the last):\n")
+        for l in steps_known:
+            out.write(f"  {l}\n")
+        return 0
+    if ns.pass_name and ns.pass_name not in steps_known and \
+            ns.pass_name not in {l.split("#")[0] for l in steps_known}:
+        raise CliError(f"unknown pass {ns.pass_name!r}; passes: {', '.join(steps_known)}")
+    _, s, args = load_schedule(ns.file, ns.func)
+    steps = lower_steps(s, args, exact=ns.exact, name=ns.name)
+    if ns.pass_name:
+        label = ns.pass_name
+        hit = [st for st in steps if st[0] == label] or \
+            [st for st in steps if st[0].split("#")[0] == label]
+        l, f, dt, changed = hit[0]
+        out.write(f"# ---- after {l} ({dt * 1e3:.1f} ms"
+                  f"{'' if changed else ', unchanged'})\n{f.script()}\n")
+        return 0
+    for l, f, dt, changed in steps:
+        if changed or ns.all:
+            out.write(f"# ---- after {l} ({dt * 1e3:.1f} ms)\n{f.script()}\n\n")
+        else:
+            out.write(f"# ---- {l}: unchanged ({dt * 1e3:.1f} ms)\n\n")
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# bounds
+# ---------------------------------------------------------------------------------------------
+def _fmt(e):
+    return "-" if e is None else str(e)
+
+
+def bounds_text(s, exact=True):
+    """The InferBound table: one row per IterVar; interval and (when available) exact ranges."""
+    from .bound import attach_path, infer_bound
+    from .te.tensor import PlaceholderOp
+    s2 = s.copy().normalize()
+    bm = infer_bound(s2)
+    bm_e, note = None, None
+    if exact:
+        try:
+            bm_e = infer_bound(s2, exact=True)
+        except TypeError as e:
+            note = f"exact mode unavailable ({e})"
+        except Exception as e:   # noqa: BLE001 - exact mode is optional here
+            note = f"exact mode failed: {type(e).__name__}: {e}"
+    hdr = ["stage", "itervar", "kind", "min", "extent"] + \
+        (["exact min", "exact extent"] if bm_e is not None else []) + ["attach path"]
+    rows = [hdr]
+    for st in s2.stages:
+        if isinstance(st.op, PlaceholderOp):
+            continue
+        path = ", ".join(iv.name for iv in attach_path(st)) or "-"
+        roots = set(st.op.root_iter_vars)
+        leaves = set(st.leaf_iter_vars)
+        for iv in st.all_iter_vars:
+            r = bm.get(iv)
+            if r is None:
+                continue
+            kind = ("root" if iv in roots else "") + \
+                ("+leaf" if iv in leaves and iv in roots else "leaf" if iv in leaves else "")
+            kind = kind or "inner"
+            if iv.iter_type.name == "CommReduce":
+                kind += " (reduce)"
+            row = [st.name, iv.name, kind, _fmt(r.min), _fmt(r.extent)]
+            if bm_e is not None:
+                re_ = bm_e.get(iv)
+                same = re_ is not None and str(re_.min) == str(r.min) and \
+                    str(re_.extent) == str(r.extent)
+                row += ["=", "="] if same else [_fmt(re_ and re_.min), _fmt(re_ and re_.extent)]
+            rows.append(row + [path])
+    w = [max(len(r[k]) for r in rows) for k in range(len(hdr))]
+    lines = ["  ".join(c.ljust(w[k]) for k, c in enumerate(r)).rstrip() for r in rows]
+    lines.insert(1, "  ".join("-" * x for x in w))
+    if bm_e is not None:
+        preds = getattr(bm_e, "predicates", {}) or {}
+        for op, p in preds.items():
+            lines.append(f"exact predicate for {op.name}: {p}")
+        lines.append("('=' : exact mode gives the same range as interval mode)")
+    if note:
+        lines.append(note)
+    return "\n".join(lines)
+
+
+def explain_text(s, exact=True):
+    """computed vs needed elements (``tepad.bound.explain``), or interval-only counts."""
+    from . import bound
+    explain = getattr(bound, "explain", None)
+    if exact and explain is not None:
+        try:
+            return str(explain(s))
+        except Exception as e:   # noqa: BLE001 - e.g. symbolic shapes
+            return f"(tepad.bound.explain failed: {type(e).__name__}: {e})"
+    return "(computed-vs-needed counts need tepad.bound.explain and exact mode; " \
+        "interval table only)"
+
+
+def cmd_bounds(ns, out):
+    _, s, args = load_schedule(ns.file, ns.func)
+    out.write("InferBound (interval mode" + (", exact mode beside it" if not ns.no_exact else "")
+              + "); attach path innermost first\n")
+    out.write(bounds_text(s, exact=not ns.no_exact) + "\n\n")
+    out.write("elements computed vs needed per stage\n")
+    out.write(explain_text(s, exact=not ns.no_exact) + "\n")
+    if ns.stage or ns.plot:
+        from .viz.regions import consumer_regions, plot_regions
+        stage = ns.stage or _default_producer(s)
+        rep = consumer_regions(s, stage, iterations=ns.iters, exact=not ns.no_exact)
+        out.write("\n" + str(rep) + "\n")
+        if ns.plot:
+            plot_regions(rep, ns.plot)
+            out.write(f"wrote {ns.plot}\n")
+    return 0
+
+
+def _default_producer(s):
+    from .schedule.stage import AttachType
+    from .te.tensor import PlaceholderOp
+    comp = [st for st in s.stages if not isinstance(st.op, PlaceholderOp) and not st.is_output]
+    att = [st for st in comp if st.attach_type == AttachType.Scope]
+    pick = (att or comp or [st for st in s.stages if not isinstance(st.op, PlaceholderOp)])
+    if not pick:
+        raise CliError("the schedule has no compute stage to plot")
+    return pick[0].name
+
+
+# ---------------------------------------------------------------------------------------------
+# run
+# ---------------------------------------------------------------------------------------------
+def random_array(shape, dtype, rng):
+    import numpy as np
+    shape = tuple(int(d) for d in shape)
+    if dtype == "bool":
+        return rng.integers(0, 2, size=shape).astype(bool)
+    if dtype.startswith(("int", "uint")):
+        info = np.iinfo(dtype)
+        lo, hi = max(info.min, -100), min(info.max, 100)
+        return rng.integers(lo, hi + 1, size=shape).astype(dtype)
+    return (rng.random(shape) - 0.5).astype(dtype)
+
+
+def _pad_number(pad, dtype):
+    """pad_value as a number for filling numpy padding (NaN for 'never read'/undef floats)."""
+    import numpy as np
+    floating = not dtype.startswith(("int", "uint", "bool"))
+    if pad is None or (hasattr(pad, "op") and getattr(pad, "op", "") == "tir.undef"):
+        return np.nan if floating else 0
+    if isinstance(pad, (int, float)):
+        return pad
+    v = getattr(pad, "value", None)
+    if isinstance(v, (int, float)):
+        return v
+    return None
+
+
+def _pad_fill(pad, dtype):
+    """A value or callable ``tepad.layout.to_physical`` can use for ``pad``."""
+    num = _pad_number(pad, dtype)
+    if num is not None:
+        return num
+    if callable(pad):
+        from .viz.evaluate import evaluate
+
+        def fill(*grids):
+            from .tir.expr import Var
+            vs = [Var(f"p{k}") for k in range(len(grids))]
+            e = pad(*vs)
+            n = _pad_number(e, dtype)
+            return n if n is not None else evaluate(e, dict(zip(vs, grids)))
+        return fill
+    return 0
+
+
+def prepare_arrays(mod, s, args, inputs, rng):
+    """Kernel arrays (physical layouts) + logical inputs/outputs for the oracle."""
+    import numpy as np
+    from .layout import to_physical
+    from .te.tensor import PlaceholderOp
+    infos = mod.arg_info
+    it = iter(inputs) if inputs is not None else None
+    arrays, feed, outs = [], {}, []
+    for t, info in zip(args, infos):
+        st = s[t]
+        maps = list(getattr(st, "layout_transforms", []) or [])
+        lshape = tuple(int(d) for d in info.logical_shape)
+        pshape = tuple(int(d) for d in info.physical_shape)
+        if isinstance(t.op, PlaceholderOp):
+            a = next(it) if it is not None else random_array(lshape, info.dtype, rng)
+            a = np.ascontiguousarray(a, dtype=info.dtype)
+            feed[t] = a
+            arr = to_physical(a, maps, pad_value=_pad_fill(info.pad_value, info.dtype)) \
+                if maps else a
+        else:
+            arr = np.zeros(pshape, dtype=info.dtype)
+            outs.append((t, len(arrays), maps, lshape))
+        arrays.append(np.ascontiguousarray(arr))
+    return arrays, feed, outs
+
+
+def check_outputs(arrays, feed, outs, s):
+    """``[(name, ok, max_abs_err, note)]`` against ``tepad.testing.reference``."""
+    import numpy as np
+    from .layout import from_physical
+    from .testing import reference
+    res = []
+    for t, k, maps, lshape in outs:
+        got = from_physical(arrays[k], maps, lshape) if maps else arrays[k]
+        want = np.asarray(reference(t, feed))
+        if got.dtype.kind in "fc":
+            tol = 1e-4 * max(1.0, float(np.abs(want).max()) if want.size else 1.0)
+            ok = bool(np.allclose(got, want, rtol=1e-4, atol=tol))
+        else:
+            ok = bool(np.array_equal(got, want))
+        err = float(np.max(np.abs(got.astype("float64") - want.astype("float64")))) \
+            if want.size else 0.0
+        note = ""
+        pad = s[t].pad_value if maps else None
+        num = _pad_number(pad, str(got.dtype)) if pad is not None else None
+        if maps and num is not None and not (isinstance(num, float) and num != num):
+            from .viz.layout import PAD, layout_cells
+            cells = layout_cells(s, s[t].name).physical.reshape(arrays[k].shape)
+            padvals = arrays[k][cells == PAD]
+            note = f"padding holds {num}: {bool(np.all(padvals == num))} " \
+                   f"({padvals.size} cells)"
+        res.append((t.name, ok, err, note))
+    return res
+
+
+class Progress:
+    """A one-line progress bar on a terminal stream; silent when not needed."""
+
+    def __init__(self, total, stream, label="timing", enabled=True):
+        self.total, self.stream, self.label = total, stream, label
+        self.enabled = enabled
+        self.shown = False
+
+    def update(self, k, per_call):
+        if not self.enabled:
+            return
+        n = 30
+        fill = int(n * k / self.total)
+        self.stream.write(f"\r{self.label} [{'#' * fill}{'.' * (n - fill)}] {k}/{self.total}"
+                          f"  {per_call * 1e3:.3f} ms/call")
+        self.stream.flush()
+        self.shown = True
+
+    def close(self):
+        if self.shown:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def cmd_run(ns, out):
+    import numpy as np
+    from . import build
+    mod_, s, args = load_schedule(ns.file, ns.func)
+    t0 = time.perf_counter()
+    mod = build(s, args, bounds_check=ns.bounds_check)
+    t_build = time.perf_counter() - t0
+    inputs = None
+    if not ns.random_inputs and hasattr(mod_, "inputs") and ns.func == "schedule":
+        inputs = list(mod_.inputs())
+    rng = np.random.default_rng(ns.seed)
+    arrays, feed, outs = prepare_arrays(mod, s, args, inputs, rng)
+    out.write(f"built {mod.name}({', '.join(a.name for a in mod.arg_info)}) in "
+              f"{t_build * 1e3:.0f} ms\n")
+    for a in mod.arg_info:
+        lshape = tuple(int(d) for d in a.logical_shape)
+        pshape = tuple(int(d) for d in a.physical_shape)
+        extra = "" if lshape == pshape else f" -> physical {pshape}"
+        pad = f", pad_value={a.pad_value!r}" if a.pad_value is not None else ""
+        out.write(f"  {'out' if a.is_output else 'in '} {a.name}: {a.dtype}{list(lshape)}"
+                  f"{extra}{pad}\n")
+    mod(*arrays)
+    ok_all = True
+    if not ns.no_check:
+        for name, ok, err, note in check_outputs(arrays, feed, outs, s):
+            ok_all &= ok
+            out.write(f"{name}: {'matches' if ok else 'DIFFERS from'} the oracle "
+                      f"(max abs error {err:.2e}){'; ' + note if note else ''}\n")
+    # timing: --repeat calls, or as many as fit in --seconds (at least 3)
+    t0 = time.perf_counter()
+    mod(*arrays)
+    one = time.perf_counter() - t0
+    n = ns.repeat or max(3, min(10_000, int(ns.seconds / max(one, 1e-7))))
+    err_stream = sys.stderr
+    bar = Progress(n, err_stream, enabled=(n * one > 1.0 and not ns.no_progress
+                                           and err_stream.isatty()) or ns.progress)
+    ts = []
+    step = max(1, n // 50)
+    for k in range(n):
+        t0 = time.perf_counter()
+        mod(*arrays)
+        ts.append(time.perf_counter() - t0)
+        if (k + 1) % step == 0 or k + 1 == n:
+            bar.update(k + 1, float(np.median(ts)))
+    bar.close()
+    ts = np.array(ts)
+    out.write(f"time: median {np.median(ts) * 1e3:.4f} ms, min {ts.min() * 1e3:.4f} ms over "
+              f"{n} calls\n")
+    return 0 if ok_all else 1
+
+
+# ---------------------------------------------------------------------------------------------
+# bench, graph, layout
+# ---------------------------------------------------------------------------------------------
+def find_bench_script():
+    root = Path(__file__).resolve().parent.parent
+    p = root / "benchmarks" / "run.py"
+    return p if p.is_file() else None
+
+
+def cmd_bench(ns, out, rest):
+    import subprocess
+    script = find_bench_script()
+    if script is None:
+        raise CliError("tepad bench runs benchmarks/run.py from a tepad source checkout, and "
+                       "this installation has none (clone the repository and pip install -e .)")
+    cmd = [sys.executable, str(script)] + (["--quick"] if ns.quick else []) + list(rest)
+    out.write("$ " + " ".join(cmd) + "\n")
+    out.flush()
+    return subprocess.call(cmd, cwd=str(script.parent.parent))
+
+
+def cmd_graph(ns, out):
+    from .viz.graph import graph_to_dot, render_graph_png, schedule_graph
+    _, s, args = load_schedule(ns.file, ns.func)
+    g = schedule_graph(s)
+    out.write(graph_to_dot(g, Path(ns.file).stem))
+    if ns.png:
+        how = render_graph_png(g, ns.png, prefer_dot=not ns.matplotlib)
+        sys.stderr.write(f"wrote {ns.png} ({how})\n")
+    return 0
+
+
+def cmd_layout(ns, out):
+    from .viz.layout import layout_text, plot_layout, transformed_stages
+    _, s, args = load_schedule(ns.file, ns.func)
+    names = [ns.stage] if ns.stage else transformed_stages(s)
+    if not names:
+        raise CliError(f"no stage of {ns.file} has a transform_layout")
+    for k, name in enumerate(names):
+        out.write(("\n" if k else "") + layout_text(s, name) + "\n")
+    if ns.png:
+        plot_layout(s, names[0], ns.png)
+        out.write(f"wrote {ns.png} (stage {names[0]})\n")
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+def build_parser():
+    p = argparse.ArgumentParser(
+        prog="tepad", description="tepad tensor-expression compiler",
+        epilog="FILE.py defines schedule() -> (s, args) (or pick a function with --func) and "
+               "optionally inputs(). See docs/tutorial.md.")
+    sub = p.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
+    sub.add_parser("demo", help="define, schedule, lower, build and run example kernels")
+
+    def with_file(name, help_):
+        sp = sub.add_parser(name, help=help_, description=help_)
+        sp.add_argument("file", metavar="FILE.py", help="file defining schedule() -> (s, args)")
+        sp.add_argument("--func", default="schedule",
+                        help="function of FILE.py returning (s, args) (default: schedule)")
+        return sp
+
+    sp = with_file("lower", "print the IR after each lowering pass (or one with --pass)")
+    sp.add_argument("--pass", dest="pass_name", metavar="NAME",
+                    help="print only the IR after this pass (see --list-passes)")
+    sp.add_argument("--list-passes", action="store_true", help="list the pass names and exit")
+    sp.add_argument("--all", action="store_true", help="print the IR after unchanged passes too")
+    sp.add_argument("--exact", action="store_true", help="exact (ISL) bound inference")
+    sp.add_argument("--name", default="main", help="kernel name (default: main)")
+
+    sp = with_file("bounds", "the InferBound table per stage; --plot draws one producer's "
+                             "regions (interval box, exact set, needed points)")
+    sp.add_argument("--stage", help="producer whose per-iteration regions to show")
+    sp.add_argument("--plot", metavar="OUT.png", help="draw the regions (needs matplotlib)")
+    sp.add_argument("--iters", type=int, default=4, help="attach iterations to show (4)")
+    sp.add_argument("--no-exact", action="store_true", help="interval mode only (no ISL)")
+
+    sp = with_file("run", "build, check against the numpy oracle, and time")
+    sp.add_argument("--repeat", type=int, default=0, help="timed calls (default: ~--seconds)")
+    sp.add_argument("--seconds", type=float, default=0.5, help="timing budget (default 0.5)")
+    sp.add_argument("--seed", type=int, default=0, help="random input seed")
+    sp.add_argument("--random-inputs", action="store_true",
+                    help="random inputs even when FILE.py defines inputs()")
+    sp.add_argument("--no-check", action="store_true", help="skip the oracle comparison")
+    sp.add_argument("--bounds-check", action="store_true",
+                    help="build with bounds-checked buffer accesses")
+    sp.add_argument("--progress", action="store_true", help="always show the progress bar")
+    sp.add_argument("--no-progress", action="store_true", help="never show the progress bar")
+
+    sp = sub.add_parser("bench", help="run benchmarks/run.py of the source checkout "
+                                      "(other options are passed through)")
+    sp.add_argument("--quick", action="store_true", help="small sizes, a few seconds")
+
+    sp = with_file("graph", "the read graph with compute_at edges: DOT on stdout, --png image")
+    sp.add_argument("--png", metavar="OUT.png", help="also draw a PNG (graphviz dot, else "
+                                                     "matplotlib)")
+    sp.add_argument("--matplotlib", action="store_true", help="draw with matplotlib even if "
+                                                              "graphviz is installed")
+
+    sp = with_file("layout", "logical -> physical cells of a transform_layout, with padding")
+    sp.add_argument("--stage", help="the transformed stage (default: every one)")
+    sp.add_argument("--png", metavar="OUT.png", help="draw it (needs matplotlib)")
+    return p
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="tepad", description="tepad tensor-expression compiler")
-    sub = p.add_subparsers(dest="cmd", required=True)
-    sub.add_parser("demo", help="define, schedule, lower, build and run example kernels")
-    ns = p.parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    p = build_parser()
+    if argv[:1] == ["bench"]:
+        ns, rest = p.parse_known_args(argv)
+    else:
+        ns, rest = p.parse_args(argv), []
     if ns.cmd == "demo":
         from .demo import main as demo_main
         return demo_main()
-    return 2
+    from .errors import InternalError, TepadError
+    from .viz import MissingDependency
+    out = sys.stdout
+    try:
+        if ns.cmd == "bench":
+            return cmd_bench(ns, out, rest)
+        return {"lower": cmd_lower, "bounds": cmd_bounds, "run": cmd_run, "graph": cmd_graph,
+                "layout": cmd_layout}[ns.cmd](ns, out)
+    except MissingDependency as e:
+        sys.stderr.write(f"tepad {ns.cmd}: {e}\n")
+        return MISSING_MPL
+    except InternalError as e:
+        sys.stderr.write(f"tepad {ns.cmd}: internal compiler error (a tepad bug, please "
+                         f"report it with the file): {e}\n")
+        return 1
+    except (CliError, TepadError) as e:
+        sys.stderr.write(f"tepad {ns.cmd}: error: {e}\n")
+        return 2

@@ -31,7 +31,7 @@ def build(s_or_func, args=None, target="llvm", name="main", bounds_check=False,
             func = func.with_attr("global_symbol", name)
     else:
         raise TypeError(f"build expects a Schedule or a PrimFunc, got {type(s_or_func).__name__}")
-    func = finalize_for_codegen(func, checked=checked)
+    func = prepare_for_codegen(func, checked=checked)
     arg_info = arg_info_of(func)
     if bounds_check:
         from .lower.passes.instrument_bound_checks import instrument_bound_checks
@@ -47,9 +47,18 @@ def _has_builtin(func, names):
     return bool(found)
 
 
-def finalize_for_codegen(func: PrimFunc, checked=False) -> PrimFunc:
-    """Remove ``tir.assume`` (or, with ``checked``, turn input assumes into runtime checks)
-    and stores of ``tir.undef`` right before codegen (API.md: lower keeps them)."""
+def prepare_for_codegen(func: PrimFunc, checked=False) -> PrimFunc:
+    """The build phase of lowering: remove ``tir.assume`` (or, with ``checked``, turn input
+    assumes into runtime checks) and stores of ``tir.undef`` (API.md: lower keeps them), then
+    BUILD_PASSES (storage_flatten, simplify, unroll, vectorize) and one index per access."""
+    from .lower.pipeline import BUILD_PASSES, run_passes
+    func = strip_builtins(func, checked)
+    func = run_passes(func, BUILD_PASSES)
+    return flatten_for_cpu(func)
+
+
+def strip_builtins(func: PrimFunc, checked=False) -> PrimFunc:
+    """Drop ``tir.assume`` (or check it at run time) and stores of ``tir.undef``."""
     if _has_builtin(func, ("tir.assume",)):
         if checked:
             from .lower.passes.check_assumes import check_assumes
@@ -60,6 +69,14 @@ def finalize_for_codegen(func: PrimFunc, checked=False) -> PrimFunc:
         from .lower.passes.remove_store_undef import remove_store_undef
         func = remove_store_undef(func)
     return func
+
+
+def flatten_for_cpu(func: PrimFunc) -> PrimFunc:
+    """The CPU has flat memory: combine axis-separator groups into one index per access."""
+    from .lower.passes.flatten_physical_axes import flatten_physical_axes
+    from .lower.passes.simplify import simplify
+    flat = flatten_physical_axes(func)
+    return func if flat is func else simplify(flat)
 
 
 def arg_info_of(func: PrimFunc) -> list:

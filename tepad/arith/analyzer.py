@@ -100,6 +100,16 @@ class Analyzer:
             self._restore(snap)
 
     @contextlib.contextmanager
+    def _constraint_scope_with(self, cond, simp):
+        """constraint_scope for an already simplified ``cond``, reusing ``simp``'s memo."""
+        snap = self._snapshot()
+        try:
+            self._add_constraint(cond, simp)
+            yield self
+        finally:
+            self._restore(snap)
+
+    @contextlib.contextmanager
     def bind_scope(self, var, value):
         """``bind`` for the duration of a ``with`` block (used by statement passes)."""
         snap = self._snapshot()
@@ -109,8 +119,8 @@ class Analyzer:
         finally:
             self._restore(snap)
 
-    def _add_constraint(self, cond):
-        c = self.simplify(cond)
+    def _add_constraint(self, cond, simp=None):
+        c = self.simplify(cond) if simp is None else cond
         conj = []
 
         def flat(x):
@@ -125,10 +135,10 @@ class Analyzer:
                 continue
             self._facts.append(x)
             if isinstance(x, E.CmpOp) and _is_sint(x.a.dtype):
-                self._add_cmp(x)
+                self._add_cmp(x, simp)
 
-    def _add_cmp(self, x):
-        s = Simplifier(self)
+    def _add_cmp(self, x, simp=None):
+        s = simp if simp is not None else Simplifier(self)
         try:
             d = s._lin(x.a, False) - s._lin(x.b, False)
         except Exception:     # pragma: no cover - defensive

@@ -17,6 +17,38 @@ class Overflow(Exception):
     """A coefficient or constant does not fit the dtype; the caller keeps the expression."""
 
 
+def dag_equal(a, b) -> bool:
+    """``structural_equal`` that remembers compared pairs (linear on DAGs with sharing)."""
+    if a is b:
+        return True
+    return _deq(a, b, set())
+
+
+def _deq(a, b, memo) -> bool:
+    if a is b:
+        return True
+    if isinstance(a, E.Var) or isinstance(b, E.Var):
+        return False
+    if isinstance(a, E.Node):
+        if type(a) is not type(b):
+            return False
+        ha, hb = getattr(a, "_hash", None), getattr(b, "_hash", None)
+        if ha is not None and hb is not None and ha != hb:
+            return False
+        k = (id(a), id(b))
+        if k in memo:
+            return True
+        for x, y in zip(a.field_values(), b.field_values()):
+            if not _deq(x, y, memo):
+                return False
+        memo.add(k)
+        return True
+    if isinstance(a, (tuple, list)):
+        return isinstance(b, (tuple, list)) and len(a) == len(b) and \
+            all(_deq(x, y, memo) for x, y in zip(a, b))
+    return structural_equal(a, b)
+
+
 class Key:
     """Dict key comparing an expression structurally."""
 
@@ -30,7 +62,7 @@ class Key:
         return self.h
 
     def __eq__(self, other):
-        return self.e is other.e or (self.h == other.h and structural_equal(self.e, other.e))
+        return self.e is other.e or (self.h == other.h and dag_equal(self.e, other.e))
 
 
 class Linear:

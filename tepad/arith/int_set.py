@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ..tir import expr as E
 from ..tir import dtype as dt
-from ..tir.structural import structural_equal
+from .canonical import dag_equal as structural_equal
 from .const_bound import POS_INF, NEG_INF, is_inf
 
 

@@ -37,12 +37,12 @@ import math
 
 from ..tir import expr as E
 from ..tir import dtype as dt
-from ..tir.structural import structural_equal
 from ..tir.functor import collect_vars, substitute
-from .canonical import Key, Linear, Overflow
+from .canonical import Key, Linear, Overflow, dag_equal as structural_equal
 from .const_bound import BoundEvaluator, INF, to_num, POS_INF, NEG_INF
 
 _ASM = (E.Add, E.Sub, E.Mul)
+_MAX_SCOPE_DEPTH = 64
 _MIRROR = {E.LT: E.GT, E.GT: E.LT, E.LE: E.GE, E.GE: E.LE, E.EQ: E.EQ, E.NE: E.NE}
 _FLIP = {E.LT: E.GE, E.GE: E.LT, E.LE: E.GT, E.GT: E.LE, E.EQ: E.NE, E.NE: E.EQ}
 
@@ -75,6 +75,9 @@ class Simplifier:
         self.memo: dict = {}
         self.bev = BoundEvaluator(ana)
         self._subst_active: set = set()
+        self._depth = 0
+        self._frames: list = []        # (memo of the enclosing scope, vars of its condition)
+        self._vars_cache: dict = {}
 
     # ------------------------------------------------------------------------------------------
     def simp(self, e):
@@ -96,8 +99,52 @@ class Simplifier:
         r = self.memo.get(key)
         if r is not None:
             return r
+        outer = self._outer_memos(e) if self._frames else ()
+        for m in outer:
+            r = m.get(key)
+            if r is not None:
+                self.memo[key] = r
+                return r
         r = self._dispatch(e)
         self.memo[key] = r
+        for m in outer:
+            m[key] = r
+        if r is not e and not isinstance(r, (E.ConstExpr, E.Var)):
+            self.memo.setdefault(Key(r), r)
+        return r
+
+    def _outer_memos(self, e):
+        """Memos of enclosing scopes whose results are valid here and there for ``e``.
+
+        A scope only adds facts about the vars of its condition, so an expression that uses
+        none of them simplifies the same inside and outside: share the result both ways (this
+        keeps nested selects over shared sub-DAGs linear instead of exponential).
+        """
+        vs = self._vars(e)
+        out = []
+        for memo, cond_vars in reversed(self._frames):
+            if vs & cond_vars:
+                break
+            out.append(memo)
+        return out
+
+    def _vars(self, e):
+        hit = self._vars_cache.get(id(e))
+        if hit is not None and hit[0] is e:
+            return hit[1]
+        if isinstance(e, E.Var):
+            r = frozenset((e,))
+        else:
+            acc = set()
+            for v in e.field_values() if isinstance(e, E.Node) else ():
+                if isinstance(v, E.Node):
+                    acc |= self._vars(v)
+                elif isinstance(v, tuple):
+                    for x in v:
+                        if isinstance(x, E.Node):
+                            acc |= self._vars(x)
+            r = frozenset(acc)
+        self._vars_cache[id(e)] = (e, r)
         return r
 
     def bound(self, e):
@@ -109,13 +156,15 @@ class Simplifier:
 
         class _Ctx:
             def __enter__(self_):
-                self_.cm = simp.ana.constraint_scope(cond)
+                self_.cm = simp.ana._constraint_scope_with(cond, simp)
                 self_.cm.__enter__()
                 self_.saved = (simp.memo, simp.bev)
+                simp._frames.append((simp.memo, simp._vars(cond)))
                 simp.memo = {}
                 simp.bev = BoundEvaluator(simp.ana)
 
             def __exit__(self_, *exc):
+                simp._frames.pop()
                 simp.memo, simp.bev = self_.saved
                 return self_.cm.__exit__(*exc)
 
@@ -617,11 +666,19 @@ class Simplifier:
         c = self.simp(cond)
         if isinstance(c, E.IntImm):
             return self.simp(tv if c.value else fv)
-        with self.scoped(c):
-            t2 = self.simp(tv)
-        nc = negate(c)
-        with self.scoped(nc if nc is not None else E.Not(c)):
-            f2 = self.simp(fv)
+        if self._depth < _MAX_SCOPE_DEPTH:
+            # branches are simplified knowing the condition (nesting bounded for safety)
+            self._depth += 1
+            try:
+                with self.scoped(c):
+                    t2 = self.simp(tv)
+                nc = negate(c)
+                with self.scoped(nc if nc is not None else E.Not(c)):
+                    f2 = self.simp(fv)
+            finally:
+                self._depth -= 1
+        else:
+            t2, f2 = self.simp(tv), self.simp(fv)
         if structural_equal(t2, f2):
             return t2
         if make is not None:

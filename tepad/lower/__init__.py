@@ -4,7 +4,8 @@ import sys
 import types
 
 from . import passes
-from .pipeline import PASSES, lower, run_passes, schedule_to_primfunc
+from .pipeline import (PASSES, LOWER_PASSES, BUILD_PASSES, lower, run_passes,
+                       schedule_to_primfunc)
 from .schedule_ops import schedule_ops
 
 
@@ -15,4 +16,4 @@ class _CallableModule(types.ModuleType):
 
 sys.modules[__name__].__class__ = _CallableModule
 
-__all__ = ["passes", "PASSES", "lower", "run_passes", "schedule_to_primfunc", "schedule_ops"]
+__all__ = ["passes", "PASSES", "LOWER_PASSES", "BUILD_PASSES", "lower", "run_passes", "schedule_to_primfunc", "schedule_ops"]

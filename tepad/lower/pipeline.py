@@ -4,7 +4,11 @@
     infer_bound        a Range for every IterVar (interval IntSets, or ISL when exact)
     schedule_ops       loop nests + realize regions + attached stages (TE-level IR)
     to_primfunc        tensors -> buffers; arguments bound to parameters
-    PASSES             StorageFlatten and the TIR passes below, in this order
+    LOWER_PASSES       what ``tepad.lower`` returns: physical N-d buffers, assume/undef kept,
+                       so RFC 0077's opt-in passes (remove_branching_through_overcompute, ...)
+                       can be applied to it and the result built
+    BUILD_PASSES       run by ``tepad.build`` right before codegen: assume/undef removal,
+                       StorageFlatten to flat memory, unrolling, vectorization
 
 Set ``TEPAD_PRINT_PASSES=1`` to print the IR after every pass that changed it.
 """
@@ -44,15 +48,21 @@ def apply_buffer_transforms(func):
     return _apply(func)
 
 
-PASSES = [
-    inject_rolling_buffer,  # on N-d realize regions in tensor coordinates, before flattening
+LOWER_PASSES = [
+    inject_rolling_buffer,    # on N-d realize regions in tensor coordinates, before layouts
     apply_buffer_transforms,  # logical -> physical indices; pad values written / assumed
-    storage_flatten,    # N-d realize/loads/stores -> flat Allocate + 1-D accesses
-    simplify,           # fold the index math flattening produced; drop provable guards
+    simplify,                 # cancel (4*io + ii)//4 and friends; drop provable guards
+]
+
+BUILD_PASSES = [
+    storage_flatten,    # N-d realize/loads/stores -> flat Allocate + one index per axis group
+    simplify,           # fold the index math flattening produced
     unroll_loop,        # after simplify: unrolled extents must be constants
     vectorize_loop,     # vectorized loops -> Ramp/Broadcast vector statements
     simplify,
 ]
+
+PASSES = LOWER_PASSES + BUILD_PASSES   # the whole story, in order
 
 
 class PassLog:
@@ -73,8 +83,9 @@ class PassLog:
 
 
 def run_passes(func, passes=None, log=None):
+    """Run ``passes`` (default: LOWER_PASSES) in order."""
     log = log or PassLog()
-    for p in (PASSES if passes is None else passes):
+    for p in (LOWER_PASSES if passes is None else passes):
         func = log.step(p.__name__, func, p)
     return func
 
@@ -123,7 +134,10 @@ def schedule_to_primfunc(s: Schedule, args, name="main", exact_bounds=False):
 
 
 def lower(s: Schedule, args, name="main", exact_bounds=False, passes=None):
-    """A ``tir.PrimFunc`` for schedule ``s`` with arguments ``args`` (tensors, in order)."""
+    """A ``tir.PrimFunc`` for schedule ``s`` with arguments ``args`` (tensors, in order).
+
+    The result has physical (layout-transformed) N-d buffers and keeps ``tir.assume`` /
+    ``tir.undef``; ``tepad.build`` flattens it. ``passes`` replaces LOWER_PASSES."""
     log = PassLog()
     func = schedule_to_primfunc(s, args, name, exact_bounds)
     if log.enabled:

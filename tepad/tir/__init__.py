@@ -19,5 +19,6 @@ from .op import (min, max, all, any, if_then_else, exp, log, sqrt, tanh, floor, 
                  indexmod, round, sin, cos)
 from .itervar import IterVar, IterVarType
 from .reduce import CommReducer, Reduce
+from .index_map import IndexMap
 
 __all__ = [n for n in dir() if not n.startswith("_")]

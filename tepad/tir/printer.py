@@ -20,6 +20,7 @@ class _Names:
         self.used: dict[str, int] = {}
 
     def get(self, obj, base: str) -> str:
+        base = base.replace(".", "_")       # `i.outer` -> `i_outer`: valid Python names
         if not self.unique:
             return base
         key = id(obj)

@@ -100,11 +100,16 @@ def test_blur_compute_at_inside_tile(tile):
     (b,), _ = run(s, [A, By], [a], [(n, n)])
     np.testing.assert_allclose(b, blur_ref(a), rtol=1e-5, atol=1e-5)
     func = tepad.lower(s, [A, By])
+    realizes = []
+    tir.post_order_visit(func.body, lambda x: realizes.append(x)
+                         if isinstance(x, tir.BufferRealize) else None)
+    assert len(realizes) == 1
+    assert [int(r.extent) for r in realizes[0].bounds] == [tile + 2, tile]
+    flat = tepad.lower.passes.storage_flatten(func)
     allocs = []
-    tir.post_order_visit(func.body, lambda x: allocs.append(x) if isinstance(x, tir.Allocate)
+    tir.post_order_visit(flat.body, lambda x: allocs.append(x) if isinstance(x, tir.Allocate)
                          else None)
-    assert len(allocs) == 1
-    assert int(allocs[0].extents[0]) == (tile + 2) * tile
+    assert [int(e) for e in allocs[0].extents] == [(tile + 2) * tile]
 
 
 def test_conv2d_nchw_inlined_padding():

@@ -345,6 +345,10 @@ class _Instrument(Mutator):
             s = AssertStmt(s.condition, s.message, body)
         return self.guard(checks, s)
 
+    def visit_BufferRealize(self, s):
+        raise InternalError("instrument_bound_checks runs on flattened functions (after "
+                            f"storage_flatten), but found a BufferRealize of {s.buffer.name}")
+
     def visit_AttrStmt(self, s):
         body = self.visit(s.body)
         return s if body is s.body else AttrStmt(s.node, s.attr_key, s.value, body)

@@ -17,9 +17,9 @@ vectorizer may still vectorize it.
 """
 from __future__ import annotations
 
-from ...tir import (Add, Broadcast, BufferLoad, BufferStore, Call, Cast, For, ForKind,
+from ...tir import (Add, And, Broadcast, BufferLoad, BufferStore, Call, Cast, For, ForKind,
                     IfThenElse, IntImm, Let, LetStmt, Mul, Mutator, Not, PrimFunc, Ramp, Select,
-                    Sub, Var, seq, substitute)
+                    Sub, Var, post_order_visit, seq, substitute)
 from ...tir import dtype as dt
 from ...tir.expr import BinaryOp, ConstExpr, add, const, convert, mul, sub
 
@@ -219,7 +219,117 @@ def _widen(body, var, base, lanes):
     return _Widen(var, base, lanes).visit(body)
 
 
+def _pow2_floor(n: int) -> int:
+    return 1 << (n.bit_length() - 1)
+
+
+_MONOTONE_CMP = ("LT", "LE", "GT", "GE")
+
+
+def _uses(e, var) -> bool:
+    found = []
+    post_order_visit(e, lambda n: found.append(1) if n is var else None)
+    return bool(found)
+
+
+def _affine_in(e, var) -> bool:
+    """``e`` is an affine function of ``var`` (other vars are loop invariant)."""
+    if not _uses(e, var):
+        return True
+    if e is var:
+        return True
+    if isinstance(e, Cast):
+        return _affine_in(e.value, var)
+    if isinstance(e, (Add, Sub)):
+        return _affine_in(e.a, var) and _affine_in(e.b, var)
+    if isinstance(e, Mul):
+        return (not _uses(e.a, var) and _affine_in(e.b, var)) or \
+            (not _uses(e.b, var) and _affine_in(e.a, var))
+    return False
+
+
+def _convex_guard(c, var) -> bool:
+    """True when the set of ``var`` values satisfying ``c`` is an interval: a conjunction of
+    ``affine < / <= / > / >= affine`` (``likely`` wrappers allowed). Such a guard holds on a
+    whole vector of consecutive ``var`` values iff it holds at the first and the last lane."""
+    if isinstance(c, Call) and c.op in ("tir.likely", "likely"):
+        return _convex_guard(c.args[0], var)
+    if isinstance(c, And):
+        return _convex_guard(c.a, var) and _convex_guard(c.b, var)
+    if type(c).__name__ in _MONOTONE_CMP:
+        return _affine_in(c.a, var) and _affine_in(c.b, var)
+    return not _uses(c, var)
+
+
+def _conjuncts(c):
+    if isinstance(c, Call) and c.op in ("tir.likely", "likely"):
+        return _conjuncts(c.args[0])
+    if isinstance(c, And):
+        return _conjuncts(c.a) + _conjuncts(c.b)
+    return [c]
+
+
+class _GuardedWiden(_Widen):
+    """Like ``_Widen``, but an ``if`` whose condition varies with the loop var and is convex
+    (see ``_convex_guard``) is widened as if true; its condition is collected in ``guards``
+    so the caller can run the vector body only when the guard holds at both end lanes."""
+
+    def __init__(self, var, base, lanes):
+        super().__init__(var, base, lanes)
+        self.guards = []
+        self.bound_inside = set()
+
+    def visit_LetStmt(self, s):
+        self.bound_inside.add(s.var)
+        return super().visit_LetStmt(s)
+
+    def visit_Let(self, e):
+        self.bound_inside.add(e.var)
+        return super().visit_Let(e)
+
+    def visit_IfThenElse(self, s):
+        c = s.condition
+        if not _uses(c, self.var):
+            return super().visit_IfThenElse(s)
+        free = []
+        post_order_visit(c, lambda n: free.append(n) if isinstance(n, Var) else None)
+        if not _convex_guard(c, self.var) or any(v in self.bound_inside for v in free):
+            raise _NotVectorizable("if statement whose condition depends on the loop var")
+        self.guards.append(c)
+        return self.visit(s.then_case)
+
+
+def _vector_piece(body, var, base, lanes):
+    """The body widened to ``lanes`` lanes at ``var = base + [0, lanes)``; a convex guard
+    that varies with ``var`` becomes ``if guard(first) and guard(last): vector else: scalar``."""
+    if lanes == 1:
+        return substitute(body, {var: base})
+    w = _GuardedWiden(var, base, lanes)
+    vec = w.visit(body)
+    if not w.guards:
+        return vec
+    conds = []
+    last = add(base, const(lanes - 1, var.dtype))
+    for g in w.guards:
+        for c in _conjuncts(g):
+            if _uses(c, var):   # varies with the lane: test the first and the last lane
+                conds.append(substitute(c, {var: base}))
+                conds.append(substitute(c, {var: last}))
+            else:
+                conds.append(c)
+    cond = conds[0]
+    for c in conds[1:]:
+        cond = And(cond, c)
+    t = Var(var.name + ".s", var.dtype)
+    fallback = For(t, base, const(lanes, var.dtype), ForKind.SERIAL, substitute(body, {var: t}))
+    return IfThenElse(cond, vec, fallback)
+
+
 class _Vectorizer(Mutator):
+    """Vector widths are powers of two (LLVM legalizes other widths poorly: a <56 x float>
+    accumulator ends up scalarized on the stack). An extent that is not a power of two becomes
+    a loop over ``lanes``-wide bodies plus power-of-two remainder pieces (56 -> 32 + 16 + 8)."""
+
     def __init__(self, max_lanes: int):
         self.max_lanes = max_lanes
 
@@ -234,23 +344,28 @@ class _Vectorizer(Mutator):
         if extent == 1:
             return substitute(body, {s.loop_var: s.min})
         try:
-            if extent <= self.max_lanes:
-                return _widen(body, s.loop_var, s.min, extent)
-            lanes = self.max_lanes
-            while lanes > 1 and extent % lanes:
-                lanes //= 2
-            if lanes < 4:
-                lanes = self.max_lanes
+            lanes = min(_pow2_floor(extent), _pow2_floor(self.max_lanes))
             n_vec, tail = divmod(extent, lanes)
-            outer = Var(s.loop_var.name + ".vo", s.loop_var.dtype)
-            base = add(s.min, mul(outer, const(lanes, outer.dtype)))
-            parts = [For(outer, const(0, outer.dtype), const(n_vec, outer.dtype), ForKind.SERIAL,
-                         _widen(body, s.loop_var, base, lanes))]
-            if tail:
-                t = Var(s.loop_var.name + ".tail", s.loop_var.dtype)
-                parts.append(For(t, add(s.min, const(n_vec * lanes, t.dtype)),
-                                 const(tail, t.dtype), ForKind.SERIAL,
-                                 substitute(body, {s.loop_var: t})))
+            parts = []
+            if n_vec == 1:
+                parts.append(_vector_piece(body, s.loop_var, s.min, lanes))
+            else:
+                outer = Var(s.loop_var.name + ".vo", s.loop_var.dtype)
+                base = add(s.min, mul(outer, const(lanes, outer.dtype)))
+                parts.append(For(outer, const(0, outer.dtype), const(n_vec, outer.dtype),
+                                 ForKind.SERIAL, _vector_piece(body, s.loop_var, base, lanes)))
+            done = n_vec * lanes
+            while tail:
+                piece = _pow2_floor(tail)
+                if piece < 4 and tail > 1:   # 3 or fewer leftovers: a short scalar loop
+                    t = Var(s.loop_var.name + ".tail", s.loop_var.dtype)
+                    parts.append(For(t, add(s.min, const(done, t.dtype)), const(tail, t.dtype),
+                                     ForKind.SERIAL, substitute(body, {s.loop_var: t})))
+                    break
+                parts.append(_vector_piece(body, s.loop_var,
+                                           add(s.min, const(done, s.loop_var.dtype)), piece))
+                done += piece
+                tail -= piece
             return seq(*parts)
         except _NotVectorizable:
             return _serial(s, body)

@@ -1,0 +1,538 @@
+#!/usr/bin/env python3
+"""Regenerate the tepad output pasted in docs/*.md, so the docs stay true.
+
+Every generated block in a doc sits between two markers::
+
+    <!-- tepad:NAME -->
+    ```text
+    ... output of SNIPPETS["NAME"]() ...
+    ```
+    <!-- /tepad:NAME -->
+
+    python docs/generate.py            rewrite the blocks in place
+    python docs/generate.py --check    exit 1 (and name them) when a block is stale
+    python docs/generate.py --list     the snippet names
+
+Timings and build times are masked (``…``) so a regeneration changes nothing unless tepad's
+output changed. Snippets run the real compiler (schedules, InferBound, passes, builds).
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import re
+import sys
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent
+ROOT = DOCS.parent
+sys.path.insert(0, str(ROOT))
+
+import tepad  # noqa: E402
+from tepad import cli, te, tir  # noqa: E402
+
+EX = ROOT / "examples"
+SNIPPETS = {}
+
+
+def snippet(fn):
+    SNIPPETS[fn.__name__] = fn
+    return fn
+
+
+def _cli(*argv):
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        code = cli.main([str(a) for a in argv])
+    text = buf.getvalue()
+    if code != 0:
+        raise RuntimeError(f"tepad {' '.join(map(str, argv))} exited {code}:\n{text}")
+    return _mask(text)
+
+
+def _mask(text):
+    text = re.sub(r"\(\d+(\.\d+)? ms\)", "(… ms)", text)
+    text = re.sub(r"in \d+ ms", "in … ms", text)
+    text = re.sub(r"time: .*", "time: median … ms, min … ms", text)
+    return text.rstrip("\n")
+
+
+def _rel(p):
+    return str(Path(p).relative_to(ROOT))
+
+
+def _ir(s, args, **kw):
+    return tepad.lower(s, args, **kw).script()
+
+
+# ----------------------------------------------------------------------------- tutorial
+def _blur(n=16, tiled=False, at=False, vec=False, par=False, ty=4):
+    A = te.placeholder((n, n), "float32", name="A")
+    Bx = te.compute((n, n - 2), lambda y, x: (A[y, x] + A[y, x + 1] + A[y, x + 2]) / 3.0,
+                    name="Bx")
+    By = te.compute((n - 2, n - 2),
+                    lambda y, x: (Bx[y, x] + Bx[y + 1, x] + Bx[y + 2, x]) / 3.0, name="By")
+    s = te.create_schedule(By.op)
+    if tiled:
+        yo, yi = s[By].split(By.op.axis[0], factor=ty)
+        if at:
+            s[Bx].compute_at(s[By], yo)
+        if vec:
+            s[By].vectorize(By.op.axis[1])
+            s[Bx].vectorize(s[Bx].op.axis[1])
+        if par:
+            s[By].parallel(yo)
+    return s, [A, By]
+
+
+@snippet
+def tut_naive():
+    s, args = _blur()
+    return _ir(s, args)
+
+
+@snippet
+def tut_bounds_naive():
+    s, _ = _blur()
+    return cli.bounds_text(s)
+
+
+@snippet
+def tut_compute_at():
+    s, args = _blur(tiled=True, at=True)
+    return _ir(s, args)
+
+
+@snippet
+def tut_bounds_at():
+    s, _ = _blur(tiled=True, at=True)
+    return cli.bounds_text(s) + "\n\n" + cli.explain_text(s)
+
+
+@snippet
+def tut_fast():
+    s, args = _blur(tiled=True, at=True, vec=True, par=True)
+    return _ir(s, args)
+
+
+@snippet
+def tut_run():
+    return _cli("run", EX / "blur.py", "--repeat", "3")
+
+
+@snippet
+def tut_regions():
+    return _cli("bounds", EX / "blur.py", "--stage", "Bx", "--iters", "3").split(
+        "producer Bx", 1)[1].join(["producer Bx", ""])
+
+
+# ----------------------------------------------------------------------------- primitives
+def _pair(n=8, m=8):
+    A = te.placeholder((n, m), "float32", name="A")
+    B = te.compute((n, m), lambda i, j: A[i, j] * 2.0, name="B")
+    C = te.compute((n, m), lambda i, j: B[i, j] + 1.0, name="C")
+    return A, B, C, te.create_schedule(C.op)
+
+
+def _one(n=8, m=8):
+    A = te.placeholder((n, m), "float32", name="A")
+    B = te.compute((n, m), lambda i, j: A[i, j] * 2.0, name="B")
+    return A, B, te.create_schedule(B.op)
+
+
+@snippet
+def prim_base():
+    A, B, s = _one()
+    return _ir(s, [A, B])
+
+
+@snippet
+def prim_split():
+    A, B, s = _one(8, 10)
+    jo, ji = s[B].split(B.op.axis[1], factor=4)
+    return _ir(s, [A, B])
+
+
+@snippet
+def prim_split_nparts():
+    A, B, s = _one()
+    io, ii = s[B].split(B.op.axis[0], nparts=2)
+    return _ir(s, [A, B])
+
+
+@snippet
+def prim_tile():
+    A, B, s = _one()
+    s[B].tile(B.op.axis[0], B.op.axis[1], 4, 4)
+    return _ir(s, [A, B])
+
+
+@snippet
+def prim_fuse():
+    A, B, s = _one()
+    s[B].fuse(*B.op.axis)
+    return _ir(s, [A, B])
+
+
+@snippet
+def prim_reorder():
+    A, B, s = _one()
+    i, j = B.op.axis
+    s[B].reorder(j, i)
+    return _ir(s, [A, B])
+
+
+@snippet
+def prim_pair_base():
+    A, B, C, s = _pair()
+    return _ir(s, [A, C])
+
+
+@snippet
+def prim_compute_at():
+    A, B, C, s = _pair()
+    s[B].compute_at(s[C], C.op.axis[0])
+    return _ir(s, [A, C])
+
+
+@snippet
+def prim_compute_inline():
+    A, B, C, s = _pair()
+    s[B].compute_inline()
+    return _ir(s, [A, C])
+
+
+@snippet
+def prim_vectorize():
+    A, B, s = _one()
+    s[B].vectorize(B.op.axis[1])
+    return _ir(s, [A, B])
+
+
+@snippet
+def prim_unroll():
+    A, B, s = _one(8, 4)
+    s[B].unroll(B.op.axis[1])
+    return _ir(s, [A, B])
+
+
+@snippet
+def prim_parallel():
+    A, B, s = _one()
+    s[B].parallel(B.op.axis[0])
+    return _ir(s, [A, B])
+
+
+@snippet
+def prim_cache_read():
+    A, B, s = _one()
+    AA = s.cache_read(A, "local", [B])
+    s[AA].compute_at(s[B], B.op.axis[0])
+    return _ir(s, [A, B])
+
+
+@snippet
+def prim_cache_write():
+    A = te.placeholder((8, 8), "float32", name="A")
+    k = te.reduce_axis((0, 8), name="k")
+    B = te.compute((8,), lambda i: te.sum(A[i, k], axis=k), name="B")
+    s = te.create_schedule(B.op)
+    BL = s.cache_write(B, "local")
+    io, ii = s[B].split(B.op.axis[0], factor=4)
+    s[BL].compute_at(s[B], io)
+    return _ir(s, [A, B])
+
+
+@snippet
+def prim_transform_layout():
+    A, B, s = _one(4, 6)
+    s[B].transform_layout(lambda i, j: [j // 4, i, j % 4], pad_value=0.0)
+    return _ir(s, [A, B])
+
+
+@snippet
+def prim_transform_layout_sep():
+    A, B, s = _one(4, 8)
+    s[B].transform_layout(lambda i, j: [j // 4, i, te.AXIS_SEPARATOR, j % 4])
+    return _lower_upto(s, [A, B], "storage_flatten")
+
+
+def _lower_upto(s, args, name):
+    for label, f, _, _ in cli.lower_steps(s, args, final=False):
+        if label == name:
+            return f.script()
+    raise KeyError(name)
+
+
+@snippet
+def prim_rolling_before():
+    return _cli("lower", EX / "maxpool_rolling.py", "--func", "without_rolling",
+                "--pass", "simplify#2").split("\n", 1)[1]
+
+
+@snippet
+def prim_rolling_after():
+    return _cli("lower", EX / "maxpool_rolling.py", "--pass", "simplify#2").split("\n", 1)[1]
+
+
+# ----------------------------------------------------------------------------- inferbound
+def _cd(shape_d=(5, 16), fd=lambda C: (lambda i, j: C[i, j] * 2)):
+    C = te.compute((5, 16), lambda i, j: tir.const(5, "int32"), name="C")
+    D = te.compute(shape_d, fd(C), name="D")
+    return C, D, te.create_schedule(D.op)
+
+
+def _te_ir(s, args):
+    from tepad.lower.pipeline import schedule_to_primfunc
+    return schedule_to_primfunc(s, args).script()
+
+
+def _ib(s, args):
+    return (cli.bounds_text(s) + "\n\n# after ScheduleOps (before flattening):\n" +
+            _te_ir(s, args))
+
+
+@snippet
+def ib_ex1():
+    C, D, s = _cd()
+    return _ib(s, [D])
+
+
+@snippet
+def ib_ex2():
+    C, D, s = _cd()
+    s[C].compute_at(s[D], D.op.axis[1])
+    return _ib(s, [D])
+
+
+@snippet
+def ib_ex3():
+    C, D, s = _cd()
+    s[C].compute_at(s[D], D.op.axis[0])
+    return _ib(s, [D])
+
+
+@snippet
+def ib_ex4():
+    C, D, s = _cd((4, 5, 16), lambda C: (lambda di, dj, dk: C[dj, dk] * 2))
+    s[C].compute_at(s[D], D.op.axis[2])
+    return _ib(s, [D])
+
+
+@snippet
+def ib_ex5():
+    C, D, s = _cd()
+    d_o, d_i = s[D].split(D.op.axis[1], factor=8)
+    s[C].compute_at(s[D], d_i)
+    return _ib(s, [D])
+
+
+@snippet
+def ib_chain():
+    C = te.compute((5, 16), lambda i, j: tir.const(5, "int32"), name="C")
+    D = te.compute((5, 16), lambda di, dj: C[di, dj] * 2, name="D")
+    E = te.compute((5, 16), lambda ei, ej: D[ei, ej] * 4, name="E")
+    s = te.create_schedule(E.op)
+    s[C].compute_at(s[D], D.op.axis[1])
+    s[D].compute_at(s[E], E.op.axis[1])
+    return _ib(s, [E])
+
+
+@snippet
+def ib_relax():
+    C = te.compute((5, 16), lambda i, j: tir.const(5, "int32"), name="C")
+    D = te.compute((5, 16), lambda di, dj: C[di, dj] * 2, name="D")
+    E = te.compute((5, 16), lambda ei, ej: D[ei, ej] + 4, name="E")
+    s = te.create_schedule(E.op)
+    s[D].compute_at(s[E], E.op.axis[1])
+    return _ib(s, [E])
+
+
+@snippet
+def ib_split_tail():
+    A = te.placeholder((10,), "float32", name="A")
+    B = te.compute((10,), lambda i: A[i] + 1.0, name="B")
+    s = te.create_schedule(B.op)
+    s[B].split(B.op.axis[0], factor=4)
+    return cli.bounds_text(s) + "\n\n" + _ir(s, [A, B]) + "\n\n# exact_bounds=True:\n" + \
+        _ir(s, [A, B], exact_bounds=True)
+
+
+@snippet
+def ib_exact():
+    A = te.placeholder((16, 16), "float32", name="A")
+    B = te.compute((16, 16), lambda i, j: A[i, j] * 2.0, name="B")
+    C = te.compute((8, 8), lambda i, j: B[2 * i, 2 * j] + B[2 * i + 1, 2 * j + 1], name="C")
+    s = te.create_schedule(C.op)
+    io, ii = s[C].split(C.op.axis[0], factor=2)
+    s[B].compute_at(s[C], io)
+    return cli.bounds_text(s) + "\n\n" + cli.explain_text(s)
+
+
+# ----------------------------------------------------------------------------- padding
+@snippet
+def pad_layout_rowsum():
+    return _cli("layout", EX / "row_summation.py", "--stage", "A").replace(
+        "\n  ... ", "\n  ... ")
+
+
+@snippet
+def pad_rowsum_lower():
+    return _cli("lower", EX / "row_summation.py", "--pass", "simplify#2").split("\n", 1)[1]
+
+
+@snippet
+def pad_rowsum_loops():
+    mod = cli.load_module(EX / "row_summation.py")
+    A = te.placeholder((16, 14), "float32", name="A")
+    j = te.reduce_axis((0, 14), name="j")
+    B = te.compute((16,), lambda i: te.sum(A[i, j], axis=j), name="B")
+    s = te.create_schedule(B.op)
+    s[A].transform_layout(mod.layout, pad_value=0.0)
+    jo, ji = s[B].split(j, factor=4)
+    f = tepad.lower(s, [A, B])
+    from tepad.lower.passes.remove_branching_through_overcompute import \
+        remove_branching_through_overcompute
+    return "# tepad.lower:\n" + f.script() + \
+        "\n\n# remove_branching_through_overcompute:\n" + \
+        remove_branching_through_overcompute(f).script()
+
+
+@snippet
+def pad_layout_conv1d():
+    return _cli("layout", EX / "padded_conv1d.py")
+
+
+@snippet
+def pad_conv1d_lower():
+    return _cli("lower", EX / "padded_conv1d.py", "--pass", "simplify#2").split("\n", 1)[1]
+
+
+@snippet
+def pad_conv1d_run():
+    return _cli("run", EX / "padded_conv1d.py", "--repeat", "3")
+
+
+@snippet
+def pad_nchwc_layout():
+    return _cli("layout", EX / "nhwc_to_nchwc.py", "--stage", "B")
+
+
+@snippet
+def pad_nchwc_lower():
+    mod = cli.load_module(EX / "nhwc_to_nchwc.py")
+    s, args = mod.schedule()
+    return _lower_upto(s, args, "storage_flatten")
+
+
+@snippet
+def pad_undef():
+    A = te.placeholder((14,), "float32", name="A")
+    B = te.compute((14,), lambda i: A[i] * 2.0, name="B")
+    s = te.create_schedule(B.op)
+    s[B].transform_layout(lambda i: [i // 4, i % 4], pad_value=tir.undef("float32"))
+    f = tepad.lower(s, [A, B])
+    from tepad.driver import finalize_for_codegen
+    return "# tepad.lower:\n" + f.script() + "\n\n# what build compiles " \
+        "(finalize_for_codegen: remove_assume, remove_store_undef):\n" + \
+        finalize_for_codegen(f).script()
+
+
+# ----------------------------------------------------------------------------- coming from TVM
+TVM_SCRIPT = '''\
+import numpy as np
+import tepad as tvm
+from tepad import te
+
+n = 64
+A = te.placeholder((n, n), name="A")
+B = te.placeholder((n, n), name="B")
+k = te.reduce_axis((0, n), name="k")
+C = te.compute((n, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+s = te.create_schedule(C.op)
+xo, yo, xi, yi = s[C].tile(C.op.axis[0], C.op.axis[1], 8, 8)
+ko, ki = s[C].split(k, factor=4)
+s[C].reorder(xo, yo, ko, xi, ki, yi)
+s[C].vectorize(yi)
+s[C].parallel(xo)
+
+bounds = te.schedule.InferBound(s)
+print({iv.name: str(r.extent) for iv, r in bounds.items() if iv in s[C].leaf_iter_vars})
+print(tvm.lower(s, [A, B, C], name="mm"))
+f = tvm.build(s, [A, B, C], target="llvm", name="mm")
+a = np.random.rand(n, n).astype("float32")
+b = np.random.rand(n, n).astype("float32")
+c = np.zeros((n, n), dtype="float32")
+f(a, b, c)                       # numpy arrays, not tvm.nd.array
+print(np.allclose(c, a @ b, rtol=1e-4))
+'''
+
+
+@snippet
+def tvm_script_output():
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        exec(compile(TVM_SCRIPT, "<coming_from_tvm>", "exec"), {"__name__": "__docs__"})
+    return buf.getvalue().rstrip("\n")
+
+
+@snippet
+def tvm_script_source():
+    return TVM_SCRIPT.rstrip("\n")
+
+
+# ----------------------------------------------------------------------------- driver
+BLOCK = re.compile(r"(<!-- tepad:(?P<name>[\w]+) -->\n)(?P<body>.*?)(<!-- /tepad:(?P=name) -->)",
+                   re.S)
+
+
+def render(name):
+    text = SNIPPETS[name]()
+    lang = "python" if name.endswith("_source") else "text"
+    return f"```{lang}\n{text}\n```\n"
+
+
+def process(path: Path, check: bool, only=None):
+    src = path.read_text()
+    stale = []
+
+    def repl(m):
+        name = m.group("name")
+        if name not in SNIPPETS:
+            raise SystemExit(f"{path.name}: unknown snippet {name!r}")
+        if only and name not in only:
+            return m.group(0)
+        new = render(name)
+        if new != m.group("body"):
+            stale.append(name)
+        return m.group(1) + new + m.group(4)
+    out = BLOCK.sub(repl, src)
+    if not check and out != src:
+        path.write_text(out)
+    return stale
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--check", action="store_true", help="fail when a block is stale")
+    ap.add_argument("--list", action="store_true", help="list snippet names")
+    ap.add_argument("--only", nargs="*", help="regenerate only these snippets")
+    ns = ap.parse_args(argv)
+    if ns.list:
+        print("\n".join(SNIPPETS))
+        return 0
+    bad = {}
+    for path in sorted(DOCS.glob("*.md")):
+        if path.name == "errors.md":
+            continue
+        st = process(path, ns.check, ns.only)
+        if st:
+            bad[path.name] = st
+    for f, names in bad.items():
+        print(f"{'stale' if ns.check else 'updated'}: {f}: {', '.join(names)}")
+    return 1 if ns.check and bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

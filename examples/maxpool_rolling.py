@@ -1,0 +1,45 @@
+"""Two chained 3x3 max-pools with a rolling buffer (shared/seeds/004, the TE rolling_buffer).
+
+``C`` (8 x 8) is tiled 4 x 4; the first pool ``B`` is computed per tile of ``C`` (a 6 x 6
+window, overlapping its neighbours by 2 rows and 2 columns). ``rolling_buffer()`` folds ``B``
+along the outermost tile loop whose consecutive iterations overlap: ``B`` becomes a ``[6, 10]``
+circular buffer indexed ``% 6``, and the producer skips the rows and columns the previous tile
+already computed (``i.outer < 1 or i >= 2``).
+"""
+from tepad import te
+
+SIZE, TILE = 12, 4
+
+
+def maxpool(X, name, k=3):
+    r0 = te.reduce_axis((0, k), name + "_r0")
+    r1 = te.reduce_axis((0, k), name + "_r1")
+    h, w = (int(d) - k + 1 for d in X.shape)
+    return te.compute((h, w), lambda i, j: te.max(X[i + r0, j + r1], axis=[r0, r1]), name=name)
+
+
+def schedule(size=SIZE, tile=TILE):
+    A = te.placeholder((size, size), "int8", name="A")
+    B = maxpool(A, "B")
+    C = maxpool(B, "C")
+    s = te.create_schedule(C.op)
+    yo, xo, yi, xi = s[C].tile(C.op.axis[0], C.op.axis[1], tile, tile)
+    s[B].compute_at(s[C], xo)
+    s[B].rolling_buffer()
+    return s, [A, C]
+
+
+def without_rolling(size=SIZE, tile=TILE):
+    """The same schedule without rolling_buffer (to compare with ``tepad lower``)."""
+    A = te.placeholder((size, size), "int8", name="A")
+    B = maxpool(A, "B")
+    C = maxpool(B, "C")
+    s = te.create_schedule(C.op)
+    yo, xo, yi, xi = s[C].tile(C.op.axis[0], C.op.axis[1], tile, tile)
+    s[B].compute_at(s[C], xo)
+    return s, [A, C]
+
+
+def inputs(size=SIZE, **_):
+    import numpy as np
+    return [np.random.default_rng(0).integers(-128, 128, (size, size)).astype("int8")]

@@ -1,0 +1,134 @@
+"""tepad's command line (tepad/cli.py) on the examples, in-process, plus one real subprocess."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tepad import cli
+
+ROOT = Path(__file__).resolve().parents[2]
+EX = ROOT / "examples"
+
+
+def run(capsys, *argv):
+    code = cli.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_demo_subprocess():
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    p = subprocess.run([sys.executable, "-m", "tepad", "demo"], cwd=ROOT, env=env,
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert "matches numpy: True" in p.stdout
+    assert "-- InferBound --" in p.stdout
+
+
+def test_lower_every_pass(capsys):
+    code, out, _ = run(capsys, "lower", EX / "blur.py")
+    assert code == 0
+    assert "# ---- after schedule_ops" in out
+    assert "storage_flatten" in out and "vectorize_loop" in out
+    assert "def main(" in out
+
+
+def test_lower_one_pass_and_list(capsys):
+    code, out, _ = run(capsys, "lower", EX / "maxpool_rolling.py", "--pass", "inject_rolling_buffer")
+    assert code == 0
+    assert out.startswith("# ---- after inject_rolling_buffer")
+    assert "% 6" in out                       # the circular index of the seed
+    assert out.count("# ---- after") == 1
+    code, out, _ = run(capsys, "lower", EX / "blur.py", "--list-passes")
+    assert code == 0 and "simplify#2" in out and "schedule_ops" in out
+
+
+def test_lower_unknown_pass_and_func(capsys):
+    code, _, err = run(capsys, "lower", EX / "blur.py", "--pass", "nope")
+    assert code == 2 and "unknown pass 'nope'" in err
+    code, _, err = run(capsys, "lower", EX / "blur.py", "--func", "nope")
+    assert code == 2 and "no function nope()" in err and "schedule" in err
+
+
+def test_lower_other_func(capsys):
+    code, out, _ = run(capsys, "lower", EX / "maxpool_rolling.py", "--func", "without_rolling",
+                       "--pass", "storage_flatten")
+    assert code == 0 and "% 6" not in out
+
+
+def test_bounds_table_and_regions(capsys):
+    code, out, _ = run(capsys, "bounds", EX / "blur.py", "--stage", "Bx", "--iters", "2")
+    assert code == 0
+    assert "y.outer * 32" in out                 # Bx's row range follows By's tile
+    assert "x.outer, y.outer" in out             # attach path, innermost first
+    assert "computed (interval)" in out or "interval table only" in out
+    assert "y.outer=1, x.outer=0" in out
+    assert "[32,66)x[0,128)" in out              # tile 1 needs rows 32..65 of Bx
+
+
+def test_bounds_interval_only(capsys):
+    code, out, _ = run(capsys, "bounds", EX / "matmul.py", "--no-exact")
+    assert code == 0 and "exact min" not in out and "packedB" in out
+
+
+def test_run_checks_oracle(capsys):
+    code, out, _ = run(capsys, "run", EX / "matmul.py", "--repeat", "3")
+    assert code == 0
+    assert "C: matches the oracle" in out
+    assert "over 3 calls" in out
+
+
+def test_run_transformed_arguments(capsys):
+    code, out, _ = run(capsys, "run", EX / "padded_conv1d.py", "--repeat", "2")
+    assert code == 0, out
+    assert "A: float32[16] -> physical (3, 8)" in out
+    assert "B: matches the oracle" in out
+    assert "padding holds 0.0: True" in out
+
+
+def test_run_random_inputs_progress(capsys):
+    code, out, err = run(capsys, "run", EX / "maxpool_rolling.py", "--random-inputs",
+                         "--repeat", "5", "--progress")
+    assert code == 0 and "C: matches the oracle" in out
+    assert "5/5" in err
+
+
+def test_graph_dot(capsys):
+    code, out, _ = run(capsys, "graph", EX / "blur.py")
+    assert code == 0
+    assert out.startswith('digraph "blur"')
+    assert '"A" -> "Bx"' in out and '"Bx" -> "By"' in out
+    assert "compute_at x.outer" in out and "style=dashed" in out
+
+
+def test_layout_text(capsys):
+    code, out, _ = run(capsys, "layout", EX / "padded_conv1d.py", "--stage", "A")
+    assert code == 0
+    assert "A: logical [16] -> physical [3, 8]" in out
+    assert "padding: 8 of 24" in out
+    assert "  .. ..  0  1  2  3  4  5" in out     # RFC 0077's picture: two pad cells first
+    code, out, _ = run(capsys, "layout", EX / "blur.py")
+    assert code == 2
+
+
+def test_bench_passthrough(capsys, monkeypatch):
+    calls = []
+    monkeypatch.setattr(subprocess, "call", lambda cmd, cwd=None: calls.append(cmd) or 0)
+    code, out, _ = run(capsys, "bench", "--quick", "--only", "W1")
+    assert code == 0
+    assert calls and calls[0][1].endswith("run.py")
+    assert calls[0][2:] == ["--quick", "--only", "W1"]
+
+
+def test_missing_file(capsys):
+    code, _, err = run(capsys, "run", "nope.py")
+    assert code == 2 and "no such file" in err
+
+
+def test_docs_are_current():
+    """docs/*.md paste tepad output; docs/generate.py --check fails when it went stale."""
+    p = subprocess.run([sys.executable, str(ROOT / "docs" / "generate.py"), "--check"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr
