@@ -87,8 +87,11 @@ def arg_info_of(func: PrimFunc) -> list:
                      if isinstance(n, BufferStore) else None)
     layouts = func.attrs.get("arg_layouts", {})
     out = []
-    for p in func.params:
-        buf = func.buffer_map[p]
+    for k, p in enumerate(func.params):
+        buf = func.buffer_map.get(p)
+        if buf is None:
+            raise TepadError(f"parameter {p.name!r} is not bound to a buffer in buffer_map "
+                             f"(parameter {k} of {func.name}); tepad kernels take buffers only")
         lay = layouts.get(p, {})
         out.append(ArgInfo(buf.name, buf.dtype, tuple(lay.get("logical_shape", buf.shape)),
                            tuple(buf.shape), tuple(buf.axis_separators),

@@ -102,16 +102,23 @@ def cache_read(s, tensor: Tensor, scope: str, readers) -> Tensor:
             for k, d in enumerate(cur.shape)]
     cache_op = ComputeOp(name, "", None, axis, [ProducerLoad(cur, [iv.var for iv in axis])])
     cache = cache_op.output(0)
-    vmap = {}
+    reader_stages = []
     for r in readers:
         rst = s[r]
         if not isinstance(rst.op, ComputeOp) or cur not in rst.op.input_tensors:
             raise TepadError(f"cache_read({tensor.name}): {rst.name} does not read "
                              f"{tensor.name}; readers must be consumers of it")
-        new = _rebuild(rst.op, {cur: cache})
+        if rst not in reader_stages:
+            reader_stages.append(rst)
+    # producers first, so a reader that reads another reader sees its rebuilt version
+    reader_stages.sort(key=lambda st: _stage_index(s, st))
+    vmap = {cur: cache}
+    for rst in reader_stages:
+        new = _rebuild(rst.op, vmap)
         for k in range(rst.op.num_outputs):
             vmap[rst.op.output(k)] = new.output(k)
         s._replace_op(rst, new)
+    del vmap[cur]
     pos = _stage_index(s, producer_stage) + 1
     st = Stage(cache_op, s)
     st.scope = scope
