@@ -433,10 +433,10 @@ def pad_undef():
     s = te.create_schedule(B.op)
     s[B].transform_layout(lambda i: [i // 4, i % 4], pad_value=tir.undef("float32"))
     f = tepad.lower(s, [A, B])
-    from tepad.driver import finalize_for_codegen
+    from tepad.driver import prepare_for_codegen
     return "# tepad.lower:\n" + f.script() + "\n\n# what build compiles " \
-        "(finalize_for_codegen: remove_assume, remove_store_undef):\n" + \
-        finalize_for_codegen(f).script()
+        "(prepare_for_codegen: remove_assume, remove_store_undef, BUILD_PASSES):\n" + \
+        prepare_for_codegen(f).script()
 
 
 # ----------------------------------------------------------------------------- coming from TVM

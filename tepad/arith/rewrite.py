@@ -503,6 +503,7 @@ class Simplifier:
         from .int_set import IntSet, eval_set_with
         ana._in_sym = True
         best = INF if side > 0 else -INF
+        budget = 24        # interval evaluations per refinement: keeps lowering time bounded
         try:
             frontier = [d]
             seen = set()
@@ -516,6 +517,9 @@ class Simplifier:
                         highs = list(ana._sym_hi.get(v, ())) + [_num_ep(chi, v.dtype)]
                         for lo_ in lows:
                             for hi_ in highs:
+                                budget -= 1
+                                if budget < 0:
+                                    return best
                                 s = eval_set_with(ana, x, {v: IntSet(lo_, hi_)})
                                 y = s.max() if side > 0 else s.min()
                                 if y is POS_INF or y is NEG_INF:

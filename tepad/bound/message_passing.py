@@ -192,8 +192,11 @@ def pass_up_index(stage, rmap, value: dict, ana):
                 continue
             ro, ri = rmap[rel.outer], rmap[rel.inner]
             fv = value[rel.fused]
-            o = floordiv(fv, ri.extent)
-            i = floormod(fv, ri.extent)
+            if isinstance(ri.extent, IntImm) and ri.extent.value == 0:
+                o = i = IntImm(0, fv.dtype)      # an empty region: the loop never runs
+            else:
+                o = floordiv(fv, ri.extent)
+                i = floormod(fv, ri.extent)
             value[rel.outer] = ana.simplify(cast(rel.outer.var.dtype, o if _is_zero(ro.min)
                                                  else o + ro.min))
             value[rel.inner] = ana.simplify(cast(rel.inner.var.dtype, i if _is_zero(ri.min)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import logging
+import os
 import threading
 
 import llvmlite.binding as llvm
@@ -21,9 +22,16 @@ _lock = threading.Lock()
 
 @functools.cache
 def _init() -> bool:
-    """Initialize the native target once; return whether libgomp could be loaded."""
+    """Initialize the native target once; return whether libgomp could be loaded.
+
+    libgomp reads its settings when it is loaded. Unless the user chose otherwise, idle worker
+    threads sleep right away (``OMP_WAIT_POLICY=PASSIVE``): the default spin-then-sleep policy
+    keeps a spinning worker on a core after every parallel region, which on a machine with any
+    other load (or with numpy's BLAS threads in the same process) costs milliseconds per call.
+    """
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     try:
         llvm.load_library_permanently("libgomp.so.1")
         return True

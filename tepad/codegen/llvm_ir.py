@@ -11,7 +11,8 @@ an LLVM module whose kernel is ``i32 @<global_symbol>(ptr A, ptr B, ..., <shape 
 
 Parallel loops are outlined into ``<name>_par<k>_body`` (the loop over one thread's chunk, with
 the free variables as ``noalias`` parameters) and run through libgomp's ``GOMP_parallel`` by a
-trampoline ``<name>_par<k>`` that takes a static contiguous chunk per thread.
+trampoline ``<name>_par<k>``: each thread claims contiguous chunks (about
+``CHUNKS_PER_THREAD`` per thread) from an atomic counter in the closure until none is left.
 """
 from __future__ import annotations
 
@@ -28,8 +29,15 @@ from ..tir.stmt import ForKind
 # Constant-size allocations up to this many bytes live on the stack (entry-block alloca).
 STACK_ALLOC_LIMIT = 64 * 1024
 ALLOC_ALIGN = 64
-# Fast-math flags on float add/sub/mul: `reassoc` lets LLVM vectorize float reductions.
-FAST_FLAGS = ("reassoc", "contract", "nsz")
+# Parallel loops are cut into about this many chunks per thread, claimed dynamically.
+CHUNKS_PER_THREAD = 4
+# Fast-math flags. Every float add/sub/mul may be contracted into an FMA (`contract`: one
+# rounding instead of two, never less accurate). Only the combining add/mul of a reduction
+# update (``X[i] = X[i] + v``: the stored value reads the same buffer at the same index) also
+# gets `reassoc nsz`, which LLVM needs to vectorize / interleave a float reduction loop; plain
+# elementwise arithmetic keeps numpy's evaluation order.
+FLOAT_FLAGS = ("contract",)
+REDUCTION_FLAGS = ("reassoc", "contract", "nsz")
 
 _I1, _I8, _I32, _I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
 _PTR = ir.PointerType()
@@ -180,6 +188,7 @@ class _CodeGen:
         self.messages: list[str] = []
         self.n_parallel = 0
         self.ctx: _FnCtx | None = None
+        self.reduction_update = None  # the Add/Mul node combining a reduction (see FLOAT_FLAGS)
 
     # ------------------------------------------------------------------ helpers
     @property
@@ -344,7 +353,9 @@ class _CodeGen:
     def stmt_BufferStore(self, s):
         if len(s.indices) != 1:
             raise InternalError(f"codegen: BufferStore to {s.buffer.name} is not flattened")
+        self.reduction_update = _reduction_update(s)
         value = self.expr(s.value)
+        self.reduction_update = None
         index = tir.convert(s.indices[0])
         lanes = dt.lanes(index.dtype)
         if lanes > 1 and not isinstance(value.type, ir.VectorType):
@@ -448,7 +459,7 @@ class _CodeGen:
         self.b.position_at_end(exit_bb)
 
     def emit_parallel_for(self, s):
-        """Outline ``s`` and run it with GOMP_parallel; each thread takes one contiguous chunk."""
+        """Outline ``s`` and run it with GOMP_parallel; threads claim chunks dynamically."""
         k = self.n_parallel
         self.n_parallel += 1
         fv = _FreeVars()
@@ -465,7 +476,7 @@ class _CodeGen:
         lo = self.cast_to(self.expr(s.min), s.min.dtype, s.loop_var.dtype)
         ext = self.cast_to(self.expr(s.extent), s.extent.dtype, s.loop_var.dtype)
         n_free = len(vals)
-        closure_t = ir.LiteralStructType([v.type for v in vals] + [_I32, idx_t, idx_t])
+        closure_t = ir.LiteralStructType([v.type for v in vals] + [_I32, idx_t, idx_t, idx_t])
 
         # body: i32 body(free..., begin, end)
         body_fn = ir.Function(self.module, ir.FunctionType(_I32, [v.type for v in vals] +
@@ -498,28 +509,35 @@ class _CodeGen:
         loaded = [b.load(field_ptr(j), typ=v.type) for j, v in enumerate(vals)]
         t_lo = b.load(field_ptr(n_free + 1), typ=idx_t)
         t_ext = b.load(field_ptr(n_free + 2), typ=idx_t)
-        tid = b.call(self.declare("omp_get_thread_num", _I32, []), [])
+        # dynamic schedule: threads claim chunks of `grain` iterations from a shared counter
+        # until none is left, so a thread that starts late (its core is busy) or runs slowly
+        # does less of the work instead of holding the others up at the end of the region.
         nt = b.call(self.declare("omp_get_num_threads", _I32, []), [])
-        if idx_t.width > 32:
-            tid, nt = b.sext(tid, idx_t), b.sext(nt, idx_t)
-        elif idx_t.width < 32:
-            tid, nt = b.trunc(tid, idx_t), b.trunc(nt, idx_t)
+        nt = b.sext(nt, idx_t) if idx_t.width > 32 else (b.trunc(nt, idx_t) if idx_t.width < 32 else nt)
         one = ir.Constant(idx_t, 1)
-        chunk = b.sdiv(b.sub(b.add(t_ext, nt), one), nt)
-        start = b.mul(tid, chunk)
-        stop = b.add(start, chunk)
-        stop = b.select(b.icmp_signed("<", stop, t_ext), stop, t_ext)
+        per = ir.Constant(idx_t, CHUNKS_PER_THREAD)
+        n_chunks = b.mul(nt, per)
+        grain = b.sdiv(b.sub(b.add(t_ext, n_chunks), one), n_chunks)
+        grain = b.select(b.icmp_signed("<", grain, one), one, grain)
+        loop_bb = tramp.append_basic_block("claim")
         run_bb = tramp.append_basic_block("run")
         done_bb = tramp.append_basic_block("done")
-        b.cbranch(b.icmp_signed("<", start, stop), run_bb, done_bb)
+        b.branch(loop_bb)
+        b.position_at_end(loop_bb)
+        start = b.atomic_rmw("add", field_ptr(n_free + 3), grain, "monotonic")
+        b.cbranch(b.icmp_signed("<", start, t_ext), run_bb, done_bb)
         b.position_at_end(run_bb)
+        stop = b.add(start, grain)
+        stop = b.select(b.icmp_signed("<", stop, t_ext), stop, t_ext)
         st = b.call(body_fn, loaded + [b.add(t_lo, start, flags=("nsw",)),
                                        b.add(t_lo, stop, flags=("nsw",))])
         fail_bb = tramp.append_basic_block("fail")
-        b.cbranch(b.icmp_signed("!=", st, _I32(0)), fail_bb, done_bb)
+        b.cbranch(b.icmp_signed("!=", st, _I32(0)), fail_bb, loop_bb)
         b.position_at_end(fail_bb)
         # (IRBuilder.store_atomic insists on typed pointers; build the instruction directly)
         b._insert(ir.instructions.StoreAtomicInstr(b.block, st, field_ptr(n_free), "monotonic", 4))
+        # stop the other threads from claiming more work
+        b.atomic_rmw("xchg", field_ptr(n_free + 3), t_ext, "monotonic")
         b.branch(done_bb)
         b.position_at_end(done_bb)
         b.ret_void()
@@ -536,6 +554,7 @@ class _CodeGen:
         b.store(_I32(0), pfield(n_free))
         b.store(lo, pfield(n_free + 1))
         b.store(ext, pfield(n_free + 2))
+        b.store(ir.Constant(idx_t, 0), pfield(n_free + 3))
         gomp = self.declare("GOMP_parallel", _VOID, [_PTR, _PTR, _I32, _I32])
         b.call(gomp, [tramp, clos, _I32(self.num_threads), _I32(0)])
         st = b.load(pfield(n_free), typ=_I32)
@@ -577,8 +596,10 @@ class _CodeGen:
         a, b = self.expr(e.a), self.expr(e.b)
         d = dt.parse(e.dtype)
         if d.is_float:
-            return getattr(self.b, float_op)(a, b, flags=FAST_FLAGS) if float_op in (
-                "fadd", "fsub", "fmul") else getattr(self.b, float_op)(a, b)
+            if float_op not in ("fadd", "fsub", "fmul"):
+                return getattr(self.b, float_op)(a, b)
+            flags = REDUCTION_FLAGS if e is self.reduction_update else FLOAT_FLAGS
+            return getattr(self.b, float_op)(a, b, flags=flags)
         if d.is_int and d.bits >= 32 and int_op in ("add", "sub", "mul"):
             return getattr(self.b, int_op)(a, b, flags=("nsw",))
         return getattr(self.b, uint_op if _is_unsigned(e.dtype) else int_op)(a, b)
@@ -819,6 +840,19 @@ class _CodeGen:
         phi.add_incoming(t, t_end)
         phi.add_incoming(f, f_end)
         return phi
+
+
+def _reduction_update(store):
+    """The ``Add``/``Mul`` node of ``X[i] = X[i] op v`` (or ``v op X[i]``), else None."""
+    v = store.value
+    if not isinstance(v, (tir.Add, tir.Mul)) or not dt.is_float(v.dtype):
+        return None
+    for side in (v.a, v.b):
+        if isinstance(side, tir.BufferLoad) and side.buffer.data is store.buffer.data and \
+                len(side.indices) == len(store.indices) and \
+                all(tir.structural_equal(x, y) for x, y in zip(side.indices, store.indices)):
+            return v
+    return None
 
 
 def _is_contiguous(index) -> bool:

@@ -23,6 +23,10 @@ class _ReplaceLoads(Mutator):
         rep = self.vmap.get(e.producer)
         if rep is None:
             return e if idx is e.indices else ProducerLoad(e.producer, idx)
+        seen = 0
+        while isinstance(rep, Tensor) and rep in self.vmap and seen < 64:
+            rep = self.vmap[rep]        # an op rebuilt again later: follow to the newest
+            seen += 1
         if isinstance(rep, Tensor):
             return ProducerLoad(rep, idx)
         return rep(idx)
@@ -63,20 +67,16 @@ def inline_stages(s):
             return substitute(body, {iv.var: cast(iv.var.dtype, i)
                                      for iv, i in zip(axis, indices)})
 
+        # one pass in stage (topological) order: each later stage is rebuilt once, reading
+        # the newest version of everything rebuilt before it
         vmap = {op.output(0): expand}
-        changed = {}
         for other in s.stages[idx + 1:]:
             if isinstance(other.op, ComputeOp):
                 new = _rebuild(other.op, vmap)
                 if new is not other.op:
-                    changed[other] = new
-        follow = {}
-        for other, new in changed.items():
-            for k in range(other.op.num_outputs):
-                follow[other.op.output(k)] = new.output(k)
-            s._replace_op(other, new)
-        if follow:
-            replace_dataflow(s, follow, idx + 1)
+                    for k in range(other.op.num_outputs):
+                        vmap[other.op.output(k)] = new.output(k)
+                    s._replace_op(other, new)
         st.attach_type = AttachType.InlinedAlready
 
 

@@ -61,7 +61,7 @@ def test_lower_other_func(capsys):
 def test_bounds_table_and_regions(capsys):
     code, out, _ = run(capsys, "bounds", EX / "blur.py", "--stage", "Bx", "--iters", "2")
     assert code == 0
-    assert "y.outer * 32" in out                 # Bx's row range follows By's tile
+    assert "y_outer * 32" in out                 # Bx's row range follows By's tile
     assert "x.outer, y.outer" in out             # attach path, innermost first
     assert "computed (interval)" in out or "interval table only" in out
     assert "y.outer=1, x.outer=0" in out

@@ -1,0 +1,292 @@
+"""``explain(s)``: how much each stage computes and allocates, interval vs exact InferBound.
+
+For every compute stage of (a normalized copy of) ``s``:
+
+* **computed** -- number of executions of the stage's element computation over the whole run
+  (for a reduction: the number of output elements initialized), counted with ISL over the full
+  loop nest the generated code runs: the stage's loops with the BoundMap's ranges, guards and
+  region predicates, inside every loop of its attach path, whose own ranges come from the
+  enclosing stages the same way. Counted for the interval BoundMap and the exact one.
+* **needed** -- size of the union of the points its consumers read when every consumer computes
+  exactly what *it* needs (the whole output for outputs): the schedule-independent minimum.
+* **bytes** -- buffer size: per dimension the largest realize extent over all executed
+  iterations of the attach path, times the element size (and the number of outputs).
+
+Counting needs concrete shapes: pass ``shape_env={var: int}`` for symbolic shape vars.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import islpy as isl
+
+from ..errors import TepadError
+from ..schedule.stage import AttachType
+from ..te.tensor import PlaceholderOp
+from ..tir import dtype as tdt
+from .attach_path import attach_path
+from .exact import (Exact, NonAffine, Names, _loads_of, params_set, params_to_dims,
+                    project_params_except)
+
+dt = isl.dim_type
+
+
+@dataclass
+class StageExplain:
+    name: str
+    is_output: bool
+    computed_interval: int | None
+    computed_exact: int | None
+    needed: int | None
+    bytes_interval: int | None
+    bytes_exact: int | None
+    predicated: bool = False
+    notes: list = field(default_factory=list)
+
+    @property
+    def overcompute_interval(self):
+        return _ratio(self.computed_interval, self.needed)
+
+    @property
+    def overcompute_exact(self):
+        return _ratio(self.computed_exact, self.needed)
+
+
+def _ratio(a, b):
+    if a is None or b is None or b == 0:
+        return None
+    return a / b
+
+
+def _fmt(x, ratio=False):
+    if x is None:
+        return "n/a"
+    return f"{x:.2f}" if ratio else str(x)
+
+
+class BoundExplain:
+    """Per-stage report (``.stages``, also indexable by stage name); ``str()`` is a table."""
+
+    COLUMNS = ["stage", "needed", "computed (interval)", "computed (exact)",
+               "ratio (interval)", "ratio (exact)", "bytes (interval)", "bytes (exact)",
+               "exact predicate"]
+
+    def __init__(self, stages, fallbacks):
+        self.stages = stages
+        self.fallbacks = fallbacks
+
+    def __getitem__(self, name):
+        for st in self.stages:
+            if st.name == name:
+                return st
+        raise KeyError(name)
+
+    def rows(self):
+        return [[s.name + (" (output)" if s.is_output else ""), _fmt(s.needed),
+                 _fmt(s.computed_interval), _fmt(s.computed_exact),
+                 _fmt(s.overcompute_interval, True), _fmt(s.overcompute_exact, True),
+                 _fmt(s.bytes_interval), _fmt(s.bytes_exact), "yes" if s.predicated else ""]
+                for s in self.stages]
+
+    def total(self, attr):
+        vals = [getattr(s, attr) for s in self.stages]
+        return None if any(v is None for v in vals) else sum(vals)
+
+    def __str__(self):
+        rows = [self.COLUMNS] + self.rows()
+        w = [max(len(r[k]) for r in rows) for k in range(len(self.COLUMNS))]
+        lines = ["  ".join(c.ljust(w[k]) for k, c in enumerate(r)).rstrip() for r in rows]
+        lines.insert(1, "  ".join("-" * x for x in w))
+        for f in self.fallbacks:
+            lines.append(f"fallback: {f!r}")
+        for s in self.stages:
+            for n in s.notes:
+                lines.append(f"note: {s.name}: {n}")
+        return "\n".join(lines)
+
+    def to_markdown(self):
+        out = ["| " + " | ".join(self.COLUMNS) + " |",
+               "|" + "|".join("---" for _ in self.COLUMNS) + "|"]
+        out += ["| " + " | ".join(r) + " |" for r in self.rows()]
+        return "\n".join(out)
+
+    __repr__ = __str__
+
+
+# ---------------------------------------------------------------------------------------------
+
+def _compute_stages(s):
+    return [st for st in s.stages if not isinstance(st.op, PlaceholderOp)
+            and st.attach_type != AttachType.InlinedAlready]
+
+
+def _ancestors(st):
+    out, x = [st], st
+    while x.attach_type == AttachType.Scope:
+        x = x.attach_stage
+        out.append(x)
+    return out
+
+
+def executed_set(ex: Exact, st) -> isl.Set:
+    """Parameter-only set of (attach-path loop values, data root values) the code executes."""
+    dom = None
+    for x in _ancestors(st):
+        o = ex.own(x)
+        dom = o if dom is None else dom & o
+    keep = {ex.names.name(iv.var) for iv in attach_path(st)} | \
+        {ex.names.name(iv.var) for iv in st.op.axis}
+    return project_params_except(dom, keep).coalesce()
+
+
+def _count(pset: isl.Set, what: str) -> int:
+    free = pset.dim(dt.param)
+    s = params_to_dims(pset)
+    if not s.is_bounded():
+        raise NonAffine(f"{what}: unbounded set (symbolic shape without shape_env?)")
+    n = s.count_val().to_python()
+    if free == 0 and n == 0 and not pset.is_empty():
+        n = 1
+    return n
+
+
+def _path_max(ex: Exact, pathset: isl.Set, e) -> int:
+    """Largest value of ``e`` (an extent) over the attach-path points in ``pathset``."""
+    c = ex.conv()
+    body = c.wrap(f"ext_val = {c.expr(e)}")
+    st = isl.Set(f"[{', '.join(sorted(c.used))}] -> {{ [ext_val] : {body} }}")
+    st = params_to_dims(st.intersect_params(pathset))
+    if st.is_empty():
+        return 0
+    v = st.dim_max_val(st.dim(dt.set) - 1)
+    if not v.is_int():
+        raise NonAffine("unbounded extent")
+    return max(v.to_python(), 0)
+
+
+def _bytes(ex: Exact, st, rmap) -> int:
+    path = attach_path(st)
+    keep = {ex.names.name(iv.var) for iv in path}
+    pathset = project_params_except(executed_set(ex, st), keep) if path else \
+        isl.Set("{ : }")
+    n = 1
+    for iv in st.op.axis:
+        n *= _path_max(ex, pathset, rmap[iv].extent)
+    per = tdt.parse(st.op.output(0).dtype).bytes * tdt.lanes(st.op.output(0).dtype)
+    return n * per * st.op.num_outputs
+
+
+def _needed(ex: Exact, s, stages, notes):
+    """Schedule-independent needed sets: stage -> set ``{ [data roots] }`` (no params)."""
+    from .infer_bound import _Context
+    feed = _Context(s).feed
+    need = {}
+    for st in reversed(stages):
+        op = st.op
+        onames = [ex.names.name(iv.var) for iv in op.axis]
+        c = ex.conv()
+        if st.is_output:
+            cons = []
+            for k, iv in enumerate(op.axis):
+                lo = c.expr(iv.dom.min)
+                cons.append(c.wrap(f"{lo} <= {onames[k]} < {lo} + {c.expr(iv.dom.extent)}"))
+            need[st] = isl.Set(f"{{ [{', '.join(onames)}] : {' and '.join(cons) or 'true'} }}")
+            continue
+        outs = {op.output(k) for k in range(op.num_outputs)}
+        consumers = []
+        for t in outs:
+            for cs in feed.get(t, []):
+                if cs not in consumers:
+                    consumers.append(cs)
+        region = isl.Set(f"{{ [{', '.join(onames)}] : false }}")
+        for cs in consumers:
+            cn = need.get(cs)
+            if cn is None:
+                continue
+            cnames = [ex.names.name(iv.var) for iv in cs.op.axis]
+            cp = cn.move_dims(dt.param, 0, dt.set, 0, len(cnames))
+            for k, n in enumerate(cnames):
+                cp = cp.set_dim_name(dt.param, k, n)
+            cp = cp.params()
+            rc, ru = [], set()
+            for iv in cs.op.reduce_axis:
+                cc = ex.conv()
+                lo = cc.expr(iv.dom.min)
+                rc.append(cc.wrap(f"{lo} <= {cc.expr(iv.var)} < {lo} + {cc.expr(iv.dom.extent)}"))
+                ru |= cc.used
+            dom = cp & params_set(rc, ru) if rc else cp
+            pieces, used = [], set()
+            for ld in _loads_of(cs.op, outs):
+                cons = []
+                for k, idx in enumerate(ld.indices):
+                    cc = ex.conv()
+                    try:
+                        cons.append(cc.wrap(f"{onames[k]} = {cc.expr(idx)}"))
+                        used |= cc.used
+                    except NonAffine:
+                        notes.setdefault(st.name, []).append(
+                            f"needed: index {idx!r} of {cs.name} not affine, whole dim counted")
+                        cc = ex.conv()
+                        cons.append(cc.wrap(f"0 <= {onames[k]} < {cc.expr(op.output(0).shape[k])}"))
+                        used |= cc.used
+                pieces.append("(" + (" and ".join(cons) or "true") + ")")
+            if not pieces:
+                continue
+            acc = isl.Set(f"[{', '.join(sorted(used))}] -> {{ [{', '.join(onames)}] : "
+                          f"{' or '.join(pieces)} }}")
+            img = project_params_except(acc.intersect_params(dom), set()).coalesce()
+            region = (region | img).coalesce()
+        need[st] = region
+    return need
+
+
+def explain(s, shape_env=None) -> BoundExplain:
+    """Per-stage elements computed vs needed and buffer bytes, interval vs exact InferBound."""
+    from .infer_bound import infer_bound
+    s2 = s.copy().normalize()
+    env = dict(shape_env or {})
+    stages = _compute_stages(s2)
+    bm_i = infer_bound(s2)
+    bm_e = infer_bound(s2, exact=True)
+    names = Names()
+    ex_i = Exact(s2, bm_i, names, env)
+    ex_e = Exact(s2, bm_e, names, env)
+    missing = ex_e.shape_vars - {names.name(v) for v in env}
+    if missing:
+        raise TepadError("explain: the schedule has symbolic shapes "
+                         f"({', '.join(sorted(names.vars[n].name for n in missing))}); "
+                         "pass shape_env={var: int} to count elements")
+    notes = {}
+    try:
+        need = _needed(ex_e, s2, stages, notes)
+    except (NonAffine, isl.Error) as e:
+        need = {}
+        notes.setdefault("*", []).append(f"needed sets failed: {e}")
+    out = []
+    for st in stages:
+        vals = {}
+        for mode, ex, bm in (("interval", ex_i, bm_i), ("exact", ex_e, bm_e)):
+            try:
+                vals["computed_" + mode] = _count(executed_set(ex, st), st.name)
+            except (NonAffine, isl.Error) as e:
+                vals["computed_" + mode] = None
+                notes.setdefault(st.name, []).append(f"computed ({mode}): {e}")
+            try:
+                vals["bytes_" + mode] = _bytes(ex, st, bm)
+            except (NonAffine, isl.Error) as e:
+                vals["bytes_" + mode] = None
+                notes.setdefault(st.name, []).append(f"bytes ({mode}): {e}")
+        n = None
+        if st in need:
+            try:
+                n = _count(need[st], st.name)
+            except (NonAffine, isl.Error) as e:
+                notes.setdefault(st.name, []).append(f"needed: {e}")
+        out.append(StageExplain(st.name, st.is_output, vals["computed_interval"],
+                                vals["computed_exact"], n, vals["bytes_interval"],
+                                vals["bytes_exact"], st.op in bm_e.predicates,
+                                notes.get(st.name, [])))
+    return BoundExplain(out, list(getattr(bm_e, "exact_fallbacks", [])))
+
+
+__all__ = ["explain", "BoundExplain", "StageExplain", "executed_set"]
