@@ -1,5 +1,15 @@
-"""``tepad.build``: lower (when given a schedule), finish the TIR, generate code, wrap a Module."""
+"""``tepad.build``: lower (when given a schedule), finish the TIR, generate code, wrap a Module.
+
+Rebuilding what was built before is instant: a schedule whose state (stages, relations,
+attachments, annotations, layouts) and arguments match an earlier build, or the same lowered
+PrimFunc object, returns the Module built then (Modules hold no per-call state). Below that,
+``tepad.codegen`` caches compiled kernels by their printed IR.
+"""
 from __future__ import annotations
+
+import os
+import threading
+from collections import OrderedDict
 
 from .errors import TepadError
 from .schedule import Schedule
@@ -20,6 +30,16 @@ def build(s_or_func, args=None, target="llvm", name="main", bounds_check=False,
     """
     if not isinstance(target, str) or target.split()[0] not in ("llvm", "c", "cpu"):
         raise TepadError(f"unknown target {target!r}; tepad builds for 'llvm' (the host CPU)")
+    key = _build_key(s_or_func, args, name, bounds_check, checked)
+    hit = _cache_get(key)
+    if hit is not None:
+        return hit
+    mod = _build(s_or_func, args, name, bounds_check, checked)
+    _cache_put(key, mod, (s_or_func, args))
+    return mod
+
+
+def _build(s_or_func, args, name, bounds_check, checked):
     if isinstance(s_or_func, Schedule):
         if args is None:
             raise TypeError("build(schedule, args): args (the tensors, in order) are required")
@@ -38,6 +58,78 @@ def build(s_or_func, args=None, target="llvm", name="main", bounds_check=False,
         func = instrument_bound_checks(func)
     from .codegen import build_module
     return build_module(func, arg_info)
+
+
+# --- rebuild cache ------------------------------------------------------------------------------
+
+_CACHE_SIZE = 128
+_cache: OrderedDict = OrderedDict()
+_lock = threading.Lock()
+
+
+def _cache_enabled():
+    return os.environ.get("TEPAD_COMPILE_CACHE", "1").strip().lower() not in \
+        ("0", "false", "no", "off")
+
+
+def _schedule_state(s) -> tuple:
+    """Everything about a schedule that lowering reads, by identity (ops are immutable; the
+    cache entry keeps the objects alive so ids cannot be reused)."""
+    out = [tuple(id(op) for op in s.outputs)]
+    for st in s.stages:
+        rels = []
+        for r in st.relations:
+            rels.append((type(r).__name__,) + tuple(
+                id(x) if not isinstance(x, (int, str, type(None))) and not hasattr(x, "dtype")
+                else (repr(x) if hasattr(x, "dtype") else x)
+                for x in r.__dict__.values() if not isinstance(x, list)) +
+                tuple(tuple(id(v) for v in x) for x in r.__dict__.values()
+                      if isinstance(x, list)))
+        attrs = tuple(sorted((id(iv), a.iter_type, id(a.bind_thread))
+                             for iv, a in st.iter_var_attrs.items()))
+        out.append((id(st.op), id(st.origin_op), tuple(id(iv) for iv in st.leaf_iter_vars),
+                    tuple(rels), attrs, int(st.attach_type), id(st.attach_ivar),
+                    id(st.attach_stage.op) if st.attach_stage is not None else None,
+                    st.scope, st.is_output, st.is_rolling,
+                    tuple(id(m) for m in st.layout_transforms), tuple(st.axis_separators),
+                    id(st.pad_value) if callable(st.pad_value) else repr(st.pad_value)))
+    return tuple(out)
+
+
+def _build_key(s_or_func, args, name, bounds_check, checked):
+    if not _cache_enabled():
+        return None
+    from .codegen.llvm_ir import default_num_threads
+    common = (name, bool(bounds_check), bool(checked), default_num_threads())
+    if isinstance(s_or_func, PrimFunc):
+        return ("func", id(s_or_func)) + common
+    if isinstance(s_or_func, Schedule) and isinstance(args, (list, tuple)):
+        try:
+            return ("sched", id(s_or_func), _schedule_state(s_or_func),
+                    tuple(id(a) for a in args)) + common
+        except (AttributeError, TypeError):
+            return None
+    return None
+
+
+def _cache_get(key):
+    if key is None:
+        return None
+    with _lock:
+        hit = _cache.get(key)
+        if hit is not None:
+            _cache.move_to_end(key)
+            return hit[0]
+    return None
+
+
+def _cache_put(key, mod, keepalive):
+    if key is None:
+        return
+    with _lock:
+        _cache[key] = (mod, keepalive)
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
 
 
 def _has_builtin(func, names):
