@@ -30,8 +30,9 @@ def test_compile_cache_hit_reuses_jit_code():
     s, args = _elementwise()
     f = tepad.lower(s, args)
     m1 = tepad.build(f)
+    assert tepad.build(f) is m1        # the same PrimFunc object: the driver's cache
     hits = codegen.stats["hits"]
-    m2 = tepad.build(f)
+    m2 = tepad.build(tepad.lower(s, args))   # a new, identical PrimFunc: codegen's cache
     assert codegen.stats["hits"] == hits + 1
     assert m2._jit is m1._jit
     # a rebuilt schedule lowers to the same script: also a hit
