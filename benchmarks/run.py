@@ -471,6 +471,18 @@ def exactness_section() -> str | None:
         return f"## Exactness\n\n(bench_exact.exactness_markdown() failed: {err!r})"
 
 
+def rolling_section() -> str | None:
+    """``benchmarks/bench_rolling.py``'s ``rolling_markdown()``: the rolling-buffer pool chain."""
+    try:
+        sys.path.insert(0, str(HERE))
+        import bench_rolling
+        return bench_rolling.rolling_markdown()
+    except ImportError:
+        return None
+    except Exception as err:  # noqa: BLE001 - optional section
+        return f"## Rolling buffer\n\n(bench_rolling.rolling_markdown() failed: {err!r})"
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small sizes, a few seconds")
@@ -516,6 +528,13 @@ def main(argv=None) -> int:
         text = markdown(results, peers, info, a.quick, busy) + "\n"
         Path(out).write_text(text)   # tables first: the exactness section can take minutes
         progress(f"wrote {out}")
+        if not a.quick:
+            progress("rolling-buffer section (benchmarks/bench_rolling.py)")
+            extra = rolling_section()
+            if extra:
+                text = text + "\n" + extra + "\n"
+                Path(out).write_text(text)
+                progress(f"added the rolling-buffer section to {out}")
         if not a.no_exact:
             progress("exactness section (benchmarks/bench_exact.py)")
             extra = exactness_section()

@@ -7,7 +7,6 @@ PrimFunc object, returns the Module built then (Modules hold no per-call state).
 """
 from __future__ import annotations
 
-import os
 import threading
 from collections import OrderedDict
 
@@ -68,8 +67,9 @@ _lock = threading.Lock()
 
 
 def _cache_enabled():
-    return os.environ.get("TEPAD_COMPILE_CACHE", "1").strip().lower() not in \
-        ("0", "false", "no", "off")
+    """Same switch as the compile cache: TEPAD_COMPILE_CACHE=0 or codegen.cache_disabled()."""
+    from .codegen import _cache_enabled as compile_cache_enabled
+    return compile_cache_enabled()
 
 
 def _schedule_state(s) -> tuple:
@@ -92,7 +92,7 @@ def _schedule_state(s) -> tuple:
                     id(st.attach_stage.op) if st.attach_stage is not None else None,
                     st.scope, st.is_output, st.is_rolling,
                     tuple(id(m) for m in st.layout_transforms), tuple(st.axis_separators),
-                    id(st.pad_value) if callable(st.pad_value) else repr(st.pad_value)))
+                    tuple(id(p) if callable(p) else repr(p) for p in st.pad_values)))
     return tuple(out)
 
 

@@ -129,7 +129,13 @@ def schedule_to_primfunc(s: Schedule, args, name="main", exact_bounds=False):
     for st in s2.stages:
         if st.layout_transforms:
             t = st.op.output(0)
-            layouts[t] = (st.layout_transforms, st.axis_separators, st.pad_value)
+            pads = st.pad_values
+            if len(pads) > 1 and any(p is not pads[-1] for p in pads):
+                from .passes.apply_buffer_transforms import PadPerMap
+                pad = PadPerMap(pads)
+            else:
+                pad = st.pad_value
+            layouts[t] = (st.layout_transforms, st.axis_separators, pad)
     return to_primfunc(stmt, cur, names, name, layouts)
 
 

@@ -54,6 +54,7 @@ class Stage:
         self.layout_transforms: list = []
         self.axis_separators: list = []
         self.pad_value = None
+        self.pad_values: list = []      # one per transform: the padding each introduced
         self._layout_axes = list(op.axis) if isinstance(op, ComputeOp) else []
 
     # --- helpers ----------------------------------------------------------------------------
@@ -288,6 +289,7 @@ class Stage:
         new_shape = imap.map_shape(in_shape)
         self.layout_transforms.append(imap)
         self.axis_separators = list(seps)
+        self.pad_values.append(pad_value)
         self.pad_value = pad_value
         self._layout_shape = list(new_shape)
         if axes is None:
@@ -345,6 +347,7 @@ class Stage:
         s.relations = list(self.relations)
         s.iter_var_attrs = {k: v.copy() for k, v in self.iter_var_attrs.items()}
         s.layout_transforms = list(self.layout_transforms)
+        s.pad_values = list(self.pad_values)
         s._layout_axes = list(self._layout_axes)
         return s
 

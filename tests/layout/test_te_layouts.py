@@ -136,6 +136,32 @@ def test_multiple_transformations_apply_in_order():
     np.testing.assert_array_equal(b, a.sum(axis=1))
 
 
+def test_each_transform_owns_the_padding_it_introduced():
+    """RFC 0077 multiple buffer semantics: the first map's padding is undef, the second's 0."""
+    A = te.placeholder((14, 60), "int32", name="A")
+    j = te.reduce_axis((0, 60), name="j")
+    B = te.compute((14,), lambda i: te.sum(A[i, j], axis=j), name="B")
+    s = te.create_schedule(B.op)
+    s[A].transform_layout(lambda i, j: [i // 4, i % 4, j],
+                          pad_value=lambda io, ii, j: tir.undef("int32"))
+    s[A].transform_layout(lambda io, ii, j: [io, ii, j // 8, j % 8], pad_value=0)
+    f = tepad.lower(s, [A, B])
+    assumes = [c for c in nodes(f, tir.Call) if tir.is_call(c, "tir.assume")]
+    assert len(assumes) == 1        # only the second map promises a value (0)
+    maps = [lambda i, j: [i // 4, i % 4, j], lambda io, ii, j: [io, ii, j // 8, j % 8]]
+    a = rng.integers(-9, 9, (14, 60)).astype("int32")
+    ap = to_physical(a, maps, 0)
+    ap[3, 2:, :7, :] = 77           # the first map's padding (j < 60): undefined, any value
+    ap[3, 2:, 7, :4] = 77
+    mod = tepad.build(f, checked=True)
+    b = np.zeros(14, "int32")
+    mod(ap, b)
+    np.testing.assert_array_equal(b, a.sum(axis=1))
+    ap[0, 0, 7, 5] = 1              # the second map's padding must hold 0
+    with pytest.raises(TepadError, match="padding does not hold"):
+        mod(ap, b)
+
+
 def test_nhwc_to_nchwc_shapes_and_indices():
     """RFC 0039: [n, c//4, h, w, c%4] gives a 5-d layout, flattened row-major."""
     A = te.placeholder((16, 64, 64, 128), "float32", name="A")

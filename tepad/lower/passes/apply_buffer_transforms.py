@@ -57,6 +57,17 @@ from ...tir.op import is_call, assume
 ATTR_KEYS = ("layout_transform_map", "layout_pad_value", "layout_axis_separators")
 
 
+class PadPerMap:
+    """Pad values of a buffer transformed several times (RFC 0077 "multiple buffer semantics"):
+    ``pads[k]`` fills exactly the padding that map ``k`` introduced."""
+
+    def __init__(self, pads):
+        self.pads = list(pads)
+
+    def __repr__(self):
+        return f"PadPerMap({self.pads!r})"
+
+
 class _Plan:
     def __init__(self, buf: Buffer, maps, seps):
         self.buf = buf
@@ -96,6 +107,49 @@ class _Plan:
         for m in self.maps:
             r = m.map_ranges(r, ana)
         return r
+
+    def padding_regions(self, pad):
+        """``[(final vars, predicate, pad value)]``: one region per pad value.
+
+        A single pad value covers all the padding of the composed map. With ``PadPerMap``,
+        region ``k`` holds the final points whose preimage under the later maps exists and
+        is padding of map ``k``."""
+        if not isinstance(pad, PadPerMap):
+            fv, pred = self.padding()
+            return [(fv, pred, pad, list(fv))]
+        fv = self.composed.final_vars()
+        shapes = [list(self.buf.shape)]
+        for m in self.maps:
+            shapes.append(m.map_shape(shapes[-1]))
+        out = []
+        n = len(self.maps)
+        for k, (m, pk) in enumerate(zip(self.maps, pad.pads)):
+            if pk is None:
+                continue
+            try:
+                pred_k = m.padding_predicate(shapes[k], shapes[k + 1])
+            except TepadError:
+                return [(fv, None, pk, list(fv))]
+            if k == n - 1:
+                pred = substitute(pred_k, dict(zip(m.final_vars(), fv)))
+                args = list(fv)
+            else:
+                later = self.maps[k + 1]
+                for m2 in self.maps[k + 2:]:
+                    later = later.compose(m2)
+                try:
+                    later_pad = later.padding_predicate(shapes[k + 1], self.final_shape)
+                    inv = later.inverse(shapes[k + 1])
+                except TepadError:
+                    return [(fv, None, pk, list(fv))]
+                back = dict(zip(m.final_vars(), inv.final_indices))
+                pred = E.logical_and(negate_cond(later_pad), substitute(pred_k, back))
+                to_fv = dict(zip(later.final_vars(), fv))
+                pred = substitute(pred, to_fv)
+                # a pad callable of map k takes map k's output indices
+                args = [substitute(e, to_fv) for e in inv.final_indices]
+            out.append((fv, pred, pk, args))
+        return out
 
     def padding(self):
         """(final vars, predicate) of the padding over the transformed box."""
@@ -188,37 +242,43 @@ def _nest(loop_vars, ranges, body):
 
 
 def pad_write_nest(plan: _Plan, pad, ranges):
-    """``for idx in ranges: if padding(idx): new[idx] = pad(idx)`` or None."""
-    fv, pred = plan.padding()
-    if pred is None:
-        raise TepadError(f"cannot compute the padding of buffer {plan.buf.name} exactly (the "
-                         f"map `{plan.composed}` is not quasi-affine)")
-    if isinstance(pred, E.IntImm) and not pred.value:
-        return None
-    lv = _fresh(fv)
-    vm = dict(zip(fv, lv))
-    val = _resolve_pad(plan, pad, lv)
-    if val is None:
-        return None
-    cond = substitute(pred, vm)
-    store = S.BufferStore(plan.new, val, lv)
-    body = store if isinstance(cond, E.IntImm) else S.IfThenElse(cond, store)
-    return _nest(lv, ranges, body)
+    """``for idx in ranges: if padding(idx): new[idx] = pad(idx)`` (one nest per pad region)
+    or None."""
+    nests = []
+    for fv, pred, pk, args in plan.padding_regions(pad):
+        if pred is None:
+            raise TepadError(f"cannot compute the padding of buffer {plan.buf.name} exactly "
+                             f"(the map `{plan.composed}` is not quasi-affine)")
+        if isinstance(pred, E.IntImm) and not pred.value:
+            continue
+        lv = _fresh(fv)
+        vm = dict(zip(fv, lv))
+        val = _resolve_pad(plan, pk, [substitute(a, vm) for a in args])
+        if val is None:
+            continue
+        cond = substitute(pred, vm)
+        store = S.BufferStore(plan.new, val, lv)
+        body = store if isinstance(cond, E.IntImm) else S.IfThenElse(cond, store)
+        nests.append(_nest(lv, ranges, body))
+    return S.seq(*nests) if nests else None
 
 
 def pad_assume_nest(plan: _Plan, pad):
-    fv, pred = plan.padding()
-    if pred is None or (isinstance(pred, E.IntImm) and not pred.value):
-        return None
-    lv = _fresh(fv)
-    val = _resolve_pad(plan, pad, lv)
-    if val is None or is_call(val, "tir.undef"):
-        return None
-    cond = substitute(pred, dict(zip(fv, lv)))
-    ncond = negate_cond(cond)
-    fact = E.logical_or(ncond, E._cmp(E.EQ, E.BufferLoad(plan.new, lv), val))
-    ranges = [E.Range.from_min_extent(E.IntImm(0, s.dtype), s) for s in plan.final_shape]
-    return _nest(lv, ranges, S.Evaluate(assume(fact)))
+    nests = []
+    for fv, pred, pk, args in plan.padding_regions(pad):
+        if pred is None or (isinstance(pred, E.IntImm) and not pred.value):
+            continue
+        lv = _fresh(fv)
+        vm = dict(zip(fv, lv))
+        val = _resolve_pad(plan, pk, [substitute(a, vm) for a in args])
+        if val is None or is_call(val, "tir.undef"):
+            continue
+        cond = substitute(pred, dict(zip(fv, lv)))
+        ncond = negate_cond(cond)
+        fact = E.logical_or(ncond, E._cmp(E.EQ, E.BufferLoad(plan.new, lv), val))
+        ranges = [E.Range.from_min_extent(E.IntImm(0, s.dtype), s) for s in plan.final_shape]
+        nests.append(_nest(lv, ranges, S.Evaluate(assume(fact))))
+    return S.seq(*nests) if nests else None
 
 
 _WRAPPERS = (S.BufferRealize, S.AttrStmt, S.LetStmt, S.Allocate)
@@ -361,5 +421,5 @@ def apply_buffer_transforms(func: PrimFunc) -> PrimFunc:
     return PrimFunc(func.params, body, buffer_map, attrs)
 
 
-__all__ = ["apply_buffer_transforms", "insert_after_last_write", "pad_write_nest",
+__all__ = ["apply_buffer_transforms", "PadPerMap", "insert_after_last_write", "pad_write_nest",
            "pad_assume_nest", "negate_cond"]
