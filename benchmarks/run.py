@@ -471,6 +471,18 @@ def exactness_section() -> str | None:
         return f"## Exactness\n\n(bench_exact.exactness_markdown() failed: {err!r})"
 
 
+def padding_section() -> str | None:
+    """``benchmarks/bench_padding.py``: RFC 0077 row summation / conv1d, branchy vs branch-free."""
+    try:
+        sys.path.insert(0, str(HERE))
+        import bench_padding
+        return bench_padding.padding_markdown()
+    except ImportError:
+        return None
+    except Exception as err:  # noqa: BLE001 - optional section
+        return f"## RFC 0077 padding\n\n(bench_padding.padding_markdown() failed: {err!r})"
+
+
 def rolling_section() -> str | None:
     """``benchmarks/bench_rolling.py``'s ``rolling_markdown()``: the rolling-buffer pool chain."""
     try:
@@ -529,6 +541,11 @@ def main(argv=None) -> int:
         Path(out).write_text(text)   # tables first: the exactness section can take minutes
         progress(f"wrote {out}")
         if not a.quick:
+            progress("padding section (benchmarks/bench_padding.py)")
+            extra = padding_section()
+            if extra:
+                text = text + "\n" + extra + "\n"
+                Path(out).write_text(text)
             progress("rolling-buffer section (benchmarks/bench_rolling.py)")
             extra = rolling_section()
             if extra:
