@@ -132,35 +132,6 @@ class _Collect(Visitor):
         self.context: list = []
         self.checks: list = []  # (condition, message)
 
-    def visit_BufferLoad(self, e):
-        return BufferLoad(e.buffer, [self.visit(i) for i in e.indices])
-
-    def visit_Select(self, e):
-        return Select(self.visit(e.condition), self.visit(e.true_value),
-                      self.visit(e.false_value))
-
-    def visit_Not(self, e):
-        return Not(self.visit(e.a))
-
-    def generic_visit(self, node):
-        if isinstance(node, BinaryOp):
-            return type(node)(self.visit(node.a), self.visit(node.b))
-        raise InternalError(f"instrument_bound_checks: cannot split {type(node).__name__} "
-                            f"into lanes: {node!r}")
-
-
-class _Collect(Visitor):
-    """The checks one statement's expressions need, innermost accesses first.
-
-    ``context`` is a stack of ("guard", cond) / ("let", var, value) entries: the lazily taken
-    branches and expression-level Lets enclosing the current sub-expression.
-    """
-
-    def __init__(self, owner: "_Instrument"):
-        self.owner = owner
-        self.context: list = []
-        self.checks: list = []  # (condition, message)
-
     def wrap(self, cond):
         for entry in reversed(self.context):
             if entry[0] == "guard":
