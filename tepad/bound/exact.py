@@ -336,10 +336,16 @@ class Exact:
 
     def invalidate(self, stage):
         self._own.pop(id(stage), None)
+        self._own.pop(("loops", id(stage)), None)
 
-    def own(self, stage) -> isl.Set:
-        """Parameter-only set of the points (all IterVars of ``stage``) ScheduleOps executes."""
-        key = id(stage)
+    def own(self, stage, loops_only=False) -> isl.Set:
+        """Parameter-only set of the points (all IterVars of ``stage``) ScheduleOps executes.
+
+        With ``loops_only`` the set of loop iterations instead: no store guards (declared
+        domain, split tails, region predicates). A stage that encloses others is entered
+        once per loop iteration even where its own store is guarded off, so the stages
+        attached inside it run there too."""
+        key = ("loops", id(stage)) if loops_only else id(stage)
         if key in self._own:
             return self._own[key]
         rmap, c = self.rmap, self.conv()
@@ -351,9 +357,22 @@ class Exact:
             lo = c.expr(r.min)
             cons.append(f"{lo} <= {x} < {lo} + {c.expr(r.extent)}")
         for iv in op.root_iter_vars:
+            if loops_only:
+                break
             in_range(nm(iv), rmap[iv])
             if iv.dom is not None and iv not in op.reduce_axis:
                 in_range(nm(iv), iv.dom)
+        if loops_only:
+            for iv in stage.leaf_iter_vars:
+                in_range(nm(iv), rmap[iv])
+            if getattr(rmap, "exact_tails", False):
+                from ..arith import Analyzer
+                from ..lower.schedule_ops import exact_tail_extents
+                ana = Analyzer()
+                for iv, r in rmap.items():
+                    ana.bind(iv.var, r)
+                for rel in exact_tail_extents(stage, rmap, ana)[1]:
+                    in_range(nm(rel.parent), rmap[rel.parent])   # the shortened tail loop
         for rel in stage.relations:
             if isinstance(rel, Split):
                 ri, rp = rmap[rel.inner], rmap[rel.parent]
@@ -372,7 +391,7 @@ class Exact:
                 cons.append(f"{nm(rel.rebased)} = {nm(rel.parent)} - {c.expr(rmap[rel.parent].min)}")
             elif isinstance(rel, Singleton):
                 cons.append(f"{nm(rel.iter)} = 0")
-        for p in getattr(rmap, "predicates", {}).get(op, ()):
+        for p in (() if loops_only else getattr(rmap, "predicates", {}).get(op, ())):
             cons.append(c.cond(p))
         try:
             st = params_set(cons, c.used, conv=c)
@@ -438,7 +457,7 @@ def request_region(ex: Exact, stage, consumers, apath, fallback_dim, fallbacks):
     for c in consumers:
         dom = None
         for x in ex.chain(c, stop):
-            o = ex.own(x)
+            o = ex.own(x, loops_only=x is not c)
             dom = o if dom is None else dom & o
         pieces = []
         used = set()

@@ -132,7 +132,7 @@ def executed_set(ex: Exact, st) -> isl.Set:
     """Parameter-only set of (attach-path loop values, data root values) the code executes."""
     dom = None
     for x in _ancestors(st):
-        o = ex.own(x)
+        o = ex.own(x, loops_only=x is not st)
         dom = o if dom is None else dom & o
     keep = {ex.names.name(iv.var) for iv in attach_path(st)} | \
         {ex.names.name(iv.var) for iv in st.op.axis}

@@ -283,3 +283,26 @@ def test_random_schedules_exact_subset_and_oracle(data):
     else:
         ok = np.array_equal(res, expect)
     assert ok, f"mismatch for:\n{note}\n{tepad.lower(s, args, exact_bounds=True)}"
+
+
+def test_enclosing_loop_iterations_count_not_only_guarded_stores():
+    """Regression (fuzzer, seed 7 case 431): T1 is computed at T2's tile loop, which also runs
+    iterations whose T2 store is guarded off (non-divisible tile). T1 still executes there, so
+    T1.local must cover what those iterations read; exact mode once sized it from T2's stores
+    alone and T1 read past T1.local."""
+    A = te.placeholder((1, 4), "float32", name="A")
+    T1 = te.compute((4, 1), lambda i, j: A[j, i], name="T1")
+    T2 = te.compute((4, 1), lambda i, j: te.if_then_else(
+        tir.all(i >= 1), T1[i - 1, j], tir.const(0.0, "float32")), name="T2")
+    s = te.create_schedule([T2.op])
+    s.cache_write(T1, "local")
+    xo, yo, xi, yi = s[T2].tile(T2.op.axis[0], T2.op.axis[1], 3, 2)
+    fused = s[T2].fuse(xo, yo)
+    s[T2].split(fused, factor=2)
+    s[T1].compute_at(s[T2], xi)
+    a = np.arange(4, dtype="float32").reshape(1, 4)
+    for exact in (False, True):
+        mod = tepad.build(tepad.lower(s, [A, T2], exact_bounds=exact), bounds_check=True)
+        out = np.zeros((4, 1), "float32")
+        mod(a, out)
+        np.testing.assert_array_equal(out.ravel(), [0, 0, 1, 2])
