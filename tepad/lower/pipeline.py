@@ -24,29 +24,10 @@ from .passes.simplify import simplify
 from .passes.storage_flatten import storage_flatten
 from .passes.unroll_loop import unroll_loop
 from .passes.vectorize_loop import vectorize_loop
+from .passes.apply_buffer_transforms import apply_buffer_transforms
+from .passes.inject_rolling_buffer import inject_rolling_buffer
 from .schedule_ops import schedule_ops
-from ..tir.functor import post_order_visit
-from ..tir.stmt import AttrStmt
 from .to_primfunc import to_primfunc
-
-def inject_rolling_buffer(func):
-    """Fold rolling_buffer stages into circular buffers (no-op without rolling stages)."""
-    found = []
-    post_order_visit(func.body, lambda n: found.append(n) if isinstance(n, AttrStmt) and
-                     n.attr_key == "rolling_buffer_scope" else None)
-    if not found:
-        return func
-    from .passes.inject_rolling_buffer import inject_rolling_buffer as _inject
-    return _inject(func)
-
-
-def apply_buffer_transforms(func):
-    """Layout maps + padding of transform_layout (no-op without layout transforms)."""
-    if "layout_transform_map" not in func.attrs:
-        return func
-    from .passes.apply_buffer_transforms import apply_buffer_transforms as _apply
-    return _apply(func)
-
 
 LOWER_PASSES = [
     inject_rolling_buffer,    # on N-d realize regions in tensor coordinates, before layouts

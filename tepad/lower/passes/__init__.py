@@ -1,14 +1,38 @@
-"""Every TIR pass on its own: ``tepad.lower.passes.<name>(func) -> func``."""
-from .storage_flatten import storage_flatten
+"""Every TIR pass on its own: ``tepad.lower.passes.<name>(func) -> func``.
+
+The order they run in is in ``tepad/lower/pipeline.py`` (LOWER_PASSES, BUILD_PASSES);
+RFC 0077's opt-in passes (remove_branching_through_overcompute, ...) are applied by calling
+them on what ``tepad.lower`` returns and building the result.
+"""
+from .apply_buffer_transforms import apply_buffer_transforms
+from .check_assumes import check_assumes
+from .flatten_physical_axes import flatten_physical_axes
+from .hoist_expression import hoist_expression
+from .inject_rolling_buffer import inject_rolling_buffer
+from .instrument_bound_checks import instrument_bound_checks
+from .merge_adjacent_loops import merge_adjacent_loops
+from .reduce_loop_extents import reduce_loop_extents
+from .remove_assume import remove_assume
+from .remove_branching_through_overcompute import remove_branching_through_overcompute
+from .remove_no_op import remove_no_op
+from .remove_overcompute_through_branching import remove_overcompute_through_branching
+from .remove_store_undef import remove_store_undef
 from .simplify import simplify
+from .simplify_with_facts import simplify_with_facts
+from .storage_flatten import storage_flatten
 from .unroll_loop import unroll_loop
 from .vectorize_loop import vectorize_loop
 
 
 def schedule_ops(s, bounds):
-    """ScheduleOps as a pass-like entry (takes a schedule and its bound map)."""
+    """ScheduleOps as a pass-like entry (takes a normalized schedule and its bound map)."""
     from ..schedule_ops import schedule_ops as _so
     return _so(s, bounds)
 
 
-__all__ = ["storage_flatten", "simplify", "unroll_loop", "vectorize_loop", "schedule_ops"]
+__all__ = ["apply_buffer_transforms", "check_assumes", "flatten_physical_axes",
+           "hoist_expression", "inject_rolling_buffer", "instrument_bound_checks",
+           "merge_adjacent_loops", "reduce_loop_extents", "remove_assume",
+           "remove_branching_through_overcompute", "remove_no_op",
+           "remove_overcompute_through_branching", "remove_store_undef", "schedule_ops",
+           "simplify", "simplify_with_facts", "storage_flatten", "unroll_loop", "vectorize_loop"]
