@@ -120,11 +120,17 @@ def schedule_to_primfunc(s: Schedule, args, name="main", exact_bounds=False):
     return to_primfunc(stmt, cur, names, name, layouts)
 
 
-def lower(s: Schedule, args, name="main", exact_bounds=False, passes=None):
+def lower(s: Schedule, args, name="main", exact_bounds=False, passes=None, binds=None,
+          simple_mode=False):
     """A ``tir.PrimFunc`` for schedule ``s`` with arguments ``args`` (tensors, in order).
 
     The result has physical (layout-transformed) N-d buffers and keeps ``tir.assume`` /
-    ``tir.undef``; ``tepad.build`` flattens it. ``passes`` replaces LOWER_PASSES."""
+    ``tir.undef``; ``tepad.build`` flattens it. ``passes`` replaces LOWER_PASSES.
+    ``simple_mode`` is accepted for TVM scripts (tepad's printout is always the simple one);
+    ``binds`` (TVM's custom argument buffers) is not supported."""
+    if binds:
+        raise TepadError("lower(binds=...): custom argument buffers are not supported; tepad "
+                         "declares one buffer per argument tensor")
     log = PassLog()
     func = schedule_to_primfunc(s, args, name, exact_bounds)
     if log.enabled:
