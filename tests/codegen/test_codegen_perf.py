@@ -124,7 +124,6 @@ def test_nonconvex_guard_is_not_widened():
     np.testing.assert_array_equal(c, expect)
 
 
-@pytest.mark.skipif(not have_gomp(), reason="libgomp not available")
 @pytest.mark.parametrize("threads", [1, 2, 3, 8])
 def test_dynamic_parallel_chunks_cover_every_iteration(threads):
     A = tir.Buffer((1000,), "int32", "A")
