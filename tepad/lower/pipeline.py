@@ -104,6 +104,8 @@ def schedule_to_primfunc(s: Schedule, args, name="main", exact_bounds=False):
     from ..bound import infer_bound
     s2 = s.copy().normalize()
     cur, names = _arg_tensors(s2, args)
+    from ..bound.read_check import check_reads
+    preconditions = check_reads([st.op for st in s2.stages], [t.shape for t in cur])
     bounds = infer_bound(s2, exact=exact_bounds)
     stmt = schedule_ops(s2, bounds)
     layouts = {}
@@ -117,7 +119,8 @@ def schedule_to_primfunc(s: Schedule, args, name="main", exact_bounds=False):
             else:
                 pad = st.pad_value
             layouts[t] = (st.layout_transforms, st.axis_separators, pad)
-    return to_primfunc(stmt, cur, names, name, layouts)
+    func = to_primfunc(stmt, cur, names, name, layouts)
+    return func.with_attr("tepad.read_preconditions", preconditions or None)
 
 
 def lower(s: Schedule, args, name="main", exact_bounds=False, passes=None, binds=None,

@@ -107,6 +107,9 @@ class ArgChecker:
                                                          if buf.dtype != "bool" else np.bool_),
                                        tuple(buf.shape), grouped, writable))
         self.n_args = len(self.plans)
+        # reads that leave a tensor for some size bindings (tepad.bound.read_check)
+        self.preconditions = tuple(func.attrs.get("tepad.read_preconditions") or ())
+        self._sizes_ok: set = set()
 
     def _where(self, plan):
         return f"argument {plan.index} '{plan.name}'"
@@ -160,7 +163,21 @@ class ArgChecker:
             if val is None:
                 raise ValueError(f"cannot bind shape variable {v.name} from the arguments' shapes")
             out.append(val)
+        if self.preconditions:
+            self._check_reads(env)
         return out
+
+    def _check_reads(self, env):
+        key = tuple(sorted((v.name, id(v), val) for v, val in env.items()))
+        if key in self._sizes_ok:
+            return
+        for pre in self.preconditions:
+            point = pre.witness(env) if all(p in env for p in pre.params) else None
+            if point is not None:
+                sizes = ", ".join(f"{p.name} = {env[p]}" for p in pre.params)
+                raise TepadError(f"with {sizes}: {pre.what}, e.g. at {point}; the kernel was "
+                                 f"not run")
+        self._sizes_ok.add(key)
 
     @staticmethod
     def _fmt(shape, env) -> str:

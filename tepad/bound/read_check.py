@@ -1,0 +1,218 @@
+"""Reads outside a tensor's declared shape, found on the definitions themselves.
+
+A compute definition such as ``B[i] = A[i + 3]`` over ``i < 10`` with ``A`` of shape ``(10,)``
+reads past the end of ``A``. Left alone, that is an out-of-bounds read of an input array (or a
+read of memory nobody wrote, for a computed tensor), whatever the schedule. ``check_reads``
+finds such reads exactly with ISL, before any code is generated:
+
+* the set of domain points (data axes, and reduction axes for a reduction's source) where a
+  read happens is built from the axis ranges and the guards on the way to the read: the
+  condition of ``te.if_then_else`` (whose branches are evaluated lazily) and a reduction's
+  ``where=``. ``Select``/``and``/``or`` evaluate both sides, so they guard nothing;
+* a read is out of bounds at a point where some index is ``< 0`` or ``>= `` its extent.
+
+Constant shapes: any such point is a ``TepadError`` naming the stage, the read, and a witness.
+Symbolic shapes: when every size binding that gives the stage a non-empty domain reads out of
+bounds, that is a ``TepadError`` too; when only some bindings do (say ``A`` of shape ``(m,)``
+read at ``i < n``), the result is a ``ReadPrecondition`` that the runtime checks on the bound
+sizes before native code runs.
+
+Reads the analysis cannot describe (an index or a guard that is not quasi-affine in the axes
+and size variables, e.g. ``A[B[i]]``) are not checked here; ``build(bounds_check=True)``
+guards them at run time.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..errors import TepadError
+from ..tir import expr as E
+from ..tir.functor import post_order_visit
+from ..tir.index_map import _NotAffine, _isl_str
+from ..tir.reduce import Reduce
+
+try:
+    import islpy as isl
+except Exception:  # pragma: no cover - islpy is a dependency; keep import errors readable
+    isl = None
+
+
+@dataclass(repr=False)
+class ReadPrecondition:
+    """A read that leaves its tensor for some size bindings only.
+
+    ``bad`` is the ISL set of out-of-bounds read points over ``axes`` (names), with ``params``
+    (tir Vars, in order) as ISL parameters; ``what`` names the stage and the read."""
+    params: tuple
+    axes: tuple
+    bad: str
+    what: str
+
+    def __repr__(self):
+        when = str(isl.Set(self.bad).params())
+        when = when[when.index(":") + 1:when.rindex("}")].strip() if ":" in when else when
+        for k, p in enumerate(self.params):
+            when = re.sub(rf"\bp{k}\b", p.name, when)
+        return f"read_check({self.what!r}, when={when!r})"
+
+    def witness(self, values: dict) -> str | None:
+        """``None`` when binding ``{var: int}`` reads in bounds; else the first bad point."""
+        s = isl.Set(self.bad)
+        for k, v in enumerate(self.params):
+            s = s.fix_val(isl.dim_type.param, k, isl.Val.int_from_si(s.get_ctx(), values[v]))
+        if s.is_empty():
+            return None
+        pt = s.lexmin().sample_point()
+        return _fmt_point((a, pt.get_coordinate_val(isl.dim_type.set, k).to_python())
+                          for k, a in enumerate(self.axes))
+
+
+def _cond_str(c, names, negate=False) -> str:
+    """A quasi-affine boolean as ISL constraint text (negation pushed to the leaves)."""
+    if isinstance(c, E.IntImm):
+        truth = bool(c.value) != negate
+        return "1 = 1" if truth else "1 = 0"
+    if isinstance(c, E.Not):
+        return _cond_str(c.a, names, not negate)
+    if isinstance(c, (E.And, E.Or)):
+        conj = isinstance(c, E.And) != negate
+        a, b = _cond_str(c.a, names, negate), _cond_str(c.b, names, negate)
+        return f"(({a}) {'and' if conj else 'or'} ({b}))"
+    if isinstance(c, E.Call) and c.op == "tir.likely":
+        return _cond_str(c.args[0], names, negate)
+    if isinstance(c, E.CmpOp) and E.dt.is_int(c.a.dtype):
+        op = {E.LT: "<", E.LE: "<=", E.GT: ">", E.GE: ">=", E.EQ: "=", E.NE: "!="}[type(c)]
+        if negate:
+            op = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "=": "!=", "!=": "="}[op]
+        return f"{_isl_str(c.a, names)} {op} {_isl_str(c.b, names)}"
+    raise _NotAffine(c)
+
+
+class _Reads:
+    """Every ProducerLoad of one body, with the guards under which it is evaluated."""
+
+    def __init__(self):
+        self.found = []          # (load, guards, reduce_axes)
+
+    def walk(self, e, guards, raxes):
+        if isinstance(e, E.ProducerLoad):
+            self.found.append((e, guards, raxes))
+            for i in e.indices:
+                self.walk(i, guards, raxes)
+        elif isinstance(e, Reduce):
+            for i in e.init:
+                self.walk(i, guards, ())
+            inner = tuple(e.axis)
+            self.walk(e.condition, guards, inner)
+            for src in e.source:
+                self.walk(src, guards + (e.condition,), inner)
+        elif isinstance(e, E.Call) and e.op == "tir.if_then_else":
+            c, t, f = e.args
+            self.walk(c, guards, raxes)
+            self.walk(t, guards + (c,), raxes)
+            self.walk(f, guards + (E.Not(c),), raxes)
+        elif isinstance(e, E.PrimExpr):
+            for name in e._fields:
+                v = getattr(e, name)
+                for x in (v if isinstance(v, tuple) else (v,)):
+                    if isinstance(x, E.PrimExpr):
+                        self.walk(x, guards, raxes)
+
+
+def _free_vars(exprs, bound) -> list:
+    out = []
+    for e in exprs:
+        post_order_visit(e, lambda n: out.append(n)
+                         if isinstance(n, E.Var) and n not in bound and n not in out else None)
+    return out
+
+
+def _fmt_point(names_vals) -> str:
+    return ", ".join(f"{n} = {v}" for n, v in names_vals)
+
+
+def _check_read(op, load, guards, raxes, arg_shapes):
+    """None, a ReadPrecondition, or raise TepadError for one read of ``op``."""
+    axes = list(op.axis) + list(raxes)
+    loop_vars = [iv.var for iv in axes]
+    shape = list(load.producer.shape)
+    ranges = [(iv.dom.min, iv.dom.extent) for iv in axes]
+    exprs = list(load.indices) + shape + [x for r in ranges for x in r] + list(guards)
+    params = _free_vars(exprs + [d for s in arg_shapes for d in s], set(loop_vars))
+    names = {v: f"v{k}" for k, v in enumerate(loop_vars)}
+    names.update({p: f"p{k}" for k, p in enumerate(params)})
+    try:
+        dom = [f"{_isl_str(m, names)} <= {names[v]} < {_isl_str(m, names)} + "
+               f"{_isl_str(x, names)}" for v, (m, x) in zip(loop_vars, ranges)]
+        ctx = [f"{_isl_str(d, names)} >= 0" for s in arg_shapes for d in s]
+        conds = [_cond_str(g, names) for g in guards]
+    except _NotAffine:
+        return None                       # a guard or range ISL cannot describe: not checked
+    outside = []
+    for idx, ext in zip(load.indices, shape):
+        try:
+            i, n = _isl_str(idx, names), _isl_str(ext, names)
+        except _NotAffine:
+            continue
+        outside.append(f"({i} < 0 or {i} >= {n})")
+    if not outside:
+        return None
+    head = f"[{', '.join(names[p] for p in params)}] -> " if params else ""
+    vars_ = ", ".join(names[v] for v in loop_vars)
+    base = " and ".join(dom + ctx) or "1 = 1"
+    where = " and ".join([base] + conds)
+    bad = isl.Set(f"{head}{{ [{vars_}] : {where} and ({' or '.join(outside)}) }}")
+    if bad.is_empty():
+        return None
+    read = f"{load.producer.name}[{', '.join(str(i) for i in load.indices)}]"
+    shp = "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+    pt = bad.lexmin().sample_point()
+    coord = [(v.name, pt.get_coordinate_val(isl.dim_type.set, k).to_python())
+             for k, v in enumerate(loop_vars)]
+    sizes = [(p.name, pt.get_coordinate_val(isl.dim_type.param, k).to_python())
+             for k, p in enumerate(params)]
+    what = (f"stage '{op.name}' reads {read} outside the shape {shp} of "
+            f"'{load.producer.name}'")
+    if not params:
+        raise TepadError(f"{what}, e.g. at {_fmt_point(coord)}. Every index must stay within "
+                         f"the tensor's shape; pad the input, shrink the stage's shape, or "
+                         f"guard the read with te.if_then_else")
+    live = isl.Set(f"{head}{{ [{vars_}] : {base} }}").params()
+    if live.is_subset(bad.params()):
+        raise TepadError(f"{what} for every size binding, e.g. {_fmt_point(sizes)} at "
+                         f"{_fmt_point(coord)}. Every index must stay within the tensor's "
+                         f"shape; pad the input, shrink the stage's shape, or guard the read "
+                         f"with te.if_then_else")
+    return ReadPrecondition(tuple(params), tuple(v.name for v in loop_vars), str(bad), what)
+
+
+def check_reads(ops, arg_shapes=()) -> list:
+    """Check every read of every compute op in ``ops``.
+
+    Raises ``TepadError`` for a read that leaves its tensor's declared shape for every size
+    binding; returns the ``ReadPrecondition``s of reads that do so only for some bindings.
+    ``arg_shapes`` (shape tuples of the kernel's arguments) restrict bindings to sizes >= 0.
+    """
+    if isl is None:  # pragma: no cover
+        return []
+    pre = []
+    for op in ops:
+        if not hasattr(op, "body") or not hasattr(op, "axis"):
+            continue
+        reads = _Reads()
+        for b in op.body:
+            reads.walk(b, (), ())
+        seen = set()
+        for load, guards, raxes in reads.found:
+            key = (load.producer, tuple(load.indices), guards)
+            if key in seen:
+                continue
+            seen.add(key)
+            p = _check_read(op, load, guards, raxes, arg_shapes)
+            if p is not None:
+                pre.append(p)
+    return pre
+
+
+__all__ = ["check_reads", "ReadPrecondition"]
