@@ -107,8 +107,12 @@ def supervise(args):
                     proc.wait()
                     killed = True
                     counts["timeout"] += 1
-                    failures.append({"i": current, "status": "timeout",
-                                     "detail": f"no result after {limit:.0f} s"})
+                    rec = {"i": current, "status": "timeout",
+                           "detail": f"no result after {limit:.0f} s", "seconds": limit}
+                    failures.append(rec)
+                    if report_file:
+                        report_file.write(json.dumps(rec) + "\n")
+                        report_file.flush()
                     print(f"case {current}: TIMEOUT (> {limit:.0f} s); replay with "
                           f"--replay {current}", flush=True)
                     done += 1
@@ -155,7 +159,11 @@ def supervise(args):
         if current is not None:     # the worker died inside a case
             err = proc.stderr.read()[-3000:]
             counts["crash"] += 1
-            failures.append({"i": current, "status": "crash", "detail": err})
+            rec = {"i": current, "status": "crash", "detail": err}
+            failures.append(rec)
+            if report_file:
+                report_file.write(json.dumps(rec) + "\n")
+                report_file.flush()
             print(f"\n=== case {current}: CRASH (worker exit status {rc})\n{err}\n"
                   f"replay: python -m tepad.fuzz --seed {args.seed} --replay {current}",
                   flush=True)
