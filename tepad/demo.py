@@ -85,8 +85,10 @@ def matmul_kernel(n=1024, bn=32, rows=8):
     s[CC].reorder(ico, kc, ici, jc)
     s[CC].unroll(ici)
     s[CC].vectorize(jc)
-    s[packedB].vectorize(s[packedB].op.axis[2])
-    s[packedB].parallel(s[packedB].op.axis[0])
+    po, pk, pi = s[packedB].op.axis
+    s[packedB].reorder(pk, po, pi)      # read B row by row (sequential), write 32 panels
+    s[packedB].vectorize(pi)
+    s[packedB].parallel(pk)
     rng = np.random.default_rng(1)
     inputs = [rng.random((n, n), dtype="float32"), rng.random((n, n), dtype="float32")]
     return ("matmul 1024^3 (packed B, 32x32 tiles, 8x32 register block, parallel)", s,

@@ -39,8 +39,10 @@ def test_parallel_loop_symbolic():
         np.testing.assert_allclose(c, a * 2 + 1, rtol=1e-6)
 
 
-def test_parallel_loop_runs_on_several_threads():
+def test_parallel_loop_runs_on_several_threads(monkeypatch):
     """Each iteration records the OS thread's omp id via a side channel: the team size."""
+    import tepad.codegen.llvm_ir as llvm_ir
+    monkeypatch.setattr(llvm_ir, "PARALLEL_MIN_WORK", 0)   # tiny loop: use the team anyway
     if not have_gomp():
         # Without libgomp (it ships with gcc) parallel loops run serially by design, so there
         # is no team to observe; every other parallel test still checks their results.
@@ -231,3 +233,73 @@ def test_concurrent_calls_from_python_threads():
     for t in ts:
         t.join()
     assert not errors, errors
+
+
+def _par_func(n, per_row=1):
+    A = tir.Buffer((n * per_row,), "float32", "A")
+    C = tir.Buffer((n,), "float32", "C")
+
+    def body(a, c):
+        def row(i):
+            acc = a[i * per_row]
+            for j in range(1, per_row):
+                acc = acc + a[i * per_row + j]
+            return tir.BufferStore(c, acc, [i])
+        return loop(n, row, F.PARALLEL)
+    return make_func([A, C], body)
+
+
+def test_small_parallel_loop_runs_serially_without_the_team():
+    """A constant-size parallel loop with little work (64 rows of 4) never starts the team:
+    the optimized IR calls no GOMP_parallel (the unoptimized IR keeps the outlined body)."""
+    from tepad.codegen import llvm_ir
+    f = _par_func(64, 4)
+    assert llvm_ir.static_work(f.body) == 64 * (1 + 4)
+    mod = build_module(f, num_threads=2)
+    assert "GOMP_parallel" in mod.unoptimized_ll and "par0.serial" in mod.unoptimized_ll
+    assert "GOMP_parallel" not in mod.ll
+    a = np.random.rand(256).astype("float32")
+    c = np.zeros(64, "float32")
+    mod(a, c)
+    np.testing.assert_allclose(c, a.reshape(64, 4).sum(1), rtol=1e-6)
+
+
+def test_large_parallel_loop_keeps_the_team():
+    from tepad.codegen import llvm_ir
+    rows = llvm_ir.PARALLEL_MIN_WORK // 5 + 1          # just above the threshold
+    f = _par_func(rows, 4)
+    assert llvm_ir.static_work(f.body) >= llvm_ir.PARALLEL_MIN_WORK
+    mod = build_module(f, num_threads=2)
+    if have_gomp():
+        assert "GOMP_parallel" in mod.ll
+    a = np.random.rand(rows * 4).astype("float32")
+    c = np.zeros(rows, "float32")
+    mod(a, c)
+    np.testing.assert_allclose(c, a.reshape(rows, 4).sum(1), rtol=1e-5)
+
+
+def test_symbolic_parallel_loop_tests_its_size_at_run_time():
+    """Symbolic extent, constant work per iteration: both paths are kept and the extent
+    decides at run time; either way every iteration runs once."""
+    n = tir.Var("n")
+    A, C = tir.Buffer((n,), "int32", "A"), tir.Buffer((n,), "int32", "C")
+    f = make_func([A, C], lambda a, c: loop(n, lambda i: tir.BufferStore(c, a[i] + 1, [i]), F.PARALLEL))
+    mod = build_module(f, num_threads=2)
+    if have_gomp():
+        assert "GOMP_parallel" in mod.ll
+    assert "par0.serial" in mod.unoptimized_ll
+    for size in (0, 5, 1000, 600_000):
+        a = np.arange(size, dtype="int32")
+        c = np.zeros(size, "int32")
+        mod(a, c)
+        np.testing.assert_array_equal(c, a + 1)
+
+
+def test_single_thread_build_never_starts_the_team():
+    f = _par_func(1 << 19, 4)                # large work, but TEPAD_NUM_THREADS=1 semantics
+    mod = build_module(f, num_threads=1)
+    assert "GOMP_parallel" not in mod.ll
+    a = np.random.rand((1 << 19) * 4).astype("float32")
+    c = np.zeros(1 << 19, "float32")
+    mod(a, c)
+    np.testing.assert_allclose(c, a.reshape(-1, 4).sum(1), rtol=1e-5)

@@ -125,7 +125,9 @@ def test_nonconvex_guard_is_not_widened():
 
 
 @pytest.mark.parametrize("threads", [1, 2, 3, 8])
-def test_dynamic_parallel_chunks_cover_every_iteration(threads):
+def test_dynamic_parallel_chunks_cover_every_iteration(threads, monkeypatch):
+    import tepad.codegen.llvm_ir as llvm_ir
+    monkeypatch.setattr(llvm_ir, "PARALLEL_MIN_WORK", 0)   # small loop: still use the team
     A = tir.Buffer((1000,), "int32", "A")
 
     def body(a):
