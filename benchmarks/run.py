@@ -58,8 +58,16 @@ def load_example(name: str):
     return mod
 
 
+# OpenBLAS's worker threads keep spinning for about 0.1 s after each BLAS call (measured:
+# tepad's 2-thread matmul timed right after np.matmul ran at its 1-thread speed). Every timed
+# block starts after this idle pause so no library's leftover spinning shares the cores.
+SETTLE_S = 0.3
+
+
 def median_time(fn, reps: int, warmup: int = 1) -> tuple[float, float]:
-    """(median, min) seconds of ``fn()`` over ``reps`` runs after ``warmup`` runs."""
+    """(median, min) seconds of ``fn()`` over ``reps`` runs after ``warmup`` runs, starting
+    after a ``SETTLE_S`` idle pause."""
+    time.sleep(SETTLE_S)
     for _ in range(warmup):
         fn()
     ts = []
