@@ -10,6 +10,11 @@ Facts the analyzer knows:
   verbatim (so the same condition simplifies to True), and every linear integer comparison
   ``sum(k*t) + c <op> ...`` gives bounds to each plain var in it (``i < n - 4*io`` bounds ``i``
   above by ``n - 4*io - 1`` and ``io`` by the matching floor division).
+
+Simplification results are memoized per *context id* of the facts (``.context``): any change
+of the facts (including direct writes to the fact containers) selects another memo table,
+and returning to the same facts (leaving a scope, a later pass over the same loop nest)
+reuses the old one. Memoized answers are exactly those of an unmemoized run.
 """
 from __future__ import annotations
 
@@ -21,6 +26,10 @@ from ..tir.stmt import Stmt
 from .const_bound import (BoundEvaluator, ConstIntBound, INF, b_intersect, to_num, is_inf)
 from .int_set import IntSet, eval_set_with, to_int_set, _norm_dom
 from .rewrite import Simplifier, _is_sint
+from .canonical import Key
+from .context import MEMO, TrackedDict, TrackedList, context_id
+
+_SAME = object()     # memo marker: the simplifier returned its argument unchanged
 
 
 def _as_var(v):
@@ -35,13 +44,25 @@ class Analyzer:
     """Integer analysis with a set of known facts about variables."""
 
     def __init__(self):
-        self._bounds: dict = {}     # Var -> (lo, hi) numbers (ints or +/-inf)
-        self._subst: dict = {}      # Var -> PrimExpr (bind to an expression)
-        self._sym_lo: dict = {}     # Var -> tuple of symbolic lower bounds (exprs)
-        self._sym_hi: dict = {}     # Var -> tuple of symbolic upper bounds
-        self._ranges: dict = {}     # Var -> IntSet (bound ranges, for int_set without dom_map)
-        self._facts: list = []      # simplified conditions known to hold
+        self._ctx = None            # context id of the facts, computed lazily (see .context)
+        self._bounds = TrackedDict(self)    # Var -> (lo, hi) numbers (ints or +/-inf)
+        self._subst = TrackedDict(self)     # Var -> PrimExpr (bind to an expression)
+        self._sym_lo = TrackedDict(self)    # Var -> tuple of symbolic lower bounds (exprs)
+        self._sym_hi = TrackedDict(self)    # Var -> tuple of symbolic upper bounds
+        self._ranges = TrackedDict(self)    # Var -> IntSet (bound ranges, for int_set)
+        self._facts = TrackedList(self)     # simplified conditions known to hold
         self._in_sym = False
+
+    def _touch(self):
+        """The facts changed: forget their context id (recomputed when next needed)."""
+        self._ctx = None
+
+    def _context(self) -> int:
+        """The context id of the current facts (equal ids exactly for equal facts)."""
+        c = self._ctx
+        if c is None:
+            c = self._ctx = context_id(self)
+        return c
 
     # --- facts -------------------------------------------------------------------------------
     def bind(self, var, value, allow_override: bool = True):
@@ -83,11 +104,18 @@ class Analyzer:
 
     def _snapshot(self):
         return (dict(self._bounds), dict(self._subst), dict(self._sym_lo), dict(self._sym_hi),
-                dict(self._ranges), list(self._facts))
+                dict(self._ranges), list(self._facts), self._ctx)
 
     def _restore(self, snap):
-        (self._bounds, self._subst, self._sym_lo, self._sym_hi, self._ranges,
-         self._facts) = snap
+        """Facts exactly as at ``_snapshot`` time (and their context id, if known then)."""
+        bounds, subst, sym_lo, sym_hi, ranges, facts, ctx = snap
+        self._bounds = TrackedDict(self, bounds)
+        self._subst = TrackedDict(self, subst)
+        self._sym_lo = TrackedDict(self, sym_lo)
+        self._sym_hi = TrackedDict(self, sym_hi)
+        self._ranges = TrackedDict(self, ranges)
+        self._facts = TrackedList(self, facts)
+        self._ctx = ctx
 
     @contextlib.contextmanager
     def constraint_scope(self, cond):
@@ -201,11 +229,28 @@ class Analyzer:
             from .stmt_simplify import simplify_stmt_or_func
             return simplify_stmt_or_func(expr, self)
         expr = E.convert(expr)
-        s = Simplifier(self)
-        r = s.simp(expr)
+        r = self._simp_once(expr)
         if steps > 1 and r is not expr and not isinstance(r, E.ConstExpr):
-            r2 = Simplifier(self).simp(r)
-            r = r2
+            r = self._simp_once(r)
+        return r
+
+    def _simp_once(self, expr):
+        """``Simplifier(self).simp(expr)`` (a fresh session), memoized per context.
+
+        A fresh session's result depends only on the facts (the context id), ``_in_sym`` and
+        the structure of ``expr``, so a structurally equal expression gets the same result;
+        an unchanged expression is returned as the caller's own object, as a fresh session
+        would.
+        """
+        if not isinstance(expr, E.PrimExpr) or isinstance(expr, (E.ConstExpr, E.Var)):
+            return Simplifier(self).simp(expr)
+        table = MEMO.table((self._context(), self._in_sym))
+        key = Key(expr)
+        hit = table.get(key)
+        if hit is not None:
+            return expr if hit is _SAME else hit
+        r = Simplifier(self).simp(expr)
+        table[key] = _SAME if r is expr else r
         return r
 
     def _bound_num(self, expr):

@@ -17,11 +17,28 @@ class Overflow(Exception):
     """A coefficient or constant does not fit the dtype; the caller keeps the expression."""
 
 
+_EQUAL_PAIRS: dict = {}     # (id(a), id(b)) -> (a, b): pairs proved structurally equal
+_MAX_EQUAL_PAIRS = 50000
+
+
 def dag_equal(a, b) -> bool:
-    """``structural_equal`` that remembers compared pairs (linear on DAGs with sharing)."""
+    """``structural_equal`` that remembers compared pairs (linear on DAGs with sharing).
+
+    Pairs of nodes found equal are also remembered across calls (IR nodes are immutable;
+    the table holds both nodes, so their ids stay theirs), which makes repeated deep
+    comparisons of the same two expressions O(1).
+    """
     if a is b:
         return True
-    return _deq(a, b, set())
+    if (id(a), id(b)) in _EQUAL_PAIRS:
+        return True
+    memo: dict = {}
+    r = _deq(a, b, memo)
+    if memo:
+        if len(_EQUAL_PAIRS) + len(memo) > _MAX_EQUAL_PAIRS:
+            _EQUAL_PAIRS.clear()
+        _EQUAL_PAIRS.update(memo)
+    return r
 
 
 def _deq(a, b, memo) -> bool:
@@ -36,12 +53,16 @@ def _deq(a, b, memo) -> bool:
         if ha is not None and hb is not None and ha != hb:
             return False
         k = (id(a), id(b))
-        if k in memo:
+        if k in memo or k in _EQUAL_PAIRS:
             return True
-        for x, y in zip(a.field_values(), b.field_values()):
-            if not _deq(x, y, memo):
+        if isinstance(a, E.BinaryOp):       # fast path: the dtype follows from the operands
+            if not (_deq(a.a, b.a, memo) and _deq(a.b, b.b, memo)):
                 return False
-        memo.add(k)
+        else:
+            for x, y in zip(a.field_values(), b.field_values()):
+                if not _deq(x, y, memo):
+                    return False
+        memo[k] = (a, b)
         return True
     if isinstance(a, (tuple, list)):
         return isinstance(b, (tuple, list)) and len(a) == len(b) and \

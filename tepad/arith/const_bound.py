@@ -393,6 +393,7 @@ class BoundEvaluator:
         if t is E.Let:
             ana = self.ana
             old = ana._bounds.get(e.var)
+            ctx = getattr(ana, "_ctx", None)
             ana._bounds[e.var] = self.bound(e.value)
             try:
                 return BoundEvaluator(ana).bound(e.body)
@@ -401,6 +402,8 @@ class BoundEvaluator:
                     ana._bounds.pop(e.var, None)
                 else:
                     ana._bounds[e.var] = old
+                if ctx is not None:
+                    ana._ctx = ctx      # the facts are exactly those of `ctx` again
         if isinstance(e, (E.CmpOp, E.And, E.Or, E.Not)):
             return (0, 1)
         return default_bound(dt.element_of(e.dtype))

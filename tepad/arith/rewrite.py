@@ -34,12 +34,14 @@ from __future__ import annotations
 
 import itertools
 import math
+import threading
 
 from ..tir import expr as E
 from ..tir import dtype as dt
 from ..tir.functor import collect_vars, substitute
 from .canonical import Key, Linear, Overflow, dag_equal as structural_equal
 from .const_bound import BoundEvaluator, INF, to_num, POS_INF, NEG_INF
+from .context import MEMO
 
 _ASM = (E.Add, E.Sub, E.Mul)
 _MAX_SCOPE_DEPTH = 64
@@ -450,7 +452,7 @@ class Simplifier:
             lo = max(lo, lw)
         return lo, hi
 
-    def _bound2(self, d, lo, hi):
+    def _bound2(self, d, lo, hi, bound=None):
         """Bounds of ``d`` also through ``(x // c) * c -> x - x % c`` (proofs only)."""
         if not _is_sint(d.dtype) or type(d) not in _ASM:
             return lo, hi
@@ -469,7 +471,7 @@ class Simplifier:
                     out.add_term(t, k)
             if not changed:
                 return lo, hi
-            l2, h2 = self.bound(out.to_expr())
+            l2, h2 = (bound or self.bound)(out.to_expr())
             return max(lo, l2), min(hi, h2)
         except Overflow:
             return lo, hi
@@ -494,50 +496,70 @@ class Simplifier:
 
         Vars with symbolic bounds are relaxed one at a time (each alternative bound tried), a
         few rounds deep, so correlated bounds such as ``i <= n - 4*io - 1`` cancel exactly.
-        Stops as soon as ``done(bound)`` holds.
+        Stops as soon as ``done(bound)`` holds. The search is shared by every query about
+        ``d`` under the same facts (see ``_RefineRun``): its answer is the one a fresh search
+        stopping at the same ``done`` would give.
         """
         ana = self.ana
-        sym = set(ana._sym_lo) | set(ana._sym_hi)
-        if not (collect_vars(d) & sym):
+        if not (collect_vars(d) & (ana._sym_lo.keys() | ana._sym_hi.keys())):
             return None
+        # a run is a generator: one per thread, so two threads never resume the same one
+        runs = MEMO.table((ana._context(), "refine", threading.get_ident()))
+        key = (Key(d), side)
+        run = runs.get(key)
+        if run is None:
+            run = runs[key] = _RefineRun()
+            run.gen = self._refine_steps(run, d, side)
+        try:
+            return run.answer(ana, done)
+        except BaseException:
+            runs.pop(key, None)
+            raise
+
+    def _refine_steps(self, run, d, side):
+        """Generator of the successive best bounds of the search; returns the final best.
+
+        Reads the facts of ``run.ana`` (the analyzer resuming it) only while running, so it
+        must only be resumed under the facts it was started with (runs are stored per
+        context id).
+        """
+        ana = run.ana
+        sym = set(ana._sym_lo) | set(ana._sym_hi)
         from .int_set import IntSet, eval_set_with
-        ana._in_sym = True
+        bev = BoundEvaluator(ana)
         best = INF if side > 0 else -INF
         budget = 24        # interval evaluations per refinement: keeps lowering time bounded
-        try:
-            frontier = [d]
-            seen = set()
-            for _ in range(3):
-                nxt = []
-                for x in frontier:
-                    vs = sorted(collect_vars(x) & sym, key=lambda v: v.name)
-                    for v in vs:
-                        clo, chi = ana._bounds.get(v, (-INF, INF))
-                        lows = list(ana._sym_lo.get(v, ())) + [_num_ep(clo, v.dtype)]
-                        highs = list(ana._sym_hi.get(v, ())) + [_num_ep(chi, v.dtype)]
-                        for lo_ in lows:
-                            for hi_ in highs:
-                                budget -= 1
-                                if budget < 0:
-                                    return best
-                                s = eval_set_with(ana, x, {v: IntSet(lo_, hi_)})
-                                y = s.max() if side > 0 else s.min()
-                                if y is POS_INF or y is NEG_INF:
-                                    continue
-                                b = self._bound2(y, *self.bound(y))
-                                best = min(best, b[1]) if side > 0 else max(best, b[0])
-                                if done(best):
-                                    return best
-                                k = Key(y)
-                                if k not in seen:
-                                    seen.add(k)
-                                    nxt.append(y)
-                frontier = nxt[:6]
-                if not frontier:
-                    break
-            return best
-        finally:
-            ana._in_sym = False
+        frontier = [d]
+        seen = set()
+        for _ in range(3):
+            nxt = []
+            for x in frontier:
+                vs = sorted(collect_vars(x) & sym, key=lambda v: v.name)
+                for v in vs:
+                    clo, chi = ana._bounds.get(v, (-INF, INF))
+                    lows = list(ana._sym_lo.get(v, ())) + [_num_ep(clo, v.dtype)]
+                    highs = list(ana._sym_hi.get(v, ())) + [_num_ep(chi, v.dtype)]
+                    for lo_ in lows:
+                        for hi_ in highs:
+                            budget -= 1
+                            if budget < 0:
+                                return best
+                            s = eval_set_with(ana, x, {v: IntSet(lo_, hi_)})
+                            y = s.max() if side > 0 else s.min()
+                            if y is POS_INF or y is NEG_INF:
+                                continue
+                            b = self._bound2(y, *bev.bound(y), bound=bev.bound)
+                            best = min(best, b[1]) if side > 0 else max(best, b[0])
+                            yield best
+                            ana = bev.ana = run.ana
+                            k = Key(y)
+                            if k not in seen:
+                                seen.add(k)
+                                nxt.append(y)
+            frontier = nxt[:6]
+            if not frontier:
+                break
+        return best
 
     # --- min / max ----------------------------------------------------------------------------
     def _minmax(self, e):
@@ -727,6 +749,7 @@ class Simplifier:
             return self.simp(substitute(e.body, {e.var: v}))
         ana = self.ana
         old = ana._bounds.get(e.var)
+        ctx = ana._ctx
         saved = (self.memo, self.bev)
         if _is_sint(v.dtype):
             ana._bounds[e.var] = self.bound(v)
@@ -739,9 +762,47 @@ class Simplifier:
                 ana._bounds.pop(e.var, None)
             else:
                 ana._bounds[e.var] = old
+            ana._ctx = ctx      # the facts are exactly those of `ctx` again
         if v is e.value and body is e.body:
             return e
         return E.Let(e.var, v, body)
+
+
+class _RefineRun:
+    """One ``_refine`` search, resumable: the bounds it produced so far and its final answer.
+
+    ``answer(done)`` replays the produced bounds and resumes the search only past them, so
+    the answer equals that of a fresh search stopping at the first bound where ``done``
+    holds (the search itself never depends on ``done``).
+    """
+
+    __slots__ = ("gen", "seen", "final", "ana")
+
+    def __init__(self, gen=None):
+        self.gen = gen
+        self.seen: list = []
+        self.final = None
+        self.ana = None
+
+    def answer(self, ana, done):
+        for v in self.seen:
+            if done(v):
+                return v
+        if self.gen is None:
+            return self.final
+        self.ana = ana
+        while True:
+            ana._in_sym = True      # nested proofs use constant bounds only
+            try:
+                v = next(self.gen)
+            except StopIteration as stop:
+                self.gen, self.final = None, stop.value
+                return self.final
+            finally:
+                ana._in_sym = False
+            self.seen.append(v)
+            if done(v):
+                return v
 
 
 def negate(c):

@@ -1,0 +1,152 @@
+"""Fact containers that notice changes, and the simplification memo keyed by the facts.
+
+An Analyzer's facts live in ``TrackedDict`` / ``TrackedList`` containers: every mutation,
+whoever makes it (``bind``, ``constraint_scope``, a pass writing ``ana._bounds[v]``
+directly), calls the analyzer's ``_touch``, which forgets its *context id*. The context id
+(``context_id``) is computed from the *contents* of the facts: two analyzers (or one
+analyzer at two times) with exactly the same facts get the same id, and different facts get
+different ids; ids are never reused for other facts.
+
+``MEMO`` maps ``(context id, flags)`` to a table of results. Since a context id names one
+exact set of facts, a cached result is used exactly when the facts are the same again:
+leaving a ``constraint_scope`` returns to the outer facts, so results computed inside the
+scope are never seen outside it, while the next Simplify pass over the same loop nest (with
+the same facts) reuses them.
+"""
+from __future__ import annotations
+
+import itertools
+
+from .canonical import Key
+
+_IDS = itertools.count(1)
+_CONTEXT_IDS: dict = {}      # signature of the facts -> context id
+_MAX_CONTEXT_IDS = 10000
+
+
+def _sig(ana):
+    """The facts of ``ana`` as a hashable value (vars by identity, expressions by structure)."""
+    def keys(t):
+        return tuple(Key(x) for x in t)
+    return (frozenset(ana._bounds.items()),
+            frozenset((v, Key(e)) for v, e in ana._subst.items()),
+            frozenset((v, keys(t)) for v, t in ana._sym_lo.items()),
+            frozenset((v, keys(t)) for v, t in ana._sym_hi.items()),
+            frozenset((v, Key(r.min_value), Key(r.max_value)) for v, r in ana._ranges.items()),
+            keys(ana._facts))
+
+
+def context_id(ana) -> int:
+    """An int naming the current facts of ``ana``: equal ids exactly for equal facts."""
+    sig = _sig(ana)
+    cid = _CONTEXT_IDS.get(sig)
+    if cid is None:
+        if len(_CONTEXT_IDS) >= _MAX_CONTEXT_IDS:
+            _CONTEXT_IDS.clear()        # ids are never reused, so old tables just go stale
+        cid = _CONTEXT_IDS[sig] = next(_IDS)
+    return cid
+
+
+class TrackedDict(dict):
+    """A dict that gives ``owner`` a new version on every mutation."""
+
+    __slots__ = ("_owner",)
+
+    def __init__(self, owner, *args):
+        super().__init__(*args)
+        self._owner = owner
+
+    def __setitem__(self, k, v):
+        super().__setitem__(k, v)
+        self._owner._touch()
+
+    def __delitem__(self, k):
+        super().__delitem__(k)
+        self._owner._touch()
+
+    def pop(self, *args):
+        r = super().pop(*args)
+        self._owner._touch()
+        return r
+
+    def popitem(self):
+        r = super().popitem()
+        self._owner._touch()
+        return r
+
+    def setdefault(self, k, default=None):
+        if k in self:
+            return self[k]
+        self[k] = default
+        return default
+
+    def update(self, *args, **kw):
+        super().update(*args, **kw)
+        self._owner._touch()
+
+    def clear(self):
+        super().clear()
+        self._owner._touch()
+
+    def __ior__(self, other):
+        self.update(other)
+        return self
+
+
+class TrackedList(list):
+    """A list that gives ``owner`` a new version on every mutation."""
+
+    __slots__ = ("_owner",)
+
+    def __init__(self, owner, *args):
+        super().__init__(*args)
+        self._owner = owner
+
+
+def _tracked(name):
+    base = getattr(list, name)
+
+    def method(self, *args, **kw):
+        r = base(self, *args, **kw)
+        self._owner._touch()
+        return r
+    method.__name__ = name
+    return method
+
+
+for _name in ("append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
+              "__setitem__", "__delitem__", "__iadd__", "__imul__"):
+    setattr(TrackedList, _name, _tracked(_name))
+
+
+class ContextMemo:
+    """Results keyed by ``(context, Key(expr))``; ``context`` is any hashable.
+
+    Holds at most ``max_contexts`` contexts (the oldest are dropped first) and at most
+    ``max_entries`` results per context, so memory stays bounded.
+    """
+
+    def __init__(self, max_contexts: int = 256, max_entries: int = 5000):
+        self.max_contexts = max_contexts
+        self.max_entries = max_entries
+        self._tables: dict = {}
+
+    def table(self, context) -> dict:
+        t = self._tables.get(context)
+        if t is None:
+            if len(self._tables) >= self.max_contexts:
+                for k in list(self._tables)[: self.max_contexts // 2]:
+                    self._tables.pop(k, None)
+            t = self._tables[context] = {}
+        elif len(t) >= self.max_entries:
+            t.clear()
+        return t
+
+    def clear(self):
+        self._tables.clear()
+
+
+MEMO = ContextMemo()
+
+
+__all__ = ["TrackedDict", "TrackedList", "ContextMemo", "MEMO", "context_id"]
