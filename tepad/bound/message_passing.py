@@ -9,6 +9,7 @@ from __future__ import annotations
 from ..arith import IntSet, eval_set
 from ..errors import InternalError, TepadError
 from ..schedule.relations import Fuse, Rebase, Singleton, Split, Transform
+from ..schedule.stage import AttachType
 from ..tir.functor import substitute
 from ..tir.expr import IntImm, Range, cast, const, floordiv, floormod, convert
 
@@ -94,6 +95,13 @@ def pass_down_domain(stage, rmap, ana, allow_missing=False):
                     raise InternalError(f"transform input {ov.name} has no range")
                 if not (ana.can_prove_equal(r.min, ov.dom.min) and
                         ana.can_prove_equal(r.extent, ov.dom.extent)):
+                    if getattr(stage, "attach_type", None) != AttachType.Scope:
+                        # a stage at the root computes its whole tensor in the layout's loops,
+                        # whatever the (interval) request says: a guarded read such as
+                        # if_then_else(i >= 1, B[i - 1], 0) asks for [-1, N - 1), and
+                        # read_check has proven that nothing reads outside [0, N)
+                        rmap[ov] = ov.dom
+                        continue
                     raise TepadError(
                         f"stage {stage.name}: transform_layout needs the whole tensor to be "
                         f"computed in one loop nest, but axis {ov.name} covers {r!r} of "

@@ -55,6 +55,12 @@ def eval_int(e, env: dict) -> int | None:
         return env.get(e)
     if isinstance(e, tir.Cast):
         return eval_int(e.value, env)
+    if isinstance(e, tir.Select):             # exact shapes of symbolic sizes may branch
+        c = eval_int(e.condition, env)
+        return None if c is None else eval_int(e.true_value if c else e.false_value, env)
+    if isinstance(e, tir.Not):
+        c = eval_int(e.a, env)
+        return None if c is None else int(not c)
     if isinstance(e, tir.BinaryOp):
         a, b = eval_int(e.a, env), eval_int(e.b, env)
         if a is None or b is None:
@@ -62,14 +68,29 @@ def eval_int(e, env: dict) -> int | None:
         if isinstance(e, tir.Add): return a + b
         if isinstance(e, tir.Sub): return a - b
         if isinstance(e, tir.Mul): return a * b
-        if b == 0: return None
+        if isinstance(e, (tir.FloorDiv, tir.FloorMod, tir.Div, tir.Mod)) and b == 0:
+            return None
         if isinstance(e, tir.FloorDiv): return a // b
         if isinstance(e, tir.FloorMod): return a % b
         if isinstance(e, tir.Div): return abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1)
         if isinstance(e, tir.Mod): return abs(a) % abs(b) * (1 if a >= 0 else -1)
         if isinstance(e, tir.Min): return min(a, b)
         if isinstance(e, tir.Max): return max(a, b)
+        if isinstance(e, tir.EQ): return int(a == b)
+        if isinstance(e, tir.NE): return int(a != b)
+        if isinstance(e, tir.LT): return int(a < b)
+        if isinstance(e, tir.LE): return int(a <= b)
+        if isinstance(e, tir.GT): return int(a > b)
+        if isinstance(e, tir.GE): return int(a >= b)
+        if isinstance(e, tir.And): return int(bool(a) and bool(b))
+        if isinstance(e, tir.Or): return int(bool(a) or bool(b))
     return None
+
+
+def _vars_of(e) -> set:
+    out = set()
+    tir.post_order_visit(e, lambda n: out.add(n) if isinstance(n, tir.Var) else None)
+    return out
 
 
 @dataclass
@@ -107,9 +128,25 @@ class ArgChecker:
                                                          if buf.dtype != "bool" else np.bool_),
                                        tuple(buf.shape), grouped, writable))
         self.n_args = len(self.plans)
+        self._check_bindable()
         # reads that leave a tensor for some size bindings (tepad.bound.read_check)
         self.preconditions = tuple(func.attrs.get("tepad.read_preconditions") or ())
         self._sizes_ok: set = set()
+
+    def _check_bindable(self):
+        """Every shape variable must be some argument's whole dimension, or no array shape
+        could say its value (``(n + 3) // 4`` is the same for n = 5..8)."""
+        plain = {d for p in self.plans for shp in (p.shape, p.grouped or ()) for d in shp
+                 if isinstance(d, tir.Var)}
+        for v in self.shape_vars:
+            if v not in plain:
+                uses = [f"'{p.name}' {self._fmt(p.shape, {})}" for p in self.plans
+                        if any(v in _vars_of(d) for d in p.shape)]
+                raise TepadError(
+                    f"size variable {v.name} cannot be bound from the arguments: it only "
+                    f"appears inside derived dimensions ({', '.join(uses)}), which several "
+                    f"values of {v.name} share; give some argument a dimension equal to "
+                    f"{v.name} (e.g. keep one tensor of that size in its logical layout)")
 
     def _where(self, plan):
         return f"argument {plan.index} '{plan.name}'"

@@ -71,7 +71,49 @@ def _isl_str(e, names: dict) -> str:
     if isinstance(e, (E.Min, E.Max)):
         f = "min" if isinstance(e, E.Min) else "max"
         return f"{f}({_isl_str(e.a, names)}, {_isl_str(e.b, names)})"
+    if isinstance(e, E.Select):
+        # exact shapes of symbolic sizes carry selects such as Select(n == 1, 1, 2); when the
+        # two values differ by a constant, b + (a - b) * [cond] is quasi-affine
+        diff = _const_difference(e.true_value, e.false_value)
+        if diff is None:
+            raise _NotAffine(e)
+        b = _isl_str(e.false_value, names)
+        return f"({b} + {diff} * {_indicator(e.condition, names)})"
     raise _NotAffine(e)
+
+
+def _const_difference(a, b):
+    """``a - b`` when it is a constant, else None."""
+    from ..arith import Analyzer
+    d = Analyzer().simplify(E.sub(a, b))
+    return int(d.value) if isinstance(d, E.IntImm) else None
+
+
+def _indicator(c, names) -> str:
+    """1 where the integer condition ``c`` holds, 0 elsewhere, as quasi-affine ISL text."""
+    if isinstance(c, E.IntImm):
+        return "1" if c.value else "0"
+    if isinstance(c, E.Not):
+        return f"(1 - {_indicator(c.a, names)})"
+    if isinstance(c, (E.And, E.Or)):
+        f = "min" if isinstance(c, E.And) else "max"
+        return f"{f}({_indicator(c.a, names)}, {_indicator(c.b, names)})"
+    if isinstance(c, E.CmpOp) and E.dt.is_int(c.a.dtype):
+        a, b = _isl_str(c.a, names), _isl_str(c.b, names)
+
+        def le(x, y):            # [x <= y] for integers
+            return f"min(max({y} - {x} + 1, 0), 1)"
+        if isinstance(c, E.LE):
+            return le(a, b)
+        if isinstance(c, E.LT):
+            return le(f"({a} + 1)", b)
+        if isinstance(c, E.GE):
+            return le(b, a)
+        if isinstance(c, E.GT):
+            return le(f"({b} + 1)", a)
+        eq = f"min({le(a, b)}, {le(b, a)})"
+        return eq if isinstance(c, E.EQ) else f"(1 - {eq})"
+    raise _NotAffine(c)
 
 
 def _lin_to_expr(terms, const, dtype):

@@ -28,3 +28,118 @@ def test_cache_read_for_two_readers_where_one_reads_the_other():
     out = np.zeros((3, 3), "int32")
     mod(a, out)
     np.testing.assert_array_equal(out, reference(T2, {A: a}))
+
+
+# ---- found once the fuzzer drew transform_layout and rolling_buffer ------------------------
+
+def _run(mod, *arrays):
+    mod(*arrays)
+    return arrays
+
+
+def test_select_in_a_symbolic_physical_shape_binds_and_runs():
+    """An offset split of a symbolic size has the exact extent Select(n == 1, 1, 2) + 1. The
+    argument checker could not evaluate Select/comparisons (tepad/runtime/args.py eval_int)
+    and refused correct arrays."""
+    from tepad.layout import to_physical
+    n = te.var("n")
+    A = te.placeholder((n,), "float32", name="A")
+    B = te.compute((n,), lambda i: A[i] * 2.0, name="B")
+    s = te.create_schedule(B.op)
+    s[A].transform_layout(lambda i: [(i + 1) // 3, (i + 1) % 3], pad_value=0.0)
+    mod = tepad.build(s, [A, B], bounds_check=True)
+    for size in (1, 2, 5, 7):
+        a = np.arange(size, dtype="float32")
+        b = np.zeros(size, "float32")
+        mod(to_physical(a, lambda i: [(i + 1) // 3, (i + 1) % 3], pad_value=0.0), b)
+        np.testing.assert_array_equal(b, a * 2)
+
+
+def test_pad_value_on_a_select_shape_is_quasi_affine():
+    """A pad_value on a split of a symbolic extent was refused "not quasi-affine": the shape
+    holds Select(n == 1, 2, 3) and ISL text had no Select (tepad/tir/index_map.py _isl_str now
+    writes b + (a - b) * [cond] with a min/max indicator)."""
+    n, m = te.var("n"), te.var("m")
+    A = te.placeholder((m, n), "int8", name="A")
+    B = te.compute((m, n), lambda i, j: A[i, j] * 2, name="B")
+    C = te.compute((m, n), lambda i, j: B[i, j] + A[i, j], name="C")
+    s = te.create_schedule(C.op)
+    s[B].transform_layout(lambda i, j: [(j + 2) // 4, i, (j + 2) % 4], pad_value=0)
+    mod = tepad.build(s, [A, C], bounds_check=True)
+    for shape in ((3, 1), (2, 5), (4, 7)):
+        a = (np.arange(np.prod(shape)) % 20).astype("int8").reshape(shape)
+        c = np.zeros(shape, "int8")
+        mod(a, c)
+        np.testing.assert_array_equal(c, a * 3)
+
+
+def test_size_variable_only_inside_derived_dimensions_is_refused_at_build():
+    """n appears only as (n + 3) // 4 and min(n - 1, 3) + 1 in the physical shapes: no array
+    can say n, so every call failed. build now refuses it (tepad/runtime/args.py)."""
+    n = te.var("n")
+    A = te.placeholder((n,), "float32", name="A")
+    B = te.compute((n,), lambda i: A[i] * 2.0, name="B")
+    s = te.create_schedule(B.op)
+    s[A].transform_layout(lambda i: [i // 4, i % 4], pad_value=0.0)
+    s[B].transform_layout(lambda i: [i // 4, i % 4])
+    import pytest
+    with pytest.raises(tepad.TepadError, match="size variable n cannot be bound from the "
+                                               "arguments"):
+        tepad.build(s, [A, B])
+
+
+def test_layout_on_a_root_stage_read_under_a_shifting_guard():
+    """C reads B[i - 1] under if_then_else(i >= 1): the interval request is [-1, 11), and the
+    Transform check wanted exactly [0, 12), blaming a compute_at that did not exist
+    (tepad/bound/message_passing.py: a root stage now computes its whole tensor)."""
+    A = te.placeholder((12,), "float32", name="A")
+    B = te.compute((12,), lambda i: A[i] + 1.0, name="B")
+    C = te.compute((12,), lambda i: te.if_then_else(i >= 1, B[i - 1],
+                                                    tir.const(0.0, "float32")), name="C")
+    s = te.create_schedule(C.op)
+    s[B].transform_layout(lambda i: [i // 4, i % 4])
+    for exact in (False, True):
+        mod = tepad.build(tepad.lower(s, [A, C], exact_bounds=exact), bounds_check=True)
+        a = np.arange(12, dtype="float32")
+        c = np.zeros(12, "float32")
+        mod(a, c)
+        np.testing.assert_array_equal(c, np.concatenate([[0], a[:-1] + 1]))
+
+
+def test_rolling_buffer_with_an_empty_region_is_a_no_op():
+    """Exact bounds give B an empty region (its only reader is guarded by i >= 1 on an axis of
+    extent 1); inject_rolling_buffer refused "does not move". Nothing to roll: keep it."""
+    A = te.placeholder((1, 10), "float32", name="A")
+    B = te.compute((1, 10), lambda i, j: A[i, j] * 2.0, name="B")
+    r = te.reduce_axis((0, 3), name="r")
+    C = te.compute((1, 8), lambda i, j: te.sum(B[i, j + r], axis=r), name="C")
+    D = te.compute((1, 8), lambda i, j: te.if_then_else(i >= 1, C[i - 1, j],
+                                                        tir.const(0.0, "float32")), name="D")
+    s = te.create_schedule(D.op)
+    jo, ji = s[C].split(C.op.axis[1], factor=4)
+    s[B].compute_at(s[C], jo)
+    s[B].rolling_buffer()
+    for exact in (False, True):
+        mod = tepad.build(tepad.lower(s, [A, D], exact_bounds=exact), bounds_check=True)
+        d = np.ones((1, 8), "float32")
+        mod(np.ones((1, 10), "float32"), d)
+        assert not d.any()
+
+
+def test_rolling_buffer_along_a_loop_that_runs_once_is_a_no_op():
+    """split by the whole extent: io runs once, the region does not move, and rolling_buffer
+    was refused. A rolling buffer along a one-iteration loop changes nothing: keep the realize."""
+    A = te.placeholder((6,), "float32", name="A")
+    B = te.compute((6,), lambda i: A[i] * 2.0, name="B")
+    C = te.compute((4,), lambda i: B[i] + B[i + 2], name="C")
+    s = te.create_schedule(C.op)
+    io, ii = s[C].split(C.op.axis[0], factor=4)
+    s[B].compute_at(s[C], io)
+    s[B].rolling_buffer()
+    f = tepad.lower(s, [A, C])
+    assert "% " not in f.script()          # no folded (modulo) indexing
+    mod = tepad.build(f, bounds_check=True)
+    a = np.arange(6, dtype="float32")
+    c = np.zeros(4, "float32")
+    mod(a, c)
+    np.testing.assert_array_equal(c, 2 * a[:4] + 2 * a[2:])

@@ -110,6 +110,15 @@ def _fmt(e):
     return e.script() if hasattr(e, "script") else repr(e)
 
 
+
+def _degenerate(dims, loops) -> bool:
+    """A rolling buffer that would change nothing: the region is empty (a consumer reads the
+    stage under a guard that never holds), or every loop it could roll along runs once."""
+    if any(isinstance(x.extent, IntImm) and x.extent.value <= 0 for x in dims):
+        return True
+    return all(isinstance(f.extent, IntImm) and f.extent.value == 1 for f in loops)
+
+
 class _Dim:
     """What the rolling analysis knows about one dimension of the realize region."""
 
@@ -213,6 +222,11 @@ class _Inject(Mutator):
         if not (isinstance(inner, AttrStmt) and inner.node is s.buffer):
             return self.generic_visit(s)
         info = self._analyse(s)
+        if info is None:                  # nothing to roll: the realize stays, the scope goes
+            out = self.visit(inner.body)
+            for a in reversed(attrs):
+                out = AttrStmt(a.node, a.attr_key, a.value, out)
+            return BufferRealize(s.buffer, s.bounds, s.condition, out)
         self.active[s.buffer] = info
         saved_guards = self.guards
         self.guards = []                  # guards inside the realize are the producer's own
@@ -262,6 +276,8 @@ class _Inject(Mutator):
                     f"loops from {v.name} down to the attach point must run in order (serial "
                     f"or unrolled); parallelize/vectorize a loop outside {v.name} (e.g. split "
                     f"{v.name} and parallelize the outer part) or inside the attach point")
+            if _degenerate(all_dims, loops[par:]):
+                return None
             raise TepadError(self._no_overlap_message(name, all_dims))
         v = roll.var
         if roll.stride < 0:
@@ -466,6 +482,8 @@ class _Inject(Mutator):
                 ct = Analyzer().simplify(substitute(c, {p: E.sub(t, rest)}))
                 if v not in collect_vars(ct):
                     continue
+            if _bounds_the_coordinate(c, index, v):
+                continue
             # a bound of the local position within the window [0, extent) is harmless
             ana = Analyzer()
             with ana.constraint_scope(tirop.all(local >= 0, local < x.ext)):
@@ -477,6 +495,20 @@ class _Inject(Mutator):
                 f"iterations of loop {v.name} (a non-box region, e.g. from exact bounds); "
                 "values skipped as already computed might not have been; use interval bounds "
                 "(exact_bounds=False) or a schedule whose regions are boxes")
+
+
+def _bounds_the_coordinate(c, index, v) -> bool:
+    """``c`` compares the stored coordinate ``index`` with something ``v`` does not change
+    (``index < 5``: the tensor's shape clipping a tile). Such a guard selects the same
+    coordinates in every iteration, so skipping what the previous iteration stored is sound."""
+    if not isinstance(c, E.CmpOp):
+        return False
+    ana = Analyzer()
+    rest = ana.simplify(E.sub(E.sub(c.a, c.b), index))
+    if v not in collect_vars(rest) and not (collect_vars(rest) & collect_vars(index)):
+        return True
+    rest = ana.simplify(E.add(E.sub(c.a, c.b), index))     # -index op ...
+    return v not in collect_vars(rest) and not (collect_vars(rest) & collect_vars(index))
 
 
 def inject_rolling_buffer(func: PrimFunc) -> PrimFunc:
