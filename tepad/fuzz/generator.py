@@ -28,11 +28,26 @@ Schedules (every primitive tepad has): cache_read, cache_write (drawn before any
 transform of the stage), split (factor or nparts, non-divisible welcome), fuse, reorder,
 tile, vectorize, unroll, parallel, compute_inline, compute_root, and compute_at at legal
 points only (every consumer of the stage, looking through inlined stages, is inside the
-chosen loop). ``LAYOUT_HOOKS`` is where transform_layout / rolling_buffer will plug in.
+chosen loop).
+
+Layouts and rolling buffers: in about ``layout_percent`` % of the cases, inputs and compute
+stages (before their loop transforms, so the axes are adjacent leaves) sometimes get one or two
+``transform_layout`` calls: splits ``[i // c, i % c]`` (padding for non-divisible extents),
+offset splits ``[(i + k) // c, (i + k) % c]`` (padding at both ends), permutations, outer/inner
+parts moved, ``te.AXIS_SEPARATOR``; ``pad_value`` absent, a constant, or ``tir.undef``. A stage
+with a layout stays at the root (or is inlined): compute_at of it is refused by design. The
+runner passes inputs in the physical layout (``tepad/fuzz/layouts.py``: padding holds the pad
+value, or a loud sentinel when it must never be read) and reads outputs back, checking that
+their padding holds the pad value. ``rolling_buffer()`` is drawn on a producer computed at the
+outer loop of a split of the window axis of its only consumer (``rolling_applicable``: a
+stencil or window read, serial loops down to the attach point, a box region); consumers of
+such producers often split that axis first and the producer is then often attached there.
+``LAYOUT_HOOKS`` takes extra hooks.
 
 With ``illegal_rate > 0`` a case may also contain one deliberately illegal step (compute_at
 at a non-leaf, at a stage that does not enclose all consumers, a compute_at cycle, splitting
-an axis twice, ...). Such a step is marked in ``case.illegal``; the runner then expects a
+an axis twice, rolling_buffer at the root or on an output, a non-injective layout, a pad_value
+reading another tensor, ...). Such a step is marked in ``case.illegal``; the runner then expects a
 ``TepadError`` (from the schedule call or from lower/build), never another exception.
 """
 from __future__ import annotations
@@ -113,12 +128,21 @@ class Config:
     cache_percent: int = 12        # per stage: cache_write / cache_read
     single_output: bool = False    # only the last tensor is an output (draw_program)
     max_base: int = 12
+    layout_percent: int = 22       # cases where transform_layout may be drawn at all
+    rolling_percent: int = 70      # per applicable compute_at'd stencil producer
+    # Steer around tepad bugs that are reported but not fixed yet, so that batches stay quiet
+    # for them (set False to reproduce them):
+    # * rolling_buffer inside a consumer that has a transform_layout: exact bounds ignore the
+    #   Transform relation (tepad/bound/exact.py, own()) and give the whole tensor per
+    #   iteration, so exact mode refuses the rolling buffer.
+    avoid_known_bugs: bool = True
 
 
-# Hooks for primitives being built elsewhere (transform_layout, rolling_buffer). Each entry is
-# ``fn(case, src, stage_name)`` called after a stage's loop transforms and before its
-# attachment; it may append and execute lines through ``case.run(line)`` and must keep the
-# schedule legal (or mark ``case.illegal``). Empty until those primitives exist.
+# Extra hooks (the generator itself draws transform_layout and rolling_buffer, see
+# ``_Sched.maybe_layout`` / ``_Sched.maybe_rolling``). Each entry is ``fn(case, src,
+# stage_name)`` called after a stage's loop transforms and before its attachment; it may append
+# and execute lines through ``case.run(line)`` and must keep the schedule legal (or mark
+# ``case.illegal``).
 LAYOUT_HOOKS: list = []
 
 
@@ -189,11 +213,25 @@ class Case:
                 tail.append(f"    {t.name}: random_array(rng, {self.shape_text(t)}, "
                             f"{t.dtype!r}),")
             tail.append("}")
-            tail.append("outs = [" + ", ".join(
-                f"np.zeros({self.shape_text(t)}, {t.dtype!r})" for t in self.outputs) + "]")
-            tail.append("mod(*inputs.values(), *outs)")
+            if not self.has_layouts:
+                tail.append("outs = [" + ", ".join(
+                    f"np.zeros({self.shape_text(t)}, {t.dtype!r})" for t in self.outputs) +
+                    "]")
+                tail.append("mod(*inputs.values(), *outs)")
+                tail.append(f"expect = reference([{outs}], inputs)")
+                tail.append("for got, want in zip(outs, expect):")
+                tail.append("    assert_close(got, want)")
+                continue
+            # transformed layouts: physical arrays in, logical arrays back (tepad.layout)
+            tail.append("phys_in = [to_kernel(s[t], a) for t, a in inputs.items()]")
+            tail.append("phys_out = [" + ", ".join(
+                f"new_output(s[{t.name}], {self.shape_text(t)}, {t.dtype!r}, rng)"
+                for t in self.outputs) + "]")
+            tail.append("mod(*phys_in, *phys_out)")
             tail.append(f"expect = reference([{outs}], inputs)")
-            tail.append("for got, want in zip(outs, expect):")
+            tail.append(f"for t, phys, want in zip([{outs}], phys_out, expect):")
+            tail.append("    got, problem = from_kernel(s[t], phys, want.shape)")
+            tail.append("    assert problem is None, f'{t.name}: {problem}'")
             tail.append("    assert_close(got, want)")
         helpers = [
             "def random_array(rng, shape, dtype):",
@@ -210,7 +248,14 @@ class Case:
             "        np.testing.assert_array_equal(got, want)",
             "",
         ]
+        if self.has_layouts:
+            from .layouts import HELPERS
+            helpers += HELPERS.strip("\n").splitlines() + [""]
         return "\n".join(head + helpers + body + tail) + "\n"
+
+    @property
+    def has_layouts(self) -> bool:
+        return any(".transform_layout(" in line for line in self.lines)
 
     def shape_text(self, t: Tens) -> str:
         """The shape of ``t`` as Python text for the reproducer (``sizes[...]`` when symbolic)."""
@@ -462,7 +507,10 @@ class _Gen:
         iv = self.idx(len(x.dims))
         ld = f"{x.name}[{', '.join(iv)}]"
         if x.dtype.startswith("float") and not to.startswith("float"):
-            ld = f"te.floor({ld} * 4.0)"   # keep float -> int conversions in range
+            # keep float -> int conversions in range (out of range is undefined behaviour in
+            # LLVM's fptosi and differs from numpy): the float may come from an int tensor
+            ld = (f"te.floor(tir.min(tir.max({ld} * 4.0, tir.const(-100.0, {x.dtype!r})), "
+                  f"tir.const(100.0, {x.dtype!r})))")
         self.emit(Tens(nm, list(x.dims), to),
                   f"{nm} = te.compute({self.shape_text(x.dims)}, lambda {', '.join(iv)}: "
                   f"({ld}).astype({to!r}), name={nm!r})")
@@ -589,10 +637,17 @@ class _Sched:
         self.illegal_at = src.int(0, 4) if src.flag(self.g.cfg.illegal_rate) else None
         self.frozen = False     # an accepted illegal step: no later attachment may undo it
         self.dataflow_rewrites(s)
+        self.layout_on = src.flag(self.g.cfg.layout_percent)
+        if self.layout_on:      # layouts of inputs (the caller passes physical arrays)
+            for st in list(s.stages):
+                if not _is_compute(st) and id(st.origin_op) in self.tnames:
+                    self.maybe_layout(st)
         if self.illegal_at == 0:
             self.illegal_step(s)
         order = [st for st in reversed(s.stages) if _is_compute(st)]
         for k, st in enumerate(order):
+            if self.layout_on:  # before any loop transform: the axes must be adjacent leaves
+                self.maybe_layout(st)
             self.loops(st)
             if self.illegal_at == 1 and k == len(order) // 2:
                 self.illegal_step(s)
@@ -600,6 +655,7 @@ class _Sched:
                 hook(case, src, self.tnames[id(st.origin_op)])
             if not st.is_output and not self.frozen:
                 self.attach(s, st)
+                self.maybe_rolling(s, st)
         if self.illegal_at is not None and self.illegal_at >= 2:
             self.illegal_step(s)
 
@@ -648,6 +704,18 @@ class _Sched:
     def loops(self, st):
         src, run = self.src, self.case.run
         se = self.stage_expr(st)
+        # a consumer of a stencil/window producer: sometimes tile the window axis first, so
+        # the producer can be computed per tile (and made a rolling buffer)
+        windows = [a for _, axes in rolling_producers(self.ns["s"], st) for a in axes]
+        if windows and (not st.layout_transforms or not self.g.cfg.avoid_known_bugs) and \
+                src.flag(70):
+            a = _alias_through_layouts(st, src.pick(windows))
+            if a is not None and any(x is a for x in st.leaf_iter_vars):
+                name = self.iv(st, a)
+                o, i = self.new_ivs(st, ("o", "i"))
+                how = "nparts" if src.flag(20) else "factor"
+                run(f"{o}, {i} = {se}.split({name}, {how}={src.pick([4, 2, 3, 5])})")
+                self._bind(o, i)
         for _ in range(src.int(0, 4)):
             leaves = list(st.leaf_iter_vars)
             if not leaves:
@@ -704,16 +772,121 @@ class _Sched:
     def attach(self, s, st):
         src, run = self.src, self.case.run
         se = self.stage_expr(st)
+        if not st.layout_transforms:
+            # a stencil producer: often computed per tile of its consumer (rolling_buffer)
+            points = legal_attach_points(s, st)
+            tc = not self.g.cfg.avoid_known_bugs
+            rolling = [(p, iv) for p, iv in points
+                       if rolling_applicable(s, st, p, iv, transformed_consumer=tc)]
+            if rolling and src.flag(70):
+                p, iv = src.pick(rolling)
+                run(f"{se}.compute_at({self.stage_expr(p)}, {self.iv(p, iv)})")
+                return
         choice = src.int(0, 5)
         if choice == 1:
             run(f"{se}.compute_root()")
         elif choice == 2 and _can_inline(st):
             run(f"{se}.compute_inline()")
+        elif choice >= 3 and st.layout_transforms:
+            # transform_layout needs the whole tensor in one loop nest: a stage with a layout
+            # stays at the root (tepad refuses it at lower time otherwise, by design)
+            return
         elif choice >= 3:
             points = legal_attach_points(s, st)
             if points:
                 p, iv = src.pick(points)
                 run(f"{se}.compute_at({self.stage_expr(p)}, {self.iv(p, iv)})")
+
+    # transform_layout -----------------------------------------------------------------------------
+    def layout_map(self, names, permute_only=False, no_offset=False):
+        """Text of a random injective layout mapping over ``names``; and its output count.
+
+        Splits ``x // c, x % c`` (non-divisible extents give padding), offset splits
+        ``(x + k) // c, (x + k) % c`` (padding at both ends), permutations, and sometimes a
+        ``te.AXIS_SEPARATOR``. Choice 0 is the plain split of the first axis."""
+        src = self.src
+        outs = list(names)
+        kinds = ["split", "offset_split", "split_permute"] + (["permute"] if len(names) > 1
+                                                              else [])
+        if permute_only:
+            if len(names) < 2:
+                return None, 0
+            kinds = ["permute"]
+        elif no_offset:
+            kinds.remove("offset_split")
+        kind = src.pick(kinds)
+        if kind != "permute":
+            k = src.int(0, len(outs) - 1)
+            c = src.pick([4, 3, 2, 5, 8])
+            x = outs[k]
+            if kind == "offset_split":
+                x = f"({x} + {src.int(1, c - 1)})"
+            hi, lo = f"{x} // {c}", f"{x} % {c}"
+            where = src.int(0, 2)
+            if where == 0:
+                outs[k:k + 1] = [hi, lo]
+            elif where == 1:             # outer part first (NCHWc-like)
+                outs[k:k + 1] = [lo]
+                outs.insert(0, hi)
+            else:                        # inner part last
+                outs[k:k + 1] = [hi]
+                outs.append(lo)
+        if kind in ("permute", "split_permute") and len(outs) > 1:
+            a = src.int(0, len(outs) - 1)
+            b = (a + 1 + src.int(0, len(outs) - 2)) % len(outs)
+            outs[a], outs[b] = outs[b], outs[a]
+        n_out = len(outs)
+        if n_out >= 2 and src.flag(25):
+            outs.insert(src.int(1, n_out - 1), "te.AXIS_SEPARATOR")
+        return f"lambda {', '.join(names)}: [{', '.join(outs)}]", n_out
+
+    def pad_text(self, dtype):
+        r = self.src.int(0, 5)
+        if r <= 2:
+            return ""                                  # None: the padding is never read
+        if r <= 4:
+            if dtype.startswith("float"):
+                return f", pad_value={self.src.pick(['0.0', '-1.5', '3.0'])}"
+            return f", pad_value={self.src.pick(['0', '-1', '7'])}"
+        return f", pad_value=lambda *ix: tir.undef({dtype!r})"
+
+    def maybe_layout(self, st):
+        """Sometimes one or two transform_layout calls on ``st`` (placeholder or compute)."""
+        src = self.src
+        if not src.flag(35):
+            return
+        tname = self.tnames[id(st.origin_op)]
+        t = self.ns[tname]
+        ndim = len(t.shape)
+        if ndim == 0:
+            return
+        se = self.stage_expr(st)
+        symbolic = any(isinstance(b, str) for b in self.case.bases.values())
+        # A splitting layout on a symbolic *argument* can leave a size variable only inside
+        # derived dimensions ((n + 3) // 4), which no array can bind: build refuses that with
+        # a TepadError by design, so arguments get permutations only when sizes are symbolic.
+        permute_only = symbolic and (st.is_output or not _is_compute(st))
+        no_offset = False
+        names = ["i", "j", "k", "l"][:ndim]
+        text, n_out = self.layout_map(names, permute_only, no_offset)
+        if text is None:
+            return
+        pad = self.pad_text(t.dtype)
+        self.case.run(f"{se}.transform_layout({text}{pad})")
+        if src.flag(20):        # a second transform, over the first one's output indices
+            text, _ = self.layout_map([f"x{k}" for k in range(n_out)], permute_only,
+                                      no_offset)
+            if text is not None:
+                self.case.run(f"{se}.transform_layout({text}{self.pad_text(t.dtype)})")
+
+    # rolling_buffer -------------------------------------------------------------------------------
+    def maybe_rolling(self, s, st):
+        tc = not self.g.cfg.avoid_known_bugs
+        if st.attach_type.name != "Scope" or \
+                not rolling_applicable(s, st, transformed_consumer=tc):
+            return
+        if self.src.flag(self.g.cfg.rolling_percent):
+            self.case.run(f"{self.stage_expr(st)}.rolling_buffer()")
 
     # deliberately illegal steps -------------------------------------------------------------------
     def illegal_step(self, s):
@@ -729,7 +902,8 @@ class _Sched:
         kinds = ["split_twice", "compute_at_nonleaf", "compute_at_not_enclosing",
                  "compute_at_cycle", "reorder_foreign", "fuse_nonadjacent", "vectorize_reduce",
                  "inline_output", "inline_reduce", "cache_write_after_split",
-                 "compute_at_self", "attach_output"]
+                 "compute_at_self", "attach_output", "rolling_root", "rolling_output",
+                 "layout_not_injective", "layout_pad_reads_other"]
         kind = src.pick(kinds)
         st = src.pick(stages)
         se = self.stage_expr(st)
@@ -816,6 +990,41 @@ class _Sched:
                 p = src.pick(others)
                 case.run(f"{self.stage_expr(x)}.compute_at({self.stage_expr(p)}, "
                          f"{self.iv(p, p.leaf_iter_vars[0])})", illegal=kind)
+        elif kind == "rolling_root":
+            # a rolling buffer needs a compute_at; at the root lower() refuses it (no later
+            # attachment happens: the accepted step freezes the schedule)
+            roots = [x for x in stages if not x.is_output and x.attach_type.name == "GroupRoot"]
+            if roots:
+                case.run(f"{self.stage_expr(src.pick(roots))}.rolling_buffer()", illegal=kind)
+        elif kind == "rolling_output":
+            x = src.pick([x for x in stages if x.is_output])
+            case.run(f"{self.stage_expr(x)}.rolling_buffer()", illegal=kind)
+        elif kind == "layout_not_injective":
+            cands = []
+            for x in s.stages:
+                if id(x.origin_op) not in self.tnames or x.attach_type.name == "Inline":
+                    continue
+                shape = self.ns[self.tnames[id(x.origin_op)]].shape
+                for d, e in enumerate(shape):
+                    if type(e).__name__ == "IntImm" and int(e.value) >= 3:
+                        cands.append((x, d, len(shape)))
+            if cands:
+                x, d, nd = src.pick(cands)
+                names = ["i", "j", "k", "l"][:nd]
+                outs = [f"{v} % 2" if k == d else v for k, v in enumerate(names)]
+                case.run(f"{self.stage_expr(x)}.transform_layout(lambda {', '.join(names)}: "
+                         f"[{', '.join(outs)}])", illegal=kind)
+        elif kind == "layout_pad_reads_other":
+            a = self.case.placeholders[0].name if self.case.placeholders else None
+            cands = [x for x in stages if x.attach_type.name != "Inline"]
+            if a is not None and cands:
+                x = src.pick(cands)
+                nd = len(self.ns[self.tnames[id(x.origin_op)]].shape)
+                names = ["i", "j", "k", "l"][:nd]
+                zeros = ", ".join("0" for _ in self.ns[a].shape)
+                case.run(f"{self.stage_expr(x)}.transform_layout(lambda {', '.join(names)}: "
+                         f"[{', '.join(reversed(names))}], pad_value=lambda *ix: {a}[{zeros}])",
+                         illegal=kind)
 
 
 def _ident(name):
@@ -893,6 +1102,204 @@ def legal_attach_points(s, st):
     return out
 
 
+def _linear_form(e):
+    """``({Var: coef}, const)`` for sums of constant multiples of variables, else None."""
+    from ..tir import expr as E
+    if isinstance(e, E.IntImm):
+        return {}, int(e.value)
+    if isinstance(e, E.Var):
+        return {e: 1}, 0
+    if isinstance(e, E.Cast):
+        return _linear_form(e.value)
+    if isinstance(e, (E.Add, E.Sub)):
+        a, b = _linear_form(e.a), _linear_form(e.b)
+        if a is None or b is None:
+            return None
+        sgn = 1 if isinstance(e, E.Add) else -1
+        d = dict(a[0])
+        for v, c in b[0].items():
+            d[v] = d.get(v, 0) + sgn * c
+        return {v: c for v, c in d.items() if c}, a[1] + sgn * b[1]
+    if isinstance(e, E.Mul):
+        for x, y in ((e.a, e.b), (e.b, e.a)):
+            if isinstance(y, E.IntImm):
+                f = _linear_form(x)
+                if f is None:
+                    return None
+                k = int(y.value)
+                return {v: c * k for v, c in f[0].items() if c * k}, f[1] * k
+    return None
+
+
+def _leaves_of(st, iv):
+    """The leaf IterVars of ``st`` derived from ``iv`` through its relations."""
+    out, todo, seen = [], [iv], set()
+    while todo:
+        x = todo.pop()
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        if any(l is x for l in st.leaf_iter_vars):
+            out.append(x)
+            continue
+        for r in st.relations:
+            name = type(r).__name__
+            if name == "Split" and r.parent is x:
+                todo += [r.outer, r.inner]
+            elif name == "Fuse" and (r.outer is x or r.inner is x):
+                todo.append(r.fused)
+            elif name == "Transform" and any(v is x for v in r.original_vars):
+                todo += list(r.transformed_vars)
+    return out
+
+
+def _alias_through_layouts(st, iv):
+    """``iv`` itself, or the transformed IterVar that equals it (a permuting layout)."""
+    x = iv
+    while True:
+        rel = next((r for r in st.relations if type(r).__name__ == "Transform" and
+                    any(v is x for v in r.original_vars)), None)
+        if rel is None:
+            return x
+        k = next(k for k, v in enumerate(rel.original_vars) if v is x)
+        inv = rel.inverse[k]
+        y = next((tv for tv in rel.transformed_vars if tv.var is inv), None)
+        if y is None:
+            return None
+        x = y
+
+
+def _window_axes(c, p_op, inside_vars=None):
+    """Data axes ``a`` of stage ``c`` such that ``c`` reads ``p_op`` with index ``a + offsets``
+    on exactly one dimension (the offsets: constants and constant-extent reduction axes, in
+    ``inside_vars`` when given, spanning more than one value) and ``a`` in no other one."""
+    from ..tir.expr import ProducerLoad
+    from ..tir.functor import collect_vars, post_order_visit
+    loads = []
+    for b in c.op.body:
+        post_order_visit(b, lambda n: loads.append(n) if isinstance(n, ProducerLoad) and
+                         n.producer.op is p_op else None)
+    if not loads:
+        return []
+    ndim = len(loads[0].indices)
+    out = []
+    for a in c.op.axis:
+        dims = [d for d in range(ndim) if any(a.var in collect_vars(ld.indices[d])
+                                              for ld in loads)]
+        if len(dims) != 1:
+            continue
+        d = dims[0]
+        # the region must be a box (exact bounds give non-box regions for stencils that
+        # move along two dims at once, which rolling_buffer refuses by design)
+        if len({tuple(str(e) for k, e in enumerate(ld.indices) if k != d)
+                for ld in loads}) != 1:
+            continue
+        lo, hi, ok = None, None, True
+        for ld in loads:
+            f = _linear_form(ld.indices[d])
+            if f is None or f[0].get(a.var) != 1:
+                ok = False
+                break
+            l_, h_ = f[1], f[1]
+            for v, coef in f[0].items():
+                if v is a.var:
+                    continue
+                rv = next((r for r in c.op.reduce_axis if r.var is v), None)
+                if rv is None or type(rv.dom.extent).__name__ != "IntImm" or \
+                        (inside_vars is not None and v not in inside_vars):
+                    ok = False
+                    break
+                span = coef * (int(rv.dom.extent.value) - 1)
+                l_, h_ = l_ + min(0, span), h_ + max(0, span)
+            if not ok:
+                break
+            lo = l_ if lo is None else min(lo, l_)
+            hi = h_ if hi is None else max(hi, h_)
+        if ok and hi > lo:
+            out.append(a)
+    return out
+
+
+def rolling_producers(s, c):
+    """Stages that could roll inside ``c``: ``(stage, axes of c it is read along)``."""
+    out = []
+    for p in s.stages:
+        if not _is_compute(p) or p.is_output or p.layout_transforms or p is c:
+            continue
+        if consumers(s, p) != [c]:
+            continue
+        axes = _window_axes(c, p.op)
+        if axes:
+            out.append((p, axes))
+    return out
+
+
+def rolling_applicable(s, st, c=None, L=None, transformed_consumer=False):
+    """Will ``st.rolling_buffer()`` be accepted (interval and exact bounds) when ``st`` is
+    computed at ``c``'s loop ``L`` (default: where it is now)?
+
+    Conservative: ``c`` is ``st``'s only consumer and is at the root; ``c`` reads ``st`` with
+    index ``a + offsets`` on one dimension only (``_window_axes``: a stencil or a window) where
+    ``a`` is split once by a constant factor (or nparts of a constant extent), its outer loop
+    at or outside ``L`` and its inner loop inside ``L``; the other variables of that dimension
+    only have loops inside ``L``; the loops from the outer one down to ``L`` are serial or
+    unrolled; ``st`` keeps its logical layout. Consecutive iterations of the outer loop then
+    overlap by the offset span (the region min is ``outer * factor + k``)."""
+    if c is None:
+        if st.attach_type.name != "Scope":
+            return False
+        c, L = st.attach_stage, st.attach_ivar
+    if st.is_output or st.layout_transforms:
+        return False
+    if consumers(s, st) != [c] or effective_consumers(s, st) != [c]:
+        return False
+    if c.attach_type.name != "GroupRoot" or not _is_compute(c):
+        return False
+    if c.layout_transforms and not transformed_consumer:
+        # known bug: exact bounds through a consumer's Transform relation give the whole
+        # tensor per iteration (tepad/bound/exact.py), so exact mode refuses the rolling buffer
+        return False
+    leaves = list(c.leaf_iter_vars)
+    pos = {id(v): k for k, v in enumerate(leaves)}
+    if id(L) not in pos:
+        return False
+    lpos = pos[id(L)]
+    inside_vars = set()
+    for iv in list(c.op.axis) + list(c.op.reduce_axis):
+        ls = _leaves_of(c, iv)
+        if ls and all(pos[id(x)] > lpos for x in ls):
+            inside_vars.add(iv.var)
+    for a in _window_axes(c, st.op, inside_vars):
+        alias = _alias_through_layouts(c, a)
+        if alias is None:
+            continue
+        split = next((r for r in c.relations if type(r).__name__ == "Split" and
+                      r.parent is alias), None)
+        if split is None or id(split.outer) not in pos or id(split.inner) not in pos:
+            continue
+        if not pos[id(split.outer)] <= lpos < pos[id(split.inner)]:
+            continue
+        ext = alias.dom.extent if alias.dom is not None else None
+        ext = int(ext.value) if type(ext).__name__ == "IntImm" else None
+        if split.factor is None:
+            if ext is None:
+                continue
+            n_outer = min(int(getattr(split.nparts, "value", split.nparts)), ext)
+        else:
+            f = int(getattr(split.factor, "value", split.factor))
+            n_outer = None if ext is None else -(-ext // f)
+        if n_outer is not None and n_outer < 2:
+            # one iteration: the loop disappears and nothing rolls; tepad refuses that
+            # ("no dimension overlaps"), a degenerate case reported, not drawn
+            continue
+        if any(c.leaf_kind(x) is not None and c.leaf_kind(x).name in
+               ("Vectorized", "Parallelized")
+               for x in leaves[pos[id(split.outer)]:lpos + 1]):
+            continue
+        return True
+    return False
+
+
 # ------------------------------------------------------------------------------- entry points
 
 def generate(src: Source, cfg: Config | None = None) -> Case:
@@ -919,11 +1326,12 @@ def generate(src: Source, cfg: Config | None = None) -> Case:
 def draw_program(draw):
     """Hypothesis-facing generator kept for tests: ``(schedule, args, inputs, out, log)``.
 
-    One float32/int32 placeholder ``A`` of constant shape, one output, legal schedules only.
-    ``log`` is the list of code lines (a runnable reproducer when joined).
+    One float32/int32 placeholder ``A`` of constant shape, one output, legal schedules only,
+    logical layouts (no transform_layout: the caller passes logical arrays; rolling buffers
+    are drawn). ``log`` is the list of code lines (a runnable reproducer when joined).
     """
     cfg = Config(max_inputs=1, dtypes=("float32", "int32"), symbolic_percent=0,
-                 illegal_rate=0, single_output=True, max_stages=4)
+                 illegal_rate=0, single_output=True, max_stages=4, layout_percent=0)
     case = generate(HypothesisSource(draw), cfg)
     ns = case.ns
     A = ns["A"]

@@ -3,7 +3,9 @@
 ``run_source(src, cfg, exact)`` draws a case from ``src``, lowers it (interval bounds, and ISL
 bounds too when ``exact`` and available), builds it with ``bounds_check=True``, runs it on
 random inputs (for every binding of the symbolic sizes) and compares every output with
-``tepad.testing.reference``. The ``Outcome.status`` is one of
+``tepad.testing.reference``. Arguments with a ``transform_layout`` are passed in their physical
+layout and read back through ``tepad.layout`` (``tepad/fuzz/layouts.py``); an output whose
+padding does not hold its ``pad_value`` is a ``mismatch``. The ``Outcome.status`` is one of
 
 * ``pass``           numbers equal the oracle's;
 * ``refused``        a deliberately illegal step was refused with a ``TepadError`` (correct);
@@ -23,6 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import TepadError
+from . import layouts
 from .generator import Config, generate, random_array
 
 FAILURES = ("mismatch", "out_of_bounds", "exception", "missed_error", "legal_refused", "crash")
@@ -81,6 +84,7 @@ def run_source(src, cfg: Config | None = None, exact: bool = False) -> Outcome:
     def out(status, where="", detail=""):
         return Outcome(status, where, detail, case, choices)
 
+    lay = layouts.namespace()
     modes = ["interval"] + (["exact"] if exact and exact_available() else [])
     s = ns["s"]
     args = [ns[t.name] for t in case.placeholders + case.outputs]
@@ -99,11 +103,14 @@ def run_source(src, cfg: Config | None = None, exact: bool = False) -> Outcome:
             rng = np.random.default_rng(case.data_seed)
             inputs = {ns[t.name]: random_array(rng, case.concrete_shape(t, values), t.dtype)
                       for t in case.placeholders}
-            saved = [a.copy() for a in inputs.values()]
-            res = [random_array(rng, case.concrete_shape(t, values), t.dtype)
-                   for t in case.outputs]
+            # arguments with a transform_layout are passed in their physical layout
+            kin = [lay["to_kernel"](s[ns[t.name]], a)
+                   for t, a in zip(case.placeholders, inputs.values())]
+            saved = [a.copy() for a in kin]
+            res = [lay["new_output"](s[ns[t.name]], case.concrete_shape(t, values), t.dtype,
+                                     rng) for t in case.outputs]
             try:
-                mod(*inputs.values(), *res)
+                mod(*kin, *res)
             except TepadError as err:
                 if str(err).startswith("bounds check failed"):
                     return out("out_of_bounds", f"run[{mode}] sizes={values}", str(err))
@@ -114,12 +121,20 @@ def run_source(src, cfg: Config | None = None, exact: bool = False) -> Outcome:
                 expect = reference(outputs, inputs)
             except Exception as err:  # noqa: BLE001 - the oracle failing is a finding too
                 return out("exception", "reference", _exc_text(err))
-            for t, got, want in zip(case.outputs, res, expect):
+            for t, phys, want in zip(case.outputs, res, expect):
+                try:
+                    got, pad_problem = lay["from_kernel"](s[ns[t.name]], phys,
+                                                          case.concrete_shape(t, values))
+                except Exception as err:  # noqa: BLE001
+                    return out("exception", "from_physical", _exc_text(err))
+                if pad_problem:
+                    return out("mismatch", f"run[{mode}] sizes={values}",
+                               f"output {t.name}: {pad_problem}")
                 if got.shape != want.shape or not _close(got, want):
                     bad = int(np.sum(~np.isclose(got, want))) if got.shape == want.shape else -1
                     return out("mismatch", f"run[{mode}] sizes={values}",
                                f"output {t.name}: {bad} elements differ")
-            for a, b in zip(inputs.values(), saved):
+            for a, b in zip(kin, saved):
                 if not np.array_equal(a, b, equal_nan=True):
                     return out("mismatch", f"run[{mode}] sizes={values}",
                                "an input buffer was modified")
