@@ -158,12 +158,15 @@ class Simplifier:
 
         class _Ctx:
             def __enter__(self_):
-                self_.cm = simp.ana._constraint_scope_with(cond, simp)
-                self_.cm.__enter__()
+                # fresh memo and bound cache *before* the constraint goes in: bounds computed
+                # while it is being added (under some of its conjuncts) must not stay in the
+                # outer caches, where they would be too tight after the scope ends
                 self_.saved = (simp.memo, simp.bev)
                 simp._frames.append((simp.memo, simp._vars(cond)))
                 simp.memo = {}
                 simp.bev = BoundEvaluator(simp.ana)
+                self_.cm = simp.ana._constraint_scope_with(cond, simp)
+                self_.cm.__enter__()
 
             def __exit__(self_, *exc):
                 simp._frames.pop()
