@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from ..errors import TepadError
 from ..tir import expr as E
 from ..tir.functor import post_order_visit
-from ..tir.index_map import _NotAffine, _isl_str
+from ..tir.index_map import _NotAffine, _isl_str, isl_cond, isl_constraint
 from ..tir.reduce import Reduce
 
 try:
@@ -66,27 +66,6 @@ class ReadPrecondition:
         pt = s.lexmin().sample_point()
         return _fmt_point((a, pt.get_coordinate_val(isl.dim_type.set, k).to_python())
                           for k, a in enumerate(self.axes))
-
-
-def _cond_str(c, names, negate=False) -> str:
-    """A quasi-affine boolean as ISL constraint text (negation pushed to the leaves)."""
-    if isinstance(c, E.IntImm):
-        truth = bool(c.value) != negate
-        return "1 = 1" if truth else "1 = 0"
-    if isinstance(c, E.Not):
-        return _cond_str(c.a, names, not negate)
-    if isinstance(c, (E.And, E.Or)):
-        conj = isinstance(c, E.And) != negate
-        a, b = _cond_str(c.a, names, negate), _cond_str(c.b, names, negate)
-        return f"(({a}) {'and' if conj else 'or'} ({b}))"
-    if isinstance(c, E.Call) and c.op == "tir.likely":
-        return _cond_str(c.args[0], names, negate)
-    if isinstance(c, E.CmpOp) and E.dt.is_int(c.a.dtype):
-        op = {E.LT: "<", E.LE: "<=", E.GT: ">", E.GE: ">=", E.EQ: "=", E.NE: "!="}[type(c)]
-        if negate:
-            op = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "=": "!=", "!=": "="}[op]
-        return f"{_isl_str(c.a, names)} {op} {_isl_str(c.b, names)}"
-    raise _NotAffine(c)
 
 
 class _Reads:
@@ -143,19 +122,20 @@ def _check_read(op, load, guards, raxes, arg_shapes):
     names = {v: f"v{k}" for k, v in enumerate(loop_vars)}
     names.update({p: f"p{k}" for k, p in enumerate(params)})
     try:
-        dom = [f"{_isl_str(m, names)} <= {names[v]} < {_isl_str(m, names)} + "
-               f"{_isl_str(x, names)}" for v, (m, x) in zip(loop_vars, ranges)]
-        ctx = [f"{_isl_str(d, names)} >= 0" for s in arg_shapes for d in s]
-        conds = [_cond_str(g, names) for g in guards]
+        dom = [isl_constraint(m, "<=", v, names) + " and " +
+               isl_constraint(v, "<", E.add(m, x), names) for v, (m, x) in zip(loop_vars, ranges)]
+        ctx = [isl_constraint(d, ">=", E.IntImm(0, d.dtype), names)
+               for s in arg_shapes for d in s]
+        conds = [isl_cond(g, names) for g in guards]
     except _NotAffine:
         return None                       # a guard or range ISL cannot describe: not checked
     outside = []
     for idx, ext in zip(load.indices, shape):
         try:
-            i, n = _isl_str(idx, names), _isl_str(ext, names)
+            outside.append(f"({_isl_str(idx, names)} < 0 or "
+                           f"{isl_constraint(idx, '>=', ext, names)})")
         except _NotAffine:
             continue
-        outside.append(f"({i} < 0 or {i} >= {n})")
     if not outside:
         return None
     head = f"[{', '.join(names[p] for p in params)}] -> " if params else ""

@@ -82,6 +82,73 @@ def _isl_str(e, names: dict) -> str:
     raise _NotAffine(e)
 
 
+def _first_select(e):
+    from .functor import post_order_visit
+    found = []
+    post_order_visit(e, lambda n: found.append(n) if isinstance(n, E.Select) else None)
+    return found[0] if found else None
+
+
+def _replace_node(e, old, new):
+    """``e`` with the node ``old`` (by identity) replaced by ``new``."""
+    from .functor import Mutator
+
+    class _R(Mutator):
+        def visit(self, n):
+            return new if n is old else super().visit(n)
+    return _R().visit(e)
+
+
+def _select_pieces(e, limit=16):
+    """``[(conditions, expr)]``: ``e`` with every Select decided, one entry per combination of
+    branches (conditions are tir booleans that hold for that entry)."""
+    sel = _first_select(e)
+    if sel is None:
+        return [((), e)]
+    out = []
+    for cond, val in ((sel.condition, sel.true_value), (E.Not(sel.condition), sel.false_value)):
+        for cs, x in _select_pieces(_replace_node(e, sel, val), limit):
+            out.append(((cond,) + cs, x))
+            if len(out) > limit:
+                raise _NotAffine(e)
+    return out
+
+
+def isl_cond(c, names, negate=False) -> str:
+    """A quasi-affine integer condition as ISL constraint text (negation pushed inwards);
+    raise _NotAffine otherwise."""
+    if isinstance(c, E.IntImm):
+        return "1 = 1" if bool(c.value) != negate else "1 = 0"
+    if isinstance(c, E.Not):
+        return isl_cond(c.a, names, not negate)
+    if isinstance(c, (E.And, E.Or)):
+        conj = isinstance(c, E.And) != negate
+        a, b = isl_cond(c.a, names, negate), isl_cond(c.b, names, negate)
+        return f"(({a}) {'and' if conj else 'or'} ({b}))"
+    if isinstance(c, E.Call) and c.op == "tir.likely":
+        return isl_cond(c.args[0], names, negate)
+    if isinstance(c, E.CmpOp) and E.dt.is_int(c.a.dtype):
+        op = {E.LT: "<", E.LE: "<=", E.GT: ">", E.GE: ">=", E.EQ: "=", E.NE: "!="}[type(c)]
+        if negate:
+            op = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "=": "!=", "!=": "="}[op]
+        return f"{_isl_str(c.a, names)} {op} {_isl_str(c.b, names)}"
+    raise _NotAffine(c)
+
+
+def isl_constraint(a, op: str, b, names) -> str:
+    """ISL text for ``a op b`` (op in < <= = >= >); Selects in ``a``/``b`` (exact shapes of
+    symbolic sizes) become one disjunct per combination of branches."""
+    if _first_select(a) is None and _first_select(b) is None:
+        return f"{_isl_str(a, names)} {op} {_isl_str(b, names)}"
+    parts = []
+    for ca, xa in _select_pieces(a):
+        for cb, xb in _select_pieces(b):
+            conds = [isl_cond(c, names) for c in ca + cb]
+            parts.append("(" + " and ".join(conds + [f"{_isl_str(xa, names)} {op} "
+                                                     f"{_isl_str(xb, names)}"]) + ")")
+    return "(" + " or ".join(parts) + ")"
+
+
 def _const_difference(a, b):
     """``a - b`` when it is a constant, else None."""
     from ..arith import Analyzer
@@ -421,10 +488,13 @@ class IndexMap:
         cons = []
         ctx = []
         for k, (mn, ext) in enumerate(shape_or_ranges):
-            m, x = _isl_str(mn, names), _isl_str(ext, names)
-            cons.append(f"{m} <= i{k} < {m} + {x}")
+            iv = E.Var(f"i{k}", mn.dtype)
+            nm = dict(names)
+            nm[iv] = f"i{k}"
+            cons.append(isl_constraint(mn, "<=", iv, nm))
+            cons.append(isl_constraint(iv, "<", E.add(mn, ext), nm))
             if not isinstance(ext, E.IntImm):
-                ctx.append(f"{x} >= 1")
+                ctx.append(isl_constraint(ext, ">=", E.IntImm(1, ext.dtype), names))
         dom = isl.Set(f"{pstr}{{ L[{ins}] : {' and '.join(cons) or 'true'} }}")
         mp = isl.Map(f"{pstr}{{ L[{ins}] -> T[{outs}] }}")
         context = isl.Set(f"{pstr}{{ : {' and '.join(ctx) or 'true'} }}")
@@ -529,7 +599,11 @@ class IndexMap:
             names = {v: k for k, v in names.items()}
             nm = {params[k]: k for k in params}
             try:
-                cons = " and ".join(f"0 <= o{k} < {_isl_str(fs[k], nm)}" for k in range(n))
+                ovs = [E.Var(f"o{k}", fs[k].dtype) for k in range(n)]
+                nmo = dict(nm)
+                nmo.update({v: f"o{k}" for k, v in enumerate(ovs)})
+                cons = " and ".join(f"0 <= o{k} and " + isl_constraint(ovs[k], "<", fs[k], nmo)
+                                    for k in range(n))
             except _NotAffine as e:
                 raise TepadError(f"final shape {fs} is not affine") from None
             pstr = "[" + ", ".join(params) + "] -> " if params else ""

@@ -143,3 +143,24 @@ def test_rolling_buffer_along_a_loop_that_runs_once_is_a_no_op():
     c = np.zeros(4, "float32")
     mod(a, c)
     np.testing.assert_array_equal(c, 2 * a[:4] + 2 * a[2:])
+
+
+def test_second_layout_over_a_piecewise_symbolic_shape():
+    """seed 900, case 108. After [i % 2, i // 2] then [x0, x1 // 4, x1 % 4] on an (n,) stage, a
+    physical extent is Select(n == 1, 0, min((n + 1) // 2 - 1, 3)) + 1: its branches differ by
+    a non-constant, and lower refused the padding as "not quasi-affine". ISL constraints now
+    take one disjunct per branch combination (tepad/tir/index_map.py isl_constraint)."""
+    n = te.var("n")
+    A = te.placeholder((n,), "float32", name="A")
+    T0 = te.compute((n,), lambda i: A[i] * 2.0, name="T0")
+    T4 = te.compute((n,), lambda i: T0[i] + 1.0, name="T4")
+    s = te.create_schedule([T4.op])
+    s[T0].transform_layout(lambda i: [i % 2, i // 2], pad_value=lambda *ix: tir.undef("float32"))
+    s[T0].transform_layout(lambda x0, x1: [x0, x1 // 4, x1 % 4])
+    for exact in (False, True):
+        mod = tepad.build(tepad.lower(s, [A, T4], exact_bounds=exact), bounds_check=True)
+        for size in (1, 2, 9, 17):
+            a = np.arange(size, dtype="float32")
+            out = np.zeros(size, "float32")
+            mod(a, out)
+            np.testing.assert_array_equal(out, a * 2 + 1)
