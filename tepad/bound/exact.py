@@ -31,6 +31,18 @@ Encoding (one ISL context, every tepad Var gets a unique ISL name, see ``Names``
 Producers get boxes (plus an optional predicate) rather than exact sets; the consumer's set is
 rebuilt from the tir ranges, which keeps long chains linear in the number of stages. ISL
 objects are cached per stage (``own``) and per (consumer, tensor) (access relations).
+
+Deep attach chains (``ABSTRACT_DEPTH`` or more enclosing loops): a consumer's ranges and
+predicates are tir expressions over *every* loop enclosing it, so without care the producer's
+region would be parametric in all of them, and its piecewise bounds multiply from hop to hop
+(a 50-stage chain took minutes). There, every sub-expression over loops further out than the
+consumers (a root min such as ``8*io_1 + ... + 8*io_k``, a predicate bound) becomes one fresh
+ISL parameter (``Abstraction``), bounded in the context by its constant range (recorded when
+exact mode built the expression). The region is then exact as a function of those parameters
+and of the consumers' own loop vars only, and converting back substitutes the expressions.
+The region's predicate is written per dimension as ``x <= min(...)`` / ``x >= max(...)`` of the
+region's own bounds that the stored tile does not imply (``_box_predicate``), so the next hop
+abbreviates it by a single parameter again: a constant amount of ISL work per stage.
 """
 from __future__ import annotations
 
@@ -67,6 +79,10 @@ COUNT_LIMIT = 2_000_000
 #: a root range whose extent has more pieces than this (or whose min has several) becomes
 #: a tile: affine min + the largest extent (keeps chains of compute_at linear)
 MAX_EXTENT_PIECES = 1
+#: from this attach depth on (number of loops enclosing the producer), sub-expressions of the
+#: consumers' ranges and predicates that only involve enclosing loop vars are abbreviated by
+#: fresh ISL parameters (``Abstraction``): keeps deep compute_at chains linear
+ABSTRACT_DEPTH = 3
 
 
 _SEL = itertools.count()
@@ -86,6 +102,11 @@ class Names:
     def __init__(self):
         self.by_id = {}
         self.vars = {}
+        #: ISL name -> tir expression it abbreviates (see ``Abstraction``)
+        self.exprs = {}
+        #: id(tir expression) -> (expression, lo, hi): known constant range of an expression
+        #: exact mode produced (a root min, a predicate bound), lo/hi None when unknown
+        self.ranges = {}
 
     def name(self, var) -> str:
         n = self.by_id.get(id(var))
@@ -114,11 +135,12 @@ def _is_ite(e):
 class ToIsl:
     """tir expression / condition -> ISL syntax; records the names it used."""
 
-    def __init__(self, names: Names, env=None):
+    def __init__(self, names: Names, env=None, abstraction=None):
         self.names = names
         self.env = env or {}
         self.used = set()
         self.aux = []          # (name, definition) of if_then_else values
+        self.abstraction = abstraction
 
     def wrap(self, formula: str) -> str:
         """``formula`` with the if_then_else helper names existentially quantified."""
@@ -131,6 +153,11 @@ class ToIsl:
     def expr(self, e) -> str:
         if isinstance(e, IntImm):
             return f"({e.value})" if e.value < 0 else str(e.value)
+        if self.abstraction is not None and not isinstance(e, Var):
+            n = self.abstraction.name_of(e)
+            if n is not None:
+                self.used.add(n)
+                return n
         if isinstance(e, Var):
             if e in self.env:
                 return str(int(self.env[e]))
@@ -217,6 +244,8 @@ def ast_to_tir(e, names: Names, dtype="int32"):
         n = e.get_id().get_name()
         v = names.vars.get(n)
         if v is None:
+            v = names.exprs.get(n)
+        if v is None:
             raise TepadError(f"exact bounds: unknown ISL name {n}")
         return v if v.dtype == dtype else cast(dtype, v)
     op = e.get_op_type()
@@ -285,6 +314,116 @@ def params_to_dims(st: isl.Set) -> isl.Set:
 
 
 # ---------------------------------------------------------------------------------------------
+# abbreviating outer sub-expressions (deep attach chains)
+# ---------------------------------------------------------------------------------------------
+
+def _free_var_names(e, names, memo):
+    """ISL names of the Vars in ``e`` (None if ``e`` loads a tensor)."""
+    k = id(e)
+    hit = memo.get(k)
+    if hit is not None:
+        return hit[1]
+    out = set()
+    bad = []
+
+    def visit(n):
+        if isinstance(n, Var):
+            out.add(names.name(n))
+        elif isinstance(n, ProducerLoad):
+            bad.append(n)
+    post_order_visit(e, visit)
+    res = None if bad else frozenset(out)
+    memo[k] = (e, res)
+    return res
+
+
+class Abstraction:
+    """Fresh ISL parameters for tir sub-expressions over a producer's enclosing loop vars.
+
+    A consumer's ranges and predicates are tir expressions over every loop enclosing it; down a
+    chain of compute_at stages they mention more and more loop vars, and so would the producer's
+    ISL region (parametric integer programming over all of them: super-linear, even exponential
+    in the number of piecewise bounds). But a sub-expression ``e`` whose vars all enclose the
+    producer is one value per attach iteration: replacing it by a parameter ``t`` gives a region
+    ``R(t, p)`` with ``R(e(p), p)`` the exact region, so bounds computed over ``t`` and converted
+    back with ``t := e`` are exact. What ISL no longer sees is how ``t`` relates to the other
+    parameters; the constant range of ``t`` (recorded when exact mode built ``e``, or computed
+    over the attach-path context) goes into the context instead.
+    """
+
+    def __init__(self, ex, outer, local, path_ivs):
+        self.ex = ex
+        self.outer = frozenset(outer)        # ISL names of the enclosing loop vars
+        self.local = frozenset(local)        # ISL names of the consumers' own IterVars
+        self.key = (self.outer, self.local)
+        self.path_ivs = path_ivs
+        self.by_key = {}                     # ISL text of e -> parameter name
+        self.bounds = {}                     # parameter name -> (lo, hi) (ints or None)
+        self._full_ctx = None
+
+    def name_of(self, e):
+        ex = self.ex
+        fv = _free_var_names(e, ex.names, ex.free_memo)
+        # only expressions over loops further out than the consumers (their own loop vars
+        # stay visible: split/fuse relations tie them to the consumers' points)
+        if not fv or not fv <= self.outer or fv & self.local:
+            return None
+        try:
+            c = ToIsl(ex.names, ex.env)
+            text = c.wrap(f"val_ = {c.expr(e)}")
+        except NonAffine:
+            return None
+        text = re.sub(r"sel_\d+", lambda m, d={}: d.setdefault(m.group(0), f"sel_k{len(d)}"),
+                      text)
+        n = self.by_key.get(text)
+        if n is not None:
+            return n
+        n = f"t_{len(ex.names.exprs)}"
+        ex.names.exprs[n] = e
+        self.by_key[text] = n
+        known = ex.names.ranges.get(id(e))
+        if known is not None and known[0] is e:
+            self.bounds[n] = known[1:]
+        else:
+            self.bounds[n] = self._range(text, sorted(c.used))
+        return n
+
+    def _range(self, text, used):
+        if self._full_ctx is None:
+            self._full_ctx = self.ex.context(self.path_ivs)
+        try:
+            st = isl.Set(f"[{', '.join(used)}] -> {{ [val_] : {text} }}")
+            st = params_to_dims(st.intersect_params(self._full_ctx))
+            d = st.dim(dt.set) - 1
+            lo, hi = st.dim_min_val(d), st.dim_max_val(d)
+            return (lo.to_python() if lo.is_int() else None,
+                    hi.to_python() if hi.is_int() else None)
+        except isl.Error:
+            return (None, None)
+
+    def context_constraints(self, params):
+        out = []
+        for n in params:
+            lo, hi = self.bounds.get(n, (None, None))
+            if lo is not None:
+                out.append(f"{n} >= {lo}")
+            if hi is not None:
+                out.append(f"{n} <= {hi}")
+        return out
+
+
+def record_range(names, e, pa, ctx_set):
+    """Remember the constant range of tir ``e`` (converted from PwAff ``pa``) over ``ctx_set``."""
+    try:
+        p = pa.intersect_params(ctx_set)
+        lo, hi = p.min_val(), p.max_val()
+        names.ranges[id(e)] = (e, lo.to_python() if lo.is_int() else None,
+                               hi.to_python() if hi.is_int() else None)
+    except (isl.Error, ValueError):
+        pass
+
+
+# ---------------------------------------------------------------------------------------------
 # the per-schedule state
 # ---------------------------------------------------------------------------------------------
 
@@ -321,6 +460,8 @@ class Exact:
         self.env = env or {}
         self.iter_names = set()
         self._own = {}
+        self.free_memo = {}
+        self.abstractions = {}
         for st in s.stages:
             for iv in st.all_iter_vars:
                 self.iter_names.add(self.names.name(iv.var))
@@ -331,14 +472,26 @@ class Exact:
                     if isinstance(d, Var):
                         self.shape_vars.add(self.names.name(d))
 
-    def conv(self):
-        return ToIsl(self.names, self.env)
+    def conv(self, abstraction=None):
+        return ToIsl(self.names, self.env, abstraction)
+
+    def abstraction(self, apath, stages):
+        """The (shared) ``Abstraction`` for producers enclosed by the loops ``apath`` whose
+        consumers (and the stages between them and the attach point) are ``stages``."""
+        outer = frozenset(self.names.name(iv.var) for iv in apath)
+        local = frozenset(self.names.name(iv.var) for x in stages for iv in x.all_iter_vars)
+        a = self.abstractions.get((outer, local))
+        if a is None:
+            a = self.abstractions[(outer, local)] = Abstraction(self, outer, local, apath)
+        return a
 
     def invalidate(self, stage):
-        self._own.pop(id(stage), None)
-        self._own.pop(("loops", id(stage)), None)
+        for k in list(self._own):
+            base = k[0] if isinstance(k, tuple) and isinstance(k[1], tuple) else k
+            if base == id(stage) or base == ("loops", id(stage)):
+                del self._own[k]
 
-    def own(self, stage, loops_only=False) -> isl.Set:
+    def own(self, stage, loops_only=False, abstraction=None) -> isl.Set:
         """Parameter-only set of the points (all IterVars of ``stage``) ScheduleOps executes.
 
         With ``loops_only`` the set of loop iterations instead: no store guards (declared
@@ -346,9 +499,11 @@ class Exact:
         once per loop iteration even where its own store is guarded off, so the stages
         attached inside it run there too."""
         key = ("loops", id(stage)) if loops_only else id(stage)
+        if abstraction is not None:
+            key = (key, abstraction.key)
         if key in self._own:
             return self._own[key]
-        rmap, c = self.rmap, self.conv()
+        rmap, c = self.rmap, self.conv(abstraction)
         cons = []
         op = stage.op
         nm = lambda iv: c.expr(iv.var)   # noqa: E731
@@ -446,8 +601,10 @@ def _tmul(x, e):
 # the request of all consumers on one producer
 # ---------------------------------------------------------------------------------------------
 
-def request_region(ex: Exact, stage, consumers, apath, fallback_dim, fallbacks):
-    """Exact region of ``stage`` (set in ``[attach vars, shape vars] -> { [roots] }``)."""
+def request_region(ex: Exact, stage, consumers, apath, fallback_dim, fallbacks,
+                   abstraction=None):
+    """Exact region of ``stage`` (set in ``[attach vars, shape vars] -> { [roots] }``; with an
+    ``abstraction``, its parameters may also be abbreviations of outer sub-expressions)."""
     op = stage.op
     outs = {op.output(k) for k in range(op.num_outputs)}
     keep = {ex.names.name(iv.var) for iv in apath} | ex.shape_vars
@@ -457,14 +614,14 @@ def request_region(ex: Exact, stage, consumers, apath, fallback_dim, fallbacks):
     for c in consumers:
         dom = None
         for x in ex.chain(c, stop):
-            o = ex.own(x, loops_only=x is not c)
+            o = ex.own(x, loops_only=x is not c, abstraction=abstraction)
             dom = o if dom is None else dom & o
         pieces = []
         used = set()
         for ld in _loads_of(c.op, outs):
             cons = []
             for k, idx in enumerate(ld.indices):
-                cv = ex.conv()
+                cv = ex.conv(abstraction)
                 try:
                     cons.append(cv.wrap(f"{onames[k]} = {cv.expr(idx)}"))
                     used |= cv.used
@@ -483,6 +640,8 @@ def request_region(ex: Exact, stage, consumers, apath, fallback_dim, fallbacks):
         ps = sorted(used)
         acc = isl.Set(f"[{', '.join(ps)}] -> {{ [{', '.join(onames)}] : "
                       f"{' or '.join(pieces)} }}")
+        if abstraction is not None:
+            keep |= set(ex.names.exprs)         # abbreviations made while building ``dom``
         img = project_params_except(acc.intersect_params(dom), keep).coalesce()
         region = img if region is None else (region | img).coalesce()
     if region is None:
@@ -506,7 +665,6 @@ def infer_bound_exact(s):
                                        "thread-bound loops: interval mode used for everything")]
         log.debug("exact bounds: thread binding present, using interval mode")
         return bm
-    interval = infer_bound(s)
     rmap = BoundMap()
     rmap.exact_tails = True
     rmap.exact_fallbacks = []
@@ -525,7 +683,7 @@ def infer_bound_exact(s):
                 rmap[iv] = iv.dom
         else:
             try:
-                _exact_root_bound(ex, ctx, stage, rmap, ana, interval)
+                _exact_root_bound(ex, ctx, stage, rmap, ana)
             except (NonAffine, isl.Error) as e:
                 if _DEBUG_RAISE:
                     raise
@@ -544,7 +702,7 @@ def infer_bound_exact(s):
     return rmap
 
 
-def _exact_root_bound(ex, ctx, stage, rmap, ana, interval):
+def _exact_root_bound(ex, ctx, stage, rmap, ana, interval=None):
     from .infer_bound import BoundMap, _consumer_request, infer_root_bound
     op = stage.op
     apath = ctx.paths[id(stage)]
@@ -575,12 +733,29 @@ def _exact_root_bound(ex, ctx, stage, rmap, ana, interval):
         except NonAffine:
             return None
 
-    region = request_region(ex, stage, consumers, apath, fallback_dim, fallbacks)
+    absn = None
+    if len(apath) >= ABSTRACT_DEPTH:
+        stop = apath[0] if apath else None
+        try:
+            chain = [x for c in consumers for x in ex.chain(c, stop)]
+        except NonAffine:
+            chain = None
+        if chain is not None:
+            absn = ex.abstraction(apath, chain)
+    region = request_region(ex, stage, consumers, apath, fallback_dim, fallbacks, absn)
     # No intersection with the interval-mode box here: that box is expressed in the interval
     # mode's consumer loops, which can start elsewhere than exact mode's (a consumer whose
     # region exact mode shrank), so intersecting could drop points that are needed. The region
     # is a union of exact images of what the consumers execute, hence never looser anyway.
-    ctx_set = ex.context(apath)
+    if absn is None:
+        ctx_set = ex.context(apath)
+    else:
+        # only the loop vars and abbreviations the region really depends on
+        present = {region.get_dim_name(dt.param, k) for k in range(region.dim(dt.param))}
+        ctx_set = ex.context([iv for iv in apath if ex.names.name(iv.var) in present])
+        ab = sorted(present & set(absn.bounds))
+        if ab:
+            ctx_set = (ctx_set & params_set(absn.context_constraints(ab), ab)).coalesce()
     rmap.exact_regions[op] = region
     if region.is_empty():
         for iv in op.axis:
@@ -598,25 +773,30 @@ def _exact_root_bound(ex, ctx, stage, rmap, ana, interval):
     box = isl.Set.universe(sp)
     padded = False
     imap = None
+    exact_bounds = []
     for d, iv in enumerate(op.axis):
         lo, hi = region.dim_min(d), region.dim_max(d)
+        exact_bounds.append((lo, hi))
         dtype = iv.var.dtype
         v = isl.PwAff.var_on_domain(ls, dt.set, d)
-        if lo.gist_params(ctx_set).n_piece() > 1 or \
+        multi_lo = lo.gist_params(ctx_set).n_piece() > 1
+        if multi_lo or \
                 _plus(hi - lo, 1).gist_params(ctx_set).n_piece() > MAX_EXTENT_PIECES:
             # piecewise bounds (boundary tiles) would multiply from hop to hop: hand the
             # producer a tile instead -- the interval lower bound (affine) when the exact
-            # region lies above it, and the largest exact extent over the attach iterations
-            if imap is None:
-                imap = BoundMap(rmap)
-                infer_root_bound(ctx, stage, imap, ana)
-            try:
-                lo_i = _pw_of(ex, imap[iv].min)
-                if lo_i.n_piece() == 1 and region.is_subset(
-                        box_set_ge(sp, ls, d, lo_i)):
-                    lo = lo_i
-            except (NonAffine, isl.Error):
-                pass
+            # lower bound is piecewise and the exact region lies above it, and the largest
+            # exact extent over the attach iterations
+            if multi_lo and absn is None:
+                if imap is None:
+                    imap = BoundMap(rmap)
+                    infer_root_bound(ctx, stage, imap, ana)
+                try:
+                    lo_i = _pw_of(ex, imap[iv].min)
+                    if lo_i.n_piece() == 1 and region.is_subset(
+                            box_set_ge(sp, ls, d, lo_i)):
+                        lo = lo_i
+                except (NonAffine, isl.Error):
+                    pass
             tile_d = True
         else:
             tile_d = tile
@@ -634,7 +814,10 @@ def _exact_root_bound(ex, ctx, stage, rmap, ana, interval):
         else:
             box = box & v.le_set(hi.insert_domain(sp))
             ext_t = _to_tir_pw(ext, ctx_set, ex.names, dtype)
-        rmap[iv] = Range.from_min_extent(_to_tir_pw(lo, ctx_set, ex.names, dtype), ext_t)
+        lo_t = _to_tir_pw(lo, ctx_set, ex.names, dtype)
+        if absn is not None:
+            record_range(ex.names, lo_t, lo, ctx_set)
+        rmap[iv] = Range.from_min_extent(lo_t, ext_t)
     for iv in op.reduce_axis:
         rmap[iv] = iv.dom
     box = box.coalesce()
@@ -652,6 +835,11 @@ def _exact_root_bound(ex, ctx, stage, rmap, ana, interval):
         return
     if not padded and not _worth_predicating(ex, box, waste, ctx_set):
         return
+    if absn is not None:
+        pred = _box_predicate(ex, op, region, box, ctx_set)
+        if pred is not None:
+            rmap.predicates[op] = [pred]
+            return
     # the region as a condition over the root vars (and attach/shape vars)
     nd = region.dim(dt.set)
     rp = region.move_dims(dt.param, region.dim(dt.param), dt.set, 0, nd)
@@ -664,6 +852,62 @@ def _exact_root_bound(ex, ctx, stage, rmap, ana, interval):
     pred = _to_tir_set(rp.params().compute_divs().coalesce(), known, ex.names)
     if not (isinstance(pred, IntImm) and pred.value):
         rmap.predicates[op] = [pred]
+
+
+def _box_predicate(ex, op, region, box, ctx_set):
+    """The region as ``lo_d <= x_d <= hi_d`` conditions, ``lo_d``/``hi_d`` the ``max``/``min``
+    of the region's own bounds on ``x_d`` that the stored box does not already imply (None
+    when the region is not a single such box). Each side is one tir expression, so a consumer
+    further down a chain abbreviates it by one parameter."""
+    if region.n_basic_set() != 1:
+        return None
+    bs = region.get_basic_sets()[0]
+    nd = region.dim(dt.set)
+    sp = region.get_space()
+    ls = isl.LocalSpace.from_space(sp)
+    keep = isl.Set.universe(sp)
+    box = box.intersect_params(ctx_set)
+    conds = []
+    for d, iv in enumerate(op.axis):
+        v = isl.PwAff.var_on_domain(ls, dt.set, d)
+        lows, highs = [], []
+        for c in bs.get_constraints():
+            cf = c.get_coefficient_val(dt.set, d).to_python()
+            if cf == 0:
+                continue
+            others = [k for k in range(nd) if k != d and
+                      c.get_coefficient_val(dt.set, k).to_python() != 0]
+            nd_div = c.dim(dt.div)
+            if others or (nd_div and c.involves_dims(dt.div, 0, nd_div)):
+                return None
+            if c.is_equality():
+                return None
+            b = c.get_bound(dt.set, d)
+            b = b.floor() if cf < 0 else b.ceil()
+            pb = isl.PwAff.from_aff(b)
+            st = v.le_set(pb) if cf < 0 else v.ge_set(pb)
+            if (box - st).is_empty():
+                continue                  # the box already implies it
+            keep = keep & st
+            (highs if cf < 0 else lows).append(b)
+        dtype = iv.var.dtype
+        for bounds, is_hi in ((lows, False), (highs, True)):
+            if not bounds:
+                continue
+            pas = [isl.PwAff.from_aff(b.project_domain_on_params()) for b in bounds]
+            es = [_to_tir_pw(pa, ctx_set, ex.names, dtype) for pa in pas]
+            e, pa = es[0], pas[0]
+            for e2, pa2 in zip(es[1:], pas[1:]):
+                e = tirop.min(e, e2) if is_hi else tirop.max(e, e2)
+                pa = pa.min(pa2) if is_hi else pa.max(pa2)
+            record_range(ex.names, e, pa, ctx_set)
+            conds.append(iv.var <= e if is_hi else iv.var >= e)
+    if not conds or not (box & keep).is_subset(region):
+        return None
+    out = conds[0]
+    for c in conds[1:]:
+        out = logical_and(out, c)
+    return out
 
 
 def _plus(pa, k):
@@ -686,8 +930,8 @@ def box_set_ge(sp, ls, d, lo):
 def _worth_predicating(ex, box, waste, ctx_set):
     """Concrete shapes: does the box waste at least PREDICATE_MIN_SAVING of its points?"""
     free = {box.get_dim_name(dt.param, k) for k in range(box.dim(dt.param))}
-    if free & ex.shape_vars:
-        return True          # symbolic: cannot count, any waste counts
+    if free & (ex.shape_vars | set(ex.names.exprs)):
+        return True          # symbolic (or abbreviated): cannot count, any waste counts
     try:
         if ctx_set.dim(dt.param) > 3:
             # deep attach paths: counting every attach iteration is exponential in the depth;
