@@ -164,3 +164,38 @@ def test_second_layout_over_a_piecewise_symbolic_shape():
             out = np.zeros(size, "float32")
             mod(a, out)
             np.testing.assert_array_equal(out, a * 2 + 1)
+
+
+_LLVM_SLP_CASE = '''
+import numpy as np, tepad
+from tepad import te, tir
+A = te.placeholder((7, 6), "float32", name="A")
+T3 = te.compute((7, 6), lambda i, j: te.if_then_else(j >= 2, A[i, j - 2],
+                                                     tir.const(0.0, "float32")), name="T3")
+T4 = te.compute((7, 6), lambda i, j: te.abs(T3[i, j]) - 1.0, name="T4")
+s = te.create_schedule([T4.op])
+xo, yo, xi, yi = s[T4].tile(T4.op.axis[0], T4.op.axis[1], 2, 2)
+o, i = s[T4].split(xo, factor=5)
+f = s[T4].fuse(xi, yi)
+s[T4].tile(yo, f, 5, 4)
+s[T4].vectorize(o)
+s[T3].tile(T3.op.axis[0], T3.op.axis[1], 4, 4)
+mod = tepad.build(s, [A, T4], bounds_check=True)
+a = np.arange(42, dtype="float32").reshape(7, 6) - 20
+out = np.zeros((7, 6), "float32")
+mod(a, out)
+want = np.abs(np.pad(a, ((0, 0), (2, 0)))[:, :6]) - 1
+assert np.array_equal(out, want), out
+print("ok")
+'''
+
+
+def test_llvm_slp_vectorizer_abort_is_avoided():
+    """seed 2026, case 83: LLVM 22.1's SLP vectorizer turned this valid IR into a broken
+    function and LLVM aborted the process ("Instruction does not dominate all uses!").
+    tepad/codegen/jit.py keeps SLP off. Run in a subprocess: a regression would abort."""
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-c", _LLVM_SLP_CASE], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0 and r.stdout.strip().endswith("ok"), r.stderr[-2000:]
