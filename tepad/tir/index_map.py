@@ -649,8 +649,18 @@ class IndexMap:
         fv = self.final_vars()
         dtype = fv[0].dtype if fv else "int32"
         outs = None
+        # Prefer the inverse of the map itself (no domain): it stays right on padding points,
+        # which it sends outside the logical shape, so a range check of the result finds them.
+        # The image's affine hull can be degenerate (a shape of extent 1 fixes i = 0, and the
+        # "inverse" would send the padding point (i + 1) % 2 == 0 to i = 0 as well).
+        free = mp.reverse()
+        if free.is_single_valued() and box.is_subset(free.domain()):
+            pma = isl.PwMultiAff.from_map(free)
+            if pma.n_piece() == 1:
+                outs = [_pw_to_expr(pma.get_pw_aff(k), fv, params, dtype)
+                        for k in range(self.ndim_in)]
         hull = isl.Map(rev.affine_hull())
-        if hull.is_single_valued() and hull.intersect_domain(img) == rev:
+        if outs is None and hull.is_single_valued() and hull.intersect_domain(img) == rev:
             pma = isl.PwMultiAff.from_map(hull)
             if pma.n_piece() == 1:
                 outs = [_pw_to_expr(pma.get_pw_aff(k), fv, params, dtype)

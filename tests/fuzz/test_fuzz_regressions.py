@@ -199,3 +199,22 @@ def test_llvm_slp_vectorizer_abort_is_avoided():
     r = subprocess.run([sys.executable, "-c", _LLVM_SLP_CASE], capture_output=True, text=True,
                        timeout=120)
     assert r.returncode == 0 and r.stdout.strip().endswith("ok"), r.stderr[-2000:]
+
+
+def test_layout_padding_on_a_dimension_of_extent_one_is_guarded():
+    """seed 2026, case 203. [(i + 1) // 2, j, (i + 1) % 2] on a (1, 1) reduction: the physical
+    axis ax2 has a padding point (ax2 = 0). The inverse was taken from the image's affine hull,
+    which for a single point is the constant i = 0, so the padding iteration was not guarded
+    and the reduction ran twice. IndexMap.inverse now prefers the map's own inverse
+    (i = 2 * ax0 + ax2 - 1), which sends padding outside the shape."""
+    A = te.placeholder((1, 1), "float32", name="A")
+    r1 = te.reduce_axis((0, 1), name="r1")
+    T0 = te.compute((1, 1), lambda i, j: te.sum(A[i + r1, j], axis=r1), name="T0")
+    s = te.create_schedule([T0.op])
+    s[T0].transform_layout(lambda i, j: [(i + 1) // 2, j, (i + 1) % 2])
+    s[T0].fuse(s[T0].leaf_iter_vars[2], s[T0].leaf_iter_vars[3])
+    for exact in (False, True):
+        mod = tepad.build(tepad.lower(s, [A, T0], exact_bounds=exact), bounds_check=True)
+        out = np.full((1, 1, 2), 7, "float32")
+        mod(np.full((1, 1), 0.5, "float32"), out)
+        assert out[0, 0, 1] == 0.5
