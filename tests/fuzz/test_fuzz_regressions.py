@@ -218,3 +218,28 @@ def test_layout_padding_on_a_dimension_of_extent_one_is_guarded():
         out = np.full((1, 1, 2), 7, "float32")
         mod(np.full((1, 1), 0.5, "float32"), out)
         assert out[0, 0, 1] == 0.5
+
+
+def test_exact_extent_that_goes_negative_does_not_wrap_the_allocation():
+    """seed 2027, case 130. In exact mode T0's realize extent at T2's loop is a formula such
+    as m - (31 * j + 24 * jo + m + 31) % 32 - j - 8 * jo, negative where the consumer's
+    iteration lies past the tail (the region is empty there). The product of two negative
+    extents made a huge allocation ("out of memory allocating buffer T0"). StorageFlatten now
+    clamps symbolic extents at 0 for the allocation size."""
+    n, m = te.var("n"), te.var("m")
+    A = te.placeholder((n, m), "int32", name="A")
+    T0 = te.compute((n, m), lambda i, j: A[i, j] - 3, name="T0")
+    T2 = te.compute((n, m), lambda i, j: A[i, j] + T0[i, j], name="T2")
+    s = te.create_schedule([T2.op])
+    o1, i2 = s[T2].split(T2.op.axis[1], factor=8)
+    xo, yo, xi, yi = s[T2].tile(T2.op.axis[0], o1, 2, 4)
+    s[T2].reorder(i2, yi, xi, yo, xo)
+    a, b, c, d = s[T0].tile(T0.op.axis[0], T0.op.axis[1], 5, 5)
+    s[T0].tile(c, d, 4, 3)
+    s[T0].compute_at(s[T2], xi)
+    mod = tepad.build(tepad.lower(s, [A, T2], exact_bounds=True), bounds_check=True)
+    for shape in ((1, 5), (3, 9), (1, 1)):
+        a_ = np.arange(np.prod(shape), dtype="int32").reshape(shape)
+        out = np.zeros(shape, "int32")
+        mod(a_, out)
+        np.testing.assert_array_equal(out, 2 * a_ - 3)

@@ -8,7 +8,7 @@ their N-d declaration in ``buffer_map`` while the body uses flat views sharing t
 from __future__ import annotations
 
 from ...tir.buffer import Buffer
-from ...tir.expr import BufferLoad, IntImm, Var, add, mul, sub
+from ...tir.expr import BufferLoad, IntImm, Var, add, max_expr, mul, sub
 from ...tir.function import PrimFunc
 from ...tir.functor import Mutator
 from ...tir.stmt import Allocate, BufferStore
@@ -51,7 +51,16 @@ class _Flatten(Mutator):
         self.entries[buf] = _Entry(flat, origin, extents, tmp.axis_groups())
         body = self.visit(s.body)
         del self.entries[buf]
-        return Allocate(data, buf.dtype, flat.shape, s.condition, body,
+        shape = flat.shape
+        if not all(isinstance(e, IntImm) for e in extents):
+            # an exact-bounds extent is a formula that can go negative where the region is
+            # empty (a consumer iteration past a non-dividing tail); nothing is stored then,
+            # but the allocation size must not wrap: clamp every extent at 0
+            clamped = Buffer([max_expr(e, IntImm(0, e.dtype)) for e in extents], buf.dtype,
+                             buf.name, data=data, axis_separators=buf.axis_separators,
+                             scope=buf.scope)
+            shape = clamped.get_flattened_buffer().shape
+        return Allocate(data, buf.dtype, shape, s.condition, body,
                         {"scope": buf.scope or "global"})
 
     def visit_BufferStore(self, s):
