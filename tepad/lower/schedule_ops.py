@@ -192,7 +192,12 @@ def _reduce_flags(stage):
 
 
 def _region_predicates(stage, rmap, value):
-    """Exact-mode conditions on the root vars, rewritten in terms of the loop values."""
+    """Exact-mode conditions on the root vars, rewritten in terms of the loop values.
+
+    A rolling buffer computes its region's bounding box instead: it skips what the previous
+    iteration stored, which is only sound when every iteration stores a box."""
+    if stage.is_rolling:
+        return []
     conds = getattr(rmap, "predicates", {}).get(stage.op, ())
     vmap = {iv.var: value[iv] for iv in stage.op.root_iter_vars if iv in value}
     return [substitute(c, vmap) for c in conds]

@@ -243,3 +243,24 @@ def test_exact_extent_that_goes_negative_does_not_wrap_the_allocation():
         out = np.zeros(shape, "int32")
         mod(a_, out)
         np.testing.assert_array_equal(out, 2 * a_ - 3)
+
+
+def test_rolling_buffer_in_exact_mode_with_a_non_box_region():
+    """seed 2026, case 624 (and 2027/172). T4 reads T3[i] and T3[i + 2]: per tile of 2 the
+    exact region is {i, i + 2}-shaped (not a box), and ScheduleOps guarded T3's store with
+    that disjunction, which inject_rolling_buffer refuses. A rolling stage now computes its
+    region's bounding box (tepad/lower/schedule_ops.py _region_predicates)."""
+    A = te.placeholder((1, 5), "int32", name="A")
+    T2 = te.compute((1, 5), lambda i, j: A[i, j].astype("float32"), name="T2")
+    T3 = te.compute((5, 1), lambda i, j: T2[j, i], name="T3")
+    T4 = te.compute((3, 1), lambda i, j: T3[i, j] + 2.0 * T3[i + 2, j], name="T4")
+    s = te.create_schedule([T4.op])
+    o, i = s[T4].split(T4.op.axis[0], factor=2)
+    s[T3].compute_at(s[T4], o)
+    s[T3].rolling_buffer()
+    a = np.arange(5, dtype="int32").reshape(1, 5)
+    for exact in (False, True):
+        mod = tepad.build(tepad.lower(s, [A, T4], exact_bounds=exact), bounds_check=True)
+        out = np.zeros((3, 1), "float32")
+        mod(a, out)
+        np.testing.assert_array_equal(out[:, 0], a[0, :3] + 2.0 * a[0, 2:])
