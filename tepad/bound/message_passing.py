@@ -141,7 +141,9 @@ def pass_up_domain(stage, rmap, up: dict, ana):
                 continue
             uf = up[rel.fused]
             ro, ri = rmap[rel.outer], rmap[rel.inner]
-            if _match_range(ana, uf, rmap[rel.fused]):
+            if _match_range(ana, uf, rmap[rel.fused]) or not (
+                    uf.has_lower_bound() and uf.has_upper_bound()):
+                # (an unbounded fused set covers whole rows: the parents' full ranges)
                 up[rel.outer] = IntSet.from_range(ro)
                 up[rel.inner] = IntSet.from_range(ri)
             elif uf.is_single_point():

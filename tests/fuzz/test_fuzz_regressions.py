@@ -264,3 +264,29 @@ def test_rolling_buffer_in_exact_mode_with_a_non_box_region():
         out = np.zeros((3, 1), "float32")
         mod(a, out)
         np.testing.assert_array_equal(out[:, 0], a[0, :3] + 2.0 * a[0, 2:])
+
+
+def test_unbounded_fused_request_takes_the_whole_rows():
+    """seed 2026, case 1186. A cache_read stage at a loop of a transformed, fused and split
+    consumer with symbolic sizes gets an unbounded request for its fused axis; PassUpDomain
+    through Fuse divided the infinite bounds (neg_inf // n) and codegen failed with an
+    InternalError. An unbounded fused set now maps to the parents' full ranges."""
+    n, m = te.var("n"), te.var("m")
+    A = te.placeholder((n, m), "int8", name="A")
+    T1 = te.compute((n, m), lambda i, j: A[i, j] * 2 + (i - j).astype("int8"), name="T1")
+    s = te.create_schedule([T1.op])
+    A_s = s.cache_read(A, "shared", [T1])
+    s[T1].transform_layout(lambda i, j: [j, i])
+    f = s[T1].fuse(*s[T1].leaf_iter_vars[:2])
+    o, i = s[T1].split(f, nparts=2)
+    xo, yo, xi, yi = s[T1].tile(o, i, 4, 2)
+    s[T1].reorder(xo, yo, yi, xi)
+    s[A_s].fuse(*s[A_s].leaf_iter_vars[:2])
+    s[A_s].compute_at(s[T1], yi)
+    mod = tepad.build(s, [A, T1], bounds_check=True)
+    for shape in ((3, 5), (1, 1)):
+        a = (np.arange(np.prod(shape)) % 50).astype("int8").reshape(shape)
+        out = np.zeros(shape[::-1], "int8")
+        mod(a, out)
+        i_, j_ = np.indices(shape)
+        np.testing.assert_array_equal(out.T, (a * 2 + (i_ - j_)).astype("int8"))
