@@ -122,12 +122,36 @@ class Simplifier:
         none of them simplifies the same inside and outside: share the result both ways (this
         keeps nested selects over shared sub-DAGs linear instead of exponential).
         """
-        vs = self._vars(e)
+        vs = self._linked_vars(self._vars(e))
         out = []
         for memo, cond_vars in reversed(self._frames):
             if vs & cond_vars:
                 break
             out.append(memo)
+        return out
+
+    def _linked_vars(self, vs):
+        """``vs`` plus every var their known facts mention (an expression bound to a var, its
+        symbolic bounds, its range), transitively: a condition on ``x`` also changes what is
+        provable about ``z`` when ``z <= x`` is known."""
+        ana = self.ana
+        if not (ana._subst or ana._sym_lo or ana._sym_hi or ana._ranges):
+            return vs
+        out, todo = set(vs), list(vs)
+        while todo:
+            v = todo.pop()
+            linked = list(ana._sym_lo.get(v, ())) + list(ana._sym_hi.get(v, ()))
+            sub, rng = ana._subst.get(v), ana._ranges.get(v)
+            if sub is not None:
+                linked.append(sub)
+            if rng is not None:        # a Range, or an IntSet with symbolic ends
+                linked += [getattr(rng, a, None) for a in ("min", "extent", "min_value",
+                                                            "max_value")]
+            for x in linked:
+                for w in self._vars(x) if isinstance(x, E.Node) else ():
+                    if w not in out:
+                        out.add(w)
+                        todo.append(w)
         return out
 
     def _vars(self, e):
