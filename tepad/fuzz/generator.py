@@ -858,8 +858,8 @@ class _Sched:
         tname = self.tnames[id(st.origin_op)]
         t = self.ns[tname]
         ndim = len(t.shape)
-        if ndim == 0:
-            return
+        if ndim == 0 or getattr(st, "relations", None):
+            return              # (an earlier illegal step may already have split an axis)
         se = self.stage_expr(st)
         symbolic = any(isinstance(b, str) for b in self.case.bases.values())
         # A splitting layout on a symbolic *argument* can leave a size variable only inside
