@@ -13,6 +13,12 @@ Encoding (one ISL context, every tepad Var gets a unique ISL name, see ``Names``
   root vars in their bound ranges and in their declared domain, split
   ``p = pmin + f*o + i, 0 <= i < f``, fuse ``x = (o - omin)*E + (i - imin)``, rebase, the
   region predicates. Split tails are exact because the parent's range stays a constraint.
+  A layout ``Transform`` (``transform_layout``: the loops iterate the physical indices) is
+  ``t_k = f_k(orig)`` with the original vars in their ranges, so physical padding points have
+  no preimage (ScheduleOps guards them); a non quasi-affine map makes ``own`` raise
+  ``NonAffine``, i.e. an interval fallback for the producer (recorded in ``exact_fallbacks``).
+  The loop-iteration domain of an enclosing stage (``loops_only``) leaves the Transform out:
+  its loops, and the stages attached inside them, also run at padding points.
   Vars of enclosing loops (attach path) and shape vars appear as free names.
 * **A consumer's request** on P: the conjunction of ``own`` of the consumer and of every stage
   between it and P's attach point (loops inside the attach point are relaxed = projected out),
@@ -54,14 +60,14 @@ import islpy as isl
 
 from ..arith import Analyzer, IntSet, union
 from ..errors import TepadError
-from ..schedule.relations import Fuse, Rebase, Singleton, Split
+from ..schedule.relations import Fuse, Rebase, Singleton, Split, Transform
 from ..schedule.stage import AttachType
 from ..te.tensor import PlaceholderOp
 from ..tir import op as tirop
 from ..tir.expr import (EQ, GE, GT, LE, LT, NE, Add, And, Call, Cast, FloorDiv, FloorMod,
                         IntImm, Max, Min, Mul, Not, Or, ProducerLoad, Range, Sub, Var, cast,
                         floordiv, floormod, logical_and, logical_not, logical_or)
-from ..tir.functor import post_order_visit
+from ..tir.functor import collect_vars, post_order_visit, substitute
 from .message_passing import pass_down_domain
 
 log = logging.getLogger("tepad.bound.exact")
@@ -546,6 +552,16 @@ class Exact:
                 cons.append(f"{nm(rel.rebased)} = {nm(rel.parent)} - {c.expr(rmap[rel.parent].min)}")
             elif isinstance(rel, Singleton):
                 cons.append(f"{nm(rel.iter)} = 0")
+            elif isinstance(rel, Transform):
+                # the loops iterate the physical box; a point executes iff it is the image
+                # t = f(orig) of a logical point (orig: root ranges above, so t lies in the
+                # box): padding points have no preimage, ScheduleOps guards them out.
+                # loops_only: the loops run (and the stages attached inside them) at padding
+                # points and past a non-divisible split of t too, so no constraint at all
+                if not loops_only:
+                    cons.extend(self._transform_constraints(stage, rel, c))
+            else:
+                raise NonAffine(f"stage {stage.name}: relation {rel!r} has no exact encoding")
         for p in (() if loops_only else getattr(rmap, "predicates", {}).get(op, ())):
             cons.append(c.cond(p))
         try:
@@ -554,6 +570,32 @@ class Exact:
             raise NonAffine(f"ISL rejected the domain of {stage.name}: {e}") from e
         self._own[key] = st
         return st
+
+    def _transform_constraints(self, stage, rel, c):
+        """``t_k = f_k(orig)`` for a layout ``Transform`` (ISL text, names recorded in ``c``);
+        NonAffine when the IndexMap is not quasi-affine (the caller falls back to intervals)."""
+        imap = rel.index_map
+        vsub = {v: ov.var for v, ov in zip(imap.initial_indices, rel.original_vars)}
+        out = []
+        for tv, f in zip(rel.transformed_vars, imap.final_indices):
+            f = substitute(f, vsub)
+            try:
+                out.append(f"{c.expr(tv.var)} = {c.expr(f)}")
+                continue
+            except NonAffine:
+                pass
+            # e.g. Selects of exact symbolic shapes: the IndexMap's own ISL conversion
+            from ..tir.index_map import _NotAffine, isl_constraint
+            if self.env:
+                f = substitute(f, {v: IntImm(int(x), v.dtype) for v, x in self.env.items()})
+            names = {v: self.names.name(v) for v in collect_vars(f) | {tv.var}}
+            try:
+                out.append(isl_constraint(tv.var, "=", f, names))
+            except _NotAffine as e:
+                raise NonAffine(f"stage {stage.name}: layout map {imap} is not quasi-affine "
+                                f"({e}): no exact encoding of its loops") from None
+            c.used |= set(names.values())
+        return out
 
     def chain(self, consumer, stop):
         """Stages from ``consumer`` up to the one owning loop ``stop`` (or to the root)."""
