@@ -130,12 +130,6 @@ class Config:
     max_base: int = 12
     layout_percent: int = 22       # cases where transform_layout may be drawn at all
     rolling_percent: int = 70      # per applicable compute_at'd stencil producer
-    # Steer around tepad bugs that are reported but not fixed yet, so that batches stay quiet
-    # for them (set False to reproduce them):
-    # * rolling_buffer inside a consumer that has a transform_layout: exact bounds ignore the
-    #   Transform relation (tepad/bound/exact.py, own()) and give the whole tensor per
-    #   iteration, so exact mode refuses the rolling buffer.
-    avoid_known_bugs: bool = True
 
 
 # Extra hooks (the generator itself draws transform_layout and rolling_buffer, see
@@ -707,8 +701,7 @@ class _Sched:
         # a consumer of a stencil/window producer: sometimes tile the window axis first, so
         # the producer can be computed per tile (and made a rolling buffer)
         windows = [a for _, axes in rolling_producers(self.ns["s"], st) for a in axes]
-        if windows and (not st.layout_transforms or not self.g.cfg.avoid_known_bugs) and \
-                src.flag(70):
+        if windows and src.flag(70):
             a = _alias_through_layouts(st, src.pick(windows))
             if a is not None and any(x is a for x in st.leaf_iter_vars):
                 name = self.iv(st, a)
@@ -775,9 +768,8 @@ class _Sched:
         if not st.layout_transforms:
             # a stencil producer: often computed per tile of its consumer (rolling_buffer)
             points = legal_attach_points(s, st)
-            tc = not self.g.cfg.avoid_known_bugs
             rolling = [(p, iv) for p, iv in points
-                       if rolling_applicable(s, st, p, iv, transformed_consumer=tc)]
+                       if rolling_applicable(s, st, p, iv)]
             if rolling and src.flag(70):
                 p, iv = src.pick(rolling)
                 run(f"{se}.compute_at({self.stage_expr(p)}, {self.iv(p, iv)})")
@@ -881,9 +873,8 @@ class _Sched:
 
     # rolling_buffer -------------------------------------------------------------------------------
     def maybe_rolling(self, s, st):
-        tc = not self.g.cfg.avoid_known_bugs
         if st.attach_type.name != "Scope" or \
-                not rolling_applicable(s, st, transformed_consumer=tc):
+                not rolling_applicable(s, st):
             return
         if self.src.flag(self.g.cfg.rolling_percent):
             self.case.run(f"{self.stage_expr(st)}.rolling_buffer()")
@@ -1234,7 +1225,7 @@ def rolling_producers(s, c):
     return out
 
 
-def rolling_applicable(s, st, c=None, L=None, transformed_consumer=False):
+def rolling_applicable(s, st, c=None, L=None):
     """Will ``st.rolling_buffer()`` be accepted (interval and exact bounds) when ``st`` is
     computed at ``c``'s loop ``L`` (default: where it is now)?
 
@@ -1254,10 +1245,6 @@ def rolling_applicable(s, st, c=None, L=None, transformed_consumer=False):
     if consumers(s, st) != [c] or effective_consumers(s, st) != [c]:
         return False
     if c.attach_type.name != "GroupRoot" or not _is_compute(c):
-        return False
-    if c.layout_transforms and not transformed_consumer:
-        # known bug: exact bounds through a consumer's Transform relation give the whole
-        # tensor per iteration (tepad/bound/exact.py), so exact mode refuses the rolling buffer
         return False
     leaves = list(c.leaf_iter_vars)
     pos = {id(v): k for k, v in enumerate(leaves)}
