@@ -290,3 +290,29 @@ def test_unbounded_fused_request_takes_the_whole_rows():
         mod(a, out)
         i_, j_ = np.indices(shape)
         np.testing.assert_array_equal(out.T, (a * 2 + (i_ - j_)).astype("int8"))
+
+
+def test_exact_region_of_a_stage_above_an_empty_tail_loop():
+    """seed 4001, case 585 (and 351). T4's row tile of 4 is split by nparts=3 (2 + 2 + an
+    empty third part); T1 is computed at that outer loop, T0 at a loop further out. Exact
+    mode built T4's loop domain with the range of the tile's inner var (a non-leaf), which,
+    once the inner loops were projected away, dropped the third outer iteration -- where T1
+    still runs (its box). T0's region missed the rows T1 reads there: an out-of-bounds read
+    that bounds_check caught. Loop domains now bound only loop (leaf) vars."""
+    A = te.placeholder((9, 8), "float32", name="A")
+    T0 = te.compute((8, 9), lambda i, j: A[j, i], name="T0")
+    T1 = te.compute((8, 9), lambda i, j: T0[i, j] * T0[i, j], name="T1")
+    k = te.reduce_axis((0, 9), name="k")
+    T4 = te.compute((8, 8), lambda i, j: te.sum(T1[i, k] * A[k, j], axis=k), name="T4")
+    s = te.create_schedule([T4.op])
+    s[T4].reorder(T4.op.axis[1], T4.op.axis[0], T4.op.reduce_axis[0])
+    xo, yo, xi, yi = s[T4].tile(T4.op.axis[1], T4.op.axis[0], 4, 4)
+    o9, i10 = s[T4].split(yi, nparts=3)
+    s[T1].compute_at(s[T4], o9)
+    s[T0].compute_at(s[T4], xi)
+    a = np.arange(72, dtype="float32").reshape(9, 8) / 10
+    for exact in (False, True):
+        mod = tepad.build(tepad.lower(s, [A, T4], exact_bounds=exact), bounds_check=True)
+        out = np.zeros((8, 8), "float32")
+        mod(a, out)
+        np.testing.assert_allclose(out, (a.T * a.T) @ a, rtol=1e-5)
