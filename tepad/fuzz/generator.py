@@ -57,6 +57,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..arith.affine import affine_terms
+
 # ------------------------------------------------------------------------------- sources
 
 
@@ -1093,35 +1095,6 @@ def legal_attach_points(s, st):
     return out
 
 
-def _linear_form(e):
-    """``({Var: coef}, const)`` for sums of constant multiples of variables, else None."""
-    from ..tir import expr as E
-    if isinstance(e, E.IntImm):
-        return {}, int(e.value)
-    if isinstance(e, E.Var):
-        return {e: 1}, 0
-    if isinstance(e, E.Cast):
-        return _linear_form(e.value)
-    if isinstance(e, (E.Add, E.Sub)):
-        a, b = _linear_form(e.a), _linear_form(e.b)
-        if a is None or b is None:
-            return None
-        sgn = 1 if isinstance(e, E.Add) else -1
-        d = dict(a[0])
-        for v, c in b[0].items():
-            d[v] = d.get(v, 0) + sgn * c
-        return {v: c for v, c in d.items() if c}, a[1] + sgn * b[1]
-    if isinstance(e, E.Mul):
-        for x, y in ((e.a, e.b), (e.b, e.a)):
-            if isinstance(y, E.IntImm):
-                f = _linear_form(x)
-                if f is None:
-                    return None
-                k = int(y.value)
-                return {v: c * k for v, c in f[0].items() if c * k}, f[1] * k
-    return None
-
-
 def _leaves_of(st, iv):
     """The leaf IterVars of ``st`` derived from ``iv`` through its relations."""
     out, todo, seen = [], [iv], set()
@@ -1187,7 +1160,7 @@ def _window_axes(c, p_op, inside_vars=None):
             continue
         lo, hi, ok = None, None, True
         for ld in loads:
-            f = _linear_form(ld.indices[d])
+            f = affine_terms(ld.indices[d])
             if f is None or f[0].get(a.var) != 1:
                 ok = False
                 break

@@ -47,6 +47,7 @@ from __future__ import annotations
 import math
 
 from ...arith import Analyzer
+from ...arith.affine import affine_terms
 from ...arith.int_set import eval_set_with
 from ...errors import TepadError
 from ...tir import expr as E
@@ -64,36 +65,6 @@ _SEQUENTIAL = (ForKind.SERIAL, ForKind.UNROLLED)
 # --------------------------------------------------------------------------------------------
 # small expression helpers
 # --------------------------------------------------------------------------------------------
-def _linear(e):
-    """``(coeffs {Var: int}, const int)`` when ``e`` is an affine integer form, else None."""
-    if isinstance(e, IntImm):
-        return {}, e.value
-    if isinstance(e, Var):
-        return {e: 1}, 0
-    if isinstance(e, (E.Add, E.Sub)):
-        a, b = _linear(e.a), _linear(e.b)
-        if a is None or b is None:
-            return None
-        sign = 1 if isinstance(e, E.Add) else -1
-        co = dict(a[0])
-        for v, c in b[0].items():
-            co[v] = co.get(v, 0) + sign * c
-        return {v: c for v, c in co.items() if c != 0}, a[1] + sign * b[1]
-    if isinstance(e, E.Mul):
-        a, b = _linear(e.a), _linear(e.b)
-        if a is None or b is None:
-            return None
-        if not a[0]:
-            a, b = b, a
-        if b[0]:
-            return None                     # product of two variable terms
-        k = b[1]
-        return {v: c * k for v, c in a[0].items() if c * k != 0}, a[1] * k
-    if isinstance(e, E.Cast):
-        return _linear(e.value)
-    return None
-
-
 def _const(e):
     return e.value if isinstance(e, IntImm) else None
 
@@ -351,7 +322,7 @@ class _Inject(Mutator):
         body = mn
         if isinstance(mn, E.FloorDiv) and _const(mn.b) and _const(mn.b) > 0:
             div, body = _const(mn.b), mn.a
-        lin = _linear(body)
+        lin = affine_terms(body)
         if lin is None:
             if dim.loop_vars:
                 dim.form_error = (f"region min {_fmt(dim.min)} is not of the form v*c + k")
@@ -468,7 +439,7 @@ class _Inject(Mutator):
         conj = [c for g in self.guards for c in _conjuncts(g)]
         if not conj:
             return
-        lin = _linear(local)
+        lin = affine_terms(local)
         p = None
         if lin is not None:
             p = next((u for u, c in lin[0].items() if c == 1 and u is not v), None)
