@@ -85,6 +85,13 @@ COUNT_LIMIT = 2_000_000
 #: a root range whose extent has more pieces than this (or whose min has several) becomes
 #: a tile: affine min + the largest extent (keeps chains of compute_at linear)
 MAX_EXTENT_PIECES = 1
+#: a root min with more pieces than this (after trying the interval min) is relaxed to the
+#: minimum of its pieces' affine forms (a valid lower bound everywhere, and a short tir
+#: ``min``); a region predicate of more than PREDICATE_MAX_NODES tir nodes is dropped (the
+#: stage computes its box). Both keep lowering from simplifying enumerations of ISL pieces
+#: (fuzz seed 6001, case 2648: a 12,000-character realize bound, 40 s in Simplify).
+MAX_MIN_PIECES = 3
+PREDICATE_MAX_NODES = 400
 #: from this attach depth on (number of loops enclosing the producer), sub-expressions of the
 #: consumers' ranges and predicates that only involve enclosing loop vars are abbreviated by
 #: fresh ISL parameters (``Abstraction``): keeps deep compute_at chains linear
@@ -282,6 +289,32 @@ def ast_to_tir(e, names: Names, dtype="int32"):
 def _to_tir_pw(pa, ctx_set, names, dtype):
     build = isl.AstBuild.from_context(ctx_set)
     return ast_to_tir(build.expr_from_pw_aff(pa.gist_params(ctx_set)), names, dtype)
+
+
+def _min_of_pieces(pa, ctx_set):
+    """A lower bound of ``pa`` with few pieces: the minimum of its pieces' distinct affine
+    forms, each extended to every parameter value (at each point at most ``pa``'s value, since
+    the point's own piece is a term); with more than MAX_MIN_PIECES distinct forms, the
+    smallest value ``pa`` takes under ``ctx_set`` (a constant)."""
+    forms = {}
+    for _, aff in pa.get_pieces():
+        forms.setdefault(str(aff), aff)
+    if len(forms) <= MAX_MIN_PIECES:
+        out = None
+        for aff in forms.values():
+            term = isl.PwAff.from_aff(aff)
+            out = term if out is None else out.min(term)
+        return out.coalesce()
+    low = pa.intersect_params(ctx_set).min_val()
+    if not low.is_int():
+        return pa
+    return isl.PwAff.val_on_domain(isl.Set.universe(pa.domain().get_space()), low)
+
+
+def _tir_size(e) -> int:
+    n = [0]
+    post_order_visit(e, lambda _: n.__setitem__(0, n[0] + 1))
+    return n[0]
 
 
 def _to_tir_set(st, ctx_set, names):
@@ -841,6 +874,8 @@ def _exact_root_bound(ex, ctx, stage, rmap, ana, interval=None):
                         lo = lo_i
                 except (NonAffine, isl.Error):
                     pass
+            if lo.gist_params(ctx_set).n_piece() > MAX_MIN_PIECES:
+                lo = _min_of_pieces(lo.gist_params(ctx_set), ctx_set)
             tile_d = True
         else:
             tile_d = tile
@@ -894,6 +929,10 @@ def _exact_root_bound(ex, ctx, stage, rmap, ana, interval=None):
         bp = bp.set_dim_name(dt.param, bp.dim(dt.param) - nd + k, n)
     known = bp.params().intersect_params(ctx_set).coalesce()
     pred = _to_tir_set(rp.params().compute_divs().coalesce(), known, ex.names)
+    if _tir_size(pred) > PREDICATE_MAX_NODES:
+        log.debug("exact bounds: stage %s: region predicate too large, computing the box",
+                  stage.name)
+        return
     if not (isinstance(pred, IntImm) and pred.value):
         rmap.predicates[op] = [pred]
 

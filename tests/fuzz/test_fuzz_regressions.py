@@ -316,3 +316,33 @@ def test_exact_region_of_a_stage_above_an_empty_tail_loop():
         out = np.zeros((8, 8), "float32")
         mod(a, out)
         np.testing.assert_allclose(out, (a.T * a.T) @ a, rtol=1e-5)
+
+
+def test_exact_bounds_with_many_pieces_stay_small():
+    """seed 6001, case 2648. A cache_read stage at a loop of a twice-split fused consumer got
+    an exact lower bound with a dozen ISL pieces; as tir it was a cascade of if_then_else
+    (12,000 characters) that took Simplify 40 s. A min with many pieces is now relaxed to the
+    minimum of its distinct affine forms (or a constant), and a huge predicate is dropped."""
+    A = te.placeholder((9, 11), "int8", name="A")
+    B = te.placeholder((9, 11), "int8", name="B")
+    T0 = te.compute((9, 11), lambda i, j: tir.min(B[i, j], A[i, j]), name="T0")
+    T1 = te.compute((9, 11), lambda i, j: T0[i, j] // tir.const(3, "int8")
+                    + T0[i, j] % tir.const(4, "int8"), name="T1")
+    T3 = te.compute((11, 9), lambda i, j: T1[j, i], name="T3")
+    s = te.create_schedule([T3.op])
+    T0_s = s.cache_read(T0, "shared", [T1])
+    f = s[T1].fuse(*s[T1].leaf_iter_vars[:2])
+    o14, i15 = s[T1].split(f, factor=5)
+    o16, i17 = s[T1].split(o14, nparts=8)
+    o18, i19 = s[T1].split(i15, nparts=3)
+    o21, i22 = s[T0_s].split(s[T0_s].leaf_iter_vars[1], factor=16)
+    s[T0_s].fuse(s[T0_s].leaf_iter_vars[0], o21)
+    s[T0_s].compute_at(s[T1], o18)
+    func = tepad.lower(s, [A, B, T3], exact_bounds=True)
+    assert func.script().count("if_then_else") <= 4
+    mod = tepad.build(func, bounds_check=True)
+    a = (np.arange(99) % 23 - 11).astype("int8").reshape(9, 11)
+    b = (np.arange(99) % 17 - 8).astype("int8").reshape(9, 11)
+    out = np.zeros((11, 9), "int8")
+    mod(a, b, out)
+    np.testing.assert_array_equal(out, reference(T3, {A: a, B: b}))
