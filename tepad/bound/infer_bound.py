@@ -18,7 +18,7 @@ from ..errors import TepadError
 from ..schedule.stage import AttachType
 from ..te.tensor import ComputeOp, PlaceholderOp
 from ..tir.expr import IntImm, ProducerLoad, Range, cast
-from ..tir.functor import post_order_visit
+from ..tir.functor import collect_vars, post_order_visit
 from .attach_path import attach_path
 from .message_passing import pass_down_domain, pass_up_domain
 
@@ -108,15 +108,25 @@ def _consumer_request(ctx, stage, consumer, rmap, ana, tmap):
             up[iv] = IntSet.single_point(b.var if b is not None else iv.var)
         else:
             up[iv] = IntSet.from_range(r)
-    relax = {}
+    relaxed = []
     for iv in ctx.paths[id(consumer)]:
         if apath and iv is apath[0]:
             found = True
         if ctx.need_relax(iv, found, scope_rank):
-            relax[iv.var] = IntSet.from_range(rmap[iv])
-            b = ctx.bind_map.get(iv)
-            if b is not None:
-                relax[b.var] = IntSet.from_range(rmap[iv])
+            relaxed.append(iv)
+    # outermost first: a loop's range may mention loops further out (a stage attached inside
+    # a stage whose region depends on the outer loops), which must be relaxed inside it too
+    relax = {}
+    for iv in reversed(relaxed):
+        r = rmap[iv]
+        rs = IntSet.from_range(r)
+        if relax and collect_vars(r.min + r.extent) & relax.keys():
+            rs = IntSet.interval(ana.int_set(r.min, relax).min(),
+                                 ana.int_set(r.min + r.extent - 1, relax).max())
+        relax[iv.var] = rs
+        b = ctx.bind_map.get(iv)
+        if b is not None:
+            relax[b.var] = rs
     if apath and not found:
         raise TepadError(
             f"invalid schedule: stage {stage.name} is computed at "

@@ -346,3 +346,33 @@ def test_exact_bounds_with_many_pieces_stay_small():
     out = np.zeros((11, 9), "int8")
     mod(a, b, out)
     np.testing.assert_array_equal(out, reference(T3, {A: a, B: b}))
+
+
+def test_relaxing_a_deep_attach_path_with_dependent_loop_ranges():
+    """seed 6001, case 7650. T0 (cache-written) sits four attachments deep; one loop on its
+    path (T2.local's) has an extent that depends on loops further out. Relaxing the path
+    substituted every loop once, so T0.local's root region kept inner loop vars and codegen
+    refused "variables ... bound by no argument". Loops are now relaxed outermost first."""
+    A = te.placeholder((5,), "float32", name="B")
+    T0 = te.compute((5,), lambda i: A[i] + A[i], name="T0")
+    T2 = te.compute((5,), lambda i: A[i] + T0[i], name="T2")
+    T3 = te.compute((5, 5), lambda i, j: T2[i] * T2[j], name="T3")
+    s = te.create_schedule([T3.op])
+    s.cache_write(T0, "local")
+    T2_l = s.cache_write(T2, "local")
+    T3_l = s.cache_write(T3, "local")
+    f4 = s[T3_l].fuse(*s[T3_l].leaf_iter_vars[:2])
+    o5, i6 = s[T3_l].split(f4, factor=2)
+    s[T3_l].split(o5, factor=2)
+    s[T3_l].compute_at(s[T3], s[T3].leaf_iter_vars[0])
+    o10, i11 = s[T2].split(s[T2].leaf_iter_vars[0], factor=2)
+    s[T2].compute_at(s[T3_l], i6)
+    s[T2_l].compute_at(s[T2], o10)
+    o13, i14 = s[T0].split(s[T0].leaf_iter_vars[0], factor=2)
+    s[T0].compute_at(s[T2_l], s[T2_l].leaf_iter_vars[0])
+    a = np.arange(5, dtype="float32") + 1
+    for exact in (False, True):
+        mod = tepad.build(tepad.lower(s, [A, T3], exact_bounds=exact), bounds_check=True)
+        out = np.zeros((5, 5), "float32")
+        mod(a, out)
+        np.testing.assert_allclose(out, np.outer(3 * a, 3 * a))
