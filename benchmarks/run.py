@@ -61,15 +61,23 @@ def load_example(name: str):
 # OpenBLAS's worker threads keep spinning for about 0.1 s after each BLAS call (measured:
 # tepad's 2-thread matmul timed right after np.matmul ran at its 1-thread speed). Every timed
 # block starts after this idle pause so no library's leftover spinning shares the cores.
-SETTLE_S = 0.3
+SETTLE_S = 0.15
+
+
+# After an idle pause this VM's cores run a short kernel slowly for a while (measured: conv2d
+# at 1.8 ms for its first ~60 ms of calls, 1.1 ms after), so warm-up lasts at least this long.
+WARMUP_S = 0.25
 
 
 def median_time(fn, reps: int, warmup: int = 1) -> tuple[float, float]:
-    """(median, min) seconds of ``fn()`` over ``reps`` runs after ``warmup`` runs, starting
-    after a ``SETTLE_S`` idle pause."""
+    """(median, min) seconds of ``fn()`` over ``reps`` runs, after a ``SETTLE_S`` idle pause
+    and a warm-up of ``warmup`` runs and at least ``WARMUP_S`` seconds."""
     time.sleep(SETTLE_S)
-    for _ in range(warmup):
+    t_end = time.perf_counter() + WARMUP_S
+    k = 0
+    while k < warmup or time.perf_counter() < t_end:
         fn()
+        k += 1
     ts = []
     for _ in range(reps):
         t0 = time.perf_counter()
