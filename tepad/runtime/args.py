@@ -9,6 +9,7 @@ import numpy as np
 from .. import tir
 from ..errors import TepadError
 from ..tir import dtype as dt
+from ..tir.functor import collect_vars
 
 
 @dataclass
@@ -87,12 +88,6 @@ def eval_int(e, env: dict) -> int | None:
     return None
 
 
-def _vars_of(e) -> set:
-    out = set()
-    tir.post_order_visit(e, lambda n: out.add(n) if isinstance(n, tir.Var) else None)
-    return out
-
-
 @dataclass
 class _ArgPlan:
     index: int
@@ -141,7 +136,7 @@ class ArgChecker:
         for v in self.shape_vars:
             if v not in plain:
                 uses = [f"'{p.name}' {self._fmt(p.shape, {})}" for p in self.plans
-                        if any(v in _vars_of(d) for d in p.shape)]
+                        if any(v in collect_vars(d) for d in p.shape)]
                 raise TepadError(
                     f"size variable {v.name} cannot be bound from the arguments: it only "
                     f"appears inside derived dimensions ({', '.join(uses)}), which several "
