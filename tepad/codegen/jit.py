@@ -53,18 +53,23 @@ def host_target_machine(opt: int = 3) -> llvm.TargetMachine:
                                         opt=opt, jit=True)
 
 
-# LLVM 22.1's SLP vectorizer (llvmlite 0.50) can produce a broken function from valid IR --
-# an instruction used before it is defined, after fully unrolling small loops with `// 2`
-# and `% 2` index math (fuzz seed 2026, case 83) -- and LLVM then aborts the whole process.
-# tepad emits explicit vectors for `vectorize`, and the SLP vectorizer gained nothing
-# measurable on the benchmark kernels (W1-W5 within 4%, same run), so it stays off.
+# LLVM 22.1 (llvmlite 0.50) miscompiles valid IR in both of its auto-vectorizers, so both stay
+# off; tepad emits explicit vector code for `vectorize`, and the auto-vectorizers gained at
+# most a few percent on the benchmark kernels (W1-W5 and the rolling chain, same run):
+# * SLP: a broken function ("Instruction does not dominate all uses") after fully unrolling
+#   small loops with `// 2` and `% 2` index math; LLVM then aborts the process (fuzz seed
+#   2026, case 83);
+# * loop vectorizer: a guarded store loop `if i*4 + f % 4 < m: T1[i*4 + f % 4] = 0` became
+#   masked vector stores that write past T1 (heap corruption; fuzz seed 7002, case 1956).
 SLP_VECTORIZE = False
+LOOP_VECTORIZE = False
 
 
 def optimize(mod: llvm.ModuleRef, tm: llvm.TargetMachine, speed_level: int = 3) -> None:
-    """LLVM's default O<speed_level> module pipeline with the loop vectorizer, in place."""
+    """LLVM's default O<speed_level> module pipeline (auto-vectorizers off, see above), in
+    place."""
     pto = llvm.create_pipeline_tuning_options(speed_level=speed_level)
-    pto.loop_vectorization = True
+    pto.loop_vectorization = LOOP_VECTORIZE
     pto.slp_vectorization = SLP_VECTORIZE
     pto.loop_unrolling = True
     pto.loop_interleaving = True

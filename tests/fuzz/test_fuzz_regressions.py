@@ -376,3 +376,39 @@ def test_relaxing_a_deep_attach_path_with_dependent_loop_ranges():
         out = np.zeros((5, 5), "float32")
         mod(a, out)
         np.testing.assert_allclose(out, np.outer(3 * a, 3 * a))
+
+
+_LLVM_LV_CASE = '''
+import numpy as np, tepad
+from tepad import te
+n, m = te.var("n"), te.var("m")
+A = te.placeholder((n, m), "int32", name="A")
+k2 = te.reduce_axis((0, n), name="k2")
+T1 = te.compute((m,), lambda i: te.sum(A[k2, i], axis=k2), name="T1")
+s = te.create_schedule([T1.op])
+A_s = s.cache_read(A, "shared", [T1])
+xo, yo, xi, yi = s[T1].tile(T1.op.axis[0], T1.op.reduce_axis[0], 4, 2)
+f6 = s[T1].fuse(yo, xi)
+s[A_s].compute_at(s[T1], f6)
+mod = tepad.build(tepad.lower(s, [A, T1], exact_bounds=True), bounds_check=True)
+a = (np.arange(50) % 7).astype("int32").reshape(5, 10)
+big = np.full(10 + 64, 7777, "int32")
+out = big[32:42]
+mod(a, out)
+assert (big[:32] == 7777).all() and (big[42:] == 7777).all(), np.nonzero(big != 7777)
+assert np.array_equal(out, a.sum(axis=0)), out
+print("ok")
+'''
+
+
+def test_llvm_loop_vectorizer_out_of_bounds_store_is_avoided():
+    """seed 7002, case 1956: LLVM 22.1's loop vectorizer turned the guarded init loop
+    ``if i*4 + f % 4 < m: T1[i*4 + f % 4] = 0`` into masked vector stores that wrote 4
+    elements past T1 (heap corruption, "free(): invalid pointer"), with or without
+    bounds_check. tepad/codegen/jit.py keeps LLVM's auto-vectorizers off. A subprocess, with
+    canaries around the output: a regression would corrupt the heap."""
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-c", _LLVM_LV_CASE], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0 and r.stdout.strip().endswith("ok"), (r.stdout + r.stderr)[-2000:]
