@@ -412,3 +412,29 @@ def test_llvm_loop_vectorizer_out_of_bounds_store_is_avoided():
     r = subprocess.run([sys.executable, "-c", _LLVM_LV_CASE], capture_output=True, text=True,
                        timeout=120)
     assert r.returncode == 0 and r.stdout.strip().endswith("ok"), (r.stdout + r.stderr)[-2000:]
+
+
+def test_rolling_producer_with_a_split_tail_guard_on_its_own_loops():
+    """seed 8002, case 559. The rolling stage T0 splits its own axis by 3 and then by 2, so
+    its store is guarded by ``i.inner.outer * 2 + i.inner.inner < 3`` (a split tail). The
+    rolling pass refused it as a non-box region; a guard over the producer's own loops only
+    selects the same local positions in every iteration and is now accepted."""
+    n = te.var("n")
+    B = te.placeholder((n,), "int32", name="B")
+    T0 = te.compute((n - 1,), lambda i: B[i] + B[i + 1] * 4, name="T0")
+    T3 = te.compute((n - 3,), lambda i: T0[i] + T0[i + 2] * 2, name="T3")
+    s = te.create_schedule([T3.op])
+    o1, i2 = s[T3].split(T3.op.axis[0], factor=5)
+    o4, i5 = s[T0].split(T0.op.axis[0], factor=3)
+    s[T0].reorder(i5, o4)
+    s[T0].tile(i5, o4, 2, 5)
+    s[T0].compute_at(s[T3], o1)
+    s[T0].rolling_buffer()
+    for exact in (False, True):
+        mod = tepad.build(tepad.lower(s, [B, T3], exact_bounds=exact), bounds_check=True)
+        for size in (4, 9, 23):
+            b = np.arange(size, dtype="int32")
+            t0 = b[:-1] + 4 * b[1:]
+            out = np.zeros(size - 3, "int32")
+            mod(b, out)
+            np.testing.assert_array_equal(out, t0[:size - 3] + 2 * t0[2:])

@@ -455,6 +455,10 @@ class _Inject(Mutator):
                     continue
             if _bounds_the_coordinate(c, index, v):
                 continue
+            if not (collect_vars(c) & set(info.loop_min)):
+                # only the producer's own loops: a split-tail guard (i.o * 2 + i.i < 3), the
+                # same local positions in every iteration of the enclosing loops
+                continue
             # a bound of the local position within the window [0, extent) is harmless
             ana = Analyzer()
             with ana.constraint_scope(tirop.all(local >= 0, local < x.ext)):
