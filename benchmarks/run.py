@@ -45,6 +45,7 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 import tepad  # noqa: E402
+from tepad.runtime.timing import sample_times  # noqa: E402
 from tepad.te.tensor import PlaceholderOp  # noqa: E402
 
 
@@ -58,31 +59,10 @@ def load_example(name: str):
     return mod
 
 
-# OpenBLAS's worker threads keep spinning for about 0.1 s after each BLAS call (measured:
-# tepad's 2-thread matmul timed right after np.matmul ran at its 1-thread speed). Every timed
-# block starts after this idle pause so no library's leftover spinning shares the cores.
-SETTLE_S = 0.15
-
-
-# After an idle pause this VM's cores run a short kernel slowly for a while (measured: conv2d
-# at 1.8 ms for its first ~60 ms of calls, 1.1 ms after), so warm-up lasts at least this long.
-WARMUP_S = 0.25
-
-
 def median_time(fn, reps: int, warmup: int = 1) -> tuple[float, float]:
-    """(median, min) seconds of ``fn()`` over ``reps`` runs, after a ``SETTLE_S`` idle pause
-    and a warm-up of ``warmup`` runs and at least ``WARMUP_S`` seconds."""
-    time.sleep(SETTLE_S)
-    t_end = time.perf_counter() + WARMUP_S
-    k = 0
-    while k < warmup or time.perf_counter() < t_end:
-        fn()
-        k += 1
-    ts = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
+    """(median, min) seconds of ``fn()`` over ``reps`` runs, after an idle pause and a
+    time-based warm-up (``tepad.runtime.timing``: why both are needed on this host)."""
+    ts = sample_times(fn, reps, warmup)
     return statistics.median(ts), min(ts)
 
 

@@ -13,22 +13,11 @@ from . import te
 from .bound import attach_paths, infer_bound
 from .driver import build
 from .lower import lower
+from .runtime.timing import sample_times
 
 
 def _median_ms(fn, repeat=7):
-    # OpenBLAS's workers spin ~0.1 s after a numpy call and would share the cores with a
-    # parallel kernel timed right after it: pause, then warm up for a quarter second
-    time.sleep(0.15)
-    t_end = time.perf_counter() + 0.25
-    fn()
-    while time.perf_counter() < t_end:
-        fn()
-    ts = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return 1e3 * float(np.median(ts))
+    return 1e3 * float(np.median(sample_times(fn, repeat)))
 
 
 def bounds_table(s) -> str:

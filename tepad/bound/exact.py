@@ -733,8 +733,8 @@ def request_region(ex: Exact, stage, consumers, apath, fallback_dim, fallbacks,
 def infer_bound_exact(s):
     """Exact-mode InferBound: a ``BoundMap`` with exact root ranges, region predicates and
     ``exact_tails``. ``bmap.exact_fallbacks`` lists where intervals were used instead."""
-    from .infer_bound import BoundMap, _Context, _consumer_request, infer_bound, \
-        infer_root_bound
+    from .infer_bound import BoundMap, _Context, _consumer_request, finalize_ranges, \
+        infer_bound, infer_root_bound
     ctx = _Context(s)
     if ctx.bind_map:
         bm = infer_bound(s)
@@ -772,11 +772,7 @@ def infer_bound_exact(s):
         for iv in op.root_iter_vars:
             ana.bind(iv.var, rmap[iv])
         pass_down_domain(stage, rmap, ana)
-    for iv, r in list(rmap.items()):
-        d = iv.var.dtype
-        rmap[iv] = Range.from_min_extent(ana.simplify(cast(d, r.min)),
-                                         ana.simplify(cast(d, r.extent)))
-    return rmap
+    return finalize_ranges(rmap, ana)
 
 
 def _exact_root_bound(ex, ctx, stage, rmap, ana, interval=None):

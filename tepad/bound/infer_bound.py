@@ -227,6 +227,11 @@ def infer_bound(s, exact: bool = False) -> BoundMap:
         for iv in stage.op.root_iter_vars:
             ana.bind(iv.var, rmap[iv])
         pass_down_domain(stage, rmap, ana)
+    return finalize_ranges(rmap, ana)
+
+
+def finalize_ranges(rmap, ana):
+    """Every range of ``rmap`` cast to its IterVar's dtype and simplified, in place."""
     for iv, r in list(rmap.items()):
         d = iv.var.dtype
         rmap[iv] = Range.from_min_extent(ana.simplify(cast(d, r.min)),
