@@ -20,19 +20,32 @@ log = logging.getLogger(__name__)
 _lock = threading.Lock()
 
 
+# libgomp's idle workers spin this many times (about 26 ns each here, so ~2.6 ms) before
+# they sleep, unless the user set GOMP_SPINCOUNT or OMP_WAIT_POLICY. A worker that went to
+# sleep costs ~45 us to wake on this kind of VM (a halted vCPU), which is more than a whole
+# short kernel (row sums: 30 us); libgomp's own default (300000, ~8 ms of a busy core after
+# every call) is longer than back-to-back calls need.
+GOMP_SPIN_COUNT = 100_000
+_gomp_handle = None
+
+
 @functools.cache
 def _init() -> bool:
     """Initialize the native target once; return whether libgomp could be loaded.
 
-    libgomp reads its settings when it is loaded. Unless the user chose otherwise, idle worker
-    threads sleep right away (``OMP_WAIT_POLICY=PASSIVE``): the default spin-then-sleep policy
-    keeps a spinning worker on a core after every parallel region, which on a machine with any
-    other load (or with numpy's BLAS threads in the same process) costs milliseconds per call.
+    libgomp reads its settings when it is loaded, so the spin default is put in the environment
+    first. It is opened twice: by LLVM (so JIT code resolves ``GOMP_parallel``) and by ctypes,
+    whose handle is never closed. At interpreter exit llvmlite ``dlclose``s the libraries it
+    loaded; without the second reference libgomp would be unmapped under worker threads that
+    are still spinning in it (a segfault at exit).
     """
+    global _gomp_handle
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    if "OMP_WAIT_POLICY" not in os.environ:
+        os.environ.setdefault("GOMP_SPINCOUNT", str(GOMP_SPIN_COUNT))
     try:
+        _gomp_handle = ctypes.CDLL("libgomp.so.1", mode=ctypes.RTLD_GLOBAL)
         llvm.load_library_permanently("libgomp.so.1")
         return True
     except Exception as err:  # pragma: no cover - depends on the machine

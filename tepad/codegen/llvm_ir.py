@@ -11,8 +11,12 @@ an LLVM module whose kernel is ``i32 @<global_symbol>(ptr A, ptr B, ..., <shape 
 
 Parallel loops are outlined into ``<name>_par<k>_body`` (the loop over one thread's chunk, with
 the free variables as ``noalias`` parameters) and run through libgomp's ``GOMP_parallel`` by a
-trampoline ``<name>_par<k>``: each thread claims contiguous chunks (about
-``CHUNKS_PER_THREAD`` per thread) from an atomic counter in the closure until none is left.
+trampoline ``<name>_par<k>``. The iteration range is cut statically into one contiguous block
+per thread; thread ``t`` works through block ``t`` in ``CHUNKS_PER_THREAD`` grains claimed
+from that block's atomic counter, then steals grains from the other blocks' counters. On a
+quiet machine every thread runs its own block (the same rows land in the same core's cache on
+every call, as with TVM's static split); a thread that starts late or runs slowly leaves the
+rest of its block to the others instead of holding them up at the end of the region.
 """
 from __future__ import annotations
 
@@ -29,17 +33,21 @@ from ..tir.stmt import ForKind
 # Constant-size allocations up to this many bytes live on the stack (entry-block alloca).
 STACK_ALLOC_LIMIT = 64 * 1024
 ALLOC_ALIGN = 64
-# Parallel loops are cut into about this many chunks per thread, claimed dynamically.
+# Each thread's static block of a parallel loop is claimed in this many grains (the unit a
+# thread that finished its own block can steal).
 CHUNKS_PER_THREAD = 4
+# Bytes between two blocks' counters in the closure, so the threads' claims never share a
+# cache line.
+_COUNTER_STRIDE_BYTES = 64
 # A parallel loop whose whole work (``extent`` x static per-iteration estimate: element loads
 # plus stores, inner loop extents multiplied in; see ``static_work``) is below this runs
-# serially on the calling thread: waking the team (futex, possibly a halted vCPU), the end
-# barrier, and rows landing in the other core's cache on every call cost more than the second
-# core gives back on a kernel of a few tens of microseconds (row sums of (16384, 14) fp32:
-# 0.70M units, ~30 us on one core, slower on two). Loops whose per-iteration work is not
-# a compile-time constant always use the team. The test is emitted in the IR
+# serially on the calling thread: starting the team and its end barrier cost about 1 us with
+# spinning workers (see codegen/jit.py), which only pays off from about 2 us of work (row sums
+# of (R, 14) fp32, ~43 units a row: serial and team break even at R = 1024; at R = 16384 the
+# team takes 21 us against 34 us serially). Loops whose per-iteration work is not a
+# compile-time constant always use the team. The test is emitted in the IR
 # (``work < PARALLEL_MIN_WORK``) and folds away when the extent is constant.
-PARALLEL_MIN_WORK = 1 << 20
+PARALLEL_MIN_WORK = 1 << 15
 # Fast-math flags. Every float add/sub/mul may be contracted into an FMA (`contract`: one
 # rounding instead of two, never less accurate). Only the combining add/mul of a reduction
 # update (``X[i] = X[i] + v``: the stored value reads the same buffer at the same index) also
@@ -468,7 +476,8 @@ class _CodeGen:
         self.b.position_at_end(exit_bb)
 
     def emit_parallel_for(self, s):
-        """Outline ``s`` and run it with GOMP_parallel; threads claim chunks dynamically.
+        """Outline ``s`` and run it with GOMP_parallel: a static block per thread, grains of
+        unfinished blocks stolen by idle threads (``emit_block_claims``).
 
         When the loop's work is known per iteration, a runtime test ``extent * work <
         PARALLEL_MIN_WORK`` (or a single-thread build) calls the outlined body on this thread
@@ -489,7 +498,11 @@ class _CodeGen:
         lo = self.cast_to(self.expr(s.min), s.min.dtype, s.loop_var.dtype)
         ext = self.cast_to(self.expr(s.extent), s.extent.dtype, s.loop_var.dtype)
         n_free = len(vals)
-        closure_t = ir.LiteralStructType([v.type for v in vals] + [_I32, idx_t, idx_t, idx_t])
+        n_blocks = max(1, self.num_threads)
+        cstride = max(1, _COUNTER_STRIDE_BYTES // (idx_t.width // 8))
+        # closure: free values, status, lo, extent, then one padded claim counter per block
+        closure_t = ir.LiteralStructType([v.type for v in vals] + [
+            _I32, idx_t, idx_t, ir.ArrayType(idx_t, n_blocks * cstride)])
 
         # body: i32 body(free..., begin, end)
         body_fn = ir.Function(self.module, ir.FunctionType(_I32, [v.type for v in vals] +
@@ -522,38 +535,15 @@ class _CodeGen:
         loaded = [b.load(field_ptr(j), typ=v.type) for j, v in enumerate(vals)]
         t_lo = b.load(field_ptr(n_free + 1), typ=idx_t)
         t_ext = b.load(field_ptr(n_free + 2), typ=idx_t)
-        # dynamic schedule: threads claim chunks of `grain` iterations from a shared counter
-        # until none is left, so a thread that starts late (its core is busy) or runs slowly
-        # does less of the work instead of holding the others up at the end of the region.
-        nt = b.call(self.declare("omp_get_num_threads", _I32, []), [])
-        nt = b.sext(nt, idx_t) if idx_t.width > 32 else (b.trunc(nt, idx_t) if idx_t.width < 32 else nt)
-        one = ir.Constant(idx_t, 1)
-        per = ir.Constant(idx_t, CHUNKS_PER_THREAD)
-        n_chunks = b.mul(nt, per)
-        grain = b.sdiv(b.sub(b.add(t_ext, n_chunks), one), n_chunks)
-        grain = b.select(b.icmp_signed("<", grain, one), one, grain)
-        loop_bb = tramp.append_basic_block("claim")
-        run_bb = tramp.append_basic_block("run")
-        done_bb = tramp.append_basic_block("done")
-        b.branch(loop_bb)
-        b.position_at_end(loop_bb)
-        start = b.atomic_rmw("add", field_ptr(n_free + 3), grain, "monotonic")
-        b.cbranch(b.icmp_signed("<", start, t_ext), run_bb, done_bb)
-        b.position_at_end(run_bb)
-        stop = b.add(start, grain)
-        stop = b.select(b.icmp_signed("<", stop, t_ext), stop, t_ext)
-        st = b.call(body_fn, loaded + [b.add(t_lo, start, flags=("nsw",)),
-                                       b.add(t_lo, stop, flags=("nsw",))])
-        fail_bb = tramp.append_basic_block("fail")
-        b.cbranch(b.icmp_signed("!=", st, _I32(0)), fail_bb, loop_bb)
-        b.position_at_end(fail_bb)
-        # (IRBuilder.store_atomic insists on typed pointers; build the instruction directly)
-        b._insert(ir.instructions.StoreAtomicInstr(b.block, st, field_ptr(n_free), "monotonic", 4))
-        # stop the other threads from claiming more work
-        b.atomic_rmw("xchg", field_ptr(n_free + 3), t_ext, "monotonic")
-        b.branch(done_bb)
-        b.position_at_end(done_bb)
-        b.ret_void()
+        self.emit_block_claims(b, tramp, t_ext, n_blocks,
+                               status=field_ptr(n_free),
+                               counter=lambda blk: b.gep(
+                                   field_ptr(n_free + 3), [_I32(0), b.mul(blk, ir.Constant(
+                                       blk.type, cstride))], inbounds=True,
+                                   source_etype=closure_t.elements[n_free + 3]),
+                               run=lambda s0, s1: b.call(body_fn, loaded + [
+                                   b.add(t_lo, s0, flags=("nsw",)),
+                                   b.add(t_lo, s1, flags=("nsw",))]))
 
         # caller: fill the closure, run the team, propagate a failure status
         self.ctx = parent
@@ -588,7 +578,10 @@ class _CodeGen:
         b.store(_I32(0), pfield(n_free))
         b.store(lo, pfield(n_free + 1))
         b.store(ext, pfield(n_free + 2))
-        b.store(ir.Constant(idx_t, 0), pfield(n_free + 3))
+        for blk in range(n_blocks):     # block blk starts at ext * blk / n_blocks
+            begin = self.block_bound(b, ext, blk, n_blocks)
+            b.store(begin, b.gep(pfield(n_free + 3), [_I32(0), _I32(blk * cstride)],
+                                 inbounds=True, source_etype=closure_t.elements[n_free + 3]))
         gomp = self.declare("GOMP_parallel", _VOID, [_PTR, _PTR, _I32, _I32])
         b.call(gomp, [tramp, clos, _I32(self.num_threads), _I32(0)])
         st = b.load(pfield(n_free), typ=_I32)
@@ -601,6 +594,80 @@ class _CodeGen:
         if join_bb is not None:
             b.branch(join_bb)
             b.position_at_end(join_bb)
+
+    @staticmethod
+    def block_bound(b, ext, blk, n_blocks):
+        """``ext * blk // n_blocks``: where static block ``blk`` starts (``blk == n_blocks``
+        gives ``ext``). Computed in 64 bits, so a 32-bit extent cannot overflow."""
+        t = ext.type
+        e64 = ext if t.width == 64 else b.sext(ext, _I64)
+        k64 = _I64(blk) if isinstance(blk, int) else b.zext(blk, _I64)
+        v = b.sdiv(b.mul(e64, k64), _I64(n_blocks))
+        return v if t.width == 64 else b.trunc(v, t)
+
+    def emit_block_claims(self, b, fn, ext, n_blocks, status, counter, run):
+        """The per-thread side of a parallel loop (emitted into the trampoline ``fn``).
+
+        Visits the ``n_blocks`` static blocks of ``[0, ext)`` starting with this thread's own
+        (``omp_get_thread_num() % n_blocks``); from each it claims ``grain`` iterations at a
+        time by an atomic add on ``counter(block)`` until the claims pass the block's end, and
+        runs them as ``run(begin, end)`` (which returns an i32 status). A non-zero status is
+        stored in ``status`` and stops the claiming of every thread. Every iteration runs
+        exactly once whatever the team size, since each thread visits every block."""
+        idx_t = ext.type
+        tid = b.call(self.declare("omp_get_thread_num", _I32, []), [])
+        tid = b.urem(tid, _I32(n_blocks))
+        one = ir.Constant(idx_t, 1)
+        n_grains = ir.Constant(idx_t, n_blocks * CHUNKS_PER_THREAD)
+        grain = b.sdiv(b.sub(b.add(ext, n_grains), one), n_grains)
+        grain = b.select(b.icmp_signed("<", grain, one), one, grain)
+        entry = b.block
+        head_bb = fn.append_basic_block("block")
+        peek_bb = fn.append_basic_block("peek")
+        claim_bb = fn.append_basic_block("claim")
+        run_bb = fn.append_basic_block("run")
+        next_bb = fn.append_basic_block("next_block")
+        fail_bb = fn.append_basic_block("fail")
+        done_bb = fn.append_basic_block("done")
+        b.branch(head_bb)
+
+        b.position_at_end(head_bb)
+        r = b.phi(_I32, name="visited")
+        r.add_incoming(_I32(0), entry)
+        blk = b.urem(b.add(tid, r), _I32(n_blocks))
+        end = self.block_bound(b, ext, b.add(blk, _I32(1)), n_blocks)
+        cptr = counter(blk)
+        b.branch(peek_bb)
+
+        # a plain look before the atomic add: an exhausted block costs no contended write
+        b.position_at_end(peek_bb)
+        failed = b.load_atomic(status, "monotonic", 4, typ=_I32)
+        seen = b.load_atomic(cptr, "monotonic", idx_t.width // 8, typ=idx_t)
+        go = b.and_(b.icmp_signed("==", failed, _I32(0)), b.icmp_signed("<", seen, end))
+        b.cbranch(go, claim_bb, next_bb)
+
+        b.position_at_end(claim_bb)
+        start = b.atomic_rmw("add", cptr, grain, "monotonic")
+        b.cbranch(b.icmp_signed("<", start, end), run_bb, next_bb)
+
+        b.position_at_end(run_bb)
+        stop = b.add(start, grain)
+        stop = b.select(b.icmp_signed("<", stop, end), stop, end)
+        st = run(start, stop)
+        b.cbranch(b.icmp_signed("!=", st, _I32(0)), fail_bb, peek_bb)
+
+        b.position_at_end(next_bb)
+        r_next = b.add(r, _I32(1))
+        r.add_incoming(r_next, next_bb)
+        b.cbranch(b.icmp_unsigned("<", r_next, _I32(n_blocks)), head_bb, done_bb)
+
+        b.position_at_end(fail_bb)
+        # (IRBuilder.store_atomic insists on typed pointers; build the instruction directly)
+        b._insert(ir.instructions.StoreAtomicInstr(b.block, st, status, "monotonic", 4))
+        b.branch(done_bb)
+
+        b.position_at_end(done_bb)
+        b.ret_void()
 
     # ------------------------------------------------------------------ expressions
     def expr(self, e) -> ir.Value:

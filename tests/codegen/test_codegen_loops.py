@@ -39,23 +39,60 @@ def test_parallel_loop_symbolic():
         np.testing.assert_allclose(c, a * 2 + 1, rtol=1e-6)
 
 
-def test_parallel_loop_runs_on_several_threads(monkeypatch):
-    """Each iteration records the OS thread's omp id via a side channel: the team size."""
+def test_parallel_loop_static_blocks_every_extent(monkeypatch):
+    """Static blocks with stealing: every iteration runs exactly once for extents that do not
+    divide into the blocks (or are smaller than the team), with 2 and 3 blocks."""
     import tepad.codegen.llvm_ir as llvm_ir
-    monkeypatch.setattr(llvm_ir, "PARALLEL_MIN_WORK", 0)   # tiny loop: use the team anyway
-    if not have_gomp():
-        # Without libgomp (it ships with gcc) parallel loops run serially by design, so there
-        # is no team to observe; every other parallel test still checks their results.
-        pytest.skip("libgomp (part of gcc) is not installed: parallel loops run serially")
-    n = 64
+    monkeypatch.setattr(llvm_ir, "PARALLEL_MIN_WORK", 0)   # tiny loops: use the team anyway
+    n = tir.Var("n")
     A, C = tir.Buffer((n,), "int32", "A"), tir.Buffer((n,), "int32", "C")
-    f = make_func([A, C], lambda a, c: loop(n, lambda i: tir.BufferStore(c, a[i] + i, [i]), F.PARALLEL))
-    mod = build_module(f, num_threads=2)
-    a = np.arange(n, dtype="int32")
-    c = np.zeros(n, "int32")
-    mod(a, c)
-    np.testing.assert_array_equal(c, 2 * a)
-    assert "omp_get_num_threads" in mod.ll
+    f = make_func([A, C], lambda a, c: loop(n, lambda i: tir.BufferStore(c, c[i] + a[i] + i, [i]),
+                                            F.PARALLEL))
+    for threads in (2, 3):
+        mod = build_module(f, num_threads=threads)
+        if have_gomp():
+            assert "GOMP_parallel" in mod.ll and "omp_get_thread_num" in mod.ll
+        for size in (0, 1, 2, 3, 7, 64, 1001):
+            a = np.arange(size, dtype="int32")
+            c = np.zeros(size, "int32")
+            mod(a, c)       # c[i] += ...: an iteration run twice (or never) shows
+            np.testing.assert_array_equal(c, 2 * a)
+
+
+_ONE_THREAD_TEAM = """
+import numpy as np, sys
+sys.path.insert(0, {helpers!r})
+from tepad import tir
+import tepad.codegen.llvm_ir as llvm_ir
+from tepad.codegen import build_module
+from codegen_helpers import make_func, loop
+llvm_ir.PARALLEL_MIN_WORK = 0
+A, C = tir.Buffer((1000,), "int32", "A"), tir.Buffer((1000,), "int32", "C")
+f = make_func([A, C], lambda a, c: loop(1000, lambda i: tir.BufferStore(c, c[i] + a[i], [i]),
+                                        tir.ForKind.PARALLEL))
+mod = build_module(f, num_threads=2)
+assert "GOMP_parallel" in mod.ll
+a = np.arange(1000, dtype="int32"); c = np.zeros(1000, "int32")
+mod(a, c)
+assert (c == a).all(), c
+print("ok")
+"""
+
+
+def test_parallel_team_smaller_than_the_blocks_steals_them():
+    """libgomp limited to one thread (OMP_THREAD_LIMIT=1) runs a loop built for 2 blocks: the
+    lone thread finds block 1 unowned and claims all of it (a subprocess: libgomp reads the
+    limit once, at start-up)."""
+    import os
+    import subprocess
+    import sys
+    if not have_gomp():
+        pytest.skip("libgomp (part of gcc) is not installed: parallel loops run serially")
+    helpers = os.path.dirname(os.path.abspath(__file__))
+    env = dict(os.environ, OMP_THREAD_LIMIT="1")
+    r = subprocess.run([sys.executable, "-c", _ONE_THREAD_TEAM.format(helpers=helpers)],
+                       capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr[-2000:]
 
 
 def test_parallel_2d_with_inner_allocate_and_nested_parallel():
