@@ -17,9 +17,9 @@ vectorizer may still vectorize it.
 """
 from __future__ import annotations
 
-from ...tir import (Add, And, Broadcast, BufferLoad, BufferStore, Call, Cast, For, ForKind,
-                    IfThenElse, IntImm, Let, LetStmt, Mul, Mutator, Not, PrimFunc, Ramp, Select,
-                    Sub, Var, post_order_visit, seq, substitute)
+from ...tir import (Add, And, Broadcast, BufferLoad, BufferStore, Call, Cast, FloorDiv, For,
+                    ForKind, IfThenElse, IntImm, Let, LetStmt, Max, Min, Mul, Mutator, Not,
+                    PrimFunc, Ramp, Select, Sub, Var, post_order_visit, seq, substitute)
 from ...tir import dtype as dt
 from ...tir.expr import BinaryOp, ConstExpr, add, const, convert, mul, sub
 
@@ -248,16 +248,53 @@ def _affine_in(e, var) -> bool:
     return False
 
 
+def _direction(e, var) -> int | None:
+    """+1 / -1 when integer ``e`` never decreases / never increases as ``var`` grows (0 when it
+    does not use ``var``), None when that is not evident from its form. Covers affine forms
+    with constant coefficients and ``floordiv`` / ``min`` / ``max`` of them (the indices that
+    ``fuse`` + ``split`` leave, e.g. ``xo * 4 + xi // 16``)."""
+    if not _uses(e, var):
+        return 0
+    if e is var:
+        return 1
+    if isinstance(e, Cast) and dt.is_int(e.dtype) and dt.is_int(e.value.dtype) and \
+            dt.parse(e.dtype).bits >= dt.parse(e.value.dtype).bits:     # value preserved
+        return _direction(e.value, var)
+    if isinstance(e, (Add, Sub, Min, Max)):
+        da, db = _direction(e.a, var), _direction(e.b, var)
+        if da is None or db is None:
+            return None
+        if isinstance(e, Sub):
+            db = -db
+        if da * db < 0:
+            return None
+        return da or db
+    if isinstance(e, Mul):
+        for x, k in ((e.a, e.b), (e.b, e.a)):
+            if isinstance(k, IntImm) and not _uses(k, var):
+                d = _direction(x, var)
+                return None if d is None else d * (k.value > 0) - d * (k.value < 0)
+        return None
+    if isinstance(e, FloorDiv) and isinstance(e.b, IntImm) and e.b.value > 0:
+        return _direction(e.a, var)
+    return None
+
+
 def _convex_guard(c, var) -> bool:
     """True when the set of ``var`` values satisfying ``c`` is an interval: a conjunction of
-    ``affine < / <= / > / >= affine`` (``likely`` wrappers allowed). Such a guard holds on a
-    whole vector of consecutive ``var`` values iff it holds at the first and the last lane."""
+    ``affine < / <= / > / >= affine``, or of a comparison between a loop-invariant value and
+    an expression monotone in ``var`` (``_direction``); ``likely`` wrappers allowed. Such a
+    guard holds on a whole vector of consecutive ``var`` values iff it holds at the first and
+    the last lane."""
     if isinstance(c, Call) and c.op in ("tir.likely", "likely"):
         return _convex_guard(c.args[0], var)
     if isinstance(c, And):
         return _convex_guard(c.a, var) and _convex_guard(c.b, var)
     if type(c).__name__ in _MONOTONE_CMP:
-        return _affine_in(c.a, var) and _affine_in(c.b, var)
+        if _affine_in(c.a, var) and _affine_in(c.b, var):
+            return True
+        da, db = _direction(c.a, var), _direction(c.b, var)
+        return da is not None and db is not None and (da == 0 or db == 0)
     return not _uses(c, var)
 
 
