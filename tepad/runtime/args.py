@@ -34,6 +34,9 @@ def arg_info_from_func(func: tir.PrimFunc) -> list[ArgInfo]:
     return out
 
 
+_addressof = ctypes.addressof
+_c_char = ctypes.c_char
+
 _CTYPES = {"int8": ctypes.c_int8, "int16": ctypes.c_int16, "int32": ctypes.c_int32,
            "int64": ctypes.c_int64, "uint8": ctypes.c_uint8, "uint16": ctypes.c_uint16,
            "uint32": ctypes.c_uint32, "uint64": ctypes.c_uint64, "bool": ctypes.c_bool}
@@ -124,9 +127,43 @@ class ArgChecker:
                                        tuple(buf.shape), grouped, writable))
         self.n_args = len(self.plans)
         self._check_bindable()
+        # Fully static signatures get a fast path (see ``pointers``): per argument its dtype,
+        # shape as ints, and whether it is written.
+        self._static = None
+        if not self.shape_vars and all(isinstance(d, (int, tir.IntImm))
+                                       for p in self.plans for d in p.shape):
+            self._static = tuple((p.np_dtype, tuple(int(d) for d in p.shape), p.writable)
+                                 for p in self.plans)
         # reads that leave a tensor for some size bindings (tepad.bound.read_check)
         self.preconditions = tuple(func.attrs.get("tepad.read_preconditions") or ())
         self._sizes_ok: set = set()
+        if self.preconditions:
+            self._static = None
+
+    def pointers(self, arrays) -> list[int] | None:
+        """The data addresses of ``arrays`` when every one is exactly what a fully static
+        kernel expects (an ndarray of the right dtype and physical shape, C-contiguous,
+        writable if written); None otherwise, and ``check`` must decide (it raises the
+        errors). About 0.3 us per argument against ~2 us for ``check`` plus ``.ctypes.data``:
+        it matters for kernels of a few microseconds."""
+        static = self._static
+        if static is None or len(arrays) != len(static):
+            return None
+        out = []
+        for (dtype, shape, written), a in zip(static, arrays):
+            if type(a) is not np.ndarray or a.shape != shape or a.dtype != dtype:
+                return None
+            flags = a.flags
+            if not flags.c_contiguous:
+                return None
+            if flags.writeable and a.size:
+                # ctypes' view of the buffer: ~3x cheaper than building ``a.ctypes``
+                out.append(_addressof(_c_char.from_buffer(a)))
+            elif written:
+                return None
+            else:
+                out.append(a.ctypes.data)
+        return out
 
     def _check_bindable(self):
         """Every shape variable must be some argument's whole dimension, or no array shape

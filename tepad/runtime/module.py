@@ -32,8 +32,12 @@ class Module:
         self._cfunc = jit.function(name, ctypes.c_int32, *argtypes)
 
     def __call__(self, *arrays):
-        scalars = self._checker.check(arrays)
-        status = self._cfunc(*[a.ctypes.data for a in arrays], *scalars)
+        ptrs = self._checker.pointers(arrays)
+        if ptrs is not None:                       # static shapes, every argument as expected
+            status = self._cfunc(*ptrs)
+        else:
+            scalars = self._checker.check(arrays)
+            status = self._cfunc(*[a.ctypes.data for a in arrays], *scalars)
         if status != 0:
             msg = self.messages[status - 1] if 0 < status <= len(self.messages) else \
                 f"kernel {self.name} failed with status {status}"
