@@ -1,16 +1,27 @@
 """rolling_buffer benchmark: two chained 3x3 max-pools on an int8 (1, 1024, 1024, 16) NHWC
 tensor, the second pool tiled by rows of 8.
 
-Variants (all single-threaded, channels vectorized):
+Every stage vectorizes its fused (x, channel) axis, as TVM's and Halide's schedules of this
+chain do, with the widest power of two up to 32 lanes that divides it (32 x int8, a ymm: as
+TVM's schedule; 64-lane zmm vectors measured 5-10 % slower here, the loads and stores of a
+16-byte-aligned numpy array crossing a cache line every time).
+
+Variants (one thread unless marked):
   root        the first pool computed at the root: the whole intermediate is materialized
   tiled       the first pool computed at the second pool's row tile: 10 rows per tile, the
               2 overlap rows recomputed by the next tile (25 % extra work on the first pool)
   rolling     tiled + rolling_buffer(): the same 10-row buffer, used circularly; each row of
               the intermediate is computed once
+  rolling, parallel strips (2 threads)
+              rows cut into strips of STRIP that run in parallel; inside a strip, tiles of 8
+              rows with the rolling buffer (a buffer per strip; 2 rows recomputed per strip,
+              as Halide's sliding window over parallel strips). TVM's rolling_buffer must stay
+              serial.
   numpy       np.maximum over shifted slices (vectorized numpy, reference timing)
 
-``rolling_markdown()`` returns the results table (medians of >= 10 runs); run as a script to
-print it. Sizes can be reduced with the environment variable ``BENCH_ROLLING_H`` (rows).
+``rolling_markdown()`` returns the results table (medians of >= 10 runs), with the peers' W6
+records when given (benchmarks/run.py passes those of the same run); run as a script to print
+it. Sizes can be reduced with the environment variable ``BENCH_ROLLING_H`` (rows).
 """
 from __future__ import annotations
 
@@ -30,6 +41,7 @@ H = int(os.environ.get("BENCH_ROLLING_H", 1024))
 W = 1024
 CH = 16
 TILE = 8
+STRIP = 256
 RUNS = 10
 
 
@@ -42,26 +54,42 @@ def _pool(X, name):
                       name=name)
 
 
+def _vector_lanes(extent: int, most: int = 32) -> int:
+    """The widest power of two <= ``most`` dividing ``extent`` (no partial vector tile)."""
+    lanes = most
+    while lanes > 1 and extent % lanes:
+        lanes //= 2
+    return lanes
+
+
+def _vectorize_fused(stage, x, c, reduce_axes, extent):
+    """fuse(x, c), split by the vector width, reduction inside, lanes vectorized."""
+    xc = stage.fuse(x, c)
+    xo, xi = stage.split(xc, factor=_vector_lanes(extent))
+    stage.reorder(xo, *reduce_axes, xi)
+    stage.vectorize(xi)
+
+
 def schedule(variant, h=H, w=W):
+    """``variant``: root, tiled, rolling or rolling_parallel (see the module docstring)."""
     A = te.placeholder((1, h, w, CH), "int8", name="A")
     B = _pool(A, "B")
     C = _pool(B, "C")
     s = te.create_schedule(C.op)
     n, y, x, c = C.op.axis
-    ry, rx = C.op.reduce_axis
     bn, by, bx, bc = B.op.axis
-    bry, brx = B.op.reduce_axis
-    if variant == "root":
-        s[C].reorder(n, y, x, ry, rx, c)
-    else:
-        yo, yi = s[C].split(y, factor=TILE)
-        s[C].reorder(n, yo, yi, x, ry, rx, c)
+    if variant == "rolling_parallel":
+        ys, yr = s[C].split(y, factor=STRIP)
+        yo, _ = s[C].split(yr, factor=TILE)
+        s[C].parallel(ys)
+    elif variant != "root":
+        yo, _ = s[C].split(y, factor=TILE)
+    _vectorize_fused(s[C], x, c, C.op.reduce_axis, (w - 4) * CH)
+    if variant != "root":
         s[B].compute_at(s[C], yo)
-        if variant == "rolling":
+        if variant in ("rolling", "rolling_parallel"):
             s[B].rolling_buffer()
-    s[C].vectorize(c)
-    s[B].reorder(bn, by, bx, bry, brx, bc)
-    s[B].vectorize(bc)
+    _vectorize_fused(s[B], bx, bc, B.op.reduce_axis, (w - 2) * CH)
     return s, [A, C]
 
 
@@ -102,12 +130,18 @@ def _median_time(fn, runs=RUNS):
     return statistics.median(ts)
 
 
+VARIANTS = ("root", "tiled", "rolling", "rolling_parallel")
+LABELS = {"root": "root", "tiled": "tiled", "rolling": "rolling",
+          "rolling_parallel": f"rolling, parallel strips of {STRIP} rows (2 threads; bytes per "
+                              "strip buffer, one per running thread)"}
+
+
 def run(runs=RUNS, h=H, w=W):
     rng = np.random.default_rng(0)
     a = rng.integers(-128, 128, size=(1, h, w, CH)).astype("int8")
     ref = numpy_pools(a)
     rows = []
-    for variant in ("root", "tiled", "rolling"):
+    for variant in VARIANTS:
         s, args = schedule(variant, h, w)
         func = tepad.lower.passes.storage_flatten(tepad.lower(s, args))
         mod = tepad.build(func)
@@ -115,24 +149,32 @@ def run(runs=RUNS, h=H, w=W):
         mod(a, out)
         ok = bool(np.array_equal(out, ref))
         t = _median_time(lambda: mod(a, out), runs)
-        # work of the first pool: rows of B computed per output
         rows.append({"variant": variant, "bytes": intermediate_bytes(func), "time": t, "ok": ok})
     t_np = _median_time(lambda: numpy_pools(a), runs)
     rows.append({"variant": "numpy", "bytes": (h - 2) * (w - 2) * CH, "time": t_np, "ok": True})
     return rows
 
 
-def rolling_markdown(runs=RUNS, h=H, w=W) -> str:
+def _computed_rows(variant, h):
+    """Rows of the first pool computed per call."""
+    b_rows, tiles = h - 2, -(-(h - 4) // TILE)
+    if variant == "tiled":
+        return tiles * (TILE + 2)
+    if variant == "rolling_parallel":      # each strip after the first recomputes 2 rows
+        return b_rows + 2 * (-(-(h - 4) // STRIP) - 1)
+    return b_rows
+
+
+def rolling_markdown(runs=RUNS, h=H, w=W, peer_rows=()) -> str:
+    """The table; ``peer_rows``: peer-script W6 records (peer, variant, median_s,
+    intermediate_bytes) measured in the same run, listed under tepad's variants."""
     rows = run(runs, h, w)
     base = {r["variant"]: r for r in rows}
-    b_rows = h - 2
-    tiles = -(-(h - 4) // TILE)
-    computed = {"root": b_rows, "tiled": tiles * (TILE + 2), "rolling": b_rows,
-                "numpy": b_rows}
     lines = [
         "## Rolling buffer: two chained 3x3 max-pools", "",
         f"Two chained 3x3 max-pools, int8 NHWC (1, {h}, {w}, {CH}); second pool tiled by rows "
-        f"of {TILE}; single thread, channels vectorized; median of {runs} runs.",
+        f"of {TILE}; (x, channel) fused and vectorized; one thread unless marked; median of "
+        f"{runs} runs.",
         "",
         "| variant | intermediate bytes | rows of pool 1 computed | time (ms) | vs numpy | "
         "vs tiled | correct |",
@@ -141,9 +183,23 @@ def rolling_markdown(runs=RUNS, h=H, w=W) -> str:
     for r in rows:
         v = r["variant"]
         lines.append(
-            f"| {v} | {r['bytes']:,} | {min(computed[v], b_rows) if v != 'tiled' else computed[v]:,}"
-            f" | {r['time'] * 1e3:.2f} | {base['numpy']['time'] / r['time']:.2f}x | "
+            f"| {LABELS.get(v, v)} | {r['bytes']:,} | {_computed_rows(v, h):,} | "
+            f"{r['time'] * 1e3:.2f} | {base['numpy']['time'] / r['time']:.2f}x | "
             f"{base['tiled']['time'] / r['time']:.2f}x | {'yes' if r['ok'] else 'NO'} |")
+    if peer_rows and (h, w) == (1024, 1024):
+        serial, par = base["rolling"]["time"], base["rolling_parallel"]["time"]
+        lines += ["", "Peers, same run (shared/research/peer_bench scripts; their own timing "
+                  "loop, median of 10): tepad rolling / peer = peer time / tepad time of the "
+                  "matching tepad variant (serial for serial, parallel for parallel).", "",
+                  "| peer | variant | intermediate bytes | time (ms) | tepad / peer |",
+                  "|---|---|---:|---:|---:|"]
+        for rec in sorted(peer_rows, key=lambda r: (r["peer"], r["median_s"])):
+            t = rec["median_s"]
+            mine = serial if "serial" in rec.get("variant", "") else par
+            nbytes = rec.get("intermediate_bytes")
+            lines.append(f"| {rec['peer']} | {rec.get('variant', '')} | "
+                         f"{'' if nbytes is None else f'{nbytes:,}'} | {t * 1e3:.2f} | "
+                         f"{t / mine:.2f}x |")
     return "\n".join(lines)
 
 

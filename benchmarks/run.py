@@ -3,7 +3,7 @@
 
     python benchmarks/run.py            full sizes; writes benchmarks/RESULTS.md
     python benchmarks/run.py --quick    small sizes, a few seconds; writes nothing unless --out
-    options: --only W1,W3   --reps N   --out PATH   --no-peers
+    options: --only W1,W3   --reps N   --out PATH   --no-peers   (--only W6: rolling section)
 
 For each workload: tepad time (median of >= 10 runs after a warm-up), numpy time in the same
 process, the ratio, GFLOP/s or GB/s, lower+build time (median over fresh builds with the compile
@@ -341,15 +341,20 @@ def run_workload(w: Workload, quick: bool, reps: int, n_builds: int, progress) -
 
 
 # ----------------------------------------------------------------------------- peers
-def peer_results(keys, progress) -> dict:
-    """{(workload, peer): (best median ms, variant)} from the peer scripts, when importable."""
-    d = Path(os.environ.get("TEPAD_PEER_BENCH", ROOT.parent / "shared" / "research" / "peer_bench"))
-    out = {}
+def peer_dir() -> Path:
+    return Path(os.environ.get("TEPAD_PEER_BENCH", ROOT.parent / "shared" / "research" / "peer_bench"))
+
+
+def peer_records(keys, progress) -> list[dict]:
+    """Every record the peer scripts print for ``keys`` (one per peer, workload and schedule
+    variant, with ``median_s``), for the peers whose module imports."""
+    d = peer_dir()
+    out = []
     for peer, module, script in (("tvm", "tvm", "bench_tvm.py"),
                                  ("halide", "halide", "bench_halide.py")):
         if importlib.util.find_spec(module) is None or not (d / script).exists():
             continue
-        progress(f"peer {peer}: running {script}")
+        progress(f"peer {peer}: running {script} {' '.join(keys)}")
         env = dict(os.environ, TVM_NUM_THREADS=str(os.cpu_count()),
                    HL_NUM_THREADS=str(os.cpu_count()))
         try:
@@ -362,13 +367,50 @@ def peer_results(keys, progress) -> dict:
                 rec = json.loads(line)
             except ValueError:
                 continue
-            ms = rec.get("median_s")
-            if ms is None:
-                continue
-            k = (rec["workload"], peer)
-            if k not in out or ms * 1e3 < out[k][0]:
-                out[k] = (ms * 1e3, rec.get("variant", ""))
+            if rec.get("median_s") is not None and "workload" in rec:
+                out.append(dict(rec, peer=peer))
     return out
+
+
+def best_peers(records) -> dict:
+    """{(workload, peer): (best median ms, variant)} over ``records``."""
+    out = {}
+    for rec in records:
+        ms = rec["median_s"] * 1e3
+        k = (rec["workload"], rec["peer"])
+        if k not in out or ms < out[k][0]:
+            out[k] = (ms, rec.get("variant", ""))
+    return out
+
+
+def triad_bandwidth(progress) -> dict | None:
+    """The machine's STREAM-triad bandwidth, measured now: ``stream_triad.c`` from the peer
+    folder built with gcc -O3 -march=native -fopenmp (skipped without gcc or the folder).
+    {"threads": n, "gbps": median GB/s}, for the bandwidth-bound workloads' "% of triad"."""
+    import shutil
+    import tempfile
+    src = peer_dir() / "stream_triad.c"
+    if not src.exists() or shutil.which("gcc") is None:
+        return None
+    progress("C STREAM triad (gcc)")
+    with tempfile.TemporaryDirectory() as tmp:
+        exe = Path(tmp) / "triad"
+        try:
+            subprocess.run(["gcc", "-O3", "-march=native", "-fopenmp", str(src), "-o", str(exe)],
+                           check=True, capture_output=True, timeout=120)
+            threads = os.cpu_count()
+            r = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300,
+                               env=dict(os.environ, OMP_NUM_THREADS=str(threads)))
+        except (subprocess.SubprocessError, OSError):
+            return None
+    for line in r.stdout.splitlines():
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        if "triad" in rec.get("variant", "") and rec.get("gbps_median"):
+            return {"threads": threads, "gbps": float(rec["gbps_median"])}
+    return None
 
 
 # ----------------------------------------------------------------------------- report
@@ -440,7 +482,13 @@ def markdown(results, peers, info, quick, busy) -> str:
         for peer in ("tvm", "halide"):
             p = peers.get((r["key"], peer))
             if p:
-                lines.append(f"| {peer} (best variant: {p[1]}) | {fmt_ms(p[0])} ms |")
+                lines.append(f"| {peer} (best variant: {p[1]}) | {fmt_ms(p[0])} ms "
+                             f"(tepad / {peer}: {p[0] / r['tepad_ms']:.2f}x) |")
+        if r["unit"] == "GB/s" and info.get("triad"):
+            tr = info["triad"]
+            lines.append(f"| machine STREAM triad (C, {tr['threads']} threads, same run) | "
+                         f"{tr['gbps']:.1f} GB/s; tepad at {r['tepad_rate'] / tr['gbps'] * 100:.0f}% "
+                         f"of it |")
         lines += [f"| peers on a quiet machine (peer_bench/RESULTS.md, not this run) | "
                   f"{r['peer_anchor']} |",
                   f"| lower+build (fresh, median of {len(r['builds'])}) | {r['build_s']:.3f} s "
@@ -479,12 +527,13 @@ def padding_section() -> str | None:
         return f"## RFC 0077 padding\n\n(bench_padding.padding_markdown() failed: {err!r})"
 
 
-def rolling_section() -> str | None:
-    """``benchmarks/bench_rolling.py``'s ``rolling_markdown()``: the rolling-buffer pool chain."""
+def rolling_section(peer_rows=()) -> str | None:
+    """``benchmarks/bench_rolling.py``'s ``rolling_markdown()``: the rolling-buffer pool chain,
+    with the peers' W6 records of this run beside tepad's variants."""
     try:
         sys.path.insert(0, str(HERE))
         import bench_rolling
-        return bench_rolling.rolling_markdown()
+        return bench_rolling.rolling_markdown(peer_rows=peer_rows)
     except ImportError:
         return None
     except Exception as err:  # noqa: BLE001 - optional section
@@ -494,7 +543,8 @@ def rolling_section() -> str | None:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="small sizes, a few seconds")
-    ap.add_argument("--only", default="", help="comma-separated workload keys (W1..W5)")
+    ap.add_argument("--only", default="", help="comma-separated workload keys (W1..W5; W6 = the "
+                    "rolling-buffer section)")
     ap.add_argument("--reps", type=int, default=None, help="timed runs per kernel (>= 10 full)")
     ap.add_argument("--builds", type=int, default=None, help="fresh builds timed per kernel")
     ap.add_argument("--out", default=None, help="markdown report path (full runs: "
@@ -528,7 +578,11 @@ def main(argv=None) -> int:
         progress(f"{w.key}: tepad {fmt_ms(r['tepad_ms'])} ms, numpy {fmt_ms(r['numpy_ms'])} ms "
                  f"({r['speedup']:.2f}x), {r['tepad_rate']:.1f} {r['unit']}, build "
                  f"{r['build_s']:.3f} s, {'ok' if r['ok'] else 'MISMATCH'}")
-    peers = {} if (a.no_peers or a.quick) else peer_results([w.key for w in todo], progress)
+    with_rolling = not a.quick and (not keys or "W6" in keys)   # W6: the rolling section
+    records = [] if (a.no_peers or a.quick) else peer_records(
+        [w.key for w in todo] + (["W6"] if with_rolling else []), progress)
+    peers = best_peers(records)
+    info["triad"] = None if a.quick else triad_bandwidth(progress)
     print()
     print(table(results, peers))
     out = a.out or (None if a.quick else str(HERE / "RESULTS.md"))
@@ -542,8 +596,9 @@ def main(argv=None) -> int:
             if extra:
                 text = text + "\n" + extra + "\n"
                 Path(out).write_text(text)
+        if with_rolling:
             progress("rolling-buffer section (benchmarks/bench_rolling.py)")
-            extra = rolling_section()
+            extra = rolling_section([r for r in records if r["workload"] == "W6"])
             if extra:
                 text = text + "\n" + extra + "\n"
                 Path(out).write_text(text)

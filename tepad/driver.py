@@ -142,7 +142,8 @@ def _has_builtin(func, names):
 def prepare_for_codegen(func: PrimFunc, checked=False) -> PrimFunc:
     """The build phase of lowering: remove ``tir.assume`` (or, with ``checked``, turn input
     assumes into runtime checks) and stores of ``tir.undef`` (API.md: lower keeps them), then
-    BUILD_PASSES (storage_flatten, simplify, unroll, vectorize) and one index per access."""
+    BUILD_PASSES (storage_flatten, simplify, hoist_expression, unroll, vectorize) and one index
+    per access."""
     from .lower.pipeline import BUILD_PASSES, run_passes
     func = strip_builtins(func, checked)
     func = run_passes(func, BUILD_PASSES)

@@ -8,7 +8,8 @@
                        so RFC 0077's opt-in passes (remove_branching_through_overcompute, ...)
                        can be applied to it and the result built
     BUILD_PASSES       run by ``tepad.build`` right before codegen: assume/undef removal,
-                       StorageFlatten to flat memory, unrolling, vectorization
+                       StorageFlatten to flat memory, guard hoisting, unrolling,
+                       vectorization
 
 Set ``TEPAD_PRINT_PASSES=1`` to print the IR after every pass that changed it.
 """
@@ -20,6 +21,7 @@ import time
 from ..errors import TepadError
 from ..schedule import Schedule
 from ..te.tensor import PlaceholderOp, Tensor
+from .passes.hoist_expression import hoist_expression
 from .passes.simplify import simplify
 from .passes.storage_flatten import storage_flatten
 from .passes.unroll_loop import unroll_loop
@@ -38,6 +40,8 @@ LOWER_PASSES = [
 BUILD_PASSES = [
     storage_flatten,    # N-d realize/loads/stores -> flat Allocate + one index per axis group
     simplify,           # fold the index math flattening produced
+    hoist_expression,   # loop-invariant guards out of loops (a reduction's init and update
+                        # under one guard: LLVM drops the init store the update overwrites)
     unroll_loop,        # after simplify: unrolled extents must be constants
     vectorize_loop,     # vectorized loops -> Ramp/Broadcast vector statements
     simplify,

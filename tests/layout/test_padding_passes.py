@@ -120,6 +120,32 @@ def test_remove_no_op_cases():
     assert isinstance(remove_no_op(s4), tir.SeqStmt)
 
 
+def test_hoist_merges_adjacent_statements_under_the_same_guard():
+    """A reduction's init loop and update nest under the same (loop-invariant) guard: merged
+    into one ``if`` and hoisted out of the enclosing loop."""
+    A = tir.decl_buffer((8,), "float32", "A")
+    i, x, r = tir.Var("i"), tir.Var("x"), tir.Var("r")
+    guard = tir.call_intrin("bool", "tir.likely", i < 5)
+    init = tir.IfThenElse(guard, tir.BufferStore(A, F0, [x]))
+    update = tir.For(r, 0, 3, "serial", tir.IfThenElse(
+        guard, tir.BufferStore(A, A[x] + tir.const(1.0), [x])))
+    s = tir.For(i, 0, 8, "serial", tir.For(x, 0, 8, "serial", tir.seq(init, update)))
+    h = hoist_expression(s)
+    assert isinstance(h, tir.For) and h.loop_var is i
+    assert isinstance(h.body, tir.IfThenElse)                     # out of the x loop
+    assert isinstance(h.body.then_case, tir.For) and h.body.then_case.loop_var is x
+    ifs = collect(h, tir.IfThenElse)
+    assert len(ifs) == 1
+    # different guards, or a first statement that writes what the guard reads: not merged
+    other = tir.IfThenElse(tir.call_intrin("bool", "tir.likely", i < 6),
+                           tir.BufferStore(A, F0, [x]))
+    s2 = tir.For(x, 0, 8, "serial", tir.seq(init, other))
+    assert len(collect(hoist_expression(s2), tir.IfThenElse)) == 2
+    reads = tir.IfThenElse(A[0] > F0, tir.BufferStore(A, F0, [0]))
+    s3 = tir.For(x, 0, 8, "serial", tir.seq(reads, reads))
+    assert len(collect(hoist_expression(s3), tir.IfThenElse)) == 2
+
+
 def test_hoist_and_reduce_loop_extents():
     A = tir.decl_buffer((4, 4), "float32", "A")
     i, j = tir.Var("i"), tir.Var("j")

@@ -11,6 +11,9 @@ Flags (bit sets, as in the RFC):
 - ``HoistConditional.BOOLEAN_EXPRESSION``: additionally, the invariant conjuncts of such an
   ``if`` without else are hoisted, the rest stay inside (``for j: if i == 0 and j < 2`` ->
   ``if i == 0: for j: if j < 2``);
+- adjacent statements ``if c: A`` ``if c: B`` with the same condition (no else, ``A`` writing
+  nothing ``c`` reads) are first merged into ``if c: A; B``, so a loop whose statements share
+  a guard has one ``if`` as its body;
 - ``HoistConditional.IF_ELSE_EXPR``: invariant ``if_then_else`` calls that are the whole
   stored value of a loop-body store are turned into an ``if`` statement first, then hoisted;
 - ``HoistLetBinding.LET_STMT``: a ``LetStmt`` that is the whole body of a loop and whose value
@@ -31,6 +34,7 @@ from ...tir import expr as E
 from ...tir import stmt as S
 from ...tir.function import PrimFunc
 from ...tir.functor import Mutator, post_order_visit, uses_var
+from ...tir.structural import structural_equal
 from ...tir.op import is_call
 from .reduce_loop_extents import conjuncts
 
@@ -92,6 +96,17 @@ class _Hoister(Mutator):
         loop = s if body is s.body else self._rebuild(s, body)
         return self._hoist(loop)
 
+    def visit_SeqStmt(self, s):
+        """Adjacent ``if c: A`` ``if c: B`` (no else, structurally equal ``c``) become
+        ``if c: A; B`` when ``A`` writes no buffer ``c`` reads, so the merged ``if`` can be
+        hoisted out of an enclosing loop: a reduction's init and update nests under the same
+        guards become one guarded block (LLVM then sees the init store is overwritten)."""
+        items = [self.visit(x) for x in s.seq]
+        merged = _merge_same_guards(items)
+        if len(merged) == len(s.seq) and all(a is b for a, b in zip(merged, s.seq)):
+            return s
+        return S.seq(*merged)
+
     def _hoist(self, loop):
         body = loop.body
         cf = self.cf
@@ -127,6 +142,32 @@ class _Hoister(Mutator):
                 inner = self._rebuild(loop, S.IfThenElse(_and(rest), body.then_case))
                 return S.IfThenElse(_and(inv), inner)
         return loop
+
+
+def _writes_read_by(stmt, cond) -> bool:
+    _, written = _bound_inside(stmt)
+    reads = []
+    post_order_visit(cond, lambda n: reads.append(n.buffer) if isinstance(n, E.BufferLoad) else None)
+    return any(b in written for b in reads)
+
+
+def _merge_same_guards(items):
+    out = []
+    for x in items:
+        prev = out[-1] if out else None
+        if isinstance(x, S.IfThenElse) and x.else_case is None and \
+                isinstance(prev, S.IfThenElse) and prev.else_case is None and \
+                structural_equal(prev.condition, x.condition) and \
+                not _writes_read_by(prev.then_case, prev.condition):
+            body = _merge_same_guards(_flatten_seq(prev.then_case) + _flatten_seq(x.then_case))
+            out[-1] = S.IfThenElse(prev.condition, S.seq(*body))
+        else:
+            out.append(x)
+    return out
+
+
+def _flatten_seq(stmt):
+    return list(stmt.seq) if isinstance(stmt, S.SeqStmt) else [stmt]
 
 
 def hoist_expression(func, conditionals=HoistConditional.IF_ELSE_STMT |
