@@ -27,12 +27,12 @@ from __future__ import annotations
 
 import os
 import statistics
-import time
 
 import numpy as np
 
 import tepad
 from tepad import te
+from tepad.runtime.timing import sample_times
 from tepad.tir import dtype as dt
 from tepad.tir.functor import post_order_visit
 from tepad.tir.stmt import Allocate
@@ -121,13 +121,9 @@ def numpy_pools(a):
 
 
 def _median_time(fn, runs=RUNS):
-    fn()                                   # warm-up
-    ts = []
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return statistics.median(ts)
+    """Median seconds of ``runs`` calls after the shared idle pause and timed warm-up
+    (tepad.runtime.timing: this VM runs a kernel slowly for a while after it was idle)."""
+    return statistics.median(sample_times(fn, runs))
 
 
 VARIANTS = ("root", "tiled", "rolling", "rolling_parallel")
