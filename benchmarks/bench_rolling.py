@@ -132,11 +132,14 @@ LABELS = {"root": "root", "tiled": "tiled", "rolling": "rolling",
                               "strip buffer, one per running thread)"}
 
 
-def run(runs=RUNS, h=H, w=W):
+def run(runs=RUNS, h=H, w=W, between=None):
+    """Rows per variant (bytes, median time, correctness). With ``between``, every tepad
+    variant is timed before and after ``between()`` runs (the peers) and the samples pooled;
+    returns (rows, between's result)."""
     rng = np.random.default_rng(0)
     a = rng.integers(-128, 128, size=(1, h, w, CH)).astype("int8")
     ref = numpy_pools(a)
-    rows = []
+    rows, timers = [], []
     for variant in VARIANTS:
         s, args = schedule(variant, h, w)
         func = tepad.lower.passes.storage_flatten(tepad.lower(s, args))
@@ -144,11 +147,20 @@ def run(runs=RUNS, h=H, w=W):
         out = np.zeros((1, h - 4, w - 4, CH), "int8")
         mod(a, out)
         ok = bool(np.array_equal(out, ref))
-        t = _median_time(lambda: mod(a, out), runs)
-        rows.append({"variant": variant, "bytes": intermediate_bytes(func), "time": t, "ok": ok})
+        timer = (lambda m=mod, o=out: sample_times(lambda: m(a, o), runs))
+        timers.append(timer)
+        rows.append({"variant": variant, "bytes": intermediate_bytes(func), "samples": timer(),
+                     "ok": ok})
+    extra = None
+    if between is not None:
+        extra = between()
+        for row, timer in zip(rows, timers):
+            row["samples"] += timer()
+    for row in rows:
+        row["time"] = statistics.median(row.pop("samples"))
     t_np = _median_time(lambda: numpy_pools(a), runs)
     rows.append({"variant": "numpy", "bytes": (h - 2) * (w - 2) * CH, "time": t_np, "ok": True})
-    return rows
+    return rows, extra
 
 
 def _computed_rows(variant, h):
@@ -161,10 +173,12 @@ def _computed_rows(variant, h):
     return b_rows
 
 
-def rolling_markdown(runs=RUNS, h=H, w=W, peer_rows=()) -> str:
-    """The table; ``peer_rows``: peer-script W6 records (peer, variant, median_s,
-    intermediate_bytes) measured in the same run, listed under tepad's variants."""
-    rows = run(runs, h, w)
+def rolling_markdown(runs=RUNS, h=H, w=W, run_peers=None) -> str:
+    """The table. ``run_peers()`` returns peer-script W6 records (peer, variant, median_s,
+    intermediate_bytes); it runs between two timing passes of tepad's variants and its
+    records are listed under them."""
+    rows, peer_rows = run(runs, h, w, between=run_peers)
+    peer_rows = peer_rows or ()
     base = {r["variant"]: r for r in rows}
     lines = [
         "## Rolling buffer: two chained 3x3 max-pools", "",
@@ -184,9 +198,10 @@ def rolling_markdown(runs=RUNS, h=H, w=W, peer_rows=()) -> str:
             f"{base['tiled']['time'] / r['time']:.2f}x | {'yes' if r['ok'] else 'NO'} |")
     if peer_rows and (h, w) == (1024, 1024):
         serial, par = base["rolling"]["time"], base["rolling_parallel"]["time"]
-        lines += ["", "Peers, same run (shared/research/peer_bench scripts; their own timing "
-                  "loop, median of 10): tepad rolling / peer = peer time / tepad time of the "
-                  "matching tepad variant (serial for serial, parallel for parallel).", "",
+        lines += ["", "Peers, same run, timed between tepad's two passes (shared/research/"
+                  "peer_bench scripts; their own timing loop, median of 10): tepad / peer = "
+                  "peer time / tepad time of the matching tepad variant (rolling for serial, "
+                  "rolling with parallel strips for parallel).", "",
                   "| peer | variant | intermediate bytes | time (ms) | tepad / peer |",
                   "|---|---|---:|---:|---:|"]
         for rec in sorted(peer_rows, key=lambda r: (r["peer"], r["median_s"])):

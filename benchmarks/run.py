@@ -10,7 +10,9 @@ process, the ratio, GFLOP/s or GB/s, lower+build time (median over fresh builds 
 cache bypassed) and a cached rebuild, and a correctness check against numpy. TVM / Halide
 columns appear only when ``import tvm`` / ``import halide`` work (the optional ``bench`` extra):
 the peer scripts of ``$TEPAD_PEER_BENCH`` (default: shared/research/peer_bench) then run in a
-subprocess.
+subprocess right after tepad's timing of the same workload, and tepad is timed again after
+them; tepad's figure pools both passes, so it brackets the peers' (this host's speed drifts by
+10-20 % over minutes: comparing against peers timed minutes later measures the drift).
 
 OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE slow numpy's BLAS down; when set, this script re-executes
 itself with both unset (for this command only) and says so in the report.
@@ -314,7 +316,8 @@ def run_workload(w: Workload, quick: bool, reps: int, n_builds: int, progress) -
     inputs = ex.inputs(**kw)
     arrays, outs = call_args(args, inputs)
     progress(f"{w.key} {w.example}: timing tepad")
-    t_med, t_min = median_time(lambda: mod(*arrays), reps)
+    samples = sample_times(lambda: mod(*arrays), reps)
+    t_med, t_min = statistics.median(samples), min(samples)
     progress(f"{w.key} {w.example}: timing numpy")
     ref = w.numpy_fn(*inputs)
     np_reps = reps if not quick else max(3, reps // 3)
@@ -337,7 +340,18 @@ def run_workload(w: Workload, quick: bool, reps: int, n_builds: int, progress) -
                 build_s=statistics.median(builds), builds=builds, lower_s=t_lower,
                 cached_build_ms=t_cached_build * 1e3, rel_err=err, ok=err <= w.tol, tol=w.tol,
                 numpy_desc=w.numpy_desc, peer_anchor=w.peer_anchor,
-                schedule_doc=(ex.__doc__ or "").strip().splitlines()[0])
+                schedule_doc=(ex.__doc__ or "").strip().splitlines()[0],
+                _samples=samples, _amount=amount,
+                _retime=lambda: sample_times(lambda: mod(*arrays), reps))
+
+
+def pool_samples(r: dict, more: list) -> dict:
+    """``r`` with tepad's figures over its samples plus ``more`` (taken after the peers ran,
+    so that tepad's timing brackets theirs: this host's speed drifts by 10-20 % over minutes)."""
+    samples = r["_samples"] + list(more)
+    t = statistics.median(samples)
+    return dict(r, _samples=samples, tepad_ms=t * 1e3, tepad_min_ms=min(samples) * 1e3,
+                tepad_rate=r["_amount"] / t / 1e9, speedup=r["numpy_ms"] / 1e3 / t)
 
 
 # ----------------------------------------------------------------------------- peers
@@ -527,13 +541,13 @@ def padding_section() -> str | None:
         return f"## RFC 0077 padding\n\n(bench_padding.padding_markdown() failed: {err!r})"
 
 
-def rolling_section(peer_rows=()) -> str | None:
-    """``benchmarks/bench_rolling.py``'s ``rolling_markdown()``: the rolling-buffer pool chain,
-    with the peers' W6 records of this run beside tepad's variants."""
+def rolling_section(run_peers=None) -> str | None:
+    """``benchmarks/bench_rolling.py``'s ``rolling_markdown()``: the rolling-buffer pool chain;
+    ``run_peers()`` (the peers' W6 records) runs between two timing passes of tepad's variants."""
     try:
         sys.path.insert(0, str(HERE))
         import bench_rolling
-        return bench_rolling.rolling_markdown(peer_rows=peer_rows)
+        return bench_rolling.rolling_markdown(run_peers=run_peers)
     except ImportError:
         return None
     except Exception as err:  # noqa: BLE001 - optional section
@@ -571,16 +585,21 @@ def main(argv=None) -> int:
              f"numpy BLAS: {info['blas']}; machine busy {busy * 100:.0f}%")
     if info["unset_env"]:
         progress(f"unset for this run: {info['unset_env']}")
-    results = []
+    use_peers = not (a.no_peers or a.quick)
+    results, records = [], []
     for w in todo:
         r = run_workload(w, a.quick, reps, n_builds, progress)
+        if use_peers:   # the peers right after tepad, then tepad again: one bracketed window
+            recs = peer_records([w.key], progress)
+            if recs:
+                records += recs
+                progress(f"{w.key} {w.example}: timing tepad again")
+                r = pool_samples(r, r["_retime"]())
         results.append(r)
         progress(f"{w.key}: tepad {fmt_ms(r['tepad_ms'])} ms, numpy {fmt_ms(r['numpy_ms'])} ms "
                  f"({r['speedup']:.2f}x), {r['tepad_rate']:.1f} {r['unit']}, build "
                  f"{r['build_s']:.3f} s, {'ok' if r['ok'] else 'MISMATCH'}")
     with_rolling = not a.quick and (not keys or "W6" in keys)   # W6: the rolling section
-    records = [] if (a.no_peers or a.quick) else peer_records(
-        [w.key for w in todo] + (["W6"] if with_rolling else []), progress)
     peers = best_peers(records)
     info["triad"] = None if a.quick else triad_bandwidth(progress)
     print()
@@ -598,7 +617,8 @@ def main(argv=None) -> int:
                 Path(out).write_text(text)
         if with_rolling:
             progress("rolling-buffer section (benchmarks/bench_rolling.py)")
-            extra = rolling_section([r for r in records if r["workload"] == "W6"])
+            extra = rolling_section(
+                (lambda: peer_records(["W6"], progress)) if use_peers else None)
             if extra:
                 text = text + "\n" + extra + "\n"
                 Path(out).write_text(text)

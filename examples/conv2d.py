@@ -11,9 +11,10 @@ Schedule (output channels vectorized, the NCHW[16c] blocking of TVM's x86 conv2d
   (rc, ry, rx) outside, 14 pixels unrolled and 16 channels vectorized inside -- 14 zmm
   accumulators, one weight load and 14 input broadcasts per tap, every lane useful (56 = 4 x
   14; a row-vectorized NCHW tile wastes a half vector per 56-pixel row);
-* the output stage ``Y`` copies the tile back transposed to NCHW, 16 x 14 unrolled scalar
-  copies (a 14-lane vector read at a stride of 16 is assembled element by element, and
-  measured 2-5 % slower); K/16 * H tiles run in parallel.
+* the output stage ``Y`` copies the tile back transposed to NCHW, 14 pixels of a channel
+  as one vector (its lanes gathered from the tile at a stride of 16); K/16 * H tiles run in
+  parallel. Unrolling the 16 x 14 copy as scalars measured 2 % faster but more than doubles
+  the build (0.39 s against 0.17 s).
 """
 from tepad import te, tir
 
@@ -49,8 +50,7 @@ def schedule(c=SHAPE["c"], k=SHAPE["k"], h=SHAPE["h"], w=SHAPE["w"], fb=FB, xb=X
     xo, xi = s[Y].split(x, factor=xb)
     s[Y].reorder(n, fo, y, xo, fi, xi)
     s[Y].parallel(s[Y].fuse(fo, y))
-    s[Y].unroll(fi)
-    s[Y].unroll(xi)
+    s[Y].vectorize(xi)
     s[O16].compute_at(s[Y], xo)
     _, _, _, xc, fc = s[O16].op.axis
     rc_, ry_, rx_ = s[O16].op.reduce_axis
