@@ -572,8 +572,19 @@ def main(argv=None) -> int:
     keys = [k.strip() for k in a.only.split(",") if k.strip()]
     todo = [w for w in WORKLOADS if not keys or w.key in keys]
 
-    def progress(msg):
-        print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", flush=True)
+    with_rolling = not a.quick and (not keys or "W6" in keys)   # W6: the rolling section
+    out = a.out or (None if a.quick else str(HERE / "RESULTS.md"))
+    steps = len(todo) + (0 if not out else (0 if a.quick else 1) + with_rolling
+                         + (not a.no_exact))
+    done = [0]
+
+    def progress(msg, advance=False):
+        """A timestamped line behind a bar of the run's steps (workloads, then sections)."""
+        done[0] += bool(advance)
+        width = 20
+        fill = round(width * done[0] / max(1, steps))
+        print(f"[bench {time.strftime('%H:%M:%S')}] [{'#' * fill}{'.' * (width - fill)}] "
+              f"{done[0]}/{steps} {msg}", flush=True)
 
     import llvmlite
     from tepad.codegen import default_num_threads
@@ -598,13 +609,11 @@ def main(argv=None) -> int:
         results.append(r)
         progress(f"{w.key}: tepad {fmt_ms(r['tepad_ms'])} ms, numpy {fmt_ms(r['numpy_ms'])} ms "
                  f"({r['speedup']:.2f}x), {r['tepad_rate']:.1f} {r['unit']}, build "
-                 f"{r['build_s']:.3f} s, {'ok' if r['ok'] else 'MISMATCH'}")
-    with_rolling = not a.quick and (not keys or "W6" in keys)   # W6: the rolling section
+                 f"{r['build_s']:.3f} s, {'ok' if r['ok'] else 'MISMATCH'}", advance=True)
     peers = best_peers(records)
     info["triad"] = None if a.quick else triad_bandwidth(progress)
     print()
     print(table(results, peers))
-    out = a.out or (None if a.quick else str(HERE / "RESULTS.md"))
     if out:
         text = markdown(results, peers, info, a.quick, busy) + "\n"
         Path(out).write_text(text)   # tables first: the exactness section can take minutes
@@ -615,6 +624,7 @@ def main(argv=None) -> int:
             if extra:
                 text = text + "\n" + extra + "\n"
                 Path(out).write_text(text)
+            progress("padding section done", advance=True)
         if with_rolling:
             progress("rolling-buffer section (benchmarks/bench_rolling.py)")
             extra = rolling_section(
@@ -622,13 +632,13 @@ def main(argv=None) -> int:
             if extra:
                 text = text + "\n" + extra + "\n"
                 Path(out).write_text(text)
-                progress(f"added the rolling-buffer section to {out}")
+                progress(f"added the rolling-buffer section to {out}", advance=True)
         if not a.no_exact:
             progress("exactness section (benchmarks/bench_exact.py)")
             extra = exactness_section()
             if extra:
                 Path(out).write_text(text + "\n" + extra + "\n")
-                progress(f"added the exactness section to {out}")
+                progress(f"added the exactness section to {out}", advance=True)
     return 0 if all(r["ok"] for r in results) else 1
 
 

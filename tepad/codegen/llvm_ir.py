@@ -3,7 +3,8 @@
 Input: a ``PrimFunc`` after storage flattening (see ``emit_llvm_module``). Output: the text of
 an LLVM module whose kernel is ``i32 @<global_symbol>(ptr A, ptr B, ..., <shape vars>)``:
 
-* one ``ptr noalias nocapture`` per argument buffer, in ``func.params`` order;
+* one ``ptr noalias nocapture`` per argument buffer, in ``func.params`` order (also
+  ``nonnull dereferenceable(bytes)`` when its shape is constant: Module checks the shapes);
 * then one integer per symbolic shape variable, in order of first appearance when scanning the
   argument buffers' physical shapes (argument order, then axis order);
 * the return value is a status: 0 on success, ``k > 0`` for ``messages[k - 1]``
@@ -286,6 +287,10 @@ class _CodeGen:
                 a.add_attribute("noalias")
             seen_data.add(buf.data)
             a.add_attribute("captures(none)")
+            nbytes = _static_bytes(buf)
+            if nbytes:   # Module checks every array's shape: the whole buffer is there
+                a.add_attribute("nonnull")
+                a.attributes.dereferenceable = nbytes
             self.ctx.vars[buf.data] = a
             self.ctx.vars[p] = a
         for k, v in enumerate(svars):
@@ -985,6 +990,16 @@ def static_work(s) -> int | None:
     if isinstance(s, tir.Evaluate):
         return 1 + _count_loads(s.value)
     return None
+
+
+def _static_bytes(buf) -> int | None:
+    """Bytes of a buffer whose physical shape is constant (None if symbolic or empty)."""
+    n = dt.parse(buf.dtype).bytes * dt.lanes(buf.dtype)
+    for d in buf.shape:
+        if not isinstance(d, (int, tir.IntImm)):
+            return None
+        n *= int(d)
+    return n or None
 
 
 def _reduction_update(store):

@@ -225,3 +225,26 @@ def test_kernel_keeps_name_and_ll():
     assert "my_kernel" in mod.ll
     assert [a.name for a in mod.arg_info] == ["A", "C"]
     assert mod.arg_info[0].dtype == "float32"
+
+
+def test_static_buffer_arguments_promise_their_size():
+    """Module checks every array's shape before the call, so a constant-shape argument is
+    ``nonnull dereferenceable(<bytes>)``; a symbolic one promises nothing beyond noalias."""
+    import re
+    import tepad
+    from tepad import te
+    A = te.placeholder((8, 4), "float32", name="A")
+    B = te.compute((8, 4), lambda i, j: A[i, j] + 1.0, name="B")
+    mod = tepad.build(te.create_schedule(B.op), [A, B])
+    define = next(l for l in mod.unoptimized_ll.splitlines() if l.startswith("define"))
+    assert len(re.findall(r"noalias nonnull dereferenceable\(128\)", define)) == 2, define
+    n = te.var("n")
+    C = te.placeholder((n,), "int8", name="C")
+    D = te.compute((n,), lambda i: C[i] + tir.const(1, "int8"), name="D")
+    mod = tepad.build(te.create_schedule(D.op), [C, D])
+    define = next(l for l in mod.unoptimized_ll.splitlines() if l.startswith("define"))
+    assert "dereferenceable" not in define and "nonnull" not in define
+    c = np.arange(5, dtype="int8")
+    d = np.zeros(5, "int8")
+    mod(c, d)
+    np.testing.assert_array_equal(d, c + 1)
