@@ -199,10 +199,10 @@ def rolling_markdown(runs=RUNS, h=H, w=W, run_peers=None) -> str:
     if peer_rows and (h, w) == (1024, 1024):
         serial, par = base["rolling"]["time"], base["rolling_parallel"]["time"]
         lines += ["", "Peers, same run, timed between tepad's two passes (shared/research/"
-                  "peer_bench scripts; their own timing loop, median of 10): tepad / peer = "
+                  "peer_bench scripts; their own timing loop, median of 10): tepad as fast as = "
                   "peer time / tepad time of the matching tepad variant (rolling for serial, "
                   "rolling with parallel strips for parallel).", "",
-                  "| peer | variant | intermediate bytes | time (ms) | tepad / peer |",
+                  "| peer | variant | intermediate bytes | time (ms) | tepad as fast as |",
                   "|---|---|---:|---:|---:|"]
         for rec in sorted(peer_rows, key=lambda r: (r["peer"], r["median_s"])):
             t = rec["median_s"]

@@ -497,13 +497,14 @@ def markdown(results, peers, info, quick, busy) -> str:
             p = peers.get((r["key"], peer))
             if p:
                 lines.append(f"| {peer} (best variant: {p[1]}) | {fmt_ms(p[0])} ms "
-                             f"(tepad / {peer}: {p[0] / r['tepad_ms']:.2f}x) |")
+                             f"(tepad {p[0] / r['tepad_ms']:.2f}x as fast) |")
         if r["unit"] == "GB/s" and info.get("triad"):
             tr = info["triad"]
             lines.append(f"| machine STREAM triad (C, {tr['threads']} threads, same run) | "
                          f"{tr['gbps']:.1f} GB/s; tepad at {r['tepad_rate'] / tr['gbps'] * 100:.0f}% "
                          f"of it |")
-        lines += [f"| peers on a quiet machine (peer_bench/RESULTS.md, not this run) | "
+        lines += [f"| peers on the research host (peer_bench/RESULTS.md: another machine, "
+                  f"not this run) | "
                   f"{r['peer_anchor']} |",
                   f"| lower+build (fresh, median of {len(r['builds'])}) | {r['build_s']:.3f} s "
                   f"(lower alone {r['lower_s'] * 1e3:.0f} ms) |",
