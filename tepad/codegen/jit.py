@@ -34,7 +34,7 @@ def _init() -> bool:
     """Initialize the native target once; return whether libgomp could be loaded.
 
     libgomp reads its settings when it is loaded, so the spin default is put in the environment
-    first. It is opened twice: by LLVM (so JIT code resolves ``GOMP_parallel``) and by ctypes,
+    for the load only (a libgomp some other library loaded first keeps its own settings). It is opened twice: by LLVM (so JIT code resolves ``GOMP_parallel``) and by ctypes,
     whose handle is never closed. At interpreter exit llvmlite ``dlclose``s the libraries it
     loaded; without the second reference libgomp would be unmapped under worker threads that
     are still spinning in it (a segfault at exit).
@@ -42,8 +42,10 @@ def _init() -> bool:
     global _gomp_handle
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
-    if "OMP_WAIT_POLICY" not in os.environ:
-        os.environ.setdefault("GOMP_SPINCOUNT", str(GOMP_SPIN_COUNT))
+    # only while libgomp loads (it reads its settings then), so child processes do not inherit it
+    ours = "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ
+    if ours:
+        os.environ["GOMP_SPINCOUNT"] = str(GOMP_SPIN_COUNT)
     try:
         _gomp_handle = ctypes.CDLL("libgomp.so.1", mode=ctypes.RTLD_GLOBAL)
         llvm.load_library_permanently("libgomp.so.1")
@@ -51,6 +53,9 @@ def _init() -> bool:
     except Exception as err:  # pragma: no cover - depends on the machine
         log.warning("libgomp not found (%s): parallel loops will run serially", err)
         return False
+    finally:
+        if ours:
+            del os.environ["GOMP_SPINCOUNT"]
 
 
 def have_gomp() -> bool:
