@@ -367,7 +367,7 @@ def test_interpreter_exit_with_spinning_workers():
     import sys
     if not have_gomp():
         pytest.skip("libgomp (part of gcc) is not installed: parallel loops run serially")
-    # (tepad put GOMP_SPINCOUNT in this process's environment; it would override "active")
+    # (a GOMP_SPINCOUNT set by the user would override "active")
     env = {k: v for k, v in os.environ.items() if k != "GOMP_SPINCOUNT"}
     env["OMP_WAIT_POLICY"] = "active"
     for _ in range(4):      # a race: without the fix about 2 exits in 3 crashed
