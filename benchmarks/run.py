@@ -400,7 +400,8 @@ def best_peers(records) -> dict:
 def triad_bandwidth(progress) -> dict | None:
     """The machine's STREAM-triad bandwidth, measured now: ``stream_triad.c`` from the peer
     folder built with gcc -O3 -march=native -fopenmp (skipped without gcc or the folder).
-    {"threads": n, "gbps": median GB/s}, for the bandwidth-bound workloads' "% of triad"."""
+    {"threads": n, "gbps": median GB/s}, for the bandwidth-bound workloads' "% of triad"
+    (measured within each one's timing window: this host's bandwidth swings 40-80 GB/s)."""
     import shutil
     import tempfile
     src = peer_dir() / "stream_triad.c"
@@ -498,9 +499,10 @@ def markdown(results, peers, info, quick, busy) -> str:
             if p:
                 lines.append(f"| {peer} (best variant: {p[1]}) | {fmt_ms(p[0])} ms "
                              f"(tepad {p[0] / r['tepad_ms']:.2f}x as fast) |")
-        if r["unit"] == "GB/s" and info.get("triad"):
-            tr = info["triad"]
-            lines.append(f"| machine STREAM triad (C, {tr['threads']} threads, same run) | "
+        if r.get("triad"):
+            tr = r["triad"]
+            lines.append(f"| machine STREAM triad (C, {tr['threads']} threads, between tepad's "
+                         f"two timing passes) | "
                          f"{tr['gbps']:.1f} GB/s; tepad at {r['tepad_rate'] / tr['gbps'] * 100:.0f}% "
                          f"of it |")
         lines += [f"| peers on the research host (peer_bench/RESULTS.md: another machine, "
@@ -601,18 +603,22 @@ def main(argv=None) -> int:
     results, records = [], []
     for w in todo:
         r = run_workload(w, a.quick, reps, n_builds, progress)
+        bracketed = False
         if use_peers:   # the peers right after tepad, then tepad again: one bracketed window
             recs = peer_records([w.key], progress)
-            if recs:
-                records += recs
-                progress(f"{w.key} {w.example}: timing tepad again")
-                r = pool_samples(r, r["_retime"]())
+            records += recs
+            bracketed = bool(recs)
+        if not a.quick and r["unit"] == "GB/s":    # the machine's bandwidth in the same window
+            r["triad"] = triad_bandwidth(progress)
+            bracketed = bracketed or r["triad"] is not None
+        if bracketed:
+            progress(f"{w.key} {w.example}: timing tepad again")
+            r = pool_samples(r, r["_retime"]())
         results.append(r)
         progress(f"{w.key}: tepad {fmt_ms(r['tepad_ms'])} ms, numpy {fmt_ms(r['numpy_ms'])} ms "
                  f"({r['speedup']:.2f}x), {r['tepad_rate']:.1f} {r['unit']}, build "
                  f"{r['build_s']:.3f} s, {'ok' if r['ok'] else 'MISMATCH'}", advance=True)
     peers = best_peers(records)
-    info["triad"] = None if a.quick else triad_bandwidth(progress)
     print()
     print(table(results, peers))
     if out:
