@@ -34,8 +34,9 @@ def _init() -> bool:
     """Initialize the native target once; return whether libgomp could be loaded.
 
     libgomp reads its settings when it is loaded, so the spin default is put in the environment
-    for the load only (a libgomp some other library loaded first keeps its own settings). It is opened twice: by LLVM (so JIT code resolves ``GOMP_parallel``) and by ctypes,
-    whose handle is never closed. At interpreter exit llvmlite ``dlclose``s the libraries it
+    for the load only (a libgomp some other library loaded first keeps its own settings). It
+    is opened twice: by LLVM (so JIT code resolves ``GOMP_parallel``) and by ctypes, whose
+    handle is never closed. At interpreter exit llvmlite ``dlclose``s the libraries it
     loaded; without the second reference libgomp would be unmapped under worker threads that
     are still spinning in it (a segfault at exit).
     """

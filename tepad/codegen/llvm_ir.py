@@ -540,12 +540,15 @@ class _CodeGen:
         loaded = [b.load(field_ptr(j), typ=v.type) for j, v in enumerate(vals)]
         t_lo = b.load(field_ptr(n_free + 1), typ=idx_t)
         t_ext = b.load(field_ptr(n_free + 2), typ=idx_t)
+        counters_t = closure_t.elements[n_free + 3]
+
+        def counter(builder, counters, blk):
+            """Address of block ``blk``'s claim counter (one per cache line)."""
+            return builder.gep(counters, [_I32(0), builder.mul(blk, _I32(cstride))],
+                               inbounds=True, source_etype=counters_t)
         self.emit_block_claims(b, tramp, t_ext, n_blocks,
                                status=field_ptr(n_free),
-                               counter=lambda blk: b.gep(
-                                   field_ptr(n_free + 3), [_I32(0), b.mul(blk, ir.Constant(
-                                       blk.type, cstride))], inbounds=True,
-                                   source_etype=closure_t.elements[n_free + 3]),
+                               counter=lambda blk: counter(b, field_ptr(n_free + 3), blk),
                                run=lambda s0, s1: b.call(body_fn, loaded + [
                                    b.add(t_lo, s0, flags=("nsw",)),
                                    b.add(t_lo, s1, flags=("nsw",))]))
@@ -585,8 +588,7 @@ class _CodeGen:
         b.store(ext, pfield(n_free + 2))
         for blk in range(n_blocks):     # block blk starts at ext * blk / n_blocks
             begin = self.block_bound(b, ext, blk, n_blocks)
-            b.store(begin, b.gep(pfield(n_free + 3), [_I32(0), _I32(blk * cstride)],
-                                 inbounds=True, source_etype=closure_t.elements[n_free + 3]))
+            b.store(begin, counter(b, pfield(n_free + 3), _I32(blk)))
         gomp = self.declare("GOMP_parallel", _VOID, [_PTR, _PTR, _I32, _I32])
         b.call(gomp, [tramp, clos, _I32(self.num_threads), _I32(0)])
         st = b.load(pfield(n_free), typ=_I32)

@@ -127,18 +127,16 @@ class ArgChecker:
                                        tuple(buf.shape), grouped, writable))
         self.n_args = len(self.plans)
         self._check_bindable()
-        # Fully static signatures get a fast path (see ``pointers``): per argument its dtype,
-        # shape as ints, and whether it is written.
-        self._static = None
-        if not self.shape_vars and all(isinstance(d, (int, tir.IntImm))
-                                       for p in self.plans for d in p.shape):
-            self._static = tuple((p.np_dtype, tuple(int(d) for d in p.shape), p.writable)
-                                 for p in self.plans)
         # reads that leave a tensor for some size bindings (tepad.bound.read_check)
         self.preconditions = tuple(func.attrs.get("tepad.read_preconditions") or ())
         self._sizes_ok: set = set()
-        if self.preconditions:
-            self._static = None
+        # Fully static signatures get a fast path (see ``pointers``): per argument its dtype,
+        # shape as ints, and whether it is written.
+        self._static = None
+        if not self.shape_vars and not self.preconditions and \
+                all(isinstance(d, (int, tir.IntImm)) for p in self.plans for d in p.shape):
+            self._static = tuple((p.np_dtype, tuple(int(d) for d in p.shape), p.writable)
+                                 for p in self.plans)
 
     def pointers(self, arrays) -> list[int] | None:
         """The data addresses of ``arrays`` when every one is exactly what a fully static

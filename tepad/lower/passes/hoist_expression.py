@@ -68,13 +68,17 @@ def _bound_inside(stmt):
     return out, written
 
 
+def _buffers_read(e):
+    reads = []
+    post_order_visit(e, lambda n: reads.append(n.buffer) if isinstance(n, E.BufferLoad) else None)
+    return reads
+
+
 def _invariant(e, loop):
     bound, written = _bound_inside(loop)
     if uses_var(e, bound | {loop.loop_var}):
         return False
-    reads = []
-    post_order_visit(e, lambda n: reads.append(n.buffer) if isinstance(n, E.BufferLoad) else None)
-    return not any(b in written for b in reads)
+    return not any(b in written for b in _buffers_read(e))
 
 
 def _and(cs):
@@ -146,9 +150,7 @@ class _Hoister(Mutator):
 
 def _writes_read_by(stmt, cond) -> bool:
     _, written = _bound_inside(stmt)
-    reads = []
-    post_order_visit(cond, lambda n: reads.append(n.buffer) if isinstance(n, E.BufferLoad) else None)
-    return any(b in written for b in reads)
+    return any(b in written for b in _buffers_read(cond))
 
 
 def _merge_same_guards(items):

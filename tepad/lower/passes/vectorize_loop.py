@@ -271,9 +271,11 @@ def _direction(e, var) -> int | None:
         return da or db
     if isinstance(e, Mul):
         for x, k in ((e.a, e.b), (e.b, e.a)):
-            if isinstance(k, IntImm) and not _uses(k, var):
+            if isinstance(k, IntImm):
                 d = _direction(x, var)
-                return None if d is None else d * (k.value > 0) - d * (k.value < 0)
+                if d is None or k.value == 0:
+                    return None if d is None else 0
+                return d if k.value > 0 else -d
         return None
     if isinstance(e, FloorDiv) and isinstance(e.b, IntImm) and e.b.value > 0:
         return _direction(e.a, var)
