@@ -3,8 +3,8 @@ tensor, the second pool tiled by rows of 8.
 
 Every stage vectorizes its fused (x, channel) axis, as TVM's and Halide's schedules of this
 chain do, with the widest power of two up to 32 lanes that divides it (32 x int8, a ymm: as
-TVM's schedule; 64-lane zmm vectors measured 5-10 % slower here, the loads and stores of a
-16-byte-aligned numpy array crossing a cache line every time).
+TVM's schedule; 64-lane zmm vectors measured 4-10 % slower here, and 64-byte-aligned arrays
+recovered only 1-2 % of that, so the cause is not the numpy arrays' 16-byte alignment alone).
 
 Variants (one thread unless marked):
   root        the first pool computed at the root: the whole intermediate is materialized
