@@ -48,7 +48,7 @@ import numpy as np  # noqa: E402
 
 import tepad  # noqa: E402
 from tepad.runtime.timing import sample_times  # noqa: E402
-from tepad.te.tensor import PlaceholderOp  # noqa: E402
+from tepad.tensor.tensor import PlaceholderOp  # noqa: E402
 
 
 # ----------------------------------------------------------------------------- helpers

@@ -138,7 +138,7 @@ def _fmt(e):
 def bounds_text(s, exact=True):
     """The InferBound table: one row per IterVar; interval and (when available) exact ranges."""
     from .bound import attach_path, infer_bound
-    from .te.tensor import PlaceholderOp
+    from .tensor.tensor import PlaceholderOp
     s2 = s.copy().normalize()
     bm = infer_bound(s2)
     bm_e, note = None, None
@@ -220,7 +220,7 @@ def cmd_bounds(ns, out):
 
 def _default_producer(s):
     from .schedule.stage import AttachType
-    from .te.tensor import PlaceholderOp
+    from .tensor.tensor import PlaceholderOp
     comp = [st for st in s.stages if not isinstance(st.op, PlaceholderOp) and not st.is_output]
     att = [st for st in comp if st.attach_type == AttachType.Scope]
     pick = (att or comp or [st for st in s.stages if not isinstance(st.op, PlaceholderOp)])
@@ -280,7 +280,7 @@ def prepare_arrays(mod, s, args, inputs, rng):
     """Kernel arrays (physical layouts) + logical inputs/outputs for the oracle."""
     import numpy as np
     from .layout import to_physical
-    from .te.tensor import PlaceholderOp
+    from .tensor.tensor import PlaceholderOp
     infos = mod.arg_info
     it = iter(inputs) if inputs is not None else None
     arrays, feed, outs = [], {}, []

@@ -17,7 +17,7 @@ import numpy as np
 
 from .errors import TepadError
 from .tir import expr as E
-from .tir.index_map import IndexMap
+from .arith.index_map import IndexMap
 
 
 def _maps(mapping, ndim):

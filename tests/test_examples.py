@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import tepad
-from tepad.te.tensor import PlaceholderOp
+from tepad.tensor.tensor import PlaceholderOp
 
 EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "examples").glob("*.py"))
 

@@ -62,7 +62,7 @@ from ..arith import Analyzer, IntSet, union
 from ..errors import TepadError
 from ..schedule.relations import Fuse, Rebase, Singleton, Split, Transform
 from ..schedule.stage import AttachType
-from ..te.tensor import PlaceholderOp
+from ..tensor.tensor import PlaceholderOp
 from ..tir import op as tirop
 from ..tir.expr import (EQ, GE, GT, LE, LT, NE, Add, And, Call, Cast, FloorDiv, FloorMod,
                         IntImm, Max, Min, Mul, Not, Or, ProducerLoad, Range, Sub, Var, cast,
@@ -620,7 +620,7 @@ class Exact:
             except NonAffine:
                 pass
             # e.g. Selects of exact symbolic shapes: the IndexMap's own ISL conversion
-            from ..tir.index_map import _NotAffine, isl_constraint
+            from ..arith.index_map import _NotAffine, isl_constraint
             if self.env:
                 f = substitute(f, {v: IntImm(int(x), v.dtype) for v, x in self.env.items()})
             names = {v: self.names.name(v) for v in collect_vars(f) | {tv.var}}

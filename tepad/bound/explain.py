@@ -22,7 +22,7 @@ import islpy as isl
 
 from ..errors import TepadError
 from ..schedule.stage import AttachType
-from ..te.tensor import PlaceholderOp
+from ..tensor.tensor import PlaceholderOp
 from ..tir import dtype as tdt
 from .attach_path import attach_path
 from .exact import (Exact, NonAffine, Names, _loads_of, params_set, params_to_dims,

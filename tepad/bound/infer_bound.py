@@ -16,7 +16,7 @@ from __future__ import annotations
 from ..arith import Analyzer, IntSet, union
 from ..errors import TepadError
 from ..schedule.stage import AttachType
-from ..te.tensor import ComputeOp, PlaceholderOp
+from ..tensor.tensor import ComputeOp, PlaceholderOp
 from ..tir.expr import IntImm, ProducerLoad, Range, cast
 from ..tir.functor import collect_vars, post_order_visit
 from .attach_path import attach_path

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from ..errors import TepadError
 from ..tir import expr as E
 from ..tir.functor import post_order_visit
-from ..tir.index_map import _NotAffine, _isl_str, isl_cond, isl_constraint
+from ..arith.index_map import _NotAffine, _isl_str, isl_cond, isl_constraint
 from ..tir.reduce import Reduce
 
 try:

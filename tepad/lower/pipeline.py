@@ -20,7 +20,7 @@ import time
 
 from ..errors import TepadError
 from ..schedule import Schedule
-from ..te.tensor import PlaceholderOp, Tensor
+from ..tensor.tensor import PlaceholderOp, Tensor
 from .passes.hoist_expression import hoist_expression
 from .passes.simplify import simplify
 from .passes.storage_flatten import storage_flatten

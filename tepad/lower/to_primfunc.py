@@ -6,7 +6,7 @@ caller owns that memory); every other realized tensor gets a BufferRealize over 
 from __future__ import annotations
 
 from ..errors import TepadError
-from ..te.tensor import Tensor
+from ..tensor.tensor import Tensor
 from ..tir.buffer import Buffer
 from ..tir.expr import BufferLoad, Var
 from ..tir.function import PrimFunc

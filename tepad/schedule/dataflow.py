@@ -9,7 +9,7 @@ from ..errors import TepadError
 from ..tir.expr import ProducerLoad, Range, Var, cast
 from ..tir.functor import Mutator, substitute
 from ..tir.itervar import IterVar
-from ..te.tensor import ComputeOp, Tensor
+from ..tensor.tensor import ComputeOp, Tensor
 
 
 class _ReplaceLoads(Mutator):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import networkx as nx
 
 from ..errors import TepadError
-from ..te.tensor import ComputeOp, Operation, PlaceholderOp, Tensor
+from ..tensor.tensor import ComputeOp, Operation, PlaceholderOp, Tensor
 from .dataflow import cache_read, cache_write, inline_stages, replace_dataflow
 from .relations import Fuse, Split
 from .stage import AttachType, Stage

@@ -6,7 +6,7 @@ import enum
 from ..errors import TepadError
 from ..tir.expr import IntImm, Range, Var, convert
 from ..tir.itervar import IterVar, IterVarType
-from ..te.tensor import ComputeOp, PlaceholderOp, Tensor
+from ..tensor.tensor import ComputeOp, PlaceholderOp, Tensor
 from .relations import Fuse, Rebase, Singleton, Split, Transform
 
 
@@ -259,7 +259,7 @@ class Stage:
         (None: padding is never read). For a compute stage the loops follow the new layout
         and the new IterVars are returned; for a placeholder only accesses change (None).
         """
-        from ..tir.index_map import IndexMap
+        from ..arith.index_map import IndexMap
         op = self.op
         if isinstance(op, ComputeOp) and op.num_outputs != 1:
             raise TepadError(f"stage {self.name}: transform_layout needs a single-output stage")

@@ -1,12 +1,18 @@
-"""Front end (TVM's ``tvm.te``): placeholders, computes, reductions, schedules."""
+"""TVM's ``tvm.te`` namespace: the names a TE program uses, gathered from tepad's layers.
+
+This package is part of the face: it only re-exports (definitions from ``tepad.tensor``,
+expression helpers from ``tepad.tir``, schedules from ``tepad.schedule``) and holds the
+``te.schedule`` aliases TVM scripts call (``InferBound``, ``ScheduleOps``).
+"""
 from ..tir.op import (if_then_else, max_value, min_value, exp, log, sqrt, tanh, abs, floor,
                       ceil, power, sigmoid, floordiv, floormod, truncdiv, truncmod, indexdiv,
                       indexmod, all, any, round, sin, cos)
 from ..tir.itervar import IterVar
-from .tensor import Tensor, Operation, PlaceholderOp, ComputeOp
-from .operation import (var, size_var, const, placeholder, compute, reduce_axis, thread_axis,
-                        comm_reducer, sum, max, min)
-from ..schedule import create_schedule, Schedule, Stage, AXIS_SEPARATOR
-from . import schedule_compat as schedule
+from ..tir.buffer import AXIS_SEPARATOR
+from ..tensor import (Tensor, Operation, PlaceholderOp, ComputeOp, var, size_var, const,
+                      placeholder, compute, reduce_axis, thread_axis, comm_reducer, sum, max,
+                      min)
+from ..schedule import create_schedule, Schedule, Stage
+from . import schedule
 
 __all__ = [n for n in dir() if not n.startswith("_")]

@@ -45,7 +45,7 @@ def reference(outputs, inputs):
     ``inputs`` maps placeholder Tensors (or their PlaceholderOps) to arrays, and optionally
     Vars to ints. Returns a fresh numpy array for a single Tensor, a list for a list.
     """
-    from ..te.tensor import Tensor
+    from ..tensor.tensor import Tensor
 
     single = isinstance(outputs, Tensor)
     outs = [outputs] if single else list(outputs)
@@ -70,7 +70,7 @@ def reference(outputs, inputs):
 
 class _Oracle:
     def __init__(self, inputs):
-        from ..te.tensor import PlaceholderOp, Tensor
+        from ..tensor.tensor import PlaceholderOp, Tensor
 
         if not isinstance(inputs, dict):
             raise TepadError(f"reference: inputs must be a dict {{placeholder: array}}, "
@@ -159,7 +159,7 @@ class _Oracle:
 
     # -- topological evaluation -----------------------------------------------------------------
     def run(self, outs):
-        from ..te.tensor import ComputeOp, PlaceholderOp
+        from ..tensor.tensor import ComputeOp, PlaceholderOp
 
         order, state = [], {}
         stack = [(t.op, False) for t in reversed(outs)]

@@ -7,7 +7,7 @@ from .expr import (Node, PrimExpr, ConstExpr, IntImm, FloatImm, StringImm, Var, 
 from .stmt import (ForKind, Stmt, For, SeqStmt, IfThenElse, ProducerStore, ProducerRealize,
                    BufferStore, BufferRealize, Allocate, AttrStmt, LetStmt, Evaluate, AssertStmt,
                    seq, is_no_op)
-from .buffer import Buffer, decl_buffer
+from .buffer import AXIS_SEPARATOR, Buffer, decl_buffer
 from .function import PrimFunc
 from .functor import (Visitor, Mutator, post_order_visit, ir_transform, substitute,
                       collect_vars, uses_var)
@@ -19,6 +19,5 @@ from .op import (min, max, all, any, if_then_else, exp, log, sqrt, tanh, floor, 
                  indexmod, round, sin, cos)
 from .itervar import IterVar, IterVarType
 from .reduce import CommReducer, Reduce
-from .index_map import IndexMap
 
 __all__ = [n for n in dir() if not n.startswith("_")]

@@ -6,6 +6,17 @@ from . import dtype as dt
 from .expr import BufferLoad, PrimExpr, Var, convert, add, mul, const
 
 
+class _AxisSeparator:
+    """The marker placed inside a transform_layout mapping's result list (RFC 0039): the axes
+    on either side of it flatten to separate physical axes."""
+
+    def __repr__(self):
+        return "te.AXIS_SEPARATOR"
+
+
+AXIS_SEPARATOR = _AxisSeparator()
+
+
 class Buffer:
     """A buffer declaration. Compared and hashed by identity.
 

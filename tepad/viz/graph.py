@@ -13,7 +13,7 @@ import subprocess
 import networkx as nx
 
 from ..schedule.stage import AttachType
-from ..te.tensor import PlaceholderOp
+from ..tensor.tensor import PlaceholderOp
 
 
 def _shape(t):

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import TepadError
-from ..te.tensor import PlaceholderOp
+from ..tensor.tensor import PlaceholderOp
 from ..tir.expr import ProducerLoad
 from ..tir.functor import post_order_visit
 from .evaluate import Unbound, Unsupported, evaluate

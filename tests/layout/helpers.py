@@ -5,7 +5,7 @@ from tepad.lower.passes.remove_assume import remove_assume
 from tepad.lower.passes.remove_store_undef import remove_store_undef
 from tepad.lower.passes.simplify import simplify
 from tepad.lower.passes.storage_flatten import storage_flatten
-from tepad.tir.index_map import IndexMap
+from tepad.arith.index_map import IndexMap
 
 
 def imap(fn, ndim):

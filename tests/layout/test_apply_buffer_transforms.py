@@ -6,7 +6,7 @@ from tepad import tir
 from tepad.errors import TepadError
 from tepad.layout import to_physical, from_physical
 from tepad.lower.passes.apply_buffer_transforms import apply_buffer_transforms
-from tepad.tir.index_map import IndexMap
+from tepad.arith.index_map import IndexMap
 from tepad.tir.op import is_call
 
 from .helpers import imap, func, loops, build, collect

@@ -6,7 +6,7 @@ import pytest
 from tepad import tir
 from tepad.errors import TepadError
 from tepad.schedule import AXIS_SEPARATOR
-from tepad.tir.index_map import IndexMap
+from tepad.arith.index_map import IndexMap
 from tepad.layout import _eval
 
 

@@ -51,7 +51,7 @@ from ...tir import stmt as S
 from ...tir.buffer import Buffer
 from ...tir.function import PrimFunc
 from ...tir.functor import Mutator, post_order_visit, substitute
-from ...tir.index_map import IndexMap
+from ...arith.index_map import IndexMap
 from ...tir.op import is_call, assume
 
 ATTR_KEYS = ("layout_transform_map", "layout_pad_value", "layout_axis_separators")

@@ -21,7 +21,7 @@ from ...tir import expr as E
 from ...tir import stmt as S
 from ...tir.function import PrimFunc
 from ...tir.functor import Mutator, substitute, collect_vars
-from ...tir.index_map import _isl_str, _NotAffine
+from ...arith.index_map import _isl_str, _NotAffine
 from ...tir.structural import structural_equal
 
 

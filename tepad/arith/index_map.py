@@ -22,8 +22,11 @@ from __future__ import annotations
 import inspect
 
 from ..errors import TepadError
-from . import expr as E
-from .functor import substitute, collect_vars
+from ..tir import expr as E
+from ..tir.buffer import AXIS_SEPARATOR
+from ..tir.functor import Mutator, post_order_visit, substitute, collect_vars
+from ..tir.printer import expr_to_str
+from .analyzer import Analyzer
 
 try:  # islpy is a hard dependency of exact mode; keep import errors readable
     import islpy as isl
@@ -83,7 +86,6 @@ def _isl_str(e, names: dict) -> str:
 
 
 def _first_select(e):
-    from .functor import post_order_visit
     found = []
     post_order_visit(e, lambda n: found.append(n) if isinstance(n, E.Select) else None)
     return found[0] if found else None
@@ -91,7 +93,6 @@ def _first_select(e):
 
 def _replace_node(e, old, new):
     """``e`` with the node ``old`` (by identity) replaced by ``new``."""
-    from .functor import Mutator
 
     class _R(Mutator):
         def visit(self, n):
@@ -151,7 +152,6 @@ def isl_constraint(a, op: str, b, names) -> str:
 
 def _const_difference(a, b):
     """``a - b`` when it is a constant, else None."""
-    from ..arith import Analyzer
     d = Analyzer().simplify(E.sub(a, b))
     return int(d.value) if isinstance(d, E.IntImm) else None
 
@@ -394,7 +394,6 @@ class IndexMap:
         kw_vars = {n: E.Var(n, index_dtype) for n in kwonly}
         out = fn(*pos_vars, *var_vars, **kw_vars)
         init = pos_vars + var_vars + list(kw_vars.values())
-        from ..schedule import AXIS_SEPARATOR
         if not isinstance(out, (list, tuple)):
             out = [out]
         finals, seps = [], []
@@ -431,7 +430,6 @@ class IndexMap:
         return list(self._final_vars)
 
     def __str__(self):
-        from .printer import expr_to_str
         args = ", ".join(v.name for v in self.initial_indices)
         outs = ", ".join(expr_to_str(x) for x in self.final_indices)
         return f"lambda {args}: [{outs}]"
@@ -446,7 +444,6 @@ class IndexMap:
     def map_indices(self, indices, analyzer=None):
         """Final indices for the given logical indices (substituted, then simplified)."""
         self._check_n(indices, "indices")
-        from ..arith import Analyzer
         ana = analyzer if analyzer is not None else Analyzer()
         vmap = {}
         for v, x in zip(self.initial_indices, indices):
@@ -546,13 +543,11 @@ class IndexMap:
                 hi = img.dim_max(k).gist_params(ctx).coalesce()
                 lo_e = _param_pw_to_expr(lo, ctx, params, dtype)
                 hi_e = _param_pw_to_expr(hi, ctx, params, dtype)
-                from ..arith import Analyzer
                 ana = analyzer or Analyzer()
                 out.append(E.Range.from_min_extent(
                     ana.simplify(lo_e), ana.simplify(E.add(E.sub(hi_e, lo_e), 1))))
             return out
         except _NotAffine:
-            from ..arith import Analyzer
             ana = analyzer or Analyzer()
             dom_map = {v: r for v, r in zip(self.initial_indices, ranges)}
             out = []
@@ -571,7 +566,6 @@ class IndexMap:
         self._check_n(shape, "dimensions")
         rngs = self.map_ranges([E.Range.from_min_extent(E.IntImm(0, s.dtype), s)
                                 for s in shape], analyzer)
-        from ..arith import Analyzer
         ana = analyzer or Analyzer()
         out = []
         for k, r in enumerate(rngs):
@@ -623,7 +617,6 @@ class IndexMap:
             return E.IntImm(0, "bool")
         pad = pad.gist(box).gist_params(ctx).coalesce()
         dtype = self.final_indices[0].dtype if self.final_indices else "int32"
-        from ..arith import Analyzer
         return Analyzer().simplify(_set_to_expr(pad, self.final_vars(), params, dtype))
 
     def has_padding(self, shape) -> bool:
@@ -671,7 +664,6 @@ class IndexMap:
             for k in range(self.ndim_in):
                 pa = pma.get_pw_aff(k).gist(img).coalesce()
                 outs.append(_pw_to_expr(pa, fv, params, dtype))
-        from ..arith import Analyzer
         ana = Analyzer()
         return IndexMap(fv, [ana.simplify(o) for o in outs])
 
