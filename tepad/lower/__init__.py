@@ -1,11 +1,12 @@
 """Lowering: ScheduleOps and the TIR passes. ``tepad.lower(s, args)`` is callable (TVM habit)
-while ``tepad.lower.passes.<name>`` holds each pass."""
+while ``tepad.lower.passes.<name>`` holds each pass and ``tepad.lower.pipeline.PIPELINE`` the
+order they run in."""
 import sys
 import types
 
 from . import passes
-from .pipeline import (PASSES, LOWER_PASSES, BUILD_PASSES, lower, run_passes,
-                       schedule_to_primfunc)
+from .pipeline import (PIPELINE, Pass, Options, PassLog, lower, lower_for_codegen,
+                       run_pipeline, run_passes, schedule_to_primfunc)
 from .schedule_ops import schedule_ops
 
 
@@ -16,4 +17,5 @@ class _CallableModule(types.ModuleType):
 
 sys.modules[__name__].__class__ = _CallableModule
 
-__all__ = ["passes", "PASSES", "LOWER_PASSES", "BUILD_PASSES", "lower", "run_passes", "schedule_to_primfunc", "schedule_ops"]
+__all__ = ["passes", "PIPELINE", "Pass", "Options", "PassLog", "lower", "lower_for_codegen",
+           "run_pipeline", "run_passes", "schedule_to_primfunc", "schedule_ops"]

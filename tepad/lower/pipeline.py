@@ -1,77 +1,224 @@
-"""The lowering story in one place: schedule -> PrimFunc, pass by pass, in order.
+"""The lowering story in one place: schedule -> PrimFunc ready for codegen, step by step.
 
-    normalize          inline compute_inline stages, rebase loops to 0 (on a copy)
-    infer_bound        a Range for every IterVar (interval IntSets, or ISL when exact)
-    schedule_ops       loop nests + realize regions + attached stages (TE-level IR)
-    to_primfunc        tensors -> buffers; arguments bound to parameters
-    LOWER_PASSES       what ``tepad.lower`` returns: physical N-d buffers, assume/undef kept,
-                       so RFC 0077's opt-in passes (remove_branching_through_overcompute, ...)
-                       can be applied to it and the result built
-    BUILD_PASSES       run by ``tepad.build`` right before codegen: assume/undef removal,
-                       StorageFlatten to flat memory, guard hoisting, unrolling,
-                       vectorization
+    entry (schedule_to_primfunc)
+      normalize          inline compute_inline stages, rebase loops to 0 (on a copy)
+      check_reads        reads outside a tensor's shape are refused (ISL)
+      infer_bound        a Range for every IterVar (interval IntSets, or ISL when exact)
+      schedule_ops       loop nests + realize regions + attached stages (TE-level IR)
+      to_primfunc        tensors -> buffers; arguments bound to parameters
+    PIPELINE             every TIR pass after that, in order, as data (below)
 
-Set ``TEPAD_PRINT_PASSES=1`` to print the IR after every pass that changed it.
+``PIPELINE`` is the one list of passes. Each entry names its phase: ``lower`` passes give
+what ``tepad.lower`` returns (physical N-d buffers, ``tir.assume`` / ``tir.undef`` kept, so
+RFC 0077's opt-in passes can be applied to it); ``build`` passes run inside ``tepad.build``
+right before codegen. An entry's ``when`` reads the ``Options`` (``checked``,
+``bounds_check``, ``target``), so options select passes from this list instead of running
+side code. ``tepad.lower``, ``tepad.build`` and ``tepad lower FILE --pass all`` all run
+``run_pipeline`` over this list.
+
+Set ``TEPAD_PRINT_PASSES=1`` to print the IR after every pass (``(unchanged)`` for a pass
+that changed nothing) and ``TEPAD_VERIFY_IR=1`` to check the IR after every pass with
+``tepad.tir.verify`` (the test suite does).
 """
 from __future__ import annotations
 
 import os
 import time
+from dataclasses import dataclass, field
+from typing import Callable
 
-from ..errors import TepadError
+from ..bound import infer_bound
+from ..bound.read_check import check_reads
+from ..errors import InternalError, TepadError
 from ..schedule import Schedule
 from ..tensor.tensor import PlaceholderOp, Tensor
+from ..tir.function import PrimFunc
+from ..tir.verify import verify_well_formed
+from .passes.apply_buffer_transforms import PadPerMap, apply_buffer_transforms
+from .passes.check_assumes import check_assumes
+from .passes.flatten_physical_axes import flatten_physical_axes
 from .passes.hoist_expression import hoist_expression
+from .passes.inject_rolling_buffer import inject_rolling_buffer
+from .passes.instrument_bound_checks import instrument_bound_checks
+from .passes.remove_assume import remove_assume
+from .passes.remove_store_undef import remove_store_undef
 from .passes.simplify import simplify
 from .passes.storage_flatten import storage_flatten
 from .passes.unroll_loop import unroll_loop
 from .passes.vectorize_loop import vectorize_loop
-from .passes.apply_buffer_transforms import apply_buffer_transforms
-from .passes.inject_rolling_buffer import inject_rolling_buffer
 from .schedule_ops import schedule_ops
 from .to_primfunc import to_primfunc
 
-LOWER_PASSES = [
-    inject_rolling_buffer,    # on N-d realize regions in tensor coordinates, before layouts
-    apply_buffer_transforms,  # logical -> physical indices; pad values written / assumed
-    simplify,                 # cancel (4*io + ii)//4 and friends; drop provable guards
-]
+LOWER = "lower"
+BUILD = "build"
+PHASES = (LOWER, BUILD)
 
-BUILD_PASSES = [
-    storage_flatten,    # N-d realize/loads/stores -> flat Allocate + one index per axis group
-    simplify,           # fold the index math flattening produced
-    hoist_expression,   # loop-invariant guards out of loops (a reduction's init and update
-                        # under one guard: LLVM drops the init store the update overwrites)
-    unroll_loop,        # after simplify: unrolled extents must be constants
-    vectorize_loop,     # vectorized loops -> Ramp/Broadcast vector statements
-    simplify,
-]
+# Targets whose memory is flat (one index per access); others keep one index per axis group.
+FLAT_MEMORY_TARGETS = ("llvm",)
 
-PASSES = LOWER_PASSES + BUILD_PASSES   # the whole story, in order
+
+@dataclass(frozen=True)
+class Options:
+    """What selects passes in PIPELINE. ``checked``: input padding promises (``tir.assume``)
+    become runtime checks; ``bounds_check``: every buffer access is guarded; ``target``: the
+    code generator the result is for."""
+    checked: bool = False
+    bounds_check: bool = False
+    target: str = "llvm"
+
+
+def _always(opts: Options) -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class Pass:
+    """One step of PIPELINE: ``fn(PrimFunc) -> PrimFunc`` run in ``phase`` when ``when(opts)``.
+
+    ``skip_if_unchanged``: skip this step when the step before it returned its input
+    unchanged (a simplify after a pass that did nothing has nothing to fold)."""
+    fn: Callable[[PrimFunc], PrimFunc]
+    phase: str
+    why: str
+    when: Callable[[Options], bool] = _always
+    skip_if_unchanged: bool = False
+    name: str = field(default="")
+
+    def __post_init__(self):
+        if self.phase not in PHASES:
+            raise ValueError(f"pass {self.fn.__name__}: phase must be one of {PHASES}")
+        if not self.name:
+            object.__setattr__(self, "name", self.fn.__name__)
+
+
+PIPELINE: tuple = (
+    Pass(inject_rolling_buffer, LOWER,
+         "on N-d realize regions in tensor coordinates, before layouts"),
+    Pass(apply_buffer_transforms, LOWER,
+         "logical -> physical indices; pad values written / assumed"),
+    Pass(simplify, LOWER, "cancel (4*io + ii)//4 and friends; drop provable guards"),
+    Pass(check_assumes, BUILD, "input padding promises become runtime checks",
+         when=lambda o: o.checked),
+    Pass(remove_assume, BUILD, "facts are not code: tir.assume goes before codegen"),
+    Pass(remove_store_undef, BUILD, "stores of tir.undef (padding nobody reads) go"),
+    Pass(storage_flatten, BUILD,
+         "N-d realize/loads/stores -> Allocate + one index per axis group"),
+    Pass(simplify, BUILD, "fold the index math flattening produced"),
+    Pass(hoist_expression, BUILD,
+         "loop-invariant guards out of loops (a reduction's init and update under one "
+         "guard: LLVM drops the init store the update overwrites)"),
+    Pass(unroll_loop, BUILD, "after simplify: unrolled extents must be constants"),
+    Pass(vectorize_loop, BUILD, "vectorized loops -> Ramp/Broadcast vector statements"),
+    Pass(simplify, BUILD, "fold what unrolling and vectorizing exposed"),
+    Pass(flatten_physical_axes, BUILD, "flat memory: one index per access",
+         when=lambda o: o.target in FLAT_MEMORY_TARGETS),
+    Pass(simplify, BUILD, "fold the combined group indices", skip_if_unchanged=True),
+    Pass(instrument_bound_checks, BUILD, "every access checked before it happens",
+         when=lambda o: o.bounds_check),
+)
+
+
+def labelled(pipeline=PIPELINE) -> list:
+    """``[(label, Pass)]``: repeated pass names get ``#2``, ``#3``... in order of appearance."""
+    seen, out = {}, []
+    for p in pipeline:
+        seen[p.name] = seen.get(p.name, 0) + 1
+        n = seen[p.name]
+        out.append((p.name if n == 1 else f"{p.name}#{n}", p))
+    return out
+
+
+def select(phases=PHASES, opts: Options = Options(), pipeline=PIPELINE) -> list:
+    """``[(label, Pass)]`` of the passes that run in ``phases`` under ``opts``, in order."""
+    return [(label, p) for label, p in labelled(pipeline)
+            if p.phase in phases and p.when(opts)]
+
+
+def _env_flag(name) -> bool:
+    return os.environ.get(name, "").strip().lower() not in ("", "0", "false", "no", "off")
+
+
+@dataclass
+class Step:
+    """What one pass did: its label, the function after it, seconds taken, changed or not
+    (``skipped``: a ``skip_if_unchanged`` pass that did not run)."""
+    label: str
+    func: PrimFunc
+    seconds: float
+    changed: bool
+    skipped: bool = False
 
 
 class PassLog:
-    """Prints the IR after each pass that changed it (TEPAD_PRINT_PASSES=1), with timings."""
+    """Runs the steps of a pipeline and records them.
 
-    def __init__(self, enabled=None):
-        self.enabled = bool(os.environ.get("TEPAD_PRINT_PASSES")) if enabled is None else enabled
-        self.timings = []
+    ``print_ir`` (default: ``TEPAD_PRINT_PASSES``) prints the IR after every step, or a line
+    saying it changed nothing; ``verify`` (default: ``TEPAD_VERIFY_IR``) checks the IR after
+    every step and raises ``InternalError`` naming the step that broke it; ``keep`` records
+    every intermediate function in ``steps`` (the CLI shows them)."""
 
-    def step(self, name, func, fn):
+    def __init__(self, print_ir=None, verify=None, keep=False, out=None):
+        self.print_ir = _env_flag("TEPAD_PRINT_PASSES") if print_ir is None else print_ir
+        self.verify = _env_flag("TEPAD_VERIFY_IR") if verify is None else verify
+        self.keep = keep
+        self.out = out
+        self.steps: list[Step] = []
+
+    def record(self, label, before, after, seconds, skipped=False):
+        step = Step(label, after, seconds, after is not before, skipped)
+        if self.keep:
+            self.steps.append(step)
+        else:
+            self.steps.append(Step(label, None, seconds, step.changed, skipped))
+        if self.verify:
+            verify_well_formed(after, after=label)
+        if self.print_ir:
+            print(format_step(step), file=self.out)
+        return after
+
+    @property
+    def timings(self):
+        return [(s.label, s.seconds) for s in self.steps]
+
+
+def format_step(step: Step, show_unchanged_ir=False) -> str:
+    """The header line for a step and, when it changed the IR, the IR after it."""
+    ms = f"{step.seconds * 1e3:.1f} ms"
+    if step.skipped:
+        return f"# ---- {step.label}: skipped, the step before changed nothing\n"
+    if not step.changed and not show_unchanged_ir:
+        return f"# ---- {step.label} (unchanged, {ms})\n"
+    tag = "" if step.changed else ", unchanged"
+    return f"# ---- after {step.label} ({ms}{tag})\n{step.func.script()}\n"
+
+
+def run_pipeline(func: PrimFunc, phases=PHASES, opts: Options = Options(), log=None,
+                 pipeline=PIPELINE) -> PrimFunc:
+    """Run the passes of ``pipeline`` selected by ``phases`` and ``opts``, in order."""
+    log = log if log is not None else PassLog()
+    previous_changed = True
+    for label, p in select(phases, opts, pipeline):
+        if p.skip_if_unchanged and not previous_changed:
+            log.record(label, func, func, 0.0, skipped=True)
+            continue
         t0 = time.perf_counter()
-        out = fn(func)
-        self.timings.append((name, time.perf_counter() - t0))
-        if self.enabled and out is not func:
-            print(f"# ---- after {name} ({self.timings[-1][1] * 1e3:.1f} ms)")
-            print(out.script())
-        return out
+        out = p.fn(func)
+        if not isinstance(out, PrimFunc):
+            raise InternalError(f"pass {label} returned {type(out).__name__}, not a PrimFunc")
+        previous_changed = out is not func
+        func = log.record(label, func, out, time.perf_counter() - t0)
+    return func
 
 
 def run_passes(func, passes=None, log=None):
-    """Run ``passes`` (default: LOWER_PASSES) in order."""
-    log = log or PassLog()
-    for p in (LOWER_PASSES if passes is None else passes):
-        func = log.step(p.__name__, func, p)
+    """Run plain pass functions in order (default: the lower phase of PIPELINE)."""
+    if passes is None:
+        return run_pipeline(func, (LOWER,), log=log)
+    log = log if log is not None else PassLog()
+    for fn in passes:
+        t0 = time.perf_counter()
+        out = fn(func)
+        func = log.record(getattr(fn, "__name__", repr(fn)), func, out, time.perf_counter() - t0)
     return func
 
 
@@ -101,46 +248,73 @@ def _arg_tensors(s: Schedule, args):
     return cur, names
 
 
-def schedule_to_primfunc(s: Schedule, args, name="main", exact_bounds=False):
-    """normalize -> infer_bound -> schedule_ops -> to_primfunc (before the TIR passes)."""
-    if not isinstance(s, Schedule):
-        raise TypeError(f"lower expects a Schedule, got {type(s).__name__}")
-    from ..bound import infer_bound
-    s2 = s.copy().normalize()
-    cur, names = _arg_tensors(s2, args)
-    from ..bound.read_check import check_reads
-    preconditions = check_reads([st.op for st in s2.stages], [t.shape for t in cur])
-    bounds = infer_bound(s2, exact=exact_bounds)
-    stmt = schedule_ops(s2, bounds)
+def _layouts(s: Schedule) -> dict:
+    """Tensor -> (index maps, axis separators, pad value) for every transformed stage."""
     layouts = {}
-    for st in s2.stages:
+    for st in s.stages:
         if st.layout_transforms:
-            t = st.op.output(0)
             pads = st.pad_values
             if len(pads) > 1 and any(p is not pads[-1] for p in pads):
-                from .passes.apply_buffer_transforms import PadPerMap
                 pad = PadPerMap(pads)
             else:
                 pad = st.pad_value
-            layouts[t] = (st.layout_transforms, st.axis_separators, pad)
-    func = to_primfunc(stmt, cur, names, name, layouts)
-    return func.with_attr("tepad.read_preconditions", preconditions or None)
+            layouts[st.op.output(0)] = (st.layout_transforms, st.axis_separators, pad)
+    return layouts
+
+
+def schedule_to_primfunc(s: Schedule, args, name="main", exact_bounds=False,
+                         log=None) -> PrimFunc:
+    """The entry of lowering: normalize -> check_reads -> infer_bound -> schedule_ops ->
+    to_primfunc. ``log`` (a PassLog) records it as the step ``schedule_ops``."""
+    if not isinstance(s, Schedule):
+        raise TypeError(f"lower expects a Schedule, got {type(s).__name__}")
+    t0 = time.perf_counter()
+    s2 = s.copy().normalize()
+    cur, names = _arg_tensors(s2, args)
+    preconditions = check_reads([st.op for st in s2.stages], [t.shape for t in cur])
+    bounds = infer_bound(s2, exact=exact_bounds)
+    stmt = schedule_ops(s2, bounds)
+    func = to_primfunc(stmt, cur, names, name, _layouts(s2))
+    func = func.with_attr("tepad.read_preconditions", preconditions or None)
+    if log is not None:
+        log.record("schedule_ops", None, func, time.perf_counter() - t0)
+    return func
 
 
 def lower(s: Schedule, args, name="main", exact_bounds=False, passes=None, binds=None,
-          simple_mode=False):
+          simple_mode=False, log=None):
     """A ``tir.PrimFunc`` for schedule ``s`` with arguments ``args`` (tensors, in order).
 
     The result has physical (layout-transformed) N-d buffers and keeps ``tir.assume`` /
-    ``tir.undef``; ``tepad.build`` flattens it. ``passes`` replaces LOWER_PASSES.
+    ``tir.undef``: the ``lower`` phase of PIPELINE; ``tepad.build`` runs the ``build`` phase.
+    ``passes`` (a list of pass functions) replaces the lower phase.
     ``simple_mode`` is accepted for TVM scripts (tepad's printout is always the simple one);
     ``binds`` (TVM's custom argument buffers) is not supported."""
     if binds:
         raise TepadError("lower(binds=...): custom argument buffers are not supported; tepad "
                          "declares one buffer per argument tensor")
-    log = PassLog()
-    func = schedule_to_primfunc(s, args, name, exact_bounds)
-    if log.enabled:
-        print("# ---- after schedule_ops + to_primfunc")
-        print(func.script())
-    return run_passes(func, passes, log)
+    log = log if log is not None else PassLog()
+    func = schedule_to_primfunc(s, args, name, exact_bounds, log)
+    if passes is not None:
+        return run_passes(func, passes, log)
+    return run_pipeline(func, (LOWER,), log=log)
+
+
+def lower_for_codegen(s_or_func, args=None, name="main", opts: Options = Options(),
+                      exact_bounds=False, log=None) -> PrimFunc:
+    """Every step of PIPELINE: from a schedule (entry + both phases) or from an already lowered
+    PrimFunc (the build phase). What ``tepad.build`` hands to the code generator."""
+    log = log if log is not None else PassLog()
+    if isinstance(s_or_func, Schedule):
+        if args is None:
+            raise TypeError("build(schedule, args): args (the tensors, in order) are required")
+        func = schedule_to_primfunc(s_or_func, args, name, exact_bounds, log)
+        return run_pipeline(func, PHASES, opts, log)
+    if isinstance(s_or_func, PrimFunc):
+        return run_pipeline(s_or_func, (BUILD,), opts, log)
+    raise TypeError(f"build expects a Schedule or a PrimFunc, got {type(s_or_func).__name__}")
+
+
+__all__ = ["PIPELINE", "Pass", "Options", "PassLog", "Step", "LOWER", "BUILD", "PHASES",
+           "labelled", "select", "run_pipeline", "run_passes", "schedule_to_primfunc", "lower",
+           "lower_for_codegen", "format_step"]

@@ -5,32 +5,46 @@ import networkx as nx
 
 from ..errors import TepadError
 from ..tensor.tensor import ComputeOp, Operation, PlaceholderOp, Tensor
+from .fingerprint import schedule_fingerprint
 from .dataflow import cache_read, cache_write, inline_stages, replace_dataflow
 from .relations import Fuse, Split
 from .stage import AttachType, Stage
 
 
-def _post_dfs_order(roots):
-    """Operations reachable from ``roots``, every producer before its consumers."""
-    order, seen = [], set()
+def dataflow_graph(roots) -> nx.DiGraph:
+    """Every operation reachable from ``roots``: an edge producer -> consumer (``tensor``: the
+    tensor read), the nodes in the order they were reached (roots first)."""
+    g = nx.DiGraph()
+    g.add_nodes_from(roots)
+    todo, seen = list(roots), set(roots)
+    while todo:
+        op = todo.pop()
+        for t in op.input_tensors:
+            g.add_edge(t.op, op, tensor=t)
+            if t.op not in seen:
+                seen.add(t.op)
+                todo.append(t.op)
+    return g
 
-    def visit(op):
-        stack = [(op, iter(op.input_tensors))]
-        seen.add(op)
-        while stack:
-            cur, it = stack[-1]
-            nxt = next(it, None)
-            if nxt is None:
-                stack.pop()
-                order.append(cur)
-                continue
-            if nxt.op not in seen:
-                seen.add(nxt.op)
-                stack.append((nxt.op, iter(nxt.op.input_tensors)))
-    for r in roots:
-        if r not in seen:
-            visit(r)
-    return order
+
+def _check_acyclic(g: nx.DiGraph):
+    try:
+        cycle = nx.find_cycle(g)
+    except nx.NetworkXNoCycle:
+        return
+    names = " -> ".join(getattr(a, "name", repr(a)) for a, _ in cycle)
+    raise TepadError(f"operations read each other in a cycle: {names} -> "
+                     f"{getattr(cycle[0][0], 'name', '')}; a tensor cannot depend on itself")
+
+
+def _post_dfs_order(roots):
+    """Operations reachable from ``roots``, every producer before its consumers: post-order
+    depth-first from each root in turn, inputs in the order the operation reads them (TVM's
+    PostDFSOrder). A cycle is a TepadError naming the operations on it."""
+    g = dataflow_graph(roots)
+    _check_acyclic(g)
+    # Walk consumer -> producer; a node's predecessors in g were added in input order.
+    return list(nx.dfs_postorder_nodes(g.reverse(copy=False)))
 
 
 class Schedule:
@@ -52,6 +66,11 @@ class Schedule:
             st.is_output = op in ops
             self.stages.append(st)
             self.stage_map[op] = st
+
+    def fingerprint(self) -> tuple:
+        """A hashable value that differs whenever lowering this schedule could differ (see
+        ``tepad.schedule.fingerprint``); ``tepad.build`` keys its module cache on it."""
+        return schedule_fingerprint(self)
 
     def __getitem__(self, key) -> Stage:
         op = key.op if isinstance(key, Tensor) else key

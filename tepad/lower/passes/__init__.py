@@ -1,6 +1,6 @@
 """Every TIR pass on its own: ``tepad.lower.passes.<name>(func) -> func``.
 
-The order they run in is in ``tepad/lower/pipeline.py`` (LOWER_PASSES, BUILD_PASSES);
+The order they run in is ``tepad.lower.pipeline.PIPELINE`` (phases ``lower`` and ``build``);
 RFC 0077's opt-in passes (remove_branching_through_overcompute, ...) are applied by calling
 them on what ``tepad.lower`` returns and building the result.
 """
@@ -24,15 +24,9 @@ from .unroll_loop import unroll_loop
 from .vectorize_loop import vectorize_loop
 
 
-def schedule_ops(s, bounds):
-    """ScheduleOps as a pass-like entry (takes a normalized schedule and its bound map)."""
-    from ..schedule_ops import schedule_ops as _so
-    return _so(s, bounds)
-
-
 __all__ = ["apply_buffer_transforms", "check_assumes", "flatten_physical_axes",
            "hoist_expression", "inject_rolling_buffer", "instrument_bound_checks",
            "merge_adjacent_loops", "reduce_loop_extents", "remove_assume",
            "remove_branching_through_overcompute", "remove_no_op",
-           "remove_overcompute_through_branching", "remove_store_undef", "schedule_ops",
+           "remove_overcompute_through_branching", "remove_store_undef",
            "simplify", "simplify_with_facts", "storage_flatten", "unroll_loop", "vectorize_loop"]

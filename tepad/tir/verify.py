@@ -1,0 +1,269 @@
+"""The IR verifier: is a PrimFunc well formed?
+
+``verify(func)`` returns a list of problems (empty when the function is well formed);
+``verify_well_formed(func, after=...)`` raises ``InternalError`` naming the pass after which
+the IR broke. Checked:
+
+* variables: every Var an expression reads is defined where it is read -- a parameter, a size
+  variable of an argument buffer's shape/strides/offset, or bound by an enclosing ``For``,
+  ``LetStmt``, ``Let``, ``Allocate`` or thread ``AttrStmt`` -- and no Var is bound again
+  inside its own scope or bound once more anywhere (loop and let variables bound once);
+* buffers: every load and store touches a buffer that is declared where it is used (an
+  argument buffer, an enclosing ``BufferRealize`` / ``ProducerRealize``, or an ``Allocate`` of
+  its data variable), with as many indices as the buffer has dimensions;
+* dtypes: operands of arithmetic agree with each other and with the result, comparisons give
+  ``bool``, conditions are ``bool``, a stored value has the buffer's element type with as many
+  lanes as its index, a load gives the buffer's element type, ``Let`` values match their Var,
+  loop bounds are integers of the loop variable's type.
+
+The verifier reads only; it never changes the function.
+"""
+from __future__ import annotations
+
+from ..errors import InternalError
+from . import dtype as dt
+from .expr import (BinaryOp, BufferLoad, Call, Cast, CmpOp, Let, LogicOp, Not, PrimExpr,
+                   ProducerLoad, Ramp, Broadcast, Select, Var)
+from .function import PrimFunc
+from .functor import Visitor
+from .stmt import (Allocate, AssertStmt, AttrStmt, BufferRealize, BufferStore, For,
+                   IfThenElse, LetStmt, ProducerRealize, ProducerStore)
+
+# AttrStmt keys whose ``node`` is a Var that the statement binds (a thread index).
+_BINDING_ATTRS = ("thread_extent", "virtual_thread")
+
+
+def _index_lanes(indices) -> int:
+    return max((dt.lanes(i.dtype) for i in indices), default=1)
+
+
+class _Verifier(Visitor):
+    def __init__(self, func: PrimFunc):
+        self.problems: list[str] = []
+        self.in_scope: set = set()
+        self.bound_once: dict = {}          # Var -> where it was first bound
+        self.buffer_data: set = set()       # data Vars of buffers usable here
+        self.realized: set = set()          # Buffers / producers realized around here
+        for p in func.params:
+            self.in_scope.add(p)
+        for buf in func.buffer_map.values():
+            self.buffer_data.add(buf.data)
+            for e in (*buf.shape, *buf.strides, buf.elem_offset):
+                self._declare_free_vars(e)
+
+    def _declare_free_vars(self, e):
+        stack = [e]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, Var):
+                self.in_scope.add(n)
+            elif isinstance(n, PrimExpr):
+                stack.extend(v for v in n.field_values() if isinstance(v, PrimExpr))
+
+    def fail(self, msg):
+        self.problems.append(msg)
+
+    # --- binding -------------------------------------------------------------------------------
+    def _bind(self, var, where):
+        if var in self.in_scope:
+            self.fail(f"{var.name} is bound by {where} inside a scope where it is already "
+                      "defined")
+        elif var in self.bound_once:
+            self.fail(f"{var.name} is bound twice: by {self.bound_once[var]} and by {where}")
+        self.bound_once.setdefault(var, where)
+        self.in_scope.add(var)
+
+    def _scoped(self, var, where, body):
+        self._bind(var, where)
+        self.visit(body)
+        self.in_scope.discard(var)
+
+    # --- statements ----------------------------------------------------------------------------
+    def visit_For(self, s):
+        self.visit(s.min)
+        self.visit(s.extent)
+        for e, what in ((s.min, "min"), (s.extent, "extent")):
+            if not dt.is_int(e.dtype) or e.dtype != s.loop_var.dtype:
+                self.fail(f"loop {s.loop_var.name}: {what} has dtype {e.dtype}, the loop "
+                          f"variable {s.loop_var.dtype}")
+        self._scoped(s.loop_var, f"the loop over {s.loop_var.name}", s.body)
+
+    def visit_LetStmt(self, s):
+        self.visit(s.value)
+        self._check_let(s.var, s.value)
+        self._scoped(s.var, f"let {s.var.name}", s.body)
+
+    def visit_Let(self, e):
+        self.visit(e.value)
+        self._check_let(e.var, e.value)
+        self._scoped(e.var, f"let {e.var.name} (expression)", e.body)
+
+    def _check_let(self, var, value):
+        if var.dtype != value.dtype:
+            self.fail(f"let {var.name}: value has dtype {value.dtype}, the variable "
+                      f"{var.dtype}")
+
+    def visit_Allocate(self, s):
+        for e in s.extents:
+            self.visit(e)
+        if s.condition is not None:
+            self.visit(s.condition)
+        self._bind(s.buffer_var, f"the allocation of {s.buffer_var.name}")
+        self.buffer_data.add(s.buffer_var)
+        self.visit(s.body)
+        self.buffer_data.discard(s.buffer_var)
+        self.in_scope.discard(s.buffer_var)
+
+    def visit_AttrStmt(self, s):
+        self.visit(s.value)
+        if s.attr_key in _BINDING_ATTRS and isinstance(s.node, Var):
+            self._scoped(s.node, f"{s.attr_key} {s.node.name}", s.body)
+        else:
+            self.visit(s.body)
+
+    def visit_BufferRealize(self, s):
+        for r in s.bounds:
+            self.visit(r)
+        self._realize(s.buffer, s.buffer.data, s.body)
+
+    def visit_ProducerRealize(self, s):
+        for r in s.bounds:
+            self.visit(r)
+        self._realize(s.producer, None, s.body)
+
+    def _realize(self, key, data, body):
+        fresh = key not in self.realized
+        self.realized.add(key)
+        if data is not None:
+            self.buffer_data.add(data)
+        self.visit(body)
+        if fresh:
+            self.realized.discard(key)
+            if data is not None:
+                self.buffer_data.discard(data)
+
+    def visit_IfThenElse(self, s):
+        self.visit(s.condition)
+        self._check_cond(s.condition, "if condition")
+        self.visit(s.then_case)
+        if s.else_case is not None:
+            self.visit(s.else_case)
+
+    def visit_AssertStmt(self, s):
+        self.visit(s.condition)
+        self._check_cond(s.condition, "assert condition")
+        self.visit(s.body)
+
+    def visit_BufferStore(self, s):
+        self.visit(s.value)
+        self.visit(s.indices)
+        self._check_access(s.buffer, s.indices, "store to")
+        lanes = _index_lanes(s.indices)
+        if dt.element_of(s.value.dtype) != dt.element_of(s.buffer.dtype):
+            self.fail(f"store to {s.buffer.name}: value has dtype {s.value.dtype}, the buffer "
+                      f"{s.buffer.dtype}")
+        elif dt.lanes(s.value.dtype) != lanes * dt.lanes(s.buffer.dtype):
+            self.fail(f"store to {s.buffer.name}: {dt.lanes(s.value.dtype)} value lanes for "
+                      f"{lanes} index lanes")
+
+    def visit_ProducerStore(self, s):
+        self.visit(s.value)
+        self.visit(s.indices)
+        if s.producer not in self.realized:
+            self.fail(f"store to {s.producer.name} outside its realize")
+
+    # --- expressions ---------------------------------------------------------------------------
+    def visit_Var(self, v):
+        if v not in self.in_scope:
+            self.fail(f"{v.name} is used where no parameter, argument shape, loop or let "
+                      "defines it")
+
+    def visit_BufferLoad(self, e):
+        self.visit(e.indices)
+        self._check_access(e.buffer, e.indices, "load from")
+        if dt.element_of(e.dtype) != dt.element_of(e.buffer.dtype):
+            self.fail(f"load from {e.buffer.name}: dtype {e.dtype}, the buffer "
+                      f"{e.buffer.dtype}")
+
+    def visit_ProducerLoad(self, e):
+        self.visit(e.indices)
+
+    def _check_access(self, buf, indices, what):
+        if buf.data not in self.buffer_data and buf not in self.realized:
+            self.fail(f"{what} {buf.name}, which is not declared here (no argument, realize "
+                      "or allocation of it encloses the access)")
+        if len(indices) != len(buf.shape):
+            self.fail(f"{what} {buf.name}: {len(indices)} indices for a buffer of "
+                      f"{len(buf.shape)} dimensions")
+
+    def visit_BinaryOp(self, e):
+        self.visit(e.a)
+        self.visit(e.b)
+        if e.a.dtype != e.b.dtype:
+            self.fail(f"operands of {type(e).__name__} have dtypes {e.a.dtype} and "
+                      f"{e.b.dtype}: `{e}`")
+        elif isinstance(e, CmpOp):
+            if not dt.is_bool(e.dtype) or dt.lanes(e.dtype) != dt.lanes(e.a.dtype):
+                self.fail(f"comparison gives {e.dtype} for {e.a.dtype} operands: `{e}`")
+        elif isinstance(e, LogicOp):
+            if not dt.is_bool(e.a.dtype):
+                self.fail(f"{type(e).__name__} of non-bool operands ({e.a.dtype}): `{e}`")
+        elif e.dtype != e.a.dtype:
+            self.fail(f"{type(e).__name__} gives {e.dtype} for {e.a.dtype} operands: `{e}`")
+
+    def visit_Not(self, e):
+        self.visit(e.a)
+        self._check_cond(e.a, "operand of not")
+
+    def visit_Select(self, e):
+        self.visit(e.condition)
+        self.visit(e.true_value)
+        self.visit(e.false_value)
+        self._check_cond(e.condition, "select condition")
+        if not (e.true_value.dtype == e.false_value.dtype == e.dtype):
+            self.fail(f"select arms have dtypes {e.true_value.dtype} and "
+                      f"{e.false_value.dtype}, the select {e.dtype}")
+
+    def visit_Ramp(self, e):
+        self.visit(e.base)
+        self.visit(e.stride)
+        if e.base.dtype != e.stride.dtype:
+            self.fail(f"ramp base {e.base.dtype} and stride {e.stride.dtype} differ")
+
+    def _check_cond(self, c, what):
+        if not dt.is_bool(c.dtype):
+            self.fail(f"{what} has dtype {c.dtype}, expected bool: `{c}`")
+
+    # Calls, casts and broadcasts convert freely; their operands are still walked.
+    def visit_Call(self, e):
+        self.visit(e.args)
+
+    def visit_Cast(self, e):
+        self.visit(e.value)
+
+    def visit_Broadcast(self, e):
+        self.visit(e.value)
+
+
+def verify(func: PrimFunc) -> list:
+    """Every well-formedness problem of ``func`` as a sentence; empty when well formed."""
+    if not isinstance(func, PrimFunc):
+        raise TypeError(f"verify expects a PrimFunc, got {type(func).__name__}")
+    v = _Verifier(func)
+    v.visit(func.body)
+    return v.problems
+
+
+def verify_well_formed(func: PrimFunc, after: str | None = None) -> PrimFunc:
+    """``func`` unchanged when well formed; else ``InternalError`` listing the problems and
+    naming the pass (``after``) whose output broke the IR."""
+    problems = verify(func)
+    if problems:
+        where = f" after pass {after}" if after else ""
+        shown = "\n  ".join(problems[:10])
+        more = f"\n  ... and {len(problems) - 10} more" if len(problems) > 10 else ""
+        raise InternalError(f"ill-formed IR in {func.name}{where}:\n  {shown}{more}")
+    return func
+
+
+__all__ = ["verify", "verify_well_formed"]
