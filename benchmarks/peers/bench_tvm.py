@@ -64,7 +64,7 @@ def lowered_allocations(sch) -> dict:
     for name, extent, dtype in re.findall(   # TVMScript leaves the dtype out for float32
             r"(\w+) = T\.alloc_buffer\(\((\d+),\)(?:, \"(\w+)\")?", seen[0] if seen else ""):
         bits = int(re.sub(r"\D", "", dtype or "float32"))
-        found[name] = found.get(name, 0) + int(extent) * bits // 8
+        found[name] = max(found.get(name, 0), int(extent) * bits // 8)   # copies: largest
     return found
 
 
