@@ -206,8 +206,8 @@ def rolling_markdown(runs=RUNS, h=H, w=W, run_peers=None) -> str:
     if peer_rows and (h, w) == (1024, 1024):
         serial = base["rolling"]["time"]
         par = min(base["rolling_parallel"]["time"], base["tiled_parallel"]["time"])
-        lines += ["", "Peers, same run, timed between tepad's two passes (shared/research/"
-                  "peer_bench scripts; their own timing loop, median of 10): tepad as fast as = "
+        lines += ["", "Peers, same run, timed between tepad's two passes (benchmarks/peers "
+                  "scripts; their own timing loop, median of 10): tepad as fast as = "
                   "peer time / tepad time of the matching tepad variant (rolling for serial, "
                   "the faster of tepad's two parallel variants for parallel).", "",
                   "| peer | variant | intermediate bytes | time (ms) | tepad as fast as |",

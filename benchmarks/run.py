@@ -9,10 +9,11 @@ For each workload: tepad time (median of >= 10 runs after a warm-up), numpy time
 process, the ratio, GFLOP/s or GB/s, lower+build time (median over fresh builds with the compile
 cache bypassed) and a cached rebuild, and a correctness check against numpy. TVM / Halide
 columns appear only when ``import tvm`` / ``import halide`` work (the optional ``bench`` extra):
-the peer scripts of ``$TEPAD_PEER_BENCH`` (default: shared/research/peer_bench) then run in a
-subprocess right after tepad's timing of the same workload, and tepad is timed again after
-them; tepad's figure pools both passes, so it brackets the peers' (this host's speed drifts by
-10-20 % over minutes: comparing against peers timed minutes later measures the drift).
+the peer scripts in ``benchmarks/peers/`` (``$TEPAD_PEER_BENCH`` may name another folder
+with scripts of the same names) then run in a subprocess right after tepad's timing of the same
+workload, and tepad is timed again after them; tepad's figure pools both passes, so it brackets
+the peers' (this host's speed drifts by 10-20 % over minutes: comparing against peers timed
+minutes later measures the drift).
 
 OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE slow numpy's BLAS down; when set, this script re-executes
 itself with both unset (for this command only) and says so in the report.
@@ -246,7 +247,7 @@ class Workload:
     numpy_desc: str
     rate: object          # (kwargs) -> (amount, unit) with unit "GFLOP/s" or "GB/s"
     tol: float            # max |tepad - numpy| / max |numpy|
-    peer_anchor: str = ""  # quiet-machine peer figures (shared/research/peer_bench/RESULTS.md)
+    peer_anchor: str = ""  # quiet-machine peer figures (benchmarks/peers/README.md)
     blas: bool = False     # numpy runs BLAS: also time it with OpenBLAS on one thread
     extra: dict = field(default_factory=dict)
 
@@ -356,7 +357,8 @@ def pool_samples(r: dict, more: list) -> dict:
 
 # ----------------------------------------------------------------------------- peers
 def peer_dir() -> Path:
-    return Path(os.environ.get("TEPAD_PEER_BENCH", ROOT.parent / "shared" / "research" / "peer_bench"))
+    """The folder of the peer scripts: ``benchmarks/peers`` (``$TEPAD_PEER_BENCH`` overrides)."""
+    return Path(os.environ.get("TEPAD_PEER_BENCH") or HERE / "peers")
 
 
 def peer_records(keys, progress) -> list[dict]:
@@ -505,8 +507,8 @@ def markdown(results, peers, info, quick, busy) -> str:
                          f"two timing passes) | "
                          f"{tr['gbps']:.1f} GB/s; tepad at {r['tepad_rate'] / tr['gbps'] * 100:.0f}% "
                          f"of it |")
-        lines += [f"| peers on the research host (peer_bench/RESULTS.md: another machine, "
-                  f"not this run) | "
+        lines += [f"| peers on the research host (benchmarks/peers/README.md: another "
+                  f"machine, not this run) | "
                   f"{r['peer_anchor']} |",
                   f"| lower+build (fresh, median of {len(r['builds'])}) | {r['build_s']:.3f} s "
                   f"(lower alone {r['lower_s'] * 1e3:.0f} ms) |",

@@ -1,0 +1,79 @@
+"""simplify alone: index math folded under loop ranges, provable guards and extent-1 loops gone."""
+import numpy as np
+
+import tepad
+from tepad import te, tir
+from tepad.lower.passes import simplify
+from tepad.tir import stmt as S
+from tepad.tir import expr as E
+
+from lower_helpers import fors, func, loops, nodes, rand
+
+
+def test_split_index_math_cancels():
+    """(io * 4 + ii) // 4 and % 4 fold to io, ii under 0 <= ii < 4."""
+    A = tir.decl_buffer((8, 4), "float32", "A")
+    B = tir.decl_buffer((32,), "float32", "B")
+    io, ii = tir.Var("io"), tir.Var("ii")
+    j = io * 4 + ii
+    body = loops([(io, 8), (ii, 4)], tir.BufferStore(B, A[j // 4, j % 4] * 2.0, [j]))
+    f = func([A, B], body)
+    g = simplify(f)
+    (ld,) = nodes(g, E.BufferLoad)
+    assert [str(x) for x in ld.indices] == ["io", "ii"]
+    assert not nodes(g, E.FloorDiv) and not nodes(g, E.FloorMod)
+    a = rand((8, 4))
+    b = np.zeros(32, "float32")
+    tepad.build(g)(a, b)
+    np.testing.assert_allclose(b, a.reshape(-1) * 2.0, rtol=1e-6)
+
+
+def test_provable_guards_and_unit_loops_go_away():
+    A = tir.decl_buffer((4, 8), "float32", "A")
+    i, j, k = tir.Var("i"), tir.Var("j"), tir.Var("k")
+    body = loops([(i, 4), (k, 1), (j, 8)], tir.seq(
+        tir.IfThenElse(tir.likely(i * 8 + j < 32), tir.BufferStore(A, A[i, j] + 1.0, [i, j])),
+        tir.IfThenElse(j > 9, tir.BufferStore(A, tir.const(0.0), [i, j]),
+                       tir.BufferStore(A, A[i, j] * 3.0, [i, j]))))
+    g = simplify(func([A], body))
+    assert not nodes(g, S.IfThenElse)
+    assert sorted(int(l.extent) for l in fors(g)) == [4, 8]
+    assert k not in tir.collect_vars(g.body)
+    a = rand((4, 8))
+    out = a.copy()
+    tepad.build(g)(out)
+    np.testing.assert_allclose(out, (a + 1.0) * 3.0, rtol=1e-6)
+
+
+def test_else_branch_uses_negated_condition_and_unprovable_guard_stays():
+    A = tir.decl_buffer((10,), "int32", "A")
+    i = tir.Var("i")
+    body = loops([(i, 10)], tir.IfThenElse(
+        i < 5, tir.BufferStore(A, tir.min(i, 7), [i]),        # i < 5 => min(i, 7) = i
+        tir.BufferStore(A, tir.max(i, 3), [i])))              # i >= 5 => max(i, 3) = i
+    g = simplify(func([A], body))
+    (guard,) = nodes(g, S.IfThenElse)                        # not provable: kept
+    assert [str(s.value) for s in nodes(g, S.BufferStore)] == ["i", "i"]
+    a = np.zeros(10, "int32")
+    tepad.build(g)(a)
+    np.testing.assert_array_equal(a, np.arange(10))
+
+
+def test_let_values_are_facts_and_a_stmt_gives_a_stmt():
+    A = tir.decl_buffer((16,), "float32", "A")
+    i, x = tir.Var("i"), tir.Var("x")
+    st = loops([(i, 4)], tir.LetStmt(x, i * 4, tir.seq(
+        tir.IfThenElse(x < 13, tir.BufferStore(A, tir.const(1.0), [x])),     # x <= 12: true
+        tir.IfThenElse(x < 12, tir.BufferStore(A, tir.const(2.0), [x + 1])))))  # unknown
+    out = simplify(st)
+    assert isinstance(out, S.Stmt) and not isinstance(out, tir.PrimFunc)
+    (guard,) = nodes(out, S.IfThenElse)
+    assert str(guard.condition) == "x < 12"
+    assert len(nodes(out, S.BufferStore)) == 2
+
+
+def test_already_simple_function_is_the_same_object():
+    A = te.placeholder((8,), "float32", name="A")
+    B = te.compute((8,), lambda i: A[i] * 3.0, name="B")
+    f = tepad.lower(te.create_schedule(B.op), [A, B])
+    assert simplify(f) is f
