@@ -259,9 +259,9 @@ def prim_transform_layout_sep():
 
 
 def _lower_upto(s, args, name):
-    for label, f, _, _ in cli.lower_steps(s, args, final=False):
-        if label == name:
-            return f.script()
+    for step in cli.lower_steps(s, args):
+        if step.label == name:
+            return step.func.script()
     raise KeyError(name)
 
 
@@ -433,10 +433,9 @@ def pad_undef():
     s = te.create_schedule(B.op)
     s[B].transform_layout(lambda i: [i // 4, i % 4], pad_value=tir.undef("float32"))
     f = tepad.lower(s, [A, B])
-    from tepad.driver import prepare_for_codegen
     return "# tepad.lower:\n" + f.script() + "\n\n# what build compiles " \
-        "(prepare_for_codegen: remove_assume, remove_store_undef, BUILD_PASSES):\n" + \
-        prepare_for_codegen(f).script()
+        "(lower_for_codegen: the build phase of PIPELINE):\n" + \
+        tepad.lower.lower_for_codegen(f).script()
 
 
 # ----------------------------------------------------------------------------- coming from TVM

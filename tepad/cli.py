@@ -22,6 +22,25 @@ import sys
 import time
 from pathlib import Path
 
+from . import bound
+from .bound import attach_path, infer_bound
+from .demo import main as demo_main
+from .driver import build
+from .errors import InternalError, TepadError
+from .layout import from_physical, to_physical
+from .lower.pipeline import (PHASES, Options, PassLog, format_step, lower_for_codegen,
+                             select)
+from .schedule import Schedule
+from .schedule.stage import AttachType
+from .tensor.tensor import PlaceholderOp
+from .testing import reference
+from .tir.expr import Var
+from .viz import MissingDependency
+from .viz.evaluate import evaluate
+from .viz.graph import graph_to_dot, render_graph_png, schedule_graph
+from .viz.layout import PAD, layout_cells, layout_text, plot_layout, transformed_stages
+from .viz.regions import consumer_regions, plot_regions
+
 MISSING_MPL = 3   # exit status when a picture needs matplotlib and it is not installed
 
 
@@ -59,7 +78,6 @@ def load_schedule(path, func="schedule"):
     if not (isinstance(out, tuple) and len(out) == 2):
         raise CliError(f"{path}: {func}() must return (schedule, args), got {type(out).__name__}")
     s, args = out
-    from .schedule import Schedule
     if not isinstance(s, Schedule):
         raise CliError(f"{path}: {func}() returned {type(s).__name__} where a Schedule was "
                        "expected (return (s, [tensors...]))")
@@ -69,62 +87,39 @@ def load_schedule(path, func="schedule"):
 # ---------------------------------------------------------------------------------------------
 # lower
 # ---------------------------------------------------------------------------------------------
-def pass_steps():
-    """``[(label, fn)]`` of the pipeline after schedule_ops; repeated passes get ``#2``..."""
-    from .lower.pipeline import PASSES
-    seen, out = {}, []
-    for p in PASSES:
-        seen[p.__name__] = seen.get(p.__name__, 0) + 1
-        n = seen[p.__name__]
-        out.append((p.__name__ if n == 1 else f"{p.__name__}#{n}", p))
-    return out
+def pipeline_labels(opts: Options = Options()) -> list:
+    """Every step ``tepad.build`` runs under ``opts``, in order: the entry, then PIPELINE."""
+    return ["schedule_ops"] + [label for label, _ in select(PHASES, opts)]
 
 
-def _finalize(func):
-    from .driver import flatten_for_cpu, strip_builtins
-    return flatten_for_cpu(strip_builtins(func))
-
-
-def lower_steps(s, args, exact=False, name="main", final=True):
-    """``[(label, PrimFunc, seconds, changed)]``: schedule_ops, every pass, build's finalize."""
-    from .lower.pipeline import schedule_to_primfunc
-    t0 = time.perf_counter()
-    func = schedule_to_primfunc(s, args, name, exact_bounds=exact)
-    out = [("schedule_ops", func, time.perf_counter() - t0, True)]
-    steps = pass_steps() + ([("finalize_for_codegen", _finalize)] if final else [])
-    for label, fn in steps:
-        t0 = time.perf_counter()
-        new = fn(func)
-        out.append((label, new, time.perf_counter() - t0, new is not func))
-        func = new
-    return out
+def lower_steps(s, args, exact=False, name="main", opts: Options = Options()) -> list:
+    """``[Step]``: the entry (schedule_ops) and every pass ``tepad.build`` runs, in order."""
+    log = PassLog(print_ir=False, keep=True)
+    lower_for_codegen(s, args, name, opts, exact, log)
+    return log.steps
 
 
 def cmd_lower(ns, out):
-    steps_known = ["schedule_ops"] + [l for l, _ in pass_steps()] + ["finalize_for_codegen"]
+    opts = Options(checked=ns.checked, bounds_check=ns.bounds_check)
+    known = pipeline_labels(opts)
     if ns.list_passes:
-        out.write("passes, in order (tepad/lower/pipeline.py PASSES; build adds the last):\n")
-        for l in steps_known:
-            out.write(f"  {l}\n")
+        out.write("steps tepad.build runs, in order (tepad/lower/pipeline.py PIPELINE):\n")
+        phase = {label: p.phase for label, p in select(PHASES, opts)}
+        for label in known:
+            out.write(f"  {label:<40} {phase.get(label, 'entry')}\n")
         return 0
-    if ns.pass_name and ns.pass_name not in steps_known and \
-            ns.pass_name not in {l.split("#")[0] for l in steps_known}:
-        raise CliError(f"unknown pass {ns.pass_name!r}; passes: {', '.join(steps_known)}")
+    want = ns.pass_name or "all"
+    if want != "all" and want not in known and want not in {k.split("#")[0] for k in known}:
+        raise CliError(f"unknown pass {want!r}; passes: all, {', '.join(known)}")
     _, s, args = load_schedule(ns.file, ns.func)
-    steps = lower_steps(s, args, exact=ns.exact, name=ns.name)
-    if ns.pass_name:
-        label = ns.pass_name
-        hit = [st for st in steps if st[0] == label] or \
-            [st for st in steps if st[0].split("#")[0] == label]
-        l, f, dt, changed = hit[0]
-        out.write(f"# ---- after {l} ({dt * 1e3:.1f} ms"
-                  f"{'' if changed else ', unchanged'})\n{f.script()}\n")
+    steps = lower_steps(s, args, exact=ns.exact, name=ns.name, opts=opts)
+    if want != "all":
+        hit = [st for st in steps if st.label == want] or \
+            [st for st in steps if st.label.split("#")[0] == want]
+        out.write(format_step(hit[0], show_unchanged_ir=True) + "\n")
         return 0
-    for l, f, dt, changed in steps:
-        if changed or ns.all:
-            out.write(f"# ---- after {l} ({dt * 1e3:.1f} ms)\n{f.script()}\n\n")
-        else:
-            out.write(f"# ---- {l}: unchanged ({dt * 1e3:.1f} ms)\n\n")
+    for st in steps:
+        out.write(format_step(st) + "\n")
     return 0
 
 
@@ -137,8 +132,6 @@ def _fmt(e):
 
 def bounds_text(s, exact=True):
     """The InferBound table: one row per IterVar; interval and (when available) exact ranges."""
-    from .bound import attach_path, infer_bound
-    from .tensor.tensor import PlaceholderOp
     s2 = s.copy().normalize()
     bm = infer_bound(s2)
     bm_e, note = None, None
@@ -189,7 +182,6 @@ def bounds_text(s, exact=True):
 
 def explain_text(s, exact=True):
     """computed vs needed elements (``tepad.bound.explain``), or interval-only counts."""
-    from . import bound
     explain = getattr(bound, "explain", None)
     if exact and explain is not None:
         try:
@@ -208,7 +200,6 @@ def cmd_bounds(ns, out):
     out.write("elements computed vs needed per stage\n")
     out.write(explain_text(s, exact=not ns.no_exact) + "\n")
     if ns.stage or ns.plot:
-        from .viz.regions import consumer_regions, plot_regions
         stage = ns.stage or _default_producer(s)
         rep = consumer_regions(s, stage, iterations=ns.iters, exact=not ns.no_exact)
         out.write("\n" + str(rep) + "\n")
@@ -219,8 +210,6 @@ def cmd_bounds(ns, out):
 
 
 def _default_producer(s):
-    from .schedule.stage import AttachType
-    from .tensor.tensor import PlaceholderOp
     comp = [st for st in s.stages if not isinstance(st.op, PlaceholderOp) and not st.is_output]
     att = [st for st in comp if st.attach_type == AttachType.Scope]
     pick = (att or comp or [st for st in s.stages if not isinstance(st.op, PlaceholderOp)])
@@ -264,10 +253,8 @@ def _pad_fill(pad, dtype):
     if num is not None:
         return num
     if callable(pad):
-        from .viz.evaluate import evaluate
 
         def fill(*grids):
-            from .tir.expr import Var
             vs = [Var(f"p{k}") for k in range(len(grids))]
             e = pad(*vs)
             n = _pad_number(e, dtype)
@@ -279,8 +266,6 @@ def _pad_fill(pad, dtype):
 def prepare_arrays(mod, s, args, inputs, rng):
     """Kernel arrays (physical layouts) + logical inputs/outputs for the oracle."""
     import numpy as np
-    from .layout import to_physical
-    from .tensor.tensor import PlaceholderOp
     infos = mod.arg_info
     it = iter(inputs) if inputs is not None else None
     arrays, feed, outs = [], {}, []
@@ -305,8 +290,6 @@ def prepare_arrays(mod, s, args, inputs, rng):
 def check_outputs(arrays, feed, outs, s):
     """``[(name, ok, max_abs_err, note)]`` against ``tepad.testing.reference``."""
     import numpy as np
-    from .layout import from_physical
-    from .testing import reference
     res = []
     for t, k, maps, lshape in outs:
         got = from_physical(arrays[k], maps, lshape) if maps else arrays[k]
@@ -322,7 +305,6 @@ def check_outputs(arrays, feed, outs, s):
         pad = s[t].pad_value if maps else None
         num = _pad_number(pad, str(got.dtype)) if pad is not None else None
         if maps and num is not None and not (isinstance(num, float) and num != num):
-            from .viz.layout import PAD, layout_cells
             cells = layout_cells(s, s[t].name).physical.reshape(arrays[k].shape)
             padvals = arrays[k][cells == PAD]
             note = f"padding holds {num}: {bool(np.all(padvals == num))} " \
@@ -357,7 +339,6 @@ class Progress:
 
 def cmd_run(ns, out):
     import numpy as np
-    from . import build
     mod_, s, args = load_schedule(ns.file, ns.func)
     t0 = time.perf_counter()
     mod = build(s, args, bounds_check=ns.bounds_check)
@@ -428,7 +409,6 @@ def cmd_bench(ns, out, rest):
 
 
 def cmd_graph(ns, out):
-    from .viz.graph import graph_to_dot, render_graph_png, schedule_graph
     _, s, args = load_schedule(ns.file, ns.func)
     g = schedule_graph(s)
     out.write(graph_to_dot(g, Path(ns.file).stem))
@@ -439,7 +419,6 @@ def cmd_graph(ns, out):
 
 
 def cmd_layout(ns, out):
-    from .viz.layout import layout_text, plot_layout, transformed_stages
     _, s, args = load_schedule(ns.file, ns.func)
     names = [ns.stage] if ns.stage else transformed_stages(s)
     if not names:
@@ -469,11 +448,15 @@ def build_parser():
         return sp
 
     sp = with_file("lower", "print the IR after each lowering pass (or one with --pass)")
-    sp.add_argument("--pass", dest="pass_name", metavar="NAME",
-                    help="print only the IR after this pass (see --list-passes)")
+    sp.add_argument("--pass", dest="pass_name", metavar="NAME", default="all",
+                    help="'all' (default): every step build runs, in order, the IR after each "
+                         "that changed it; NAME: the IR after that step (see --list-passes)")
     sp.add_argument("--list-passes", action="store_true", help="list the pass names and exit")
-    sp.add_argument("--all", action="store_true", help="print the IR after unchanged passes too")
     sp.add_argument("--exact", action="store_true", help="exact (ISL) bound inference")
+    sp.add_argument("--checked", action="store_true",
+                    help="as build(checked=True): input padding promises checked at run time")
+    sp.add_argument("--bounds-check", action="store_true",
+                    help="as build(bounds_check=True): every buffer access guarded")
     sp.add_argument("--name", default="main", help="kernel name (default: main)")
 
     sp = with_file("bounds", "the InferBound table per stage; --plot draws one producer's "
@@ -519,10 +502,7 @@ def main(argv=None) -> int:
     else:
         ns, rest = p.parse_args(argv), []
     if ns.cmd == "demo":
-        from .demo import main as demo_main
         return demo_main()
-    from .errors import InternalError, TepadError
-    from .viz import MissingDependency
     out = sys.stdout
     try:
         if ns.cmd == "bench":

@@ -1,11 +1,16 @@
 """Test-suite configuration (no fixtures here; per-area conftests add their own).
 
+Sets TEPAD_VERIFY_IR=1 so that every lowering in the suite (and in the CLI subprocesses it
+starts) runs the IR verifier after every pass of the pipeline.
+
 Registers the hypothesis profile "ci" (no deadline: the first call of a property often pays
 for LLVM JIT start-up; modest example counts keep CI inside its time budget; derandomized so
 a CI run is reproducible) and loads it. Set HYPOTHESIS_PROFILE=dev for a longer, randomized
 local run; `python -m tepad.fuzz` explores further.
 """
 import os
+
+os.environ.setdefault("TEPAD_VERIFY_IR", "1")
 
 from hypothesis import HealthCheck, settings
 

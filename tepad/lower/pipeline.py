@@ -33,7 +33,8 @@ from ..errors import InternalError, TepadError
 from ..schedule import Schedule
 from ..tensor.tensor import PlaceholderOp, Tensor
 from ..tir.function import PrimFunc
-from ..tir.verify import verify_well_formed
+from ..tir.ssa import convert_ssa
+from ..tir.verify import undefined_vars, verify_well_formed
 from .passes.apply_buffer_transforms import PadPerMap, apply_buffer_transforms
 from .passes.check_assumes import check_assumes
 from .passes.flatten_physical_axes import flatten_physical_axes
@@ -97,6 +98,8 @@ PIPELINE: tuple = (
     Pass(apply_buffer_transforms, LOWER,
          "logical -> physical indices; pad values written / assumed"),
     Pass(simplify, LOWER, "cancel (4*io + ii)//4 and friends; drop provable guards"),
+    Pass(convert_ssa, BUILD, "one binding per Var: hand-built functions and RFC 0077's opt-in "
+         "passes may reuse a loop variable"),
     Pass(check_assumes, BUILD, "input padding promises become runtime checks",
          when=lambda o: o.checked),
     Pass(remove_assume, BUILD, "facts are not code: tir.assume goes before codegen"),
@@ -193,11 +196,20 @@ def format_step(step: Step, show_unchanged_ir=False) -> str:
 
 
 def run_pipeline(func: PrimFunc, phases=PHASES, opts: Options = Options(), log=None,
-                 pipeline=PIPELINE) -> PrimFunc:
-    """Run the passes of ``pipeline`` selected by ``phases`` and ``opts``, in order."""
+                 pipeline=PIPELINE, stop_before: str | None = None) -> PrimFunc:
+    """Run the passes of ``pipeline`` selected by ``phases`` and ``opts``, in order;
+    ``stop_before`` (a label such as ``"flatten_physical_axes"`` or ``"simplify#2"``) ends the
+    run before that step."""
     log = log if log is not None else PassLog()
+    steps = select(phases, opts, pipeline)
+    if stop_before is not None:
+        labels = [label for label, _ in steps]
+        if stop_before not in labels:
+            raise TepadError(f"stop_before={stop_before!r} is not a step of this run; steps: "
+                             f"{', '.join(labels)}")
+        steps = steps[:labels.index(stop_before)]
     previous_changed = True
-    for label, p in select(phases, opts, pipeline):
+    for label, p in steps:
         if p.skip_if_unchanged and not previous_changed:
             log.record(label, func, func, 0.0, skipped=True)
             continue
@@ -262,6 +274,18 @@ def _layouts(s: Schedule) -> dict:
     return layouts
 
 
+def check_free_vars(func: PrimFunc) -> PrimFunc:
+    """``func`` unchanged, or a TepadError naming the variables it reads that no parameter or
+    argument shape binds (a symbolic size must appear in some argument's shape)."""
+    missing = undefined_vars(func)
+    if missing:
+        names = ", ".join(v.name for v in missing)
+        raise TepadError(
+            f"kernel {func.name}: variables {names} are used in the body but bound by no "
+            "argument buffer's shape (symbolic sizes must appear in some argument shape)")
+    return func
+
+
 def schedule_to_primfunc(s: Schedule, args, name="main", exact_bounds=False,
                          log=None) -> PrimFunc:
     """The entry of lowering: normalize -> check_reads -> infer_bound -> schedule_ops ->
@@ -275,7 +299,7 @@ def schedule_to_primfunc(s: Schedule, args, name="main", exact_bounds=False,
     bounds = infer_bound(s2, exact=exact_bounds)
     stmt = schedule_ops(s2, bounds)
     func = to_primfunc(stmt, cur, names, name, _layouts(s2))
-    func = func.with_attr("tepad.read_preconditions", preconditions or None)
+    func = check_free_vars(func.with_attr("tepad.read_preconditions", preconditions or None))
     if log is not None:
         log.record("schedule_ops", None, func, time.perf_counter() - t0)
     return func
@@ -311,7 +335,7 @@ def lower_for_codegen(s_or_func, args=None, name="main", opts: Options = Options
         func = schedule_to_primfunc(s_or_func, args, name, exact_bounds, log)
         return run_pipeline(func, PHASES, opts, log)
     if isinstance(s_or_func, PrimFunc):
-        return run_pipeline(s_or_func, (BUILD,), opts, log)
+        return run_pipeline(check_free_vars(s_or_func), (BUILD,), opts, log)
     raise TypeError(f"build expects a Schedule or a PrimFunc, got {type(s_or_func).__name__}")
 
 

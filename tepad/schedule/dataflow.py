@@ -10,6 +10,7 @@ from ..tir.expr import ProducerLoad, Range, Var, cast
 from ..tir.functor import Mutator, substitute
 from ..tir.itervar import IterVar
 from ..tensor.tensor import ComputeOp, Tensor
+from .stage import AttachType, Stage
 
 
 class _ReplaceLoads(Mutator):
@@ -56,7 +57,6 @@ def replace_dataflow(s, vmap: dict, start: int = 0):
 
 def inline_stages(s):
     """Substitute every stage marked compute_inline into its consumers (producers first)."""
-    from .stage import AttachType
     for idx, st in enumerate(s.stages):
         if st.attach_type != AttachType.Inline:
             continue
@@ -88,7 +88,6 @@ def _stage_index(s, st):
 
 
 def cache_read(s, tensor: Tensor, scope: str, readers) -> Tensor:
-    from .stage import Stage
     if not isinstance(tensor, Tensor):
         raise TepadError(f"cache_read expects a Tensor, got {tensor!r}")
     producer_stage = s[tensor]
@@ -128,7 +127,6 @@ def cache_read(s, tensor: Tensor, scope: str, readers) -> Tensor:
 
 
 def cache_write(s, tensor: Tensor, scope: str) -> Tensor:
-    from .stage import Stage
     st = s[tensor]
     op = st.op
     if not isinstance(op, ComputeOp):

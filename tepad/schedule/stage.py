@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import enum
 
+from ..arith.index_map import IndexMap
 from ..errors import TepadError
-from ..tir.expr import IntImm, Range, Var, convert
+from ..tir.expr import BufferLoad, IntImm, ProducerLoad, Range, Var, convert
+from ..tir.functor import post_order_visit, substitute
 from ..tir.itervar import IterVar, IterVarType
 from ..tensor.tensor import ComputeOp, PlaceholderOp, Tensor
 from .relations import Fuse, Rebase, Singleton, Split, Transform
@@ -259,7 +261,6 @@ class Stage:
         (None: padding is never read). For a compute stage the loops follow the new layout
         and the new IterVars are returned; for a placeholder only accesses change (None).
         """
-        from ..arith.index_map import IndexMap
         op = self.op
         if isinstance(op, ComputeOp) and op.num_outputs != 1:
             raise TepadError(f"stage {self.name}: transform_layout needs a single-output stage")
@@ -304,7 +305,6 @@ class Stage:
         inverse = imap.inverse(in_shape)
         new_ivs = [IterVar(Range.from_min_extent(0, e), Var(f"ax{k}", e.dtype))
                    for k, e in enumerate(new_shape)]
-        from ..tir.functor import substitute
         vsub = {v: iv.var for v, iv in zip(inverse.initial_indices, new_ivs)}
         inv_exprs = [substitute(e, vsub) for e in inverse.final_indices]
         self.relations.append(Transform(axes, new_ivs, imap, inv_exprs))
@@ -386,8 +386,6 @@ def _check_pad_value(stage, imap, pad_value):
                              f"transformed indices: {e}") from e
     if expr is None or not hasattr(expr, "dtype"):
         return
-    from ..tir.expr import BufferLoad, ProducerLoad
-    from ..tir.functor import post_order_visit
     bad = []
 
     def visit(n):

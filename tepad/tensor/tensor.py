@@ -5,6 +5,8 @@ from ..errors import TepadError
 from ..tir import dtype as dt
 from ..tir.expr import ProducerLoad, PrimExpr, convert
 from ..tir.functor import post_order_visit
+from ..tir.printer import expr_to_str
+from ..tir.reduce import Reduce
 
 
 class Tensor:
@@ -53,7 +55,6 @@ class Tensor:
         return hash((id(self.op), self.value_index))
 
     def __repr__(self):
-        from ..tir.printer import expr_to_str
         shape = ", ".join(expr_to_str(s) for s in self.shape)
         return f"Tensor(name={self.name}, shape=({shape}), dtype={self.dtype})"
 
@@ -109,7 +110,6 @@ class ComputeOp(Operation):
         super().__init__(name, tag, attrs)
         self.axis = list(axis)
         self.body = list(body)
-        from ..tir.reduce import Reduce
         self.reduce_axis = list(self.body[0].axis) if isinstance(self.body[0], Reduce) else []
         self.num_outputs = len(self.body)
         shape = tuple(iv.dom.extent for iv in self.axis)

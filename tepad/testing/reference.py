@@ -34,6 +34,7 @@ import numpy as np
 from ..errors import TepadError
 from ..tir import expr as E
 from ..tir.reduce import CommReducer, Reduce
+from ..tensor.tensor import ComputeOp, PlaceholderOp, Tensor
 
 # Above this many grid x reduction elements a compute is evaluated in chunks of its first axis.
 CHUNK_ELEMENTS = 50_000_000
@@ -45,7 +46,6 @@ def reference(outputs, inputs):
     ``inputs`` maps placeholder Tensors (or their PlaceholderOps) to arrays, and optionally
     Vars to ints. Returns a fresh numpy array for a single Tensor, a list for a list.
     """
-    from ..tensor.tensor import Tensor
 
     single = isinstance(outputs, Tensor)
     outs = [outputs] if single else list(outputs)
@@ -70,7 +70,6 @@ def reference(outputs, inputs):
 
 class _Oracle:
     def __init__(self, inputs):
-        from ..tensor.tensor import PlaceholderOp, Tensor
 
         if not isinstance(inputs, dict):
             raise TepadError(f"reference: inputs must be a dict {{placeholder: array}}, "
@@ -159,7 +158,6 @@ class _Oracle:
 
     # -- topological evaluation -----------------------------------------------------------------
     def run(self, outs):
-        from ..tensor.tensor import ComputeOp, PlaceholderOp
 
         order, state = [], {}
         stack = [(t.op, False) for t in reversed(outs)]

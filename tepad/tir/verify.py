@@ -22,24 +22,22 @@ from __future__ import annotations
 
 from ..errors import InternalError
 from . import dtype as dt
-from .expr import (BinaryOp, BufferLoad, Call, Cast, CmpOp, Let, LogicOp, Not, PrimExpr,
-                   ProducerLoad, Ramp, Broadcast, Select, Var)
+from .expr import CmpOp, LogicOp, PrimExpr, Var
 from .function import PrimFunc
 from .functor import Visitor
-from .stmt import (Allocate, AssertStmt, AttrStmt, BufferRealize, BufferStore, For,
-                   IfThenElse, LetStmt, ProducerRealize, ProducerStore)
 
 # AttrStmt keys whose ``node`` is a Var that the statement binds (a thread index).
 _BINDING_ATTRS = ("thread_extent", "virtual_thread")
 
 
 def _index_lanes(indices) -> int:
-    return max((dt.lanes(i.dtype) for i in indices), default=1)
+    return max((dt.lanes(i.dtype) for i in indices if isinstance(i, PrimExpr)), default=1)
 
 
 class _Verifier(Visitor):
     def __init__(self, func: PrimFunc):
         self.problems: list[str] = []
+        self.undefined: dict = {}           # Vars read where nothing defines them (ordered)
         self.in_scope: set = set()
         self.bound_once: dict = {}          # Var -> where it was first bound
         self.buffer_data: set = set()       # data Vars of buffers usable here
@@ -175,6 +173,7 @@ class _Verifier(Visitor):
     # --- expressions ---------------------------------------------------------------------------
     def visit_Var(self, v):
         if v not in self.in_scope:
+            self.undefined.setdefault(v, None)
             self.fail(f"{v.name} is used where no parameter, argument shape, loop or let "
                       "defines it")
 
@@ -254,6 +253,14 @@ def verify(func: PrimFunc) -> list:
     return v.problems
 
 
+def undefined_vars(func: PrimFunc) -> list:
+    """The Vars ``func`` reads where no parameter, argument shape, loop or let defines them,
+    in the order first read (symbolic sizes that no argument's shape binds end up here)."""
+    v = _Verifier(func)
+    v.visit(func.body)
+    return list(v.undefined)
+
+
 def verify_well_formed(func: PrimFunc, after: str | None = None) -> PrimFunc:
     """``func`` unchanged when well formed; else ``InternalError`` listing the problems and
     naming the pass (``after``) whose output broke the IR."""
@@ -266,4 +273,4 @@ def verify_well_formed(func: PrimFunc, after: str | None = None) -> PrimFunc:
     return func
 
 
-__all__ = ["verify", "verify_well_formed"]
+__all__ = ["verify", "verify_well_formed", "undefined_vars"]

@@ -14,6 +14,7 @@ import networkx as nx
 
 from ..schedule.stage import AttachType
 from ..tensor.tensor import PlaceholderOp
+from .deps import require_matplotlib
 
 
 def _shape(t):
@@ -82,7 +83,6 @@ def render_graph_png(g: nx.MultiDiGraph, path, prefer_dot=True) -> str:
         subprocess.run([dot, "-Tpng", "-o", str(path)], input=graph_to_dot(g), text=True,
                        check=True, capture_output=True)
         return "graphviz"
-    from . import require_matplotlib
     plt = require_matplotlib()
     read = nx.DiGraph([(u, v) for u, v, d in g.edges(data=True) if d["kind"] == "read"])
     read.add_nodes_from(g.nodes)

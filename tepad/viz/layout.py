@@ -12,6 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import TepadError
+from ..layout import physical_shape, to_physical
+from .deps import require_matplotlib
 
 PAD = -1
 
@@ -48,7 +50,6 @@ def transformed_stages(s):
 
 
 def layout_cells(s, name) -> LayoutCells:
-    from ..layout import physical_shape, to_physical
     st = _stage(s, name)
     maps = list(getattr(st, "layout_transforms", []) or [])
     if not maps:
@@ -126,7 +127,6 @@ def layout_text(s, name, max_rows=24) -> str:
 
 def plot_layout(s, name, path):
     """Logical grid and physical grid side by side; padding hatched; cells labelled."""
-    from . import require_matplotlib
     plt = require_matplotlib()
     c = layout_cells(s, name)
     n = c.physical.size - c.n_pad

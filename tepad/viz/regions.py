@@ -19,9 +19,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import TepadError
+from ..arith import Analyzer
+from ..bound import attach_path, infer_bound, pass_up_index
 from ..tensor.tensor import PlaceholderOp
 from ..tir.expr import ProducerLoad
 from ..tir.functor import post_order_visit
+from .deps import require_matplotlib
 from .evaluate import Unbound, Unsupported, evaluate
 
 MAX_POINTS = 2_000_000
@@ -105,7 +108,6 @@ def _find_stage(s, name):
 
 
 def _loop_nest(stage):
-    from ..bound import attach_path
     return list(reversed(attach_path(stage))) + list(stage.leaf_iter_vars)
 
 
@@ -130,7 +132,6 @@ def _enumerate(loops, bmap, env):
 
 
 def _consumer_points(cons, producer_op, bmap, env, ana):
-    from ..bound import pass_up_index
     loops = [iv for iv in _loop_nest(cons) if iv.var not in env]
     vals, n = _enumerate(loops, bmap, env)
     if n == 0:
@@ -165,8 +166,6 @@ def _consumer_points(cons, producer_op, bmap, env, ana):
 def consumer_regions(s, stage, iterations=4, exact=True) -> RegionReport:
     """A ``RegionReport`` for producer ``stage`` (a name) over its first ``iterations``
     attach-path iterations (all of them is the whole run when computed at the root)."""
-    from ..arith import Analyzer
-    from ..bound import attach_path, infer_bound
     s2 = s.copy().normalize()
     P = _find_stage(s2, stage)
     if isinstance(P.op, PlaceholderOp):
@@ -254,7 +253,6 @@ def _plane(points, ndim):
 
 def plot_regions(report: RegionReport, path, max_panels=4):
     """Draw ``report`` (from ``consumer_regions``) into a PNG at ``path``."""
-    from . import require_matplotlib
     plt = require_matplotlib()
     from matplotlib.patches import Rectangle
     its = report.iterations[:max_panels]

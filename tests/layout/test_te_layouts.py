@@ -111,7 +111,7 @@ def test_elementwise_undef_padding_becomes_branch_free():
     compute_loops = [l for l in innermost_loops(g) if nodes(l, tir.BufferStore) and not
                      any(tir.is_call(c, "tir.undef") for c in nodes(l, tir.Call))]
     assert compute_loops and not any(nodes(l, tir.IfThenElse) for l in compute_loops)
-    built = tepad.driver.prepare_for_codegen(g)
+    built = tepad.lower.lower_for_codegen(g)
     assert not any(tir.is_call(c, "tir.undef") for c in nodes(built, tir.Call))
     a = rng.integers(-9, 9, 14).astype("int32")
     b = np.zeros((4, 4), "int32")

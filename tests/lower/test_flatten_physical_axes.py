@@ -3,9 +3,8 @@ import numpy as np
 
 import tepad
 from tepad import te, tir
-from tepad.driver import strip_builtins
 from tepad.lower.passes import flatten_physical_axes, storage_flatten
-from tepad.lower.pipeline import BUILD_PASSES, run_passes
+from tepad.lower.pipeline import BUILD, run_pipeline
 from tepad.tir import expr as E
 from tepad.tir import stmt as S
 
@@ -13,12 +12,13 @@ from lower_helpers import accesses, func, loops, nodes, rand
 
 
 def separated_func():
-    """B (4 x 8) stored as [j // 4, i, SEP, j % 4]: after BUILD_PASSES accesses have 2 indices."""
+    """B (4 x 8) stored as [j // 4, i, SEP, j % 4]: before flatten_physical_axes accesses have
+    2 indices."""
     A = te.placeholder((4, 8), "float32", name="A")
     B = te.compute((4, 8), lambda i, j: A[i, j] * 2.0, name="B")
     s = te.create_schedule(B.op)
     s[B].transform_layout(lambda i, j: [j // 4, i, te.AXIS_SEPARATOR, j % 4])
-    return run_passes(strip_builtins(tepad.lower(s, [A, B])), BUILD_PASSES)
+    return run_pipeline(tepad.lower(s, [A, B]), (BUILD,), stop_before="flatten_physical_axes")
 
 
 def test_two_index_accesses_become_one_row_major_index():
@@ -79,7 +79,8 @@ def test_internal_buffer_with_separator():
 def test_function_without_separators_is_returned_as_is():
     A = te.placeholder((4, 8), "float32", name="A")
     B = te.compute((4, 8), lambda i, j: A[i, j] + 1.0, name="B")
-    f = run_passes(tepad.lower(te.create_schedule(B.op), [A, B]), BUILD_PASSES)
+    f = run_pipeline(tepad.lower(te.create_schedule(B.op), [A, B]), (BUILD,),
+                     stop_before="flatten_physical_axes")
     assert all(len(a.indices) == 1 for a in accesses(f))
     assert flatten_physical_axes(f) is f
 

@@ -4,7 +4,7 @@ import pytest
 from tepad import te, tir
 from tepad.bound import infer_bound
 from tepad.errors import TepadError
-from tepad.lower.passes import schedule_ops
+from tepad.lower import schedule_ops
 from tepad.tir import stmt as S
 from tepad.tir.stmt import ForKind
 
