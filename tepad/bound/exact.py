@@ -722,31 +722,15 @@ def _set_root_ranges(ex, ctx, stage, rmap, ana, region, ctx_set, absn):
         return imap[0]
 
     for d, iv in enumerate(op.axis):
-        lo, hi = region.dim_min(d), region.dim_max(d)
+        lo, hi, const_ext = _dim_bounds(ex, region, d, iv, ctx_set, absn, tile, interval_map)
         dtype = iv.var.dtype
         v = isl.PwAff.var_on_domain(ls, dt.set, d)
-        multi_lo = lo.gist_params(ctx_set).n_piece() > 1
-        if multi_lo or \
-                plus_constant(hi - lo, 1).gist_params(ctx_set).n_piece() > MAX_EXTENT_PIECES:
-            lo = _tile_lower_bound(ex, region, d, iv, lo, ctx_set, multi_lo and absn is None,
-                                   interval_map)
-            tile_d = True
-        else:
-            tile_d = tile
-        ext = plus_constant(hi - lo, 1)
-        box = box & v.ge_set(lo.insert_domain(sp))
-        const_ext = None
-        if tile_d:
-            mv = ext.intersect_params(ctx_set).max_val()
-            if mv.is_int():
-                const_ext = mv.to_python()
+        box = box & v.ge_set(lo.insert_domain(sp)) & v.le_set(hi.insert_domain(sp))
         if const_ext is not None:
             padded = padded or tile
-            box = box & v.le_set(plus_constant(lo, const_ext - 1).insert_domain(sp))
             ext_t = IntImm(const_ext, dtype)
         else:
-            box = box & v.le_set(hi.insert_domain(sp))
-            ext_t = _to_tir_pw(ext, ctx_set, ex.names, dtype)
+            ext_t = _to_tir_pw(plus_constant(hi - lo, 1), ctx_set, ex.names, dtype)
         lo_t = _to_tir_pw(lo, ctx_set, ex.names, dtype)
         if absn is not None:
             record_range(ex.names, lo_t, lo, ctx_set)
@@ -754,6 +738,27 @@ def _set_root_ranges(ex, ctx, stage, rmap, ana, region, ctx_set, absn):
     for iv in op.reduce_axis:
         rmap[iv] = iv.dom
     return box.coalesce(), padded
+
+
+def _dim_bounds(ex, region, d, iv, ctx_set, absn, tile, interval_map):
+    """``(lo, hi, const_ext)`` of root dim ``d``: PwAff bounds in the region's parameters
+    with ``lo <= x_d <= hi`` on the whole region. A dim with piecewise bounds, or any dim of a
+    ``tile`` stage, gets a constant extent ``const_ext`` (the largest over ``ctx_set``) when
+    there is one, ``hi = lo + const_ext - 1``; otherwise ``const_ext`` is None and ``hi`` the
+    region's exact upper bound."""
+    lo, hi = region.dim_min(d), region.dim_max(d)
+    multi_lo = lo.gist_params(ctx_set).n_piece() > 1
+    if multi_lo or \
+            plus_constant(hi - lo, 1).gist_params(ctx_set).n_piece() > MAX_EXTENT_PIECES:
+        lo = _tile_lower_bound(ex, region, d, iv, lo, ctx_set, multi_lo and absn is None,
+                               interval_map)
+        tile = True
+    if tile:
+        mv = plus_constant(hi - lo, 1).intersect_params(ctx_set).max_val()
+        if mv.is_int():
+            k = mv.to_python()
+            return lo, plus_constant(lo, k - 1), k
+    return lo, hi, None
 
 
 def _tile_lower_bound(ex, region, d, iv, lo, ctx_set, try_interval, interval_map):
@@ -826,52 +831,68 @@ def _box_predicate(ex, op, region, box, ctx_set):
     if region.n_basic_set() != 1:
         return None
     bs = region.get_basic_sets()[0]
-    nd = region.dim(dt.set)
-    sp = region.get_space()
-    ls = isl.LocalSpace.from_space(sp)
-    keep = isl.Set.universe(sp)
+    keep = isl.Set.universe(region.get_space())
     box = box.intersect_params(ctx_set)
     conds = []
     for d, iv in enumerate(op.axis):
-        v = isl.PwAff.var_on_domain(ls, dt.set, d)
-        lows, highs = [], []
-        for c in bs.get_constraints():
-            cf = c.get_coefficient_val(dt.set, d).to_python()
-            if cf == 0:
-                continue
-            others = [k for k in range(nd) if k != d and
-                      c.get_coefficient_val(dt.set, k).to_python() != 0]
-            nd_div = c.dim(dt.div)
-            if others or (nd_div and c.involves_dims(dt.div, 0, nd_div)):
-                return None
-            if c.is_equality():
-                return None
-            b = c.get_bound(dt.set, d)
-            b = b.floor() if cf < 0 else b.ceil()
-            pb = isl.PwAff.from_aff(b)
-            st = v.le_set(pb) if cf < 0 else v.ge_set(pb)
-            if (box - st).is_empty():
-                continue                  # the box already implies it
-            keep = keep & st
-            (highs if cf < 0 else lows).append(b)
-        dtype = iv.var.dtype
+        found = _new_dim_bounds(bs, region, d, box)
+        if found is None:
+            return None
+        lows, highs, kept = found
+        keep = keep & kept
         for bounds, is_hi in ((lows, False), (highs, True)):
-            if not bounds:
-                continue
-            pas = [isl.PwAff.from_aff(b.project_domain_on_params()) for b in bounds]
-            es = [_to_tir_pw(pa, ctx_set, ex.names, dtype) for pa in pas]
-            e, pa = es[0], pas[0]
-            for e2, pa2 in zip(es[1:], pas[1:]):
-                e = tirop.min(e, e2) if is_hi else tirop.max(e, e2)
-                pa = pa.min(pa2) if is_hi else pa.max(pa2)
-            record_range(ex.names, e, pa, ctx_set)
-            conds.append(iv.var <= e if is_hi else iv.var >= e)
+            if bounds:
+                e = _bound_expr(ex, bounds, is_hi, ctx_set, iv.var.dtype)
+                conds.append(iv.var <= e if is_hi else iv.var >= e)
     if not conds or not (box & keep).is_subset(region):
         return None
     out = conds[0]
     for c in conds[1:]:
         out = logical_and(out, c)
     return out
+
+
+def _new_dim_bounds(bs, region, d, box):
+    """``(lows, highs, kept)``: the affine lower and upper bounds on set dim ``d`` among the
+    constraints of the basic set ``bs`` that ``box`` does not already imply, and the set
+    they cut out; None when a constraint on ``d`` involves another dim, a div, or is an
+    equality (the region is then not a box of such bounds)."""
+    nd = region.dim(dt.set)
+    sp = region.get_space()
+    v = isl.PwAff.var_on_domain(isl.LocalSpace.from_space(sp), dt.set, d)
+    kept = isl.Set.universe(sp)
+    lows, highs = [], []
+    for c in bs.get_constraints():
+        cf = c.get_coefficient_val(dt.set, d).to_python()
+        if cf == 0:
+            continue
+        others = [k for k in range(nd) if k != d and
+                  c.get_coefficient_val(dt.set, k).to_python() != 0]
+        nd_div = c.dim(dt.div)
+        if others or (nd_div and c.involves_dims(dt.div, 0, nd_div)) or c.is_equality():
+            return None
+        b = c.get_bound(dt.set, d)
+        b = b.floor() if cf < 0 else b.ceil()
+        pb = isl.PwAff.from_aff(b)
+        st = v.le_set(pb) if cf < 0 else v.ge_set(pb)
+        if (box - st).is_empty():
+            continue                  # the box already implies it
+        kept = kept & st
+        (highs if cf < 0 else lows).append(b)
+    return lows, highs, kept
+
+
+def _bound_expr(ex, bounds, is_hi, ctx_set, dtype):
+    """The ``min`` (``is_hi``) or ``max`` of the affine ``bounds`` as one tir expression, its
+    constant range recorded for the next hop's abbreviation."""
+    pas = [isl.PwAff.from_aff(b.project_domain_on_params()) for b in bounds]
+    es = [_to_tir_pw(pa, ctx_set, ex.names, dtype) for pa in pas]
+    e, pa = es[0], pas[0]
+    for e2, pa2 in zip(es[1:], pas[1:]):
+        e = tirop.min(e, e2) if is_hi else tirop.max(e, e2)
+        pa = pa.min(pa2) if is_hi else pa.max(pa2)
+    record_range(ex.names, e, pa, ctx_set)
+    return e
 
 
 def _pw_of(ex, e):
