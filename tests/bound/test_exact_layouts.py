@@ -220,8 +220,8 @@ def test_padded_consumer_rolling_buffer_exact():
 
 
 def test_select_map_uses_the_index_map_conversion():
-    """A layout with a Select (constant-difference branches) is not ToIsl syntax; the
-    IndexMap's own ISL conversion encodes it, still exact (no fallback)."""
+    """A layout with a Select (constant-difference branches): the layout constraint splits it
+    into one disjunct per branch (``IslWriter.constraint``), still exact (no fallback)."""
     lay = lambda i, j: [tir.Select(i < 4, i, i + 4), j]  # noqa: E731
     A = te.placeholder((10, 10), "float32", name="A")
     B = maxpool(A, "B")
