@@ -16,7 +16,7 @@ Encoding (one ISL context, every tepad Var gets a unique ISL name, see ``Names``
   A layout ``Transform`` (``transform_layout``: the loops iterate the physical indices) is
   ``t_k = f_k(orig)`` with the original vars in their ranges, so physical padding points have
   no preimage (ScheduleOps guards them); a non quasi-affine map makes ``own`` raise
-  ``NonAffine``, i.e. an interval fallback for the producer (recorded in ``exact_fallbacks``).
+  ``NotAffine``, i.e. an interval fallback for the producer (recorded in ``exact_fallbacks``).
   The loop-iteration domain of an enclosing stage (``loops_only``) leaves the Transform out:
   its loops, and the stages attached inside them, also run at padding points.
   Vars of enclosing loops (attach path) and shape vars appear as free names.
@@ -52,29 +52,25 @@ abbreviates it by a single parameter again: a constant amount of ISL work per st
 """
 from __future__ import annotations
 
-import itertools
 import logging
 import re
 
-import islpy as isl
-
-from ..arith import Analyzer, IntSet, union
+from ..arith import Analyzer, union
+from ..arith.isl_bridge import IslWriter, NotAffine, dim_type as dt, isl, params_set, \
+    params_to_dims, plus_constant, project_params_except, pw_aff_to_expr_ast, set_to_cond_ast
+from ..arith.isl_bridge import Names as IslNames
 from ..errors import TepadError
 from ..schedule.relations import Fuse, Rebase, Singleton, Split, Transform
 from ..schedule.stage import AttachType
 from ..tensor.tensor import PlaceholderOp
 from ..tir import op as tirop
-from ..tir.expr import (EQ, GE, GT, LE, LT, NE, Add, And, Call, Cast, FloorDiv, FloorMod,
-                        IntImm, Max, Min, Mul, Not, Or, ProducerLoad, Range, Sub, Var, cast,
-                        floordiv, floormod, logical_and, logical_not, logical_or)
-from ..tir.functor import collect_vars, post_order_visit, substitute
+from ..tir.expr import IntImm, Mul, ProducerLoad, Range, Var, cast, logical_and
+from ..tir.functor import post_order_visit, substitute
+from .interval import (BoundContext, BoundMap, consumer_request, finalize_ranges,
+                       infer_bound_interval, infer_root_bound)
 from .message_passing import pass_down_domain
 
 log = logging.getLogger("tepad.bound.exact")
-
-dt = isl.dim_type
-CTX = isl.DEFAULT_CONTEXT
-CTX.set_ast_build_detect_min_max(1)
 
 #: a non-box region gets store predicates when the box would compute at least this fraction
 #: more points than the region (concrete shapes); with symbolic shapes any waste counts.
@@ -98,197 +94,19 @@ PREDICATE_MAX_NODES = 400
 ABSTRACT_DEPTH = 3
 
 
-_SEL = itertools.count()
-
-
-class NonAffine(Exception):
-    """A tir expression that ISL cannot represent (not quasi-affine)."""
-
-
-# ---------------------------------------------------------------------------------------------
-# names and conversions
-# ---------------------------------------------------------------------------------------------
-
-class Names:
-    """Unique ISL identifiers for tepad Vars (Vars compare by identity)."""
+class Names(IslNames):
+    """ISL names of one exact-mode run (see ``isl_bridge.Names``), plus ``ranges``:
+    ``id(tir expression) -> (expression, lo, hi)``, the known constant range of an expression
+    exact mode produced (a root min, a predicate bound), lo/hi None when unknown."""
 
     def __init__(self):
-        self.by_id = {}
-        self.vars = {}
-        #: ISL name -> tir expression it abbreviates (see ``Abstraction``)
-        self.exprs = {}
-        #: id(tir expression) -> (expression, lo, hi): known constant range of an expression
-        #: exact mode produced (a root min, a predicate bound), lo/hi None when unknown
+        super().__init__()
         self.ranges = {}
-
-    def name(self, var) -> str:
-        n = self.by_id.get(id(var))
-        if n is None:
-            base = re.sub(r"\W", "_", var.name) or "v"
-            if not base[0].isalpha():
-                base = "v" + base
-            n = f"{base}_{len(self.by_id)}"
-            self.by_id[id(var)] = n
-            self.vars[n] = var
-        return n
-
-
-def _const(e):
-    if isinstance(e, IntImm):
-        return e.value
-    if isinstance(e, Cast):
-        return _const(e.value)
-    return None
-
-
-def _is_ite(e):
-    return isinstance(e, Call) and e.op == "tir.if_then_else" and len(e.args) == 3
-
-
-class ToIsl:
-    """tir expression / condition -> ISL syntax; records the names it used."""
-
-    def __init__(self, names: Names, env=None, abstraction=None):
-        self.names = names
-        self.env = env or {}
-        self.used = set()
-        self.aux = []          # (name, definition) of if_then_else values
-        self.abstraction = abstraction
-
-    def wrap(self, formula: str) -> str:
-        """``formula`` with the if_then_else helper names existentially quantified."""
-        if not self.aux:
-            return formula
-        names = ", ".join(n for n, _ in self.aux)
-        defs = " and ".join(d for _, d in self.aux)
-        return f"exists ({names} : {defs} and {formula})"
-
-    def expr(self, e) -> str:
-        if isinstance(e, IntImm):
-            return f"({e.value})" if e.value < 0 else str(e.value)
-        if self.abstraction is not None and not isinstance(e, Var):
-            n = self.abstraction.name_of(e)
-            if n is not None:
-                self.used.add(n)
-                return n
-        if isinstance(e, Var):
-            if e in self.env:
-                return str(int(self.env[e]))
-            n = self.names.name(e)
-            self.used.add(n)
-            return n
-        if isinstance(e, Cast):
-            return self.expr(e.value)
-        if isinstance(e, Add):
-            return f"({self.expr(e.a)} + {self.expr(e.b)})"
-        if isinstance(e, Sub):
-            return f"({self.expr(e.a)} - {self.expr(e.b)})"
-        if isinstance(e, Mul):
-            ca, cb = _const(e.a), _const(e.b)
-            if ca is not None and cb is not None:
-                return self.expr(IntImm(ca * cb, "int64"))
-            if ca is not None:
-                return f"({ca}*({self.expr(e.b)}))"
-            if cb is not None:
-                return f"({cb}*({self.expr(e.a)}))"
-            for x, y in ((e.a, e.b), (e.b, e.a)):       # x * ite(c, p, q) -> ite(c, x*p, x*q)
-                if _is_ite(y):
-                    c, p, q = y.args
-                    return self.expr(Call(e.dtype, "tir.if_then_else", [c, x * p, x * q]))
-            raise NonAffine(f"product of two non-constants: {e!r}")
-        if isinstance(e, (FloorDiv, FloorMod)):
-            c = _const(e.b)
-            if c is None and _is_ite(e.b):
-                cnd, p, q = e.b.args
-                f = floordiv if isinstance(e, FloorDiv) else floormod
-                return self.expr(Call(e.dtype, "tir.if_then_else", [cnd, f(e.a, p), f(e.a, q)]))
-            if c is None or c <= 0:
-                raise NonAffine(f"{type(e).__name__} by a non-constant or non-positive: {e!r}")
-            a = self.expr(e.a)
-            return f"floor(({a})/{c})" if isinstance(e, FloorDiv) else f"(({a}) mod {c})"
-        if isinstance(e, (Min, Max)):
-            f = "min" if isinstance(e, Min) else "max"
-            return f"{f}({self.expr(e.a)}, {self.expr(e.b)})"
-        if isinstance(e, Call) and e.op == "tir.if_then_else" and len(e.args) == 3:
-            cnd = self.cond(e.args[0])
-            a, b = self.expr(e.args[1]), self.expr(e.args[2])
-            n = f"sel_{next(_SEL)}"
-            self.aux.append((n, f"(({cnd} and {n} = {a}) or ((not {cnd}) and {n} = {b}))"))
-            return n
-        raise NonAffine(f"not quasi-affine: {type(e).__name__} {e!r}")
-
-    def cond(self, c) -> str:
-        if isinstance(c, IntImm):
-            return "true" if c.value else "false"
-        if isinstance(c, And):
-            return f"({self.cond(c.a)} and {self.cond(c.b)})"
-        if isinstance(c, Or):
-            return f"({self.cond(c.a)} or {self.cond(c.b)})"
-        if isinstance(c, Not):
-            return f"(not {self.cond(c.a)})"
-        ops = {LT: "<", LE: "<=", GT: ">", GE: ">=", EQ: "=", NE: "!="}
-        for cls, sym in ops.items():
-            if type(c) is cls:
-                return f"({self.expr(c.a)} {sym} {self.expr(c.b)})"
-        if isinstance(c, Call) and c.op in ("tir.likely", "likely") and c.args:
-            return self.cond(c.args[0])
-        raise NonAffine(f"condition not representable: {c!r}")
-
-
-def params_set(constraints, names_used, extra=(), conv=None) -> isl.Set:
-    """Parameter-only set ``[names] -> { : c1 and c2 ... }`` (``conv``: the ToIsl whose
-    if_then_else helpers the constraints use)."""
-    ps = sorted(set(names_used) | set(extra))
-    body = " and ".join(constraints) if constraints else "true"
-    if conv is not None:
-        body = conv.wrap(body)
-    return isl.Set(f"[{', '.join(ps)}] -> {{ : {body} }}")
-
-
-_OP = isl.ast_expr_op_type
-
-
-def ast_to_tir(e, names: Names, dtype="int32"):
-    """isl AstExpr -> tir expression (variables looked up by their ISL name)."""
-    t = e.get_type()
-    if t == isl.ast_expr_type.int:
-        return IntImm(e.get_val().to_python(), dtype)
-    if t == isl.ast_expr_type.id:
-        n = e.get_id().get_name()
-        v = names.vars.get(n)
-        if v is None:
-            v = names.exprs.get(n)
-        if v is None:
-            raise TepadError(f"exact bounds: unknown ISL name {n}")
-        return v if v.dtype == dtype else cast(dtype, v)
-    op = e.get_op_type()
-    args = [ast_to_tir(e.get_op_arg(k), names, dtype) for k in range(e.get_op_n_arg())]
-    if op == _OP.minus:
-        return IntImm(0, dtype) - args[0]
-    if op in (_OP.select, _OP.cond):
-        return tirop.if_then_else(args[0], args[1], args[2])
-    binary = {
-        _OP.add: lambda a, b: a + b, _OP.sub: lambda a, b: a - b, _OP.mul: lambda a, b: a * b,
-        _OP.div: floordiv, _OP.fdiv_q: floordiv, _OP.pdiv_q: floordiv,
-        _OP.pdiv_r: floormod, _OP.zdiv_r: floormod,
-        _OP.min: tirop.min, _OP.max: tirop.max,
-        _OP.le: lambda a, b: a <= b, _OP.lt: lambda a, b: a < b,
-        _OP.ge: lambda a, b: a >= b, _OP.gt: lambda a, b: a > b,
-        _OP.eq: lambda a, b: EQ(a, b),
-        _OP.and_: logical_and, _OP.and_then: logical_and,
-        _OP.or_: logical_or, _OP.or_else: logical_or,
-    }
-    if op in binary:
-        out = args[0]
-        for a in args[1:]:
-            out = binary[op](out, a)
-        return out
-    raise NonAffine(f"ISL AST operator {op} not supported")
 
 
 def _to_tir_pw(pa, ctx_set, names, dtype):
-    build = isl.AstBuild.from_context(ctx_set)
-    return ast_to_tir(build.expr_from_pw_aff(pa.gist_params(ctx_set)), names, dtype)
+    """Parameter-only PwAff -> tir expression, equal to it under ``ctx_set``."""
+    return pw_aff_to_expr_ast(pa.gist_params(ctx_set), ctx_set, names, dtype, "if_then_else")
 
 
 def _min_of_pieces(pa, ctx_set):
@@ -319,12 +137,7 @@ def _tir_size(e) -> int:
 
 def _to_tir_set(st, ctx_set, names):
     """Parameter-only set -> tir condition, simplified under ``ctx_set``."""
-    st = st.gist(ctx_set)
-    build = isl.AstBuild.from_context(ctx_set)
-    out = ast_to_tir(build.expr_from_set(st), names)
-    if isinstance(out, IntImm):
-        out = IntImm(out.value, "bool")
-    return out
+    return set_to_cond_ast(st.gist(ctx_set), ctx_set, names, "if_then_else")
 
 
 def box_of(r: isl.Set) -> isl.Set:
@@ -337,19 +150,6 @@ def box_of(r: isl.Set) -> isl.Set:
         box = box & v.ge_set(r.dim_min(d).insert_domain(sp)) & \
             v.le_set(r.dim_max(d).insert_domain(sp))
     return box.coalesce()
-
-
-def project_params_except(st: isl.Set, keep) -> isl.Set:
-    for k in reversed(range(st.dim(dt.param))):
-        if st.get_dim_name(dt.param, k) not in keep:
-            st = st.project_out(dt.param, k, 1)
-    return st
-
-
-def params_to_dims(st: isl.Set) -> isl.Set:
-    """Move every parameter into the set dims (for counting)."""
-    n = st.dim(dt.param)
-    return st.move_dims(dt.set, 0, dt.param, 0, n) if n else st
 
 
 # ---------------------------------------------------------------------------------------------
@@ -408,9 +208,9 @@ class Abstraction:
         if not fv or not fv <= self.outer or fv & self.local:
             return None
         try:
-            c = ToIsl(ex.names, ex.env)
+            c = ex.conv()
             text = c.wrap(f"val_ = {c.expr(e)}")
-        except NonAffine:
+        except NotAffine:
             return None
         text = re.sub(r"sel_\d+", lambda m, d={}: d.setdefault(m.group(0), f"sel_k{len(d)}"),
                       text)
@@ -466,7 +266,8 @@ def record_range(names, e, pa, ctx_set):
 # the per-schedule state
 # ---------------------------------------------------------------------------------------------
 
-def _loads_of(op, tensors):
+def loads_of(op, tensors):
+    """Every ProducerLoad of one of ``tensors`` in ``op``'s body."""
     out = []
 
     def visit(n):
@@ -511,8 +312,10 @@ class Exact:
                     if isinstance(d, Var):
                         self.shape_vars.add(self.names.name(d))
 
-    def conv(self, abstraction=None):
-        return ToIsl(self.names, self.env, abstraction)
+    def conv(self, abstraction=None) -> IslWriter:
+        """A fresh ISL writer over this run's names and ``env`` (Selects stay ``NotAffine``:
+        a load with a Select index takes the interval fallback of its dimension)."""
+        return IslWriter(self.names, self.env, abstraction, select_indicators=False)
 
     def abstraction(self, apath, stages):
         """The (shared) ``Abstraction`` for producers enclosed by the loops ``apath`` whose
@@ -542,94 +345,36 @@ class Exact:
             key = (key, abstraction.key)
         if key in self._own:
             return self._own[key]
-        rmap, c = self.rmap, self.conv(abstraction)
-        cons = []
-        op = stage.op
-        nm = lambda iv: c.expr(iv.var)   # noqa: E731
-
-        leaves = {id(iv) for iv in stage.leaf_iter_vars}
-
-        def in_range(x, r, iv=None):
-            # loops_only: only loops bound their vars. A non-leaf range (the inner part of a
-            # tile that is split again by nparts) would, once the inner loops are projected
-            # away, also drop outer iterations whose inner loops are empty -- and a stage
-            # attached at the outer loop still runs there (fuzz seed 4001, case 585).
-            if loops_only and iv is not None and id(iv) not in leaves:
-                return
-            lo = c.expr(r.min)
-            cons.append(f"{lo} <= {x} < {lo} + {c.expr(r.extent)}")
-        for iv in op.root_iter_vars:
-            if loops_only:
-                break
-            in_range(nm(iv), rmap[iv])
-            if iv.dom is not None and iv not in op.reduce_axis:
-                in_range(nm(iv), iv.dom)
+        c = self.conv(abstraction)
+        dom = _StageDomain(self, stage, c, loops_only)
         if loops_only:
-            for iv in stage.leaf_iter_vars:
-                in_range(nm(iv), rmap[iv])
-            # (exact split tails shorten inner loops by bounding the split's parent, which
-            # is not a loop: like any non-leaf range it is left out, see in_range)
-        for rel in stage.relations:
-            if isinstance(rel, Split):
-                ri, rp = rmap[rel.inner], rmap[rel.parent]
-                prod = c.expr(_tmul(rel.outer.var, ri.extent))
-                cons.append(f"{nm(rel.parent)} = {c.expr(rp.min)} + "
-                            f"{prod} + {nm(rel.inner)} - {c.expr(ri.min)}")
-                in_range(nm(rel.inner), ri, rel.inner)
-                in_range(nm(rel.outer), rmap[rel.outer], rel.outer)
-            elif isinstance(rel, Fuse):
-                ro, ri = rmap[rel.outer], rmap[rel.inner]
-                prod = c.expr(_tmul(rel.outer.var - ro.min, ri.extent))
-                cons.append(f"{nm(rel.fused)} = {prod} + {nm(rel.inner)} - {c.expr(ri.min)}")
-                in_range(nm(rel.inner), ri, rel.inner)
-                in_range(nm(rel.fused), rmap[rel.fused], rel.fused)
-            elif isinstance(rel, Rebase):
-                cons.append(f"{nm(rel.rebased)} = {nm(rel.parent)} - {c.expr(rmap[rel.parent].min)}")
-            elif isinstance(rel, Singleton):
-                cons.append(f"{nm(rel.iter)} = 0")
-            elif isinstance(rel, Transform):
-                # the loops iterate the physical box; a point executes iff it is the image
-                # t = f(orig) of a logical point (orig: root ranges above, so t lies in the
-                # box): padding points have no preimage, ScheduleOps guards them out.
-                # loops_only: the loops run (and the stages attached inside them) at padding
-                # points and past a non-divisible split of t too, so no constraint at all
-                if not loops_only:
-                    cons.extend(self._transform_constraints(stage, rel, c))
-            else:
-                raise NonAffine(f"stage {stage.name}: relation {rel!r} has no exact encoding")
-        for p in (() if loops_only else getattr(rmap, "predicates", {}).get(op, ())):
-            cons.append(c.cond(p))
+            dom.add_leaf_ranges()
+        else:
+            dom.add_root_ranges()
+        dom.add_relations()
+        if not loops_only:
+            for p in getattr(self.rmap, "predicates", {}).get(stage.op, ()):
+                dom.cons.append(c.cond(p))
         try:
-            st = params_set(cons, c.used, conv=c)
+            st = params_set(dom.cons, c.used, writer=c)
         except isl.Error as e:
-            raise NonAffine(f"ISL rejected the domain of {stage.name}: {e}") from e
+            raise NotAffine(f"ISL rejected the domain of {stage.name}: {e}") from e
         self._own[key] = st
         return st
 
     def _transform_constraints(self, stage, rel, c):
-        """``t_k = f_k(orig)`` for a layout ``Transform`` (ISL text, names recorded in ``c``);
-        NonAffine when the IndexMap is not quasi-affine (the caller falls back to intervals)."""
+        """``t_k = f_k(orig)`` for a layout ``Transform`` (ISL text, names recorded in ``c``;
+        Selects of exact symbolic shapes become one disjunct per branch); NotAffine when the
+        IndexMap is not quasi-affine (the caller falls back to intervals)."""
         imap = rel.index_map
         vsub = {v: ov.var for v, ov in zip(imap.initial_indices, rel.original_vars)}
         out = []
         for tv, f in zip(rel.transformed_vars, imap.final_indices):
-            f = substitute(f, vsub)
             try:
-                out.append(f"{c.expr(tv.var)} = {c.expr(f)}")
-                continue
-            except NonAffine:
-                pass
-            # e.g. Selects of exact symbolic shapes: the IndexMap's own ISL conversion
-            from ..arith.index_map import _NotAffine, isl_constraint
-            if self.env:
-                f = substitute(f, {v: IntImm(int(x), v.dtype) for v, x in self.env.items()})
-            names = {v: self.names.name(v) for v in collect_vars(f) | {tv.var}}
-            try:
-                out.append(isl_constraint(tv.var, "=", f, names))
-            except _NotAffine as e:
-                raise NonAffine(f"stage {stage.name}: layout map {imap} is not quasi-affine "
+                out.append(c.constraint(tv.var, "=", substitute(f, vsub)))
+            except NotAffine as e:
+                raise NotAffine(f"stage {stage.name}: layout map {imap} is not quasi-affine "
                                 f"({e}): no exact encoding of its loops") from None
-            c.used |= set(names.values())
         return out
 
     def chain(self, consumer, stop):
@@ -640,7 +385,7 @@ class Exact:
                 return out
             if x.attach_type != AttachType.Scope:
                 if stop is not None:
-                    raise NonAffine(f"attach loop {stop.name} does not enclose {consumer.name}")
+                    raise NotAffine(f"attach loop {stop.name} does not enclose {consumer.name}")
                 return out
             x = x.attach_stage
             out.append(x)
@@ -655,7 +400,7 @@ class Exact:
                 lo = c.expr(r.min)
                 cons.append(c.wrap(f"{lo} <= {c.expr(iv.var)} < {lo} + {c.expr(r.extent)}"))
                 used |= c.used
-            except (NonAffine, KeyError):
+            except (NotAffine, KeyError):
                 pass
         for n in self.shape_vars:
             if self.names.vars[n] not in self.env:
@@ -667,8 +412,83 @@ class Exact:
             return isl.Set("{ : }")
 
 
+class _StageDomain:
+    """The ISL constraints of ``Exact.own`` for one stage, in the order ScheduleOps nests
+    them: ranges (root ranges and declared domain, or with ``loops_only`` the leaf loops),
+    then one constraint per schedule relation."""
+
+    def __init__(self, ex, stage, writer, loops_only):
+        self.ex, self.stage, self.c, self.loops_only = ex, stage, writer, loops_only
+        self.rmap = ex.rmap
+        self.leaves = {id(iv) for iv in stage.leaf_iter_vars}
+        self.cons = []
+
+    def nm(self, iv) -> str:
+        return self.c.expr(iv.var)
+
+    def in_range(self, x, r, iv=None):
+        """``r.min <= x < r.min + r.extent``; with ``loops_only`` only for leaf loops."""
+        # loops_only: only loops bound their vars. A non-leaf range (the inner part of a
+        # tile that is split again by nparts) would, once the inner loops are projected
+        # away, also drop outer iterations whose inner loops are empty -- and a stage
+        # attached at the outer loop still runs there (fuzz seed 4001, case 585).
+        if self.loops_only and iv is not None and id(iv) not in self.leaves:
+            return
+        lo = self.c.expr(r.min)
+        self.cons.append(f"{lo} <= {x} < {lo} + {self.c.expr(r.extent)}")
+
+    def add_root_ranges(self):
+        """Root vars in their bound ranges and (data axes) in their declared domain."""
+        op = self.stage.op
+        for iv in op.root_iter_vars:
+            self.in_range(self.nm(iv), self.rmap[iv])
+            if iv.dom is not None and iv not in op.reduce_axis:
+                self.in_range(self.nm(iv), iv.dom)
+
+    def add_leaf_ranges(self):
+        """Leaf loops in their ranges (exact split tails shorten inner loops by bounding the
+        split's parent, which is not a loop: like any non-leaf range it is left out)."""
+        for iv in self.stage.leaf_iter_vars:
+            self.in_range(self.nm(iv), self.rmap[iv])
+
+    def add_relations(self):
+        """Split, fuse, rebase, singleton and layout relations, in schedule order."""
+        c, nm, rmap = self.c, self.nm, self.rmap
+        for rel in self.stage.relations:
+            if isinstance(rel, Split):
+                ri, rp = rmap[rel.inner], rmap[rel.parent]
+                prod = c.expr(_tmul(rel.outer.var, ri.extent))
+                self.cons.append(f"{nm(rel.parent)} = {c.expr(rp.min)} + "
+                                 f"{prod} + {nm(rel.inner)} - {c.expr(ri.min)}")
+                self.in_range(nm(rel.inner), ri, rel.inner)
+                self.in_range(nm(rel.outer), rmap[rel.outer], rel.outer)
+            elif isinstance(rel, Fuse):
+                ro, ri = rmap[rel.outer], rmap[rel.inner]
+                prod = c.expr(_tmul(rel.outer.var - ro.min, ri.extent))
+                self.cons.append(f"{nm(rel.fused)} = {prod} + {nm(rel.inner)} - "
+                                 f"{c.expr(ri.min)}")
+                self.in_range(nm(rel.inner), ri, rel.inner)
+                self.in_range(nm(rel.fused), rmap[rel.fused], rel.fused)
+            elif isinstance(rel, Rebase):
+                self.cons.append(f"{nm(rel.rebased)} = {nm(rel.parent)} - "
+                                 f"{c.expr(rmap[rel.parent].min)}")
+            elif isinstance(rel, Singleton):
+                self.cons.append(f"{nm(rel.iter)} = 0")
+            elif isinstance(rel, Transform):
+                # the loops iterate the physical box; a point executes iff it is the image
+                # t = f(orig) of a logical point (orig: root ranges above, so t lies in the
+                # box): padding points have no preimage, ScheduleOps guards them out.
+                # loops_only: the loops run (and the stages attached inside them) at padding
+                # points and past a non-divisible split of t too, so no constraint at all
+                if not self.loops_only:
+                    self.cons.extend(self.ex._transform_constraints(self.stage, rel, c))
+            else:
+                raise NotAffine(f"stage {self.stage.name}: relation {rel!r} has no exact "
+                                "encoding")
+
+
 def _tmul(x, e):
-    """``x * e`` as a tir Mul node (no folding: ToIsl handles constants and if_then_else)."""
+    """``x * e`` as a tir Mul node (no folding: IslWriter handles constants and if_then_else)."""
     if e.dtype != x.dtype:
         e = cast(x.dtype, e)
     return Mul(x, e)
@@ -695,14 +515,14 @@ def request_region(ex: Exact, stage, consumers, apath, fallback_dim, fallbacks,
             dom = o if dom is None else dom & o
         pieces = []
         used = set()
-        for ld in _loads_of(c.op, outs):
+        for ld in loads_of(c.op, outs):
             cons = []
             for k, idx in enumerate(ld.indices):
                 cv = ex.conv(abstraction)
                 try:
                     cons.append(cv.wrap(f"{onames[k]} = {cv.expr(idx)}"))
                     used |= cv.used
-                except NonAffine as e:
+                except NotAffine as e:
                     fb = fallback_dim(c, k)
                     msg = f"index {idx!r} not quasi-affine ({e}); interval fallback for this dim"
                     log.debug("exact bounds: stage %s, consumer %s, dim %d: %s",
@@ -733,11 +553,9 @@ def request_region(ex: Exact, stage, consumers, apath, fallback_dim, fallbacks,
 def infer_bound_exact(s):
     """Exact-mode InferBound: a ``BoundMap`` with exact root ranges, region predicates and
     ``exact_tails``. ``bmap.exact_fallbacks`` lists where intervals were used instead."""
-    from .infer_bound import BoundMap, _Context, _consumer_request, finalize_ranges, \
-        infer_bound, infer_root_bound
-    ctx = _Context(s)
+    ctx = BoundContext(s)
     if ctx.bind_map:
-        bm = infer_bound(s)
+        bm = infer_bound_interval(s)
         bm.exact_fallbacks = [Fallback("*", None, None,
                                        "thread-bound loops: interval mode used for everything")]
         log.debug("exact bounds: thread binding present, using interval mode")
@@ -761,7 +579,7 @@ def infer_bound_exact(s):
         else:
             try:
                 _exact_root_bound(ex, ctx, stage, rmap, ana)
-            except (NonAffine, isl.Error) as e:
+            except (NotAffine, isl.Error) as e:
                 if _DEBUG_RAISE:
                     raise
                 msg = f"exact region failed ({e}); interval InferBound for the whole stage"
@@ -775,60 +593,21 @@ def infer_bound_exact(s):
     return finalize_ranges(rmap, ana)
 
 
-def _exact_root_bound(ex, ctx, stage, rmap, ana, interval=None):
-    from .infer_bound import BoundMap, _consumer_request, infer_root_bound
+def _exact_root_bound(ex, ctx, stage, rmap, ana):
+    """Root ranges of a non-output ``stage`` from the exact region its consumers request, and
+    a store predicate when the ranges' box wastes enough work (see the module docstring)."""
     op = stage.op
     apath = ctx.paths[id(stage)]
-    outs = [op.output(k) for k in range(op.num_outputs)]
-    consumers = []
-    for t in outs:
-        for c in ctx.feed.get(t, []):
-            if c not in consumers:
-                consumers.append(c)
-    fallbacks = rmap.exact_fallbacks
-    onames = [ex.names.name(iv.var) for iv in op.axis]
-    iv_cache = {}
-
-    def fallback_dim(consumer, k):
-        """Interval request of ``consumer`` on dim ``k`` as an ISL constraint (or None)."""
-        if consumer not in iv_cache:
-            tmap = {t: [[] for _ in op.axis] for t in outs}
-            _consumer_request(ctx, stage, consumer, rmap, ana, tmap)
-            iv_cache[consumer] = tmap
-        sets = [x for t in outs for x in iv_cache[consumer][t][k]]
-        u = union(sets) if sets else None
-        c = ex.conv()
-        try:
-            if u is not None and u.has_lower_bound() and u.has_upper_bound():
-                return c.wrap(f"{c.expr(u.min())} <= {onames[k]} <= {c.expr(u.max())}"), c.used
-            shp = op.output(0).shape[k]
-            return c.wrap(f"0 <= {onames[k]} < {c.expr(shp)}"), c.used
-        except NonAffine:
-            return None
-
-    absn = None
-    if len(apath) >= ABSTRACT_DEPTH:
-        stop = apath[0] if apath else None
-        try:
-            chain = [x for c in consumers for x in ex.chain(c, stop)]
-        except NonAffine:
-            chain = None
-        if chain is not None:
-            absn = ex.abstraction(apath, chain)
-    region = request_region(ex, stage, consumers, apath, fallback_dim, fallbacks, absn)
+    consumers = _consumers(ctx, op)
+    intervals = _IntervalRequests(ex, ctx, stage, rmap, ana)
+    absn = _abstraction_for(ex, apath, consumers)
+    region = request_region(ex, stage, consumers, apath, intervals.constraint,
+                            rmap.exact_fallbacks, absn)
     # No intersection with the interval-mode box here: that box is expressed in the interval
     # mode's consumer loops, which can start elsewhere than exact mode's (a consumer whose
     # region exact mode shrank), so intersecting could drop points that are needed. The region
     # is a union of exact images of what the consumers execute, hence never looser anyway.
-    if absn is None:
-        ctx_set = ex.context(apath)
-    else:
-        # only the loop vars and abbreviations the region really depends on
-        present = {region.get_dim_name(dt.param, k) for k in range(region.dim(dt.param))}
-        ctx_set = ex.context([iv for iv in apath if ex.names.name(iv.var) in present])
-        ab = sorted(present & set(absn.bounds))
-        if ab:
-            ctx_set = (ctx_set & params_set(absn.context_constraints(ab), ab)).coalesce()
+    ctx_set = _region_context(ex, apath, region, absn)
     rmap.exact_regions[op] = region
     if region.is_empty():
         for iv in op.axis:
@@ -836,101 +615,212 @@ def _exact_root_bound(ex, ctx, stage, rmap, ana, interval=None):
         for iv in op.reduce_axis:
             rmap[iv] = iv.dom
         return
-    # Fuse and nparts-split multiply by an extent: keep those extents constant (the largest
-    # over the attach iterations, offset exact) so the loop structure stays affine; the
-    # region predicate then removes the padding.
+    box, padded = _set_root_ranges(ex, ctx, stage, rmap, ana, region, ctx_set, absn)
+    box = _clip_to_declared_shape(ex, op, box)
+    waste = (box - region).coalesce()
+    if waste.is_empty():
+        return
+    if not padded and not _worth_predicating(ex, box, waste, ctx_set):
+        return
+    pred = _region_predicate(ex, stage, region, box, ctx_set, absn)
+    if pred is not None:
+        rmap.predicates[op] = [pred]
+
+
+def _consumers(ctx, op) -> list:
+    """The stages reading any output of ``op``, each once, in feed-graph order."""
+    out = []
+    for k in range(op.num_outputs):
+        for c in ctx.feed.get(op.output(k), []):
+            if c not in out:
+                out.append(c)
+    return out
+
+
+class _IntervalRequests:
+    """A consumer's interval-mode request on one dimension of ``stage``, as an ISL
+    constraint: the per-dimension fallback of ``request_region`` for non quasi-affine
+    indices. Each consumer's interval requests are computed once."""
+
+    def __init__(self, ex, ctx, stage, rmap, ana):
+        self.ex, self.ctx, self.stage, self.rmap, self.ana = ex, ctx, stage, rmap, ana
+        op = stage.op
+        self.outs = [op.output(k) for k in range(op.num_outputs)]
+        self.onames = [ex.names.name(iv.var) for iv in op.axis]
+        self.cache = {}
+
+    def constraint(self, consumer, k):
+        """``(ISL text, names used)`` bounding root dim ``k`` by ``consumer``'s interval
+        request (by the tensor's shape when the request is unbounded), None when not even
+        that is quasi-affine."""
+        op = self.stage.op
+        if consumer not in self.cache:
+            tmap = {t: [[] for _ in op.axis] for t in self.outs}
+            consumer_request(self.ctx, self.stage, consumer, self.rmap, self.ana, tmap)
+            self.cache[consumer] = tmap
+        sets = [x for t in self.outs for x in self.cache[consumer][t][k]]
+        u = union(sets) if sets else None
+        c = self.ex.conv()
+        x = self.onames[k]
+        try:
+            if u is not None and u.has_lower_bound() and u.has_upper_bound():
+                return c.wrap(f"{c.expr(u.min())} <= {x} <= {c.expr(u.max())}"), c.used
+            return c.wrap(f"0 <= {x} < {c.expr(op.output(0).shape[k])}"), c.used
+        except NotAffine:
+            return None
+
+
+def _abstraction_for(ex, apath, consumers):
+    """The ``Abstraction`` for a producer at attach depth ``ABSTRACT_DEPTH`` or more (None
+    above that depth, or when a consumer's chain to the attach point is broken)."""
+    if len(apath) < ABSTRACT_DEPTH:
+        return None
+    stop = apath[0] if apath else None
+    try:
+        chain = [x for c in consumers for x in ex.chain(c, stop)]
+    except NotAffine:
+        return None
+    return ex.abstraction(apath, chain)
+
+
+def _region_context(ex, apath, region, absn) -> isl.Set:
+    """What is known about the region's parameters: the attach-path loop ranges and shape
+    vars >= 1; with an abstraction only the loops the region depends on, plus the constant
+    ranges of the abbreviations it uses."""
+    if absn is None:
+        return ex.context(apath)
+    present = {region.get_dim_name(dt.param, k) for k in range(region.dim(dt.param))}
+    ctx_set = ex.context([iv for iv in apath if ex.names.name(iv.var) in present])
+    ab = sorted(present & set(absn.bounds))
+    if ab:
+        ctx_set = (ctx_set & params_set(absn.context_constraints(ab), ab)).coalesce()
+    return ctx_set
+
+
+def _set_root_ranges(ex, ctx, stage, rmap, ana, region, ctx_set, absn):
+    """``rmap`` ranges of ``stage``'s root vars from the region's bounding box; returns
+    ``(box, padded)``: the box the ranges describe (as an ISL set in the region's space) and
+    whether a tile made it larger than the bounding box on purpose.
+
+    Fuse and nparts-split multiply by an extent: those extents stay constant (the largest over
+    the attach iterations, offset exact) so the loop structure stays affine; the region
+    predicate then removes the padding. Piecewise bounds become tiles too (see
+    ``_tile_lower_bound``)."""
+    op = stage.op
     tile = any(isinstance(r, Fuse) or (isinstance(r, Split) and r.factor is None)
                for r in stage.relations)
     sp = region.get_space()
     ls = isl.LocalSpace.from_space(sp)
     box = isl.Set.universe(sp)
     padded = False
-    imap = None
-    exact_bounds = []
+    imap = []
+
+    def interval_map():
+        if not imap:
+            imap.append(BoundMap(rmap))
+            infer_root_bound(ctx, stage, imap[0], ana)
+        return imap[0]
+
     for d, iv in enumerate(op.axis):
-        lo, hi = region.dim_min(d), region.dim_max(d)
-        exact_bounds.append((lo, hi))
+        lo, hi, const_ext = _dim_bounds(ex, region, d, iv, ctx_set, absn, tile, interval_map)
         dtype = iv.var.dtype
         v = isl.PwAff.var_on_domain(ls, dt.set, d)
-        multi_lo = lo.gist_params(ctx_set).n_piece() > 1
-        if multi_lo or \
-                _plus(hi - lo, 1).gist_params(ctx_set).n_piece() > MAX_EXTENT_PIECES:
-            # piecewise bounds (boundary tiles) would multiply from hop to hop: hand the
-            # producer a tile instead -- the interval lower bound (affine) when the exact
-            # lower bound is piecewise and the exact region lies above it, and the largest
-            # exact extent over the attach iterations
-            if multi_lo and absn is None:
-                if imap is None:
-                    imap = BoundMap(rmap)
-                    infer_root_bound(ctx, stage, imap, ana)
-                try:
-                    lo_i = _pw_of(ex, imap[iv].min)
-                    if lo_i.n_piece() == 1 and region.is_subset(
-                            box_set_ge(sp, ls, d, lo_i)):
-                        lo = lo_i
-                except (NonAffine, isl.Error):
-                    pass
-            if lo.gist_params(ctx_set).n_piece() > MAX_MIN_PIECES:
-                lo = _min_of_pieces(lo.gist_params(ctx_set), ctx_set)
-            tile_d = True
-        else:
-            tile_d = tile
-        ext = _plus(hi - lo, 1)
-        box = box & v.ge_set(lo.insert_domain(sp))
-        const_ext = None
-        if tile_d:
-            mv = ext.intersect_params(ctx_set).max_val()
-            if mv.is_int():
-                const_ext = mv.to_python()
+        box = box & v.ge_set(lo.insert_domain(sp)) & v.le_set(hi.insert_domain(sp))
         if const_ext is not None:
             padded = padded or tile
-            box = box & v.le_set(_plus(lo, const_ext - 1).insert_domain(sp))
             ext_t = IntImm(const_ext, dtype)
         else:
-            box = box & v.le_set(hi.insert_domain(sp))
-            ext_t = _to_tir_pw(ext, ctx_set, ex.names, dtype)
+            ext_t = _to_tir_pw(plus_constant(hi - lo, 1), ctx_set, ex.names, dtype)
         lo_t = _to_tir_pw(lo, ctx_set, ex.names, dtype)
         if absn is not None:
             record_range(ex.names, lo_t, lo, ctx_set)
         rmap[iv] = Range.from_min_extent(lo_t, ext_t)
     for iv in op.reduce_axis:
         rmap[iv] = iv.dom
-    box = box.coalesce()
-    # ScheduleOps never stores outside the tensor's shape: that part of the box is no waste
+    return box.coalesce(), padded
+
+
+def _dim_bounds(ex, region, d, iv, ctx_set, absn, tile, interval_map):
+    """``(lo, hi, const_ext)`` of root dim ``d``: PwAff bounds in the region's parameters
+    with ``lo <= x_d <= hi`` on the whole region. A dim with piecewise bounds, or any dim of a
+    ``tile`` stage, gets a constant extent ``const_ext`` (the largest over ``ctx_set``) when
+    there is one, ``hi = lo + const_ext - 1``; otherwise ``const_ext`` is None and ``hi`` the
+    region's exact upper bound."""
+    lo, hi = region.dim_min(d), region.dim_max(d)
+    multi_lo = lo.gist_params(ctx_set).n_piece() > 1
+    if multi_lo or \
+            plus_constant(hi - lo, 1).gist_params(ctx_set).n_piece() > MAX_EXTENT_PIECES:
+        lo = _tile_lower_bound(ex, region, d, iv, lo, ctx_set, multi_lo and absn is None,
+                               interval_map)
+        tile = True
+    if tile:
+        mv = plus_constant(hi - lo, 1).intersect_params(ctx_set).max_val()
+        if mv.is_int():
+            k = mv.to_python()
+            return lo, plus_constant(lo, k - 1), k
+    return lo, hi, None
+
+
+def _tile_lower_bound(ex, region, d, iv, lo, ctx_set, try_interval, interval_map):
+    """The lower bound of a tile on dim ``d`` whose exact bounds are piecewise (boundary
+    tiles would multiply pieces from hop to hop): the interval lower bound when
+    ``try_interval``, it is affine and the region lies above it; else ``lo``, relaxed to
+    ``_min_of_pieces`` when it has more than MAX_MIN_PIECES pieces."""
+    if try_interval:
+        try:
+            lo_i = _pw_of(ex, interval_map()[iv].min)
+            if lo_i.n_piece() == 1 and region.is_subset(_ge_set(region.get_space(), d, lo_i)):
+                lo = lo_i
+        except (NotAffine, isl.Error):
+            pass
+    if lo.gist_params(ctx_set).n_piece() > MAX_MIN_PIECES:
+        lo = _min_of_pieces(lo.gist_params(ctx_set), ctx_set)
+    return lo
+
+
+def _clip_to_declared_shape(ex, op, box) -> isl.Set:
+    """``box`` within the tensor's declared domain: ScheduleOps never stores outside the
+    shape, so that part of the box is no waste (``box`` unchanged when not expressible)."""
     cs = ex.conv()
+    onames = [ex.names.name(iv.var) for iv in op.axis]
     try:
         dcons = [cs.wrap(f"{cs.expr(iv.dom.min)} <= {onames[k]} < "
                          f"{cs.expr(iv.dom.min + iv.dom.extent)}") for k, iv in enumerate(op.axis)]
-        box = (box & isl.Set(f"[{', '.join(sorted(cs.used))}] -> {{ [{', '.join(onames)}] : "
-                             f"{' and '.join(dcons)} }}")).coalesce()
-    except (NonAffine, isl.Error):
-        pass
-    waste = (box - region).coalesce()
-    if waste.is_empty():
-        return
-    if not padded and not _worth_predicating(ex, box, waste, ctx_set):
-        return
+        return (box & isl.Set(f"[{', '.join(sorted(cs.used))}] -> {{ [{', '.join(onames)}] : "
+                              f"{' and '.join(dcons)} }}")).coalesce()
+    except (NotAffine, isl.Error):
+        return box
+
+
+def _region_predicate(ex, stage, region, box, ctx_set, absn):
+    """The store predicate of ``stage``: a tir condition over its root vars (and attach and
+    shape vars) that holds exactly on the region, where the point lies in ``box``; None when
+    it would be trivially true or too large to be worth simplifying."""
+    op = stage.op
     if absn is not None:
         pred = _box_predicate(ex, op, region, box, ctx_set)
         if pred is not None:
-            rmap.predicates[op] = [pred]
-            return
-    # the region as a condition over the root vars (and attach/shape vars)
-    nd = region.dim(dt.set)
-    rp = region.move_dims(dt.param, region.dim(dt.param), dt.set, 0, nd)
-    for k, n in enumerate(onames):
-        rp = rp.set_dim_name(dt.param, rp.dim(dt.param) - nd + k, n)
-    bp = box.move_dims(dt.param, box.dim(dt.param), dt.set, 0, nd)
-    for k, n in enumerate(onames):
-        bp = bp.set_dim_name(dt.param, bp.dim(dt.param) - nd + k, n)
-    known = bp.params().intersect_params(ctx_set).coalesce()
+            return pred
+    onames = [ex.names.name(iv.var) for iv in op.axis]
+    known = _dims_as_params(box, onames).params().intersect_params(ctx_set).coalesce()
+    rp = _dims_as_params(region, onames)
     pred = _to_tir_set(rp.params().compute_divs().coalesce(), known, ex.names)
     if _tir_size(pred) > PREDICATE_MAX_NODES:
         log.debug("exact bounds: stage %s: region predicate too large, computing the box",
                   stage.name)
-        return
-    if not (isinstance(pred, IntImm) and pred.value):
-        rmap.predicates[op] = [pred]
+        return None
+    if isinstance(pred, IntImm) and pred.value:
+        return None
+    return pred
+
+
+def _dims_as_params(st, names) -> isl.Set:
+    """``st`` with its set dims moved behind its parameters, named ``names``."""
+    nd = st.dim(dt.set)
+    out = st.move_dims(dt.param, st.dim(dt.param), dt.set, 0, nd)
+    for k, n in enumerate(names):
+        out = out.set_dim_name(dt.param, out.dim(dt.param) - nd + k, n)
+    return out
 
 
 def _box_predicate(ex, op, region, box, ctx_set):
@@ -941,46 +831,19 @@ def _box_predicate(ex, op, region, box, ctx_set):
     if region.n_basic_set() != 1:
         return None
     bs = region.get_basic_sets()[0]
-    nd = region.dim(dt.set)
-    sp = region.get_space()
-    ls = isl.LocalSpace.from_space(sp)
-    keep = isl.Set.universe(sp)
+    keep = isl.Set.universe(region.get_space())
     box = box.intersect_params(ctx_set)
     conds = []
     for d, iv in enumerate(op.axis):
-        v = isl.PwAff.var_on_domain(ls, dt.set, d)
-        lows, highs = [], []
-        for c in bs.get_constraints():
-            cf = c.get_coefficient_val(dt.set, d).to_python()
-            if cf == 0:
-                continue
-            others = [k for k in range(nd) if k != d and
-                      c.get_coefficient_val(dt.set, k).to_python() != 0]
-            nd_div = c.dim(dt.div)
-            if others or (nd_div and c.involves_dims(dt.div, 0, nd_div)):
-                return None
-            if c.is_equality():
-                return None
-            b = c.get_bound(dt.set, d)
-            b = b.floor() if cf < 0 else b.ceil()
-            pb = isl.PwAff.from_aff(b)
-            st = v.le_set(pb) if cf < 0 else v.ge_set(pb)
-            if (box - st).is_empty():
-                continue                  # the box already implies it
-            keep = keep & st
-            (highs if cf < 0 else lows).append(b)
-        dtype = iv.var.dtype
+        found = _new_dim_bounds(bs, region, d, box)
+        if found is None:
+            return None
+        lows, highs, kept = found
+        keep = keep & kept
         for bounds, is_hi in ((lows, False), (highs, True)):
-            if not bounds:
-                continue
-            pas = [isl.PwAff.from_aff(b.project_domain_on_params()) for b in bounds]
-            es = [_to_tir_pw(pa, ctx_set, ex.names, dtype) for pa in pas]
-            e, pa = es[0], pas[0]
-            for e2, pa2 in zip(es[1:], pas[1:]):
-                e = tirop.min(e, e2) if is_hi else tirop.max(e, e2)
-                pa = pa.min(pa2) if is_hi else pa.max(pa2)
-            record_range(ex.names, e, pa, ctx_set)
-            conds.append(iv.var <= e if is_hi else iv.var >= e)
+            if bounds:
+                e = _bound_expr(ex, bounds, is_hi, ctx_set, iv.var.dtype)
+                conds.append(iv.var <= e if is_hi else iv.var >= e)
     if not conds or not (box & keep).is_subset(region):
         return None
     out = conds[0]
@@ -989,9 +852,47 @@ def _box_predicate(ex, op, region, box, ctx_set):
     return out
 
 
-def _plus(pa, k):
-    """``pa + k`` without isl building ``k`` on pa's (possibly complex) domain."""
-    return pa.add_constant_val(isl.Val.int_from_si(CTX, k)) if k else pa
+def _new_dim_bounds(bs, region, d, box):
+    """``(lows, highs, kept)``: the affine lower and upper bounds on set dim ``d`` among the
+    constraints of the basic set ``bs`` that ``box`` does not already imply, and the set
+    they cut out; None when a constraint on ``d`` involves another dim, a div, or is an
+    equality (the region is then not a box of such bounds)."""
+    nd = region.dim(dt.set)
+    sp = region.get_space()
+    v = isl.PwAff.var_on_domain(isl.LocalSpace.from_space(sp), dt.set, d)
+    kept = isl.Set.universe(sp)
+    lows, highs = [], []
+    for c in bs.get_constraints():
+        cf = c.get_coefficient_val(dt.set, d).to_python()
+        if cf == 0:
+            continue
+        others = [k for k in range(nd) if k != d and
+                  c.get_coefficient_val(dt.set, k).to_python() != 0]
+        nd_div = c.dim(dt.div)
+        if others or (nd_div and c.involves_dims(dt.div, 0, nd_div)) or c.is_equality():
+            return None
+        b = c.get_bound(dt.set, d)
+        b = b.floor() if cf < 0 else b.ceil()
+        pb = isl.PwAff.from_aff(b)
+        st = v.le_set(pb) if cf < 0 else v.ge_set(pb)
+        if (box - st).is_empty():
+            continue                  # the box already implies it
+        kept = kept & st
+        (highs if cf < 0 else lows).append(b)
+    return lows, highs, kept
+
+
+def _bound_expr(ex, bounds, is_hi, ctx_set, dtype):
+    """The ``min`` (``is_hi``) or ``max`` of the affine ``bounds`` as one tir expression, its
+    constant range recorded for the next hop's abbreviation."""
+    pas = [isl.PwAff.from_aff(b.project_domain_on_params()) for b in bounds]
+    es = [_to_tir_pw(pa, ctx_set, ex.names, dtype) for pa in pas]
+    e, pa = es[0], pas[0]
+    for e2, pa2 in zip(es[1:], pas[1:]):
+        e = tirop.min(e, e2) if is_hi else tirop.max(e, e2)
+        pa = pa.min(pa2) if is_hi else pa.max(pa2)
+    record_range(ex.names, e, pa, ctx_set)
+    return e
 
 
 def _pw_of(ex, e):
@@ -1001,8 +902,9 @@ def _pw_of(ex, e):
     return isl.Set(f"[{', '.join(sorted(c.used))}] -> {{ [val_] : {body} }}").dim_max(0)
 
 
-def box_set_ge(sp, ls, d, lo):
-    v = isl.PwAff.var_on_domain(ls, dt.set, d)
+def _ge_set(sp, d, lo):
+    """``{ x in sp : x_d >= lo }``."""
+    v = isl.PwAff.var_on_domain(isl.LocalSpace.from_space(sp), dt.set, d)
     return v.ge_set(lo.insert_domain(sp))
 
 
@@ -1027,5 +929,5 @@ def _worth_predicating(ex, box, waste, ctx_set):
     return nw >= PREDICATE_MIN_SAVING * nb
 
 
-__all__ = ["infer_bound_exact", "Exact", "Names", "ToIsl", "NonAffine", "Fallback",
-           "ast_to_tir", "box_of", "PREDICATE_MIN_SAVING"]
+__all__ = ["infer_bound_exact", "Exact", "Names", "Fallback", "request_region", "loads_of",
+           "box_of", "PREDICATE_MIN_SAVING"]

@@ -18,17 +18,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import islpy as isl
-
+from ..arith.isl_bridge import (NotAffine, dim_type as dt, isl, params_set, params_to_dims,
+                                project_params_except)
 from ..errors import TepadError
 from ..schedule.stage import AttachType
 from ..tensor.tensor import PlaceholderOp
 from ..tir import dtype as tdt
 from .attach_path import attach_path
-from .exact import (Exact, NonAffine, Names, _loads_of, params_set, params_to_dims,
-                    project_params_except)
-
-dt = isl.dim_type
+from .exact import Exact, Names, loads_of
+from .infer_bound import infer_bound
+from .interval import BoundContext
 
 
 @dataclass
@@ -143,7 +142,7 @@ def _count(pset: isl.Set, what: str) -> int:
     free = pset.dim(dt.param)
     s = params_to_dims(pset)
     if not s.is_bounded():
-        raise NonAffine(f"{what}: unbounded set (symbolic shape without shape_env?)")
+        raise NotAffine(f"{what}: unbounded set (symbolic shape without shape_env?)")
     n = s.count_val().to_python()
     if free == 0 and n == 0 and not pset.is_empty():
         n = 1
@@ -160,7 +159,7 @@ def _path_max(ex: Exact, pathset: isl.Set, e) -> int:
         return 0
     v = st.dim_max_val(st.dim(dt.set) - 1)
     if not v.is_int():
-        raise NonAffine("unbounded extent")
+        raise NotAffine("unbounded extent")
     return max(v.to_python(), 0)
 
 
@@ -178,8 +177,7 @@ def _bytes(ex: Exact, st, rmap) -> int:
 
 def _needed(ex: Exact, s, stages, notes):
     """Schedule-independent needed sets: stage -> set ``{ [data roots] }`` (no params)."""
-    from .infer_bound import _Context
-    feed = _Context(s).feed
+    feed = BoundContext(s).feed
     need = {}
     for st in reversed(stages):
         op = st.op
@@ -216,14 +214,14 @@ def _needed(ex: Exact, s, stages, notes):
                 ru |= cc.used
             dom = cp & params_set(rc, ru) if rc else cp
             pieces, used = [], set()
-            for ld in _loads_of(cs.op, outs):
+            for ld in loads_of(cs.op, outs):
                 cons = []
                 for k, idx in enumerate(ld.indices):
                     cc = ex.conv()
                     try:
                         cons.append(cc.wrap(f"{onames[k]} = {cc.expr(idx)}"))
                         used |= cc.used
-                    except NonAffine:
+                    except NotAffine:
                         notes.setdefault(st.name, []).append(
                             f"needed: index {idx!r} of {cs.name} not affine, whole dim counted")
                         cc = ex.conv()
@@ -242,7 +240,6 @@ def _needed(ex: Exact, s, stages, notes):
 
 def explain(s, shape_env=None) -> BoundExplain:
     """Per-stage elements computed vs needed and buffer bytes, interval vs exact InferBound."""
-    from .infer_bound import infer_bound
     s2 = s.copy().normalize()
     env = dict(shape_env or {})
     stages = _compute_stages(s2)
@@ -259,7 +256,7 @@ def explain(s, shape_env=None) -> BoundExplain:
     notes = {}
     try:
         need = _needed(ex_e, s2, stages, notes)
-    except (NonAffine, isl.Error) as e:
+    except (NotAffine, isl.Error) as e:
         need = {}
         notes.setdefault("*", []).append(f"needed sets failed: {e}")
     out = []
@@ -268,19 +265,19 @@ def explain(s, shape_env=None) -> BoundExplain:
         for mode, ex, bm in (("interval", ex_i, bm_i), ("exact", ex_e, bm_e)):
             try:
                 vals["computed_" + mode] = _count(executed_set(ex, st), st.name)
-            except (NonAffine, isl.Error) as e:
+            except (NotAffine, isl.Error) as e:
                 vals["computed_" + mode] = None
                 notes.setdefault(st.name, []).append(f"computed ({mode}): {e}")
             try:
                 vals["bytes_" + mode] = _bytes(ex, st, bm)
-            except (NonAffine, isl.Error) as e:
+            except (NotAffine, isl.Error) as e:
                 vals["bytes_" + mode] = None
                 notes.setdefault(st.name, []).append(f"bytes ({mode}): {e}")
         n = None
         if st in need:
             try:
                 n = _count(need[st], st.name)
-            except (NonAffine, isl.Error) as e:
+            except (NotAffine, isl.Error) as e:
                 notes.setdefault(st.name, []).append(f"needed: {e}")
         out.append(StageExplain(st.name, st.is_output, vals["computed_interval"],
                                 vals["computed_exact"], n, vals["bytes_interval"],

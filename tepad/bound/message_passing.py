@@ -6,7 +6,7 @@ of leaves into IntSets of roots; ``pass_up_index`` turns loop values into root i
 """
 from __future__ import annotations
 
-from ..arith import IntSet, eval_set
+from ..arith import IntSet
 from ..errors import InternalError, TepadError
 from ..schedule.relations import Fuse, Rebase, Singleton, Split, Transform
 from ..schedule.stage import AttachType

@@ -26,16 +26,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..arith.isl_bridge import IslWriter, NotAffine, dim_type, isl
 from ..errors import TepadError
 from ..tir import expr as E
 from ..tir.functor import post_order_visit
-from ..arith.index_map import _NotAffine, _isl_str, isl_cond, isl_constraint
 from ..tir.reduce import Reduce
-
-try:
-    import islpy as isl
-except Exception:  # pragma: no cover - islpy is a dependency; keep import errors readable
-    isl = None
 
 
 @dataclass(repr=False)
@@ -60,11 +55,11 @@ class ReadPrecondition:
         """``None`` when binding ``{var: int}`` reads in bounds; else the first bad point."""
         s = isl.Set(self.bad)
         for k, v in enumerate(self.params):
-            s = s.fix_val(isl.dim_type.param, k, isl.Val.int_from_si(s.get_ctx(), values[v]))
+            s = s.fix_val(dim_type.param, k, isl.Val.int_from_si(s.get_ctx(), values[v]))
         if s.is_empty():
             return None
         pt = s.lexmin().sample_point()
-        return _fmt_point((a, pt.get_coordinate_val(isl.dim_type.set, k).to_python())
+        return _fmt_point((a, pt.get_coordinate_val(dim_type.set, k).to_python())
                           for k, a in enumerate(self.axes))
 
 
@@ -121,36 +116,35 @@ def _check_read(op, load, guards, raxes, arg_shapes):
     params = _free_vars(exprs + [d for s in arg_shapes for d in s], set(loop_vars))
     names = {v: f"v{k}" for k, v in enumerate(loop_vars)}
     names.update({p: f"p{k}" for k, p in enumerate(params)})
+    w = IslWriter(names)
     try:
-        dom = [isl_constraint(m, "<=", v, names) + " and " +
-               isl_constraint(v, "<", E.add(m, x), names) for v, (m, x) in zip(loop_vars, ranges)]
-        ctx = [isl_constraint(d, ">=", E.IntImm(0, d.dtype), names)
-               for s in arg_shapes for d in s]
-        conds = [isl_cond(g, names) for g in guards]
-    except _NotAffine:
+        dom = [w.constraint(m, "<=", v) + " and " + w.constraint(v, "<", E.add(m, x))
+               for v, (m, x) in zip(loop_vars, ranges)]
+        ctx = [w.constraint(d, ">=", E.IntImm(0, d.dtype)) for s in arg_shapes for d in s]
+        conds = [w.cond(g) for g in guards]
+    except NotAffine:
         return None                       # a guard or range ISL cannot describe: not checked
     outside = []
     for idx, ext in zip(load.indices, shape):
         try:
-            outside.append(f"({_isl_str(idx, names)} < 0 or "
-                           f"{isl_constraint(idx, '>=', ext, names)})")
-        except _NotAffine:
+            outside.append(f"({w.expr(idx)} < 0 or {w.constraint(idx, '>=', ext)})")
+        except NotAffine:
             continue
     if not outside:
         return None
     head = f"[{', '.join(names[p] for p in params)}] -> " if params else ""
     vars_ = ", ".join(names[v] for v in loop_vars)
-    base = " and ".join(dom + ctx) or "1 = 1"
+    base = " and ".join(dom + ctx) or "true"
     where = " and ".join([base] + conds)
-    bad = isl.Set(f"{head}{{ [{vars_}] : {where} and ({' or '.join(outside)}) }}")
+    bad = isl.Set(f"{head}{{ [{vars_}] : {w.wrap(where + ' and (' + ' or '.join(outside) + ')')} }}")
     if bad.is_empty():
         return None
     read = f"{load.producer.name}[{', '.join(str(i) for i in load.indices)}]"
     shp = "(" + ", ".join(str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
     pt = bad.lexmin().sample_point()
-    coord = [(v.name, pt.get_coordinate_val(isl.dim_type.set, k).to_python())
+    coord = [(v.name, pt.get_coordinate_val(dim_type.set, k).to_python())
              for k, v in enumerate(loop_vars)]
-    sizes = [(p.name, pt.get_coordinate_val(isl.dim_type.param, k).to_python())
+    sizes = [(p.name, pt.get_coordinate_val(dim_type.param, k).to_python())
              for k, p in enumerate(params)]
     what = (f"stage '{op.name}' reads {read} outside the shape {shp} of "
             f"'{load.producer.name}'")
@@ -158,7 +152,7 @@ def _check_read(op, load, guards, raxes, arg_shapes):
         raise TepadError(f"{what}, e.g. at {_fmt_point(coord)}. Every index must stay within "
                          f"the tensor's shape; pad the input, shrink the stage's shape, or "
                          f"guard the read with te.if_then_else")
-    live = isl.Set(f"{head}{{ [{vars_}] : {base} }}").params()
+    live = isl.Set(f"{head}{{ [{vars_}] : {w.wrap(base)} }}").params()
     if live.is_subset(bad.params()):
         raise TepadError(f"{what} for every size binding, e.g. {_fmt_point(sizes)} at "
                          f"{_fmt_point(coord)}. Every index must stay within the tensor's "
@@ -174,8 +168,6 @@ def check_reads(ops, arg_shapes=()) -> list:
     binding; returns the ``ReadPrecondition``s of reads that do so only for some bindings.
     ``arg_shapes`` (shape tuples of the kernel's arguments) restrict bindings to sizes >= 0.
     """
-    if isl is None:  # pragma: no cover
-        return []
     pre = []
     for op in ops:
         if not hasattr(op, "body") or not hasattr(op, "axis"):

@@ -11,7 +11,8 @@ import pytest
 import tepad
 from tepad import te, tir
 from tepad.bound import infer_bound
-from tepad.bound.exact import Exact, Names, NonAffine
+from tepad.arith.isl_bridge import NotAffine
+from tepad.bound.exact import Exact, Names
 from tepad.bound.explain import executed_set
 from tepad.layout import from_physical, physical_shape
 from tepad.lower.pipeline import schedule_to_primfunc
@@ -219,8 +220,8 @@ def test_padded_consumer_rolling_buffer_exact():
 
 
 def test_select_map_uses_the_index_map_conversion():
-    """A layout with a Select (constant-difference branches) is not ToIsl syntax; the
-    IndexMap's own ISL conversion encodes it, still exact (no fallback)."""
+    """A layout with a Select (constant-difference branches): the layout constraint splits it
+    into one disjunct per branch (``IslWriter.constraint``), still exact (no fallback)."""
     lay = lambda i, j: [tir.Select(i < 4, i, i + 4), j]  # noqa: E731
     A = te.placeholder((10, 10), "float32", name="A")
     B = maxpool(A, "B")
@@ -246,7 +247,7 @@ def test_transform_without_isl_encoding_falls_back_visibly(monkeypatch):
     s, A, B, C, _ = permuted_schedule()
 
     def boom(self, stage, rel, c):
-        raise NonAffine(f"stage {stage.name}: layout map not quasi-affine (test)")
+        raise NotAffine(f"stage {stage.name}: layout map not quasi-affine (test)")
     monkeypatch.setattr(Exact, "_transform_constraints", boom)
     s2 = s.copy().normalize()
     be = infer_bound(s2, exact=True)

@@ -17,11 +17,12 @@ Guarantee: the result computes the same values.
 """
 from __future__ import annotations
 
+from ...arith.isl_bridge import IslWriter, NotAffine, isl
 from ...tir import expr as E
 from ...tir import stmt as S
 from ...tir.function import PrimFunc
-from ...tir.functor import Mutator, substitute, collect_vars
-from ...arith.index_map import _isl_str, _NotAffine
+from ...tir.functor import Mutator, collect_vars, post_order_visit, substitute
+from ...tir.op import is_call
 from ...tir.structural import structural_equal
 
 
@@ -49,15 +50,13 @@ def _accesses(stmt, loops=()):
         out.append(_Access(stmt.buffer, stmt.indices, True, loops))
         return out
     if isinstance(stmt, S.Evaluate):
-        from ...tir.op import is_call
         if isinstance(stmt.value, E.ConstExpr) or is_call(stmt.value, "tir.assume"):
             return _loads(stmt.value, loops)
-    raise _NotAffine(f"unsupported statement {type(stmt).__name__}")
+    raise NotAffine(f"unsupported statement {type(stmt).__name__}")
 
 
 def _loads(e, loops):
     out = []
-    from ...tir.functor import post_order_visit
     post_order_visit(e, lambda n: out.append(_Access(n.buffer, n.indices, False, loops))
                      if isinstance(n, E.BufferLoad) else None)
     return out
@@ -89,20 +88,19 @@ def _conflict(a: _Access, b: _Access, ivar, jvar, lo, ext) -> bool:
     params = [v for v in free if v not in names]
     pn = {v: f"p{k}" for k, v in enumerate(params)}
     allnames = {**names, **pn}
+    w = IslWriter(allnames)
     for acc in (a, b):
         for l in acc.loops:
             n = allnames[l.loop_var]
-            cons.append(f"{_isl_str(l.min, allnames)} <= {n} < {_isl_str(l.min, allnames)} + "
-                        f"{_isl_str(l.extent, allnames)}")
+            cons.append(f"{w.expr(l.min)} <= {n} < {w.expr(l.min)} + {w.expr(l.extent)}")
     i, j = allnames[ivar], allnames[jvar]
-    L, X = _isl_str(lo, allnames), _isl_str(ext, allnames)
+    L, X = w.expr(lo), w.expr(ext)
     cons += [f"{L} <= {j} < {i} < {L} + {X}"]
     for x, y in zip(a.indices, b.indices):
-        cons.append(f"{_isl_str(x, allnames)} = {_isl_str(y, allnames)}")
-    import islpy as isl
+        cons.append(f"{w.expr(x)} = {w.expr(y)}")
     dims = ", ".join(names.values())
     pstr = "[" + ", ".join(pn.values()) + "] -> " if pn else ""
-    st = isl.Set(f"{pstr}{{ [{dims}] : {' and '.join(cons)} }}")
+    st = isl.Set(f"{pstr}{{ [{dims}] : {w.wrap(' and '.join(cons))} }}")
     return not st.is_empty()
 
 
@@ -124,7 +122,7 @@ def can_merge(first: S.For, second: S.For) -> bool:
                     continue
                 if _conflict(a, b, first.loop_var, second.loop_var, first.min, first.extent):
                     return False
-    except _NotAffine:
+    except NotAffine:
         return False
     return True
 

@@ -1,0 +1,242 @@
+"""Interval InferBound (TVM's algorithm) and the ``BoundMap`` both bound modes fill.
+
+Exact mode (``tepad.bound.exact``) reuses the pieces here: the schedule facts
+(``BoundContext``), one consumer's interval request (``consumer_request``, its per-dimension
+fallback), whole-stage interval bounds (``infer_root_bound``) and ``finalize_ranges``.
+
+One pass over the stages from outputs to inputs. For each stage, InferRootBound (phases 1-4)
+computes the ranges of its root IterVars from what its consumers need, then PassDownDomain
+derives the ranges of split/fused/rebased IterVars.
+
+Phase 1: an IntSet per consumer leaf -- a single point for loops the producer sits inside
+(its attach path), the whole range for loops inside the attach point (relaxed).
+Phase 2: PassUpDomain turns the leaf sets into sets of the consumer's root IterVars, relaxed
+over the consumer's own enclosing loops that the producer is not inside.
+Phase 3: PropBoundToInputs evaluates every access of the producer in the consumer's body.
+Phase 4: GatherBound unions the requests per dimension into the producer's root ranges.
+"""
+from __future__ import annotations
+
+from ..arith import Analyzer, IntSet, union
+from ..errors import TepadError
+from ..schedule.stage import AttachType
+from ..tensor.tensor import PlaceholderOp
+from ..tir.expr import IntImm, ProducerLoad, Range, cast
+from ..tir.functor import collect_vars, post_order_visit
+from .attach_path import attach_path
+from .message_passing import pass_down_domain, pass_up_domain
+
+
+class BoundMap(dict):
+    """``{IterVar: tir.Range}`` for every IterVar of every stage.
+
+    Extra facts lowering honours (filled by exact mode):
+    ``predicates[op]`` -- conditions over ``op``'s root axis vars (and enclosing loop vars) that
+    hold exactly at the points that must be computed; ScheduleOps guards the stage's stores with
+    them. ``exact_tails`` -- when True, the inner loop of a split that does not divide runs
+    ``min(factor, extent - outer*factor)`` iterations instead of a guarded full tile.
+    """
+
+    def __init__(self, *args, **kw):
+        super().__init__(*args, **kw)
+        self.predicates: dict = {}
+        self.exact_tails = False
+
+    def __repr__(self):
+        return "BoundMap({" + ", ".join(f"{k.name}: {v!r}" for k, v in self.items()) + "})"
+
+
+# Storage and thread ranks for NeedRelax (TVM's thread_storage_scope rules).
+_STORAGE_RANK = {"global": 0, "": 0, "shared": 1, "warp": 2, "local": 3}
+
+
+def _thread_rank(tag: str) -> int:
+    if tag.startswith("blockIdx"):
+        return 0
+    return 1   # threadIdx.*, vthread, cthread
+
+
+class BoundContext:
+    """Schedule facts InferBound needs: attach paths, thread bindings, the feed graph."""
+
+    def __init__(self, s):
+        self.s = s
+        self.paths = {id(st): attach_path(st) for st in s.stages}
+        self.bind_map = {}
+        for st in s.stages:
+            for iv, attr in st.iter_var_attrs.items():
+                if attr.bind_thread is not None:
+                    self.bind_map[iv] = attr.bind_thread
+        # feed graph: current output tensor -> consumer stages
+        self.feed = {}
+        for st in s.stages:
+            if st.attach_type == AttachType.InlinedAlready:
+                continue
+            for t in st.op.input_tensors:
+                self.feed.setdefault(t, []).append(st)
+
+    def thread_tag(self, iv):
+        b = self.bind_map.get(iv)
+        return b.thread_tag if b is not None else iv.thread_tag
+
+    def need_relax(self, iv, found_attach, scope_rank):
+        tag = self.thread_tag(iv)
+        if tag in ("", "pipeline"):
+            return not found_attach
+        if scope_rank == _STORAGE_RANK["warp"] and tag == "threadIdx.x":
+            return True
+        return scope_rank <= _thread_rank(tag)
+
+    def storage_rank(self, st):
+        if st.scope:
+            return _STORAGE_RANK.get(st.scope, 0)
+        ranks = [_thread_rank(self.thread_tag(iv)) for iv in self.paths[id(st)]
+                 if self.thread_tag(iv) not in ("", "pipeline")]
+        if not ranks:
+            return 0
+        return 1 if max(ranks) == 0 else 3
+
+
+def consumer_request(ctx, stage, consumer, rmap, ana, tmap):
+    """Phases 1-3 for one consumer: append its requests on ``stage``'s outputs to ``tmap``."""
+    apath = ctx.paths[id(stage)]
+    scope_rank = ctx.storage_rank(stage)
+    found = False
+    up = {}
+    for iv in reversed(consumer.leaf_iter_vars):
+        if apath and iv is apath[0]:
+            found = True
+        r = rmap[iv]
+        if isinstance(r.extent, IntImm) and r.extent.value == 1:
+            up[iv] = IntSet.single_point(r.min)
+        elif not ctx.need_relax(iv, found, scope_rank):
+            b = ctx.bind_map.get(iv)
+            up[iv] = IntSet.single_point(b.var if b is not None else iv.var)
+        else:
+            up[iv] = IntSet.from_range(r)
+    relaxed = []
+    for iv in ctx.paths[id(consumer)]:
+        if apath and iv is apath[0]:
+            found = True
+        if ctx.need_relax(iv, found, scope_rank):
+            relaxed.append(iv)
+    # outermost first: a loop's range may mention loops further out (a stage attached inside
+    # a stage whose region depends on the outer loops), which must be relaxed inside it too
+    relax = {}
+    for iv in reversed(relaxed):
+        r = rmap[iv]
+        rs = IntSet.from_range(r)
+        if relax and collect_vars(r.min + r.extent) & relax.keys():
+            rs = IntSet.interval(ana.int_set(r.min, relax).min(),
+                                 ana.int_set(r.min + r.extent - 1, relax).max())
+        relax[iv.var] = rs
+        b = ctx.bind_map.get(iv)
+        if b is not None:
+            relax[b.var] = rs
+    if apath and not found:
+        raise TepadError(
+            f"invalid schedule: stage {stage.name} is computed at "
+            f"{stage.attach_stage.name}.{stage.attach_ivar.name}, but its consumer "
+            f"{consumer.name} is not inside that loop; compute {stage.name} at a loop that "
+            f"encloses every consumer (or at root)")
+    pass_up_domain(consumer, rmap, up, ana)
+    dom = {}
+    for iv in consumer.op.root_iter_vars:
+        r = up[iv].cover_range(iv.dom) if iv in up else iv.dom
+        if relax:
+            lo = ana.int_set(r.min, relax).min()
+            hi = ana.int_set(r.min + r.extent - 1, relax).max()
+            dom[iv.var] = IntSet.interval(lo, hi)
+        else:
+            dom[iv.var] = IntSet.from_range(r)
+    _prop_bound_to_inputs(consumer.op, ana, dom, tmap)
+
+
+def _prop_bound_to_inputs(op, ana, dom, tmap):
+    """Phase 3: the IntSet of every index of every access to a tensor in ``tmap``."""
+
+    def visit(n):
+        if not isinstance(n, ProducerLoad) or n.producer not in tmap:
+            return
+        t = n.producer
+        for k, idx in enumerate(n.indices):
+            s = ana.int_set(idx, dom)
+            shape = t.shape[k]
+            if not s.is_single_point():
+                whole = s.is_everything() or (
+                    s.has_lower_bound() and s.has_upper_bound() and
+                    ana.can_prove(s.min() <= 0) and ana.can_prove(s.max() >= shape - 1))
+                if whole:
+                    s = IntSet.interval(IntImm(0, shape.dtype), shape - 1)
+            tmap[t][k].append(s)
+
+    for b in op.body:
+        post_order_visit(b, visit)
+
+
+def _gather_bound(stage, tmap, rmap, ana):
+    """Phase 4: per-dimension union of the requests; reduce axes keep their domain."""
+    op = stage.op
+    for k, iv in enumerate(op.axis):
+        sets = [s for t in tmap for s in tmap[t][k]]
+        if not sets:
+            rmap[iv] = iv.dom
+            continue
+        u = union(sets)
+        r = u.cover_range(iv.dom)
+        rmap[iv] = Range.from_min_extent(ana.simplify(r.min), ana.simplify(r.extent))
+    for iv in op.reduce_axis:
+        rmap[iv] = iv.dom
+
+
+def infer_root_bound(ctx, stage, rmap, ana):
+    """Ranges of ``stage``'s root IterVars (phases 1-4)."""
+    if stage.attach_type == AttachType.Inline:
+        raise TepadError(f"stage {stage.name} is marked compute_inline; call s.normalize() "
+                         "(tepad.lower does) before InferBound")
+    if stage.attach_type == AttachType.InlinedAlready:
+        return
+    op = stage.op
+    if isinstance(op, PlaceholderOp):
+        return
+    if stage.is_output:
+        for iv in op.root_iter_vars:
+            rmap[iv] = iv.dom
+        return
+    tmap = {op.output(k): [[] for _ in op.axis] for k in range(op.num_outputs)}
+    consumers = []
+    for t in tmap:
+        for c in ctx.feed.get(t, []):
+            if c not in consumers:
+                consumers.append(c)
+    for c in consumers:
+        consumer_request(ctx, stage, c, rmap, ana, tmap)
+    _gather_bound(stage, tmap, rmap, ana)
+
+
+def infer_bound_interval(s) -> BoundMap:
+    """``{IterVar: Range}`` for every IterVar of every stage of ``s``, interval mode."""
+    ctx = BoundContext(s)
+    rmap = BoundMap()
+    ana = Analyzer()
+    for stage in reversed(s.stages):
+        infer_root_bound(ctx, stage, rmap, ana)
+        if stage.attach_type == AttachType.InlinedAlready or isinstance(stage.op, PlaceholderOp):
+            continue
+        for iv in stage.op.root_iter_vars:
+            ana.bind(iv.var, rmap[iv])
+        pass_down_domain(stage, rmap, ana)
+    return finalize_ranges(rmap, ana)
+
+
+def finalize_ranges(rmap, ana):
+    """Every range of ``rmap`` cast to its IterVar's dtype and simplified, in place."""
+    for iv, r in list(rmap.items()):
+        d = iv.var.dtype
+        rmap[iv] = Range.from_min_extent(ana.simplify(cast(d, r.min)),
+                                         ana.simplify(cast(d, r.extent)))
+    return rmap
+
+
+__all__ = ["BoundMap", "BoundContext", "consumer_request", "infer_root_bound",
+           "infer_bound_interval", "finalize_ranges"]
