@@ -14,7 +14,10 @@ import os
 import threading
 from collections import OrderedDict
 
-from .llvm_ir import emit_llvm_module, shape_vars, default_num_threads
+from . import parallel
+from .analysis import shape_vars
+from .llvm_ir import emit_llvm_module
+from .parallel import default_num_threads
 from .jit import JitModule, host_target_machine, have_gomp
 
 CACHE_SIZE = 256
@@ -54,9 +57,8 @@ def cache_key(func, arg_info, name, num_threads) -> str:
     """Structural key of one build: printed script (buffers, shapes, dtypes, body), kernel
     name, argument records, thread count, target (host CPU name + features)."""
     h = hashlib.sha256()
-    from . import llvm_ir
     for part in (func.script(), name, repr(num_threads), "llvm", _host_key(),
-                 repr((llvm_ir.PARALLEL_MIN_WORK, llvm_ir.CHUNKS_PER_THREAD)),
+                 repr((parallel.PARALLEL_MIN_WORK, parallel.CHUNKS_PER_THREAD)),
                  repr([(a.name, a.dtype, tuple(map(str, a.logical_shape)),
                         tuple(map(str, a.physical_shape)), tuple(a.axis_separators),
                         str(a.pad_value), bool(getattr(a, "is_output", True)))
