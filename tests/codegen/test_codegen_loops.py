@@ -5,8 +5,9 @@ import numpy as np
 import pytest
 
 from tepad import tir
-from tepad.codegen import build_module, have_gomp, parallel
+from tepad.codegen import have_gomp, parallel
 from tepad.codegen.analysis import static_work
+from tepad.runtime import build_module
 from tepad.lower.passes.unroll_loop import unroll_loop
 from tepad.lower.passes.vectorize_loop import vectorize_loop
 from codegen_helpers import make_func, loop
@@ -68,7 +69,8 @@ _ONE_THREAD_TEAM = """
 import numpy as np, sys
 sys.path.insert(0, {helpers!r})
 from tepad import tir
-from tepad.codegen import build_module, parallel
+from tepad.codegen import parallel
+from tepad.runtime import build_module
 from codegen_helpers import make_func, loop
 parallel.PARALLEL_MIN_WORK = 0
 A, C = tir.Buffer((1000,), "int32", "A"), tir.Buffer((1000,), "int32", "C")

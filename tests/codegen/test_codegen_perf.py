@@ -8,7 +8,8 @@ import pytest
 import tepad
 from tepad import te, tir
 from tepad import codegen
-from tepad.codegen import build_module, have_gomp, parallel
+from tepad.codegen import parallel
+from tepad.runtime import build_module
 from tepad.lower.passes.vectorize_loop import vectorize_loop
 from codegen_helpers import make_func, loop
 
