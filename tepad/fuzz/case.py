@@ -21,6 +21,7 @@ class Config:
     max_base: int = 12
     layout_percent: int = 22       # cases where transform_layout may be drawn at all
     rolling_percent: int = 70      # per applicable compute_at'd stencil producer
+    scope_percent: int = 10        # per materialized compute stage: set_scope
 
 
 @dataclass

@@ -29,11 +29,12 @@ tensors, stencils with offsets, zero-padding through ``te.if_then_else`` (guarde
 would be out of bounds when the branch is not taken), transposes, window reductions
 (sum/max/min), full-row/column sums, matmul-like contractions, outer products, casts.
 
-Schedules (every primitive tepad has): cache_read, cache_write (drawn before any loop
-transform of the stage), split (factor or nparts, non-divisible welcome), fuse, reorder,
-tile, vectorize, unroll, parallel, compute_inline, compute_root, and compute_at at legal
-points only (every consumer of the stage, looking through inlined stages, is inside the
-chosen loop).
+Schedules (every primitive tepad has; ``tests/fuzz/test_fuzz_primitives.py`` checks it):
+cache_read, cache_write (drawn before any loop transform of the stage), split (factor or
+nparts, non-divisible welcome), fuse, reorder, tile, vectorize, unroll, parallel,
+compute_inline, compute_root, compute_at at legal points only (every consumer of the stage,
+looking through inlined stages, is inside the chosen loop), set_scope, and bind, which is
+always illegal (tepad builds for the CPU only) and so only drawn as an illegal step.
 
 Layouts and rolling buffers: in about ``layout_percent`` % of the cases, inputs and compute
 stages (before their loop transforms, so the axes are adjacent leaves) sometimes get one or two
@@ -52,8 +53,9 @@ such producers often split that axis first and the producer is then often attach
 With ``illegal_rate > 0`` a case may also contain one deliberately illegal step (compute_at
 at a non-leaf, at a stage that does not enclose all consumers, a compute_at cycle, splitting
 an axis twice, rolling_buffer at the root or on an output, a non-injective layout, a pad_value
-reading another tensor, ...). Such a step is marked in ``case.illegal``; the runner then expects a
-``TepadError`` (from the schedule call or from lower/build), never another exception.
+reading another tensor, a thread binding, an unknown storage scope, ...). Such a step is
+marked in ``case.illegal``; the runner then expects a ``TepadError`` (from the schedule call or
+from lower/build), never another exception.
 """
 from __future__ import annotations
 

@@ -193,6 +193,22 @@ def _layout_pad_reads_other(d, s, st, se, stages):
                  illegal="layout_pad_reads_other")
 
 
+def _bind_cpu(d, s, st, se, stages):
+    # tepad builds for the CPU only: lowering refuses any thread binding of a loop it emits
+    # (an inlined stage emits none). Only once the stage's loops are drawn: a later split of
+    # the bound axis drops the binding without an error.
+    if st.attach_type.name in ("Inline", "InlinedAlready") or not st.leaf_iter_vars or \
+            id(st) not in d.looped:
+        return
+    iv = d.src.pick(st.leaf_iter_vars)
+    tag = d.src.pick(["threadIdx.x", "blockIdx.x"])
+    d.case.run(f"{se}.bind({d.iv(st, iv)}, te.thread_axis({tag!r}))", illegal="bind_cpu")
+
+
+def _scope_unknown(d, s, st, se, stages):
+    d.case.run(f"{se}.set_scope('texture')", illegal="scope_unknown")
+
+
 # the kinds in the order they are drawn (a choice indexes this order)
 KINDS = {
     "split_twice": _split_twice,
@@ -211,6 +227,8 @@ KINDS = {
     "rolling_output": _rolling_output,
     "layout_not_injective": _layout_not_injective,
     "layout_pad_reads_other": _layout_pad_reads_other,
+    "bind_cpu": _bind_cpu,
+    "scope_unknown": _scope_unknown,
 }
 
 __all__ = ["illegal_step", "KINDS"]

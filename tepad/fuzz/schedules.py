@@ -35,6 +35,7 @@ class ScheduleDrawer:
         self.ivnames: dict = {}     # id(IterVar) -> python name
         self.tnames: dict = {}      # id(Operation) of stage's origin op -> python tensor name
         self.n_iv = 0
+        self.looped: set = set()    # id(Stage) of the stages whose loop transforms are drawn
 
     # -- names --------------------------------------------------------------------------------
     def stage_expr(self, st):
@@ -105,6 +106,7 @@ class ScheduleDrawer:
             if self.layout_on:  # before any loop transform: the axes must be adjacent leaves
                 maybe_layout(self, st)
             draw_loops(self, st)
+            self.looped.add(id(st))
             if self.illegal_at == 1 and k == len(order) // 2:
                 illegal_step(self, s)
             for hook in LAYOUT_HOOKS:
@@ -112,6 +114,7 @@ class ScheduleDrawer:
             if not st.is_output and not self.frozen:
                 self.attach(s, st)
                 self.maybe_rolling(s, st)
+            self.maybe_scope(st)
         if self.illegal_at is not None and self.illegal_at >= 2:
             illegal_step(self, s)
 
@@ -195,6 +198,16 @@ class ScheduleDrawer:
             return
         if self.src.flag(self.cfg.rolling_percent):
             self.case.run(f"{self.stage_expr(st)}.rolling_buffer()")
+
+    # set_scope --------------------------------------------------------------------------------
+    def maybe_scope(self, st):
+        """Sometimes ``set_scope`` on a compute stage that is not inlined (on the CPU a storage
+        scope changes no loop; the stage must still compute the same values)."""
+        if st.attach_type.name in ("Inline", "InlinedAlready"):
+            return
+        if self.src.flag(self.cfg.scope_percent):
+            scope = self.src.pick(["local", "shared", "global", "warp"])
+            self.case.run(f"{self.stage_expr(st)}.set_scope({scope!r})")
 
 
 __all__ = ["ScheduleDrawer", "LAYOUT_HOOKS"]
