@@ -18,8 +18,11 @@ import subprocess
 import sys
 import time
 
-from .generator import Config, RandomSource, generate
+from .case import Config
+from .generator import generate
 from .runner import FAILURES, exact_available, run_source
+from .shrink import shrink
+from .sources import RandomSource
 
 
 def _case_seed(seed, i):
@@ -45,7 +48,6 @@ def worker(args):
             rec["detail"] = res.detail
             script = res.case.script(exact=args.exact) if res.case is not None else ""
             if not args.no_shrink:
-                from .shrink import shrink
                 out.write(json.dumps({"event": "shrinking", "i": i}) + "\n")
                 out.flush()
                 try:

@@ -15,6 +15,10 @@ embeds it. They only use the public ``tepad.layout`` API and numpy.
 """
 from __future__ import annotations
 
+import numpy as np
+
+from .arrays import random_array
+
 HELPERS = r'''
 def _pad_number(p):
     v = getattr(p, "value", p)
@@ -90,9 +94,6 @@ def from_kernel(stage, physical, logical_shape):
 
 def namespace():
     """The helpers, executed (with ``np`` and ``random_array``) in a fresh dict."""
-    import numpy as np
-
-    from .generator import random_array
     ns = {"np": np, "random_array": random_array}
     exec(HELPERS, ns)
     return ns

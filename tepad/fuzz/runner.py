@@ -24,9 +24,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+import tepad
+
 from ..errors import TepadError
+from ..testing import reference
 from . import layouts
-from .generator import Config, generate, random_array
+from .arrays import random_array
+from .case import Config
+from .generator import generate
 
 FAILURES = ("mismatch", "out_of_bounds", "exception", "missed_error", "legal_refused", "crash")
 
@@ -68,9 +73,6 @@ def _exc_text(err):
 
 def run_source(src, cfg: Config | None = None, exact: bool = False) -> Outcome:
     """Draw a case from ``src`` and check it; never raises (except KeyboardInterrupt)."""
-    import tepad
-    from ..testing import reference
-
     try:
         case = generate(src, cfg)
     except TepadError as err:

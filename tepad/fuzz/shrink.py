@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import time
 
-from .generator import ReplaySource
 from .runner import run_source
+from .sources import ReplaySource
 
 
 def shrink(choices, signature, cfg=None, exact=False, budget_s=60.0, max_evals=400,

@@ -1,5 +1,6 @@
-"""Runtime: the callable ``Module`` and argument checking."""
+"""Runtime: the callable ``Module`` around a ``codegen.CompiledKernel``, argument checking,
+and ``build_module`` (compile + wrap)."""
 from .args import ArgInfo, ArgChecker, arg_info_from_func
-from .module import Module
+from .module import Module, build_module
 
-__all__ = ["ArgInfo", "ArgChecker", "arg_info_from_func", "Module"]
+__all__ = ["ArgInfo", "ArgChecker", "arg_info_from_func", "Module", "build_module"]

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from tepad import tir
-from tepad.codegen import build_module
+from tepad.runtime import build_module
 from codegen_helpers import make_func, loop
 
 I32 = "int32"

@@ -5,7 +5,9 @@ import numpy as np
 import pytest
 
 from tepad import tir
-from tepad.codegen import build_module, have_gomp
+from tepad.codegen import have_gomp, parallel
+from tepad.codegen.analysis import static_work
+from tepad.runtime import build_module
 from tepad.lower.passes.unroll_loop import unroll_loop
 from tepad.lower.passes.vectorize_loop import vectorize_loop
 from codegen_helpers import make_func, loop
@@ -47,8 +49,7 @@ def test_parallel_loop_symbolic():
 def test_parallel_loop_static_blocks_every_extent(monkeypatch):
     """Static blocks with stealing: every iteration runs exactly once for extents that do not
     divide into the blocks (or are smaller than the team), with 2 and 3 blocks."""
-    import tepad.codegen.llvm_ir as llvm_ir
-    monkeypatch.setattr(llvm_ir, "PARALLEL_MIN_WORK", 0)   # tiny loops: use the team anyway
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_WORK", 0)   # tiny loops: use the team anyway
     n = tir.Var("n")
     A, C = tir.Buffer((n,), "int32", "A"), tir.Buffer((n,), "int32", "C")
     f = make_func([A, C], lambda a, c: loop(n, lambda i: tir.BufferStore(c, c[i] + a[i] + i, [i]),
@@ -68,10 +69,10 @@ _ONE_THREAD_TEAM = """
 import numpy as np, sys
 sys.path.insert(0, {helpers!r})
 from tepad import tir
-import tepad.codegen.llvm_ir as llvm_ir
-from tepad.codegen import build_module
+from tepad.codegen import parallel
+from tepad.runtime import build_module
 from codegen_helpers import make_func, loop
-llvm_ir.PARALLEL_MIN_WORK = 0
+parallel.PARALLEL_MIN_WORK = 0
 A, C = tir.Buffer((1000,), "int32", "A"), tir.Buffer((1000,), "int32", "C")
 f = make_func([A, C], lambda a, c: loop(1000, lambda i: tir.BufferStore(c, c[i] + a[i], [i]),
                                         tir.ForKind.PARALLEL))
@@ -293,9 +294,8 @@ def _par_func(n, per_row=1):
 def test_small_parallel_loop_runs_serially_without_the_team():
     """A constant-size parallel loop with little work (64 rows of 4) never starts the team:
     the optimized IR calls no GOMP_parallel (the unoptimized IR keeps the outlined body)."""
-    from tepad.codegen import llvm_ir
     f = _par_func(64, 4)
-    assert llvm_ir.static_work(f.body) == 64 * (1 + 4)
+    assert static_work(f.body) == 64 * (1 + 4)
     mod = build_module(f, num_threads=2)
     assert "GOMP_parallel" in mod.unoptimized_ll and "par0.serial" in mod.unoptimized_ll
     assert "GOMP_parallel" not in mod.ll
@@ -306,10 +306,9 @@ def test_small_parallel_loop_runs_serially_without_the_team():
 
 
 def test_large_parallel_loop_keeps_the_team():
-    from tepad.codegen import llvm_ir
-    rows = llvm_ir.PARALLEL_MIN_WORK // 5 + 1          # just above the threshold
+    rows = parallel.PARALLEL_MIN_WORK // 5 + 1          # just above the threshold
     f = _par_func(rows, 4)
-    assert llvm_ir.static_work(f.body) >= llvm_ir.PARALLEL_MIN_WORK
+    assert static_work(f.body) >= parallel.PARALLEL_MIN_WORK
     mod = build_module(f, num_threads=2)
     if have_gomp():
         assert "GOMP_parallel" in mod.ll

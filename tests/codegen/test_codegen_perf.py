@@ -8,7 +8,8 @@ import pytest
 import tepad
 from tepad import te, tir
 from tepad import codegen
-from tepad.codegen import build_module, have_gomp
+from tepad.codegen import parallel
+from tepad.runtime import build_module
 from tepad.lower.passes.vectorize_loop import vectorize_loop
 from codegen_helpers import make_func, loop
 
@@ -166,8 +167,7 @@ def test_guard_that_is_not_an_interval_is_not_widened(guard, keep):
 
 @pytest.mark.parametrize("threads", [1, 2, 3, 8])
 def test_dynamic_parallel_chunks_cover_every_iteration(threads, monkeypatch):
-    import tepad.codegen.llvm_ir as llvm_ir
-    monkeypatch.setattr(llvm_ir, "PARALLEL_MIN_WORK", 0)   # small loop: still use the team
+    monkeypatch.setattr(parallel, "PARALLEL_MIN_WORK", 0)   # small loop: still use the team
     A = tir.Buffer((1000,), "int32", "A")
 
     def body(a):

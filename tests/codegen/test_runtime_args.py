@@ -4,8 +4,7 @@ import pytest
 
 import tepad
 from tepad import tir
-from tepad.codegen import build_module
-from tepad.runtime import ArgInfo
+from tepad.runtime import ArgInfo, build_module
 from codegen_helpers import make_func, loop
 
 

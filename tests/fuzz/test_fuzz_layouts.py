@@ -15,9 +15,9 @@ CFG = Config(max_stages=4, illegal_rate=0, layout_percent=40)
 SEED = "layout-ci"
 
 # case numbers (of RandomSource(f"{SEED}:{i}") under CFG)
-PADDED_LAYOUT = [9, 25, 31, 43]   # splitting transform_layouts with a pad_value: inputs,
-                                  # outputs, intermediates, separators, two in a row
-ROLLING = [250, 435, 1105]         # rolling_buffer (1105 also has padded layouts)
+PADDED_LAYOUT = [12, 31, 94, 145]  # splitting transform_layouts with a pad_value: inputs,
+                                   # outputs, intermediates, separators, two in a row
+ROLLING = [205, 435, 4437]         # rolling_buffer (4437 also has padded layouts)
 
 
 def _has_padded_layout(case):
@@ -50,11 +50,11 @@ def test_padded_layouts_pass():
 def test_rolling_buffers_pass():
     for i in ROLLING:
         _check(i, _has_rolling, "rolling_buffer")
-    assert _has_padded_layout(generate(RandomSource(f"{SEED}:1105"), CFG))
+    assert _has_padded_layout(generate(RandomSource(f"{SEED}:4437"), CFG))
 
 
 def test_layout_reproducer_script_runs_standalone():
-    case = generate(RandomSource(f"{SEED}:1105"), CFG)
+    case = generate(RandomSource(f"{SEED}:4437"), CFG)
     text = case.script(exact=True)
     assert "from_kernel(" in text and "to_kernel(" in text
     exec(compile(text, "<layout case>", "exec"), {})

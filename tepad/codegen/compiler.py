@@ -1,0 +1,125 @@
+"""Compile a flattened ``PrimFunc`` for the host CPU into a ``CompiledKernel``, with an
+in-process cache of the JIT code.
+
+Compiled kernels are cached in-process: compiling a PrimFunc whose printed script, kernel
+name, thread count and host CPU match an earlier compile reuses that compile's JIT code (so
+rebuilding the same schedule costs printing, not LLVM). Disable with ``TEPAD_COMPILE_CACHE=0``
+or ``with tepad.codegen.cache_disabled(): ...``; ``clear_cache()`` empties it.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import llvmlite.binding as llvm
+
+from .. import tir
+from . import parallel
+from .analysis import shape_vars
+from .jit import JitModule, have_gomp
+from .llvm_ir import emit_llvm_module
+from .parallel import default_num_threads
+
+CACHE_SIZE = 256
+_cache: OrderedDict = OrderedDict()
+_cache_lock = threading.Lock()
+_disabled = threading.local()
+stats = {"hits": 0, "misses": 0}
+
+
+@dataclass(frozen=True)
+class CompiledKernel:
+    """A kernel compiled and loaded into this process.
+
+    ``jit`` holds the native code (alive as long as this object or another holder of the
+    ``JitModule``); its function ``name`` has the signature described in
+    ``tepad.codegen.llvm_ir``: one pointer per parameter of ``func``, then one integer per
+    ``shape_vars`` entry (vars of ``func``'s buffers), returning 0 or a status ``k`` explained
+    by ``messages[k - 1]``. ``source_ll`` is the LLVM IR before optimization (``jit.ll``
+    after). ``num_threads``: the team size its parallel loops were compiled for.
+    """
+    func: tir.PrimFunc
+    name: str
+    jit: JitModule
+    shape_vars: tuple
+    messages: tuple
+    source_ll: str
+    num_threads: int
+
+
+def compile_cache_enabled() -> bool:
+    """Whether compiles on this thread use the cache (``TEPAD_COMPILE_CACHE`` is not 0 / false /
+    no / off, and no ``cache_disabled()`` block is active)."""
+    if getattr(_disabled, "depth", 0):
+        return False
+    return os.environ.get("TEPAD_COMPILE_CACHE", "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+@contextlib.contextmanager
+def cache_disabled():
+    """Within this block, compiles neither read nor fill the compile cache (this thread)."""
+    _disabled.depth = getattr(_disabled, "depth", 0) + 1
+    try:
+        yield
+    finally:
+        _disabled.depth -= 1
+
+
+def clear_cache() -> None:
+    """Forget every cached compile (kernels already handed out stay valid)."""
+    with _cache_lock:
+        _cache.clear()
+
+
+def _host_key() -> str:
+    return llvm.get_host_cpu_name() + llvm.get_host_cpu_features().flatten()
+
+
+def cache_key(func: tir.PrimFunc, name: str, num_threads: int) -> str:
+    """Structural key of one compile: printed script (buffers, shapes, dtypes, body), kernel
+    name, thread count, target (host CPU name + features) and the parallel-loop tuning
+    constants. Everything the emitted code depends on, and nothing else."""
+    h = hashlib.sha256()
+    for part in (func.script(), name, repr(num_threads), "llvm", _host_key(),
+                 repr((parallel.PARALLEL_MIN_WORK, parallel.CHUNKS_PER_THREAD))):
+        h.update(part.encode())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def compile_kernel(func: tir.PrimFunc, name: str | None = None,
+                   num_threads: int | None = None) -> CompiledKernel:
+    """Compile a flattened ``PrimFunc`` for the host CPU.
+
+    ``name`` defaults to ``func.attrs["global_symbol"]`` or "main". ``num_threads`` for
+    parallel loops defaults to ``default_num_threads()`` (read now). A cache hit shares the
+    earlier compile's ``JitModule``; ``func`` and ``shape_vars`` are always this ``func``'s.
+    """
+    name = name or func.attrs.get("global_symbol", "main")
+    num_threads = num_threads or default_num_threads()
+    key = cache_key(func, name, num_threads) if compile_cache_enabled() else None
+    hit = None
+    if key is not None:
+        with _cache_lock:
+            hit = _cache.get(key)
+            if hit is not None:
+                _cache.move_to_end(key)
+    if hit is not None:
+        stats["hits"] += 1
+        jit, messages, text = hit
+        return CompiledKernel(func, name, jit, tuple(shape_vars(func)), messages, text,
+                              num_threads)
+    stats["misses"] += 1
+    text, messages, svars = emit_llvm_module(func, name, num_threads, use_gomp=have_gomp())
+    jit = JitModule(text)
+    messages = tuple(messages)
+    if key is not None:
+        with _cache_lock:
+            _cache[key] = (jit, messages, text)
+            while len(_cache) > CACHE_SIZE:
+                _cache.popitem(last=False)
+    return CompiledKernel(func, name, jit, tuple(svars), messages, text, num_threads)

@@ -1,0 +1,169 @@
+"""Scalar and vector arithmetic: constants, variables, arithmetic with TIR's division rules,
+comparisons, logic, selects, casts, ramps and broadcasts."""
+from __future__ import annotations
+
+import llvmlite.ir as ir
+
+from ..errors import InternalError
+from .. import tir
+from ..tir import dtype as dt
+from .lltypes import is_unsigned, ll_type
+
+# Fast-math flags. Every float add/sub/mul may be contracted into an FMA (`contract`: one
+# rounding instead of two, never less accurate). Only the combining add/mul of a reduction
+# update (``X[i] = X[i] + v``: the stored value reads the same buffer at the same index) also
+# gets `reassoc nsz`, which LLVM needs to vectorize / interleave a float reduction loop; plain
+# elementwise arithmetic keeps numpy's evaluation order.
+FLOAT_FLAGS = ("contract",)
+REDUCTION_FLAGS = ("reassoc", "contract", "nsz")
+
+
+class ExprEmitter:
+    """``expr(e)``: the LLVM value of a TIR expression, dispatched on ``expr_<NodeType>``."""
+
+    def expr(self, e) -> ir.Value:
+        meth = getattr(self, "expr_" + type(e).__name__, None)
+        if meth is None:
+            if isinstance(e, tir.CmpOp):
+                return self.expr_cmp(e)
+            raise InternalError(f"codegen: unsupported expression {type(e).__name__}: {e!r}")
+        return meth(e)
+
+    def expr_IntImm(self, e):
+        return ir.Constant(ll_type(e.dtype), int(e.value))
+
+    def expr_FloatImm(self, e):
+        return ir.Constant(ll_type(e.dtype), float(e.value))
+
+    def expr_Var(self, e):
+        v = self.ctx.vars.get(e)
+        if v is None:
+            raise InternalError(f"codegen: variable {e.name} used before definition")
+        return v
+
+    expr_SizeVar = expr_Var
+
+    def expr_Let(self, e):
+        self.ctx.vars[e.var] = self.expr(e.value)
+        return self.expr(e.body)
+
+    def _arith(self, e, int_op, uint_op, float_op):
+        a, b = self.expr(e.a), self.expr(e.b)
+        d = dt.parse(e.dtype)
+        if d.is_float:
+            if float_op not in ("fadd", "fsub", "fmul"):
+                return getattr(self.b, float_op)(a, b)
+            flags = REDUCTION_FLAGS if e is self.reduction_update else FLOAT_FLAGS
+            return getattr(self.b, float_op)(a, b, flags=flags)
+        if d.is_int and d.bits >= 32 and int_op in ("add", "sub", "mul"):
+            return getattr(self.b, int_op)(a, b, flags=("nsw",))
+        return getattr(self.b, uint_op if is_unsigned(e.dtype) else int_op)(a, b)
+
+    def expr_Add(self, e): return self._arith(e, "add", "add", "fadd")
+    def expr_Sub(self, e): return self._arith(e, "sub", "sub", "fsub")
+    def expr_Mul(self, e): return self._arith(e, "mul", "mul", "fmul")
+    def expr_Div(self, e): return self._arith(e, "sdiv", "udiv", "fdiv")
+    def expr_Mod(self, e): return self._arith(e, "srem", "urem", "frem")
+
+    def _floor_divmod(self, e, want_div: bool):
+        a, b = self.expr(e.a), self.expr(e.b)
+        d = dt.parse(e.dtype)
+        if d.is_float:
+            q = self.call_intrinsic("llvm.floor", [self.b.fdiv(a, b)])
+            return q if want_div else self.b.fsub(a, self.b.fmul(q, b))
+        if is_unsigned(e.dtype):
+            return self.b.udiv(a, b) if want_div else self.b.urem(a, b)
+        zero = ir.Constant(a.type, 0) if not isinstance(a.type, ir.VectorType) else \
+            ir.Constant(a.type, [ir.Constant(a.type.element, 0)] * a.type.count)
+        r = self.b.srem(a, b)
+        # adjust when the remainder is nonzero and its sign differs from the divisor's
+        adj = self.b.and_(self.b.icmp_signed("!=", r, zero),
+                          self.b.xor(self.b.icmp_signed("<", r, zero),
+                                     self.b.icmp_signed("<", b, zero)))
+        if want_div:
+            q = self.b.sdiv(a, b)
+            return self.b.sub(q, self.b.zext(adj, a.type))
+        return self.b.select(adj, self.b.add(r, b), r)
+
+    def expr_FloorDiv(self, e): return self._floor_divmod(e, True)
+    def expr_FloorMod(self, e): return self._floor_divmod(e, False)
+
+    def _minmax(self, e, op):
+        a, b = self.expr(e.a), self.expr(e.b)
+        if dt.is_float(e.dtype):
+            c = self.b.fcmp_ordered(op, a, b)
+        elif is_unsigned(e.dtype):
+            c = self.b.icmp_unsigned(op, a, b)
+        else:
+            c = self.b.icmp_signed(op, a, b)
+        return self.b.select(c, a, b)
+
+    def expr_Min(self, e): return self._minmax(e, "<")
+    def expr_Max(self, e): return self._minmax(e, ">")
+
+    def expr_cmp(self, e):
+        """Any ``CmpOp``: ordered float compares except ``!=`` (true on NaN, as in numpy)."""
+        op = e.symbol
+        a, b = self.expr(e.a), self.expr(e.b)
+        if dt.is_float(e.a.dtype):
+            if op == "!=":
+                return self.b.fcmp_unordered(op, a, b)
+            return self.b.fcmp_ordered(op, a, b)
+        if is_unsigned(e.a.dtype):
+            return self.b.icmp_unsigned(op, a, b)
+        return self.b.icmp_signed(op, a, b)
+
+    def expr_And(self, e): return self.b.and_(self.expr(e.a), self.expr(e.b))
+    def expr_Or(self, e): return self.b.or_(self.expr(e.a), self.expr(e.b))
+    def expr_Not(self, e): return self.b.not_(self.expr(e.a))
+
+    def expr_Select(self, e):
+        c = self.expr(e.condition)
+        t, f = self.expr(e.true_value), self.expr(e.false_value)
+        if isinstance(t.type, ir.VectorType) and not isinstance(c.type, ir.VectorType):
+            c = self.broadcast(c, t.type.count)
+        return self.b.select(c, t, f)
+
+    def expr_Cast(self, e):
+        return self.cast_to(self.expr(e.value), e.value.dtype, e.dtype)
+
+    def cast_to(self, v, src: str, dst: str) -> ir.Value:
+        """``v`` (of dtype ``src``) converted to ``dst``; a scalar is broadcast first when
+        ``dst`` has lanes."""
+        s, d = dt.parse(src), dt.parse(dst)
+        if s.scalar == d.scalar:
+            return v
+        if s.lanes == 1 and d.lanes > 1:
+            v = self.broadcast(v, d.lanes)
+            src = dt.with_lanes(src, d.lanes)
+        t = ll_type(dst)
+        b = self.b
+        if d.is_bool:
+            zero = ir.Constant(v.type, None)
+            if s.is_float:
+                return b.fcmp_unordered("!=", v, zero)
+            return b.icmp_unsigned("!=", v, zero)
+        if s.is_float and d.is_float:
+            return b.fpext(v, t) if d.bits > s.bits else b.fptrunc(v, t)
+        if s.is_float:
+            return b.fptoui(v, t) if d.is_uint else b.fptosi(v, t)
+        if d.is_float:
+            return b.uitofp(v, t) if is_unsigned(src) else b.sitofp(v, t)
+        if d.bits == s.bits:
+            return v
+        if d.bits < s.bits:
+            return b.trunc(v, t)
+        return b.zext(v, t) if is_unsigned(src) else b.sext(v, t)
+
+    def expr_Ramp(self, e):
+        base = self.expr(e.base)
+        vt = ir.VectorType(base.type, e.lanes)
+        if isinstance(e.stride, tir.IntImm):
+            offs = self.const_vec(vt, [k * int(e.stride.value) for k in range(e.lanes)])
+        else:
+            offs = self.b.mul(self.broadcast(self.expr(e.stride), e.lanes),
+                              self.const_vec(vt, range(e.lanes)))
+        return self.b.add(self.broadcast(base, e.lanes), offs, flags=("nsw",))
+
+    def expr_Broadcast(self, e):
+        return self.broadcast(self.expr(e.value), e.lanes)

@@ -1,0 +1,173 @@
+"""Buffer access: loads (masked and gathered), stores (scattered), and ``Allocate`` on the
+stack or the heap."""
+from __future__ import annotations
+
+import llvmlite.ir as ir
+
+from ..errors import InternalError
+from .. import tir
+from ..tir import dtype as dt
+from .analysis import is_contiguous, reduction_update
+from .lltypes import I1, I8, I32, I64, PTR, VOID, ident, ll_type
+
+# Constant-size allocations up to this many bytes live on the stack (entry-block alloca).
+STACK_ALLOC_LIMIT = 64 * 1024
+ALLOC_ALIGN = 64
+
+
+class MemoryEmitter:
+    """``BufferLoad`` / ``BufferStore`` of flattened (1-index) buffers and ``Allocate``.
+
+    Under a lane mask (``ctx.mask``, set by a vector ``if_then_else``) loads touch only the
+    active lanes' addresses; the others read as zero.
+    """
+
+    def buffer_ptr(self, buf) -> ir.Value:
+        """The base pointer of ``buf`` (an argument or an allocation in scope)."""
+        p = self.ctx.vars.get(buf.data)
+        if p is None:
+            raise InternalError(
+                f"codegen: buffer {buf.name} is neither an argument nor allocated in scope")
+        return p
+
+    # ------------------------------------------------------------------ loads
+    def expr_BufferLoad(self, e):
+        if len(e.indices) != 1:
+            raise InternalError(f"codegen: BufferLoad of {e.buffer.name} is not flattened")
+        index = tir.convert(e.indices[0])
+        lanes = dt.lanes(index.dtype)
+        base = self.buffer_ptr(e.buffer)
+        elem_t = ll_type(e.buffer.dtype, memory=True)
+        align = dt.parse(e.buffer.dtype).bytes
+        is_bool = dt.is_bool(e.buffer.dtype)
+        mask = self.ctx.mask
+        if lanes == 1:
+            if mask is not None:
+                v = self.guarded(self.any_lane(mask), lambda: self._scalar_load(base, index, elem_t, align),
+                                 elem_t)
+            else:
+                v = self._scalar_load(base, index, elem_t, align)
+            return self.b.trunc(v, I1) if is_bool else v
+        vt = ir.VectorType(elem_t, lanes)
+        if is_contiguous(index):
+            ptr = self.b.gep(base, [self.expr(index.base)], inbounds=True, source_etype=elem_t)
+            if mask is None:
+                v = self.b.load(ptr, typ=vt, align=align)
+            else:
+                fn = self.intrinsic("llvm.masked.load", vt, [PTR, I32, mask.type, vt], [vt, PTR])
+                v = self.b.call(fn, [ptr, I32(align), mask, ir.Constant(vt, None)])
+        else:
+            idx = self.expr(index)
+            v = ir.Constant(vt, ir.Undefined)
+            for k in range(lanes):
+                def load_lane(k=k):
+                    p = self.b.gep(base, [self.b.extract_element(idx, I32(k))], inbounds=True,
+                                   source_etype=elem_t)
+                    return self.b.load(p, typ=elem_t, align=align)
+                x = load_lane() if mask is None else \
+                    self.guarded(self.b.extract_element(mask, I32(k)), load_lane, elem_t)
+                v = self.b.insert_element(v, x, I32(k))
+        if is_bool:
+            return self.b.icmp_unsigned("!=", v, ir.Constant(vt, None))
+        return v
+
+    def _scalar_load(self, base, index, elem_t, align):
+        p = self.b.gep(base, [self.expr(index)], inbounds=True, source_etype=elem_t)
+        return self.b.load(p, typ=elem_t, align=align)
+
+    def any_lane(self, mask):
+        """i1: whether some lane of the vector ``mask`` is set."""
+        fn = self.intrinsic("llvm.vector.reduce.or", I1, [mask.type], [mask.type])
+        return self.b.call(fn, [mask])
+
+    def guarded(self, cond, emit, typ):
+        """``cond ? emit() : zero`` evaluating ``emit`` only when ``cond`` holds."""
+        fn = self.ctx.fn
+        pre = self.b.block
+        then_bb = fn.append_basic_block("guard.then")
+        end_bb = fn.append_basic_block("guard.end")
+        self.b.cbranch(cond, then_bb, end_bb)
+        self.b.position_at_end(then_bb)
+        v = emit()
+        then_end = self.b.block
+        self.b.branch(end_bb)
+        self.b.position_at_end(end_bb)
+        phi = self.b.phi(typ)
+        phi.add_incoming(ir.Constant(typ, None), pre)
+        phi.add_incoming(v, then_end)
+        return phi
+
+    # ------------------------------------------------------------------ stores
+    def stmt_BufferStore(self, s):
+        if len(s.indices) != 1:
+            raise InternalError(f"codegen: BufferStore to {s.buffer.name} is not flattened")
+        self.reduction_update = reduction_update(s)
+        value = self.expr(s.value)
+        self.reduction_update = None
+        index = tir.convert(s.indices[0])
+        lanes = dt.lanes(index.dtype)
+        if lanes > 1 and not isinstance(value.type, ir.VectorType):
+            value = self.broadcast(value, lanes)
+        base = self.buffer_ptr(s.buffer)
+        elem_t = ll_type(s.buffer.dtype, memory=True)
+        align = dt.parse(s.buffer.dtype).bytes
+        is_bool = dt.is_bool(s.buffer.dtype)
+        if lanes == 1:
+            ptr = self.b.gep(base, [self.expr(index)], inbounds=True, source_etype=elem_t)
+            if is_bool:
+                value = self.b.zext(value, I8)
+            self.b.store(value, ptr, align=align)
+            return
+        if is_bool:
+            value = self.b.zext(value, ir.VectorType(I8, lanes))
+        if is_contiguous(index):
+            ptr = self.b.gep(base, [self.expr(index.base)], inbounds=True, source_etype=elem_t)
+            self.b.store(value, ptr, align=align)
+            return
+        idx = self.expr(index)  # scatter, lane by lane
+        for k in range(lanes):
+            ptr = self.b.gep(base, [self.b.extract_element(idx, I32(k))], inbounds=True,
+                             source_etype=elem_t)
+            self.b.store(self.b.extract_element(value, I32(k)), ptr, align=align)
+
+    # ------------------------------------------------------------------ allocation
+    def stmt_Allocate(self, s):
+        """Constant sizes up to ``STACK_ALLOC_LIMIT`` bytes: an entry-block alloca. Otherwise
+        ``aligned_alloc`` (an out-of-memory status when it fails), freed when the body ends
+        and on every early return inside it."""
+        elem_t = ll_type(s.dtype, memory=True)
+        nbytes_each = dt.parse(s.dtype).bytes * dt.lanes(s.dtype)
+        consts = [int(e.value) for e in s.extents if isinstance(e, tir.IntImm)]
+        if len(consts) == len(s.extents):
+            count = 1
+            for c in consts:
+                count *= c
+            if count * nbytes_each <= STACK_ALLOC_LIMIT:
+                a = self.entry_alloca(ir.ArrayType(elem_t, max(count, 1)), name=ident(s.buffer_var.name))
+                a.align = ALLOC_ALIGN
+                self.ctx.vars[s.buffer_var] = a
+                self.stmt(s.body)
+                return
+        size = I64(nbytes_each)
+        for e in s.extents:
+            v = self.expr(e)
+            v = self.b.sext(v, I64) if v.type.width < 64 else v
+            size = self.b.mul(size, v, flags=("nsw",))
+        # aligned_alloc wants a multiple of the alignment; never ask for 0 bytes
+        size = self.b.add(size, I64(ALLOC_ALIGN), flags=("nsw",))
+        size = self.b.and_(size, I64(-ALLOC_ALIGN))
+        alloc = self.declare("aligned_alloc", PTR, [I64, I64])
+        p = self.b.call(alloc, [I64(ALLOC_ALIGN), size], name=ident(s.buffer_var.name))
+        code = self.status_code(f"out of memory allocating buffer {s.buffer_var.name}")
+        fail = self.ctx.fn.append_basic_block("alloc.fail")
+        ok = self.ctx.fn.append_basic_block("alloc.ok")
+        self.b.cbranch(self.b.icmp_unsigned("==", p, ir.Constant(PTR, None)), fail, ok)
+        self.b.position_at_end(fail)
+        self.emit_return_status(I32(code))
+        self.b.position_at_end(ok)
+        self.ctx.vars[s.buffer_var] = p
+        self.ctx.cleanups.append(p)
+        self.stmt(s.body)
+        self.ctx.cleanups.pop()
+        if not self.b.block.is_terminated:
+            self.b.call(self.declare("free", VOID, [PTR]), [p])

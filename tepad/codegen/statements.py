@@ -1,0 +1,106 @@
+"""Control flow: statement dispatch, sequences, lets, asserts, ifs and serial loops."""
+from __future__ import annotations
+
+import llvmlite.ir as ir
+
+from ..errors import InternalError
+from .. import tir
+from ..tir.stmt import ForKind
+from .lltypes import I32, ident, is_unsigned
+
+
+class StatementEmitter:
+    """``stmt(s)``: emit a TIR statement at the builder, dispatched on ``stmt_<NodeType>``.
+
+    Nothing is emitted after a block's terminator (code after a failed-assert return is
+    dead). ``For`` loops marked parallel go to ``emit_parallel_for`` when libgomp is used
+    and no parallel region encloses them.
+    """
+
+    def stmt(self, s):
+        meth = getattr(self, "stmt_" + type(s).__name__, None)
+        if meth is None:
+            raise InternalError(f"codegen: unsupported statement {type(s).__name__}:\n{s}")
+        if self.b.block.is_terminated:
+            return
+        meth(s)
+
+    def stmt_SeqStmt(self, s):
+        for x in s.seq:
+            self.stmt(x)
+
+    def stmt_AttrStmt(self, s):
+        self.stmt(s.body)
+
+    def stmt_LetStmt(self, s):
+        self.ctx.vars[s.var] = self.expr(s.value)
+        self.stmt(s.body)
+
+    def stmt_Evaluate(self, s):
+        v = s.value
+        if isinstance(v, (tir.ConstExpr, tir.StringImm)) or tir.is_call(v, "tir.assume"):
+            return
+        self.expr(v)
+
+    def stmt_AssertStmt(self, s):
+        msg = s.message.value if isinstance(s.message, tir.StringImm) else str(s.message)
+        code = self.status_code(msg)
+        cond = self.expr(s.condition)
+        ok = self.ctx.fn.append_basic_block("assert.ok")
+        fail = self.ctx.fn.append_basic_block("assert.fail")
+        self.b.cbranch(cond, ok, fail)
+        self.b.position_at_end(fail)
+        self.emit_return_status(I32(code))
+        self.b.position_at_end(ok)
+        self.stmt(s.body)
+
+    def stmt_IfThenElse(self, s):
+        cond = self.expr(s.condition)
+        if isinstance(cond.type, ir.VectorType):
+            raise InternalError(f"codegen: vector condition in IfThenElse:\n{s}")
+        fn = self.ctx.fn
+        then_bb = fn.append_basic_block("if.then")
+        end_bb = fn.append_basic_block("if.end")
+        else_bb = fn.append_basic_block("if.else") if s.else_case is not None else end_bb
+        self.b.cbranch(cond, then_bb, else_bb)
+        self.b.position_at_end(then_bb)
+        self.stmt(s.then_case)
+        if not self.b.block.is_terminated:
+            self.b.branch(end_bb)
+        if s.else_case is not None:
+            self.b.position_at_end(else_bb)
+            self.stmt(s.else_case)
+            if not self.b.block.is_terminated:
+                self.b.branch(end_bb)
+        self.b.position_at_end(end_bb)
+
+    def stmt_For(self, s):
+        if s.kind == ForKind.PARALLEL and not self.ctx.in_parallel and self.use_gomp:
+            self.emit_parallel_for(s)
+            return
+        lo = self.cast_to(self.expr(s.min), s.min.dtype, s.loop_var.dtype)
+        ext = self.cast_to(self.expr(s.extent), s.extent.dtype, s.loop_var.dtype)
+        hi = self.b.add(lo, ext, flags=("nsw",))
+        self.emit_loop(s.loop_var, lo, hi, s.body)
+
+    def emit_loop(self, var, lo, hi, body):
+        """``for var in [lo, hi): body`` as a guarded loop LLVM can rotate and vectorize."""
+        fn = self.ctx.fn
+        pre = self.b.block
+        header = fn.append_basic_block(f"for.{ident(var.name)}")
+        body_bb = fn.append_basic_block(f"for.{ident(var.name)}.body")
+        exit_bb = fn.append_basic_block(f"for.{ident(var.name)}.end")
+        self.b.branch(header)
+        self.b.position_at_end(header)
+        i = self.b.phi(lo.type, name=ident(var.name))
+        i.add_incoming(lo, pre)
+        cond = (self.b.icmp_unsigned if is_unsigned(var.dtype) else self.b.icmp_signed)("<", i, hi)
+        self.b.cbranch(cond, body_bb, exit_bb)
+        self.b.position_at_end(body_bb)
+        self.ctx.vars[var] = i
+        self.stmt(body)
+        if not self.b.block.is_terminated:
+            nxt = self.b.add(i, ir.Constant(lo.type, 1), flags=("nsw",))
+            i.add_incoming(nxt, self.b.block)
+            self.b.branch(header)
+        self.b.position_at_end(exit_bb)

@@ -1,0 +1,104 @@
+"""A generated case (its lines, executed namespace and tensors) and the generator's settings."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..errors import TepadError
+from .reproducer import script_text
+
+
+@dataclass
+class Config:
+    """What the generator may draw, and how often (percentages); the defaults are the CLI's."""
+
+    max_stages: int = 5
+    max_inputs: int = 3
+    dtypes: tuple = ("float32", "int32", "int8")
+    symbolic_percent: int = 30     # chance that the dimension bases are te.vars
+    illegal_rate: int = 8          # percent of cases with one deliberately illegal step
+    cache_percent: int = 12        # per stage: cache_write / cache_read
+    single_output: bool = False    # only the last tensor is an output (draw_program)
+    max_base: int = 12
+    layout_percent: int = 22       # cases where transform_layout may be drawn at all
+    rolling_percent: int = 70      # per applicable compute_at'd stencil producer
+    scope_percent: int = 10        # per materialized compute stage: set_scope
+
+
+@dataclass
+class Tens:
+    """A tensor of the case: its Python name, dims over the size bases, and dtype."""
+
+    name: str
+    dims: list          # [(base, offset)], extent = base + offset, offset <= 0
+    dtype: str
+    placeholder: bool = False
+    reduction: bool = False
+
+
+class GenerationRefused(Exception):
+    """Internal: a drawn op does not fit (e.g. would make an extent < 1); draw another."""
+
+
+@dataclass
+class Case:
+    """A drawn program: ``lines`` executed in order in ``ns`` give its tensors and schedule
+    ``s``; ``illegal``/``refused`` list the deliberately illegal steps and their refusals."""
+
+    lines: list = field(default_factory=list)
+    ns: dict = field(default_factory=dict)
+    tensors: list = field(default_factory=list)
+    placeholders: list = field(default_factory=list)   # Tens
+    outputs: list = field(default_factory=list)        # Tens
+    bases: dict = field(default_factory=dict)           # base -> int or var name
+    base_values: list = field(default_factory=list)     # runtime bindings for symbolic bases
+    illegal: list = field(default_factory=list)         # descriptions of illegal steps
+    refused: list = field(default_factory=list)         # (line, TepadError message)
+    data_seed: int = 0
+    sched_start: int = 0
+
+    # -- executing lines --------------------------------------------------------------------
+    def run(self, line: str, illegal: str | None = None):
+        """Execute ``line`` now and keep it. A ``TepadError`` from an illegal step is recorded
+        (the line stays in the script inside a ``try``); anything else propagates."""
+        if illegal is None:
+            self.lines.append(line)
+            exec(line, self.ns)
+            return
+        self.illegal.append(illegal)
+        self.lines.append(f"try:  # deliberately illegal: {illegal}\n    {line}\n"
+                          f"except tepad.TepadError as err:\n    print('refused:', err)")
+        try:
+            exec(line, self.ns)
+        except TepadError as err:
+            self.refused.append((line, str(err)))
+
+    def script(self, exact=False, bounds_check=True) -> str:
+        """A runnable program reproducing this case (definition, schedule, build, check)."""
+        return script_text(self, exact, bounds_check)
+
+    @property
+    def has_layouts(self) -> bool:
+        """Does some line call ``transform_layout`` (arguments then travel as physical arrays)?"""
+        return any(".transform_layout(" in line for line in self.lines)
+
+    def shape_text(self, t: Tens) -> str:
+        """The shape of ``t`` as Python text for the reproducer (``sizes[...]`` when symbolic)."""
+        return "(" + ", ".join(_sym_dim(self.bases[b], o) for b, o in t.dims) + \
+            ("," if len(t.dims) == 1 else "") + ")"
+
+    def concrete_shape(self, t: Tens, values: dict) -> tuple:
+        """The shape of ``t`` with the symbolic bases bound to ``values``."""
+        out = []
+        for base, off in t.dims:
+            b = self.bases[base]
+            out.append((values[b] if isinstance(b, str) else b) + off)
+        return tuple(out)
+
+
+def _sym_dim(b, off):
+    if isinstance(b, str):
+        return f"sizes[{b!r}]" + (f" - {-off}" if off else "")
+    return str(b + off)
+
+
+__all__ = ["Config", "Tens", "GenerationRefused", "Case"]

@@ -1,0 +1,213 @@
+"""Drawing a case's schedule: outputs, dataflow rewrites, then per stage (consumers first)
+layouts, loops (loops.py), attachment and rolling buffers, with at most one illegal step.
+
+Every schedule line is executed at once through ``Case.run``; IterVars get Python names as
+they are first used (``iv``), so the lines form a runnable program.
+"""
+from __future__ import annotations
+
+from .attach_points import can_inline, is_compute, legal_attach_points
+from .illegal import illegal_step
+from .layout_maps import maybe_layout
+from .loops import draw_loops
+from .rolling import rolling_applicable
+
+# Extra hooks (the generator itself draws transform_layout and rolling_buffer, see
+# ``layout_maps.maybe_layout`` / ``ScheduleDrawer.maybe_rolling``). Each entry is
+# ``fn(case, src, stage_name)`` called after a stage's loop transforms and before its
+# attachment; it may append and execute lines through ``case.run(line)`` and must keep the
+# schedule legal (or mark ``case.illegal``).
+LAYOUT_HOOKS: list = []
+
+
+def _ident(name):
+    return "".join(c if c.isalnum() else "_" for c in str(name))
+
+
+class ScheduleDrawer:
+    """Draws a schedule for the outputs of a ``DefinitionDrawer``'s case, line by line."""
+
+    def __init__(self, gen):
+        self.src = gen.src
+        self.cfg = gen.cfg
+        self.case = gen.case
+        self.ns = gen.case.ns
+        self.ivnames: dict = {}     # id(IterVar) -> python name
+        self.tnames: dict = {}      # id(Operation) of stage's origin op -> python tensor name
+        self.n_iv = 0
+        self.looped: set = set()    # id(Stage) of the stages whose loop transforms are drawn
+
+    # -- names --------------------------------------------------------------------------------
+    def stage_expr(self, st):
+        """``s[name]`` for ``st`` as code text."""
+        return f"s[{self.tnames[id(st.origin_op)]}]"
+
+    def iv(self, st, iv):
+        """The Python name of leaf IterVar ``iv`` of ``st``; on first use a line binds it
+        from ``leaf_iter_vars``."""
+        key = id(iv)
+        if key not in self.ivnames:
+            pos = next(k for k, x in enumerate(st.leaf_iter_vars) if x is iv)
+            nm = f"{_ident(self.tnames[id(st.origin_op)])}_{_ident(iv.name)}_{self.n_iv}"
+            self.n_iv += 1
+            self.case.run(f"{nm} = {self.stage_expr(st)}.leaf_iter_vars[{pos}]")
+            self.ivnames[key] = nm
+        return self.ivnames[key]
+
+    def any_iv(self, st, iv):
+        """A name for any IterVar of ``st`` (leaf or not), via ``all_iter_vars``."""
+        key = id(iv)
+        if key not in self.ivnames:
+            pos = next(k for k, x in enumerate(st.all_iter_vars) if x is iv)
+            nm = f"{_ident(self.tnames[id(st.origin_op)])}_{_ident(iv.name)}_{self.n_iv}"
+            self.n_iv += 1
+            self.case.run(f"{nm} = {self.stage_expr(st)}.all_iter_vars[{pos}]")
+            self.ivnames[key] = nm
+        return self.ivnames[key]
+
+    def new_ivs(self, st, base):
+        """Fresh names for the IterVars a split/fuse/tile of ``st`` is about to return."""
+        names = []
+        for suffix in base:
+            nm = f"{_ident(self.tnames[id(st.origin_op)])}_{suffix}{self.n_iv}"
+            self.n_iv += 1
+            names.append(nm)
+        return names
+
+    def bind_names(self, *names):
+        """Record that the IterVars just assigned to ``names`` (in ``ns``) have those names."""
+        for nm in names:
+            self.ivnames[id(self.ns[nm])] = nm
+
+    # -- the schedule -------------------------------------------------------------------------
+    def draw(self):
+        """Draw the whole schedule into the case (``s`` in its namespace)."""
+        case, src = self.case, self.src
+        outs = self.choose_outputs()
+        case.outputs = outs
+        case.sched_start = len(case.lines)
+        case.run(f"s = te.create_schedule([{', '.join(t.name + '.op' for t in outs)}])")
+        s = self.ns["s"]
+        case.placeholders = [t for t in case.placeholders if self.ns[t.name].op in s.stage_map]
+        for t in case.tensors:
+            self.tnames[id(self.ns[t.name].op)] = t.name
+        self.illegal_at = src.int(0, 4) if src.flag(self.cfg.illegal_rate) else None
+        self.frozen = False     # an accepted illegal step: no later attachment may undo it
+        self.dataflow_rewrites(s)
+        self.layout_on = src.flag(self.cfg.layout_percent)
+        if self.layout_on:      # layouts of inputs (the caller passes physical arrays)
+            for st in list(s.stages):
+                if not is_compute(st) and id(st.origin_op) in self.tnames:
+                    maybe_layout(self, st)
+        if self.illegal_at == 0:
+            illegal_step(self, s)
+        order = [st for st in reversed(s.stages) if is_compute(st)]
+        for k, st in enumerate(order):
+            if self.layout_on:  # before any loop transform: the axes must be adjacent leaves
+                maybe_layout(self, st)
+            draw_loops(self, st)
+            self.looped.add(id(st))
+            if self.illegal_at == 1 and k == len(order) // 2:
+                illegal_step(self, s)
+            for hook in LAYOUT_HOOKS:
+                hook(case, src, self.tnames[id(st.origin_op)])
+            if not st.is_output and not self.frozen:
+                self.attach(s, st)
+                self.maybe_rolling(s, st)
+            self.maybe_scope(st)
+        if self.illegal_at is not None and self.illegal_at >= 2:
+            illegal_step(self, s)
+
+    def choose_outputs(self):
+        """The last tensor, and sometimes other sinks and one tensor read by another stage."""
+        ts = [t for t in self.case.tensors if not t.placeholder]
+        last = ts[-1]
+        if self.cfg.single_output:
+            return [last]
+        used = set()
+        for t in ts:
+            obj = self.ns[t.name]
+            for inp in obj.op.input_tensors:
+                used.add(id(inp.op))
+        sinks = [t for t in ts if id(self.ns[t.name].op) not in used and t is not last]
+        outs = [last] + [t for t in sinks if self.src.flag(50)]
+        if len(ts) > 1 and self.src.flag(8):     # an output that is also read by another stage
+            extra = self.src.pick(ts[:-1])
+            if extra not in outs:
+                outs.append(extra)
+        return outs
+
+    # dataflow: cache_write / cache_read ---------------------------------------------------------
+    def dataflow_rewrites(self, s):
+        """Sometimes cache_write (before any loop transform) and cache_read, per tensor."""
+        pct = self.cfg.cache_percent
+        for t in list(self.case.tensors):
+            obj = self.ns[t.name]
+            st = s.stage_map.get(obj.op)
+            if st is None:
+                continue
+            if not t.placeholder and self.src.flag(pct) and not st.relations:
+                nm = f"{t.name}_l"
+                self.case.run(f"{nm} = s.cache_write({t.name}, 'local')")
+                self.tnames[id(self.ns[nm].op)] = nm
+            if self.src.flag(pct):
+                readers = [r for r in s.stages if is_compute(r) and
+                           s[obj].op.output(obj.value_index) in r.op.input_tensors]
+                if not readers:
+                    continue
+                chosen = [r for r in readers if self.src.flag(60)] or readers[:1]
+                rnames = ", ".join(self.tnames[id(r.origin_op)] for r in chosen)
+                nm = f"{t.name}_s"
+                self.case.run(f"{nm} = s.cache_read({t.name}, 'shared', [{rnames}])")
+                self.tnames[id(self.ns[nm].op)] = nm
+
+    # attachment ---------------------------------------------------------------------------------
+    def attach(self, s, st):
+        """Leave ``st`` at the root, compute_root, compute_inline, or compute_at a legal point
+        (often one where it can roll); a stage with a layout stays at the root."""
+        src, run = self.src, self.case.run
+        se = self.stage_expr(st)
+        if not st.layout_transforms:
+            # a stencil producer: often computed per tile of its consumer (rolling_buffer)
+            points = legal_attach_points(s, st)
+            rolling = [(p, iv) for p, iv in points
+                       if rolling_applicable(s, st, p, iv)]
+            if rolling and src.flag(70):
+                p, iv = src.pick(rolling)
+                run(f"{se}.compute_at({self.stage_expr(p)}, {self.iv(p, iv)})")
+                return
+        choice = src.int(0, 5)
+        if choice == 1:
+            run(f"{se}.compute_root()")
+        elif choice == 2 and can_inline(st):
+            run(f"{se}.compute_inline()")
+        elif choice >= 3 and st.layout_transforms:
+            # transform_layout needs the whole tensor in one loop nest: a stage with a layout
+            # stays at the root (tepad refuses it at lower time otherwise, by design)
+            return
+        elif choice >= 3:
+            points = legal_attach_points(s, st)
+            if points:
+                p, iv = src.pick(points)
+                run(f"{se}.compute_at({self.stage_expr(p)}, {self.iv(p, iv)})")
+
+    # rolling_buffer -------------------------------------------------------------------------------
+    def maybe_rolling(self, s, st):
+        """Sometimes ``rolling_buffer()`` on ``st``, where ``rolling_applicable`` allows it."""
+        if st.attach_type.name != "Scope" or not rolling_applicable(s, st):
+            return
+        if self.src.flag(self.cfg.rolling_percent):
+            self.case.run(f"{self.stage_expr(st)}.rolling_buffer()")
+
+    # set_scope --------------------------------------------------------------------------------
+    def maybe_scope(self, st):
+        """Sometimes ``set_scope`` on a compute stage that is not inlined (on the CPU a storage
+        scope changes no loop; the stage must still compute the same values)."""
+        if st.attach_type.name in ("Inline", "InlinedAlready"):
+            return
+        if self.src.flag(self.cfg.scope_percent):
+            scope = self.src.pick(["local", "shared", "global", "warp"])
+            self.case.run(f"{self.stage_expr(st)}.set_scope({scope!r})")
+
+
+__all__ = ["ScheduleDrawer", "LAYOUT_HOOKS"]
