@@ -11,10 +11,10 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-from .codegen import _cache_enabled as compile_cache_enabled, build_module, default_num_threads  # TEMP until codegen branch merges
+from .codegen import compile_cache_enabled, default_num_threads
 from .errors import TepadError
 from .lower.pipeline import Options, PassLog, lower_for_codegen
-from .runtime import ArgInfo
+from .runtime import ArgInfo, build_module
 from .schedule import Schedule
 from .tir.function import PrimFunc
 from .tir.functor import post_order_visit

@@ -17,8 +17,6 @@ from .jit import JitModule, have_gomp, host_target_machine
 from .llvm_ir import emit_llvm_module
 from .parallel import default_num_threads
 
-# Old private name, still imported by tepad/driver.py; use compile_cache_enabled.
-_cache_enabled = compile_cache_enabled
 
 __all__ = ["compile_kernel", "CompiledKernel", "emit_llvm_module", "shape_vars", "JitModule",
            "cache_disabled", "clear_cache", "cache_key", "compile_cache_enabled", "stats",

@@ -20,6 +20,10 @@ from .stmt import Allocate, AttrStmt, BufferStore, For, LetStmt
 _BINDING_ATTRS = ("thread_extent", "virtual_thread")
 
 
+def _pick(fresh, old):
+    return old if fresh is None else fresh
+
+
 class _ConvertSSA(Mutator):
     def __init__(self, defined):
         self.bound = set(defined)
@@ -87,7 +91,7 @@ class _ConvertSSA(Mutator):
         body = self._scoped(s.loop_var, fresh, lambda: self.visit(s.body))
         if fresh is None and mn is s.min and ext is s.extent and body is s.body:
             return s
-        return For(fresh or s.loop_var, mn, ext, s.kind, body, s.thread_binding,
+        return For(_pick(fresh, s.loop_var), mn, ext, s.kind, body, s.thread_binding,
                    s.annotations)
 
     def visit_LetStmt(self, s):
@@ -96,7 +100,7 @@ class _ConvertSSA(Mutator):
         body = self._scoped(s.var, fresh, lambda: self.visit(s.body))
         if fresh is None and val is s.value and body is s.body:
             return s
-        return LetStmt(fresh or s.var, val, body)
+        return LetStmt(_pick(fresh, s.var), val, body)
 
     def visit_Let(self, e):
         val = self.visit(e.value)
@@ -104,7 +108,7 @@ class _ConvertSSA(Mutator):
         body = self._scoped(e.var, fresh, lambda: self.visit(e.body))
         if fresh is None and val is e.value and body is e.body:
             return e
-        return Let(fresh or e.var, val, body)
+        return Let(_pick(fresh, e.var), val, body)
 
     def visit_Allocate(self, s):
         ext = self.visit(s.extents)
@@ -113,7 +117,7 @@ class _ConvertSSA(Mutator):
         body = self._scoped(s.buffer_var, fresh, lambda: self.visit(s.body))
         if fresh is None and ext is s.extents and cond is s.condition and body is s.body:
             return s
-        return Allocate(fresh or s.buffer_var, s.dtype, ext, cond, body, s.annotations)
+        return Allocate(_pick(fresh, s.buffer_var), s.dtype, ext, cond, body, s.annotations)
 
     def visit_AttrStmt(self, s):
         val = self.visit(s.value)
@@ -125,7 +129,7 @@ class _ConvertSSA(Mutator):
         body = self._scoped(s.node, fresh, lambda: self.visit(s.body))
         if fresh is None and val is s.value and body is s.body:
             return s
-        return AttrStmt(fresh or s.node, s.attr_key, val, body)
+        return AttrStmt(_pick(fresh, s.node), s.attr_key, val, body)
 
 
 def convert_ssa(func: PrimFunc) -> PrimFunc:

@@ -1,0 +1,137 @@
+"""The walls between tepad's parts, read from the source with ``ast`` (every import, at module
+level or inside a function):
+
+* packages import only downwards: errors -> tir -> arith -> tensor -> schedule -> bound ->
+  lower -> codegen -> runtime, with the face (te, driver, layout, testing, viz, fuzz, demo,
+  cli, the top-level package) above them all;
+* no tepad import sits inside a function body (optional third-party packages may);
+* no cycle between packages, and no cycle between modules at import time;
+* islpy is imported by exactly one module, the ISL bridge.
+"""
+import ast
+from pathlib import Path
+
+import networkx as nx
+
+ROOT = Path(__file__).resolve().parents[1] / "tepad"
+
+LAYERS = ["errors", "tir", "arith", "tensor", "schedule", "bound", "lower", "codegen",
+          "runtime"]
+FACE = ["te", "driver", "layout", "testing", "viz", "fuzz", "demo", "cli", "", "__main__"]
+ISL_BRIDGE = "tepad.arith.isl_bridge"
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _is_module(name: str) -> bool:
+    rel = Path(*name.split("."))
+    return (ROOT.parent / rel).with_suffix(".py").is_file() or \
+        (ROOT.parent / rel / "__init__.py").is_file()
+
+
+def _targets(mod: str, is_pkg: bool, node) -> list:
+    """The modules an import statement loads (``from p import m`` loads p.m when m is one)."""
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    if node.level:
+        base = mod.split(".") if is_pkg else mod.split(".")[:-1]
+        base = base[:len(base) - (node.level - 1)]
+        target = ".".join(base + ([node.module] if node.module else []))
+    else:
+        target = node.module
+    out = []
+    for a in node.names:
+        sub = f"{target}.{a.name}"
+        out.append(sub if _is_module(sub) else target)
+    return out
+
+
+def _imports():
+    """``[(module, imported, line, inside_function)]`` for every import in tepad."""
+    out = []
+    for path in sorted(ROOT.rglob("*.py")):
+        mod = _module_name(path)
+        tree = ast.parse(path.read_text(), str(path))
+        in_function = set()
+        for f in ast.walk(tree):
+            if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                in_function.update(id(n) for n in ast.walk(f)
+                                   if isinstance(n, (ast.Import, ast.ImportFrom)))
+        for n in ast.walk(tree):
+            if isinstance(n, (ast.Import, ast.ImportFrom)):
+                for t in _targets(mod, path.name == "__init__.py", n):
+                    out.append((mod, t, n.lineno, id(n) in in_function))
+    return out
+
+
+IMPORTS = _imports()
+
+
+def _package(mod: str) -> str:
+    parts = mod.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def _rank(pkg: str) -> int:
+    return LAYERS.index(pkg) if pkg in LAYERS else len(LAYERS)
+
+
+def _tepad_imports():
+    return [(m, t, line, fn) for m, t, line, fn in IMPORTS
+            if t == "tepad" or t.startswith("tepad.")]
+
+
+def test_every_package_is_placed():
+    pkgs = {_package(m) for m, *_ in IMPORTS} | {_package(t) for _, t, *_ in _tepad_imports()}
+    unplaced = sorted(p for p in pkgs if p not in LAYERS and p not in FACE)
+    assert not unplaced, f"packages with no place in the layering: {unplaced}"
+
+
+def test_imports_go_down_the_layers():
+    up = []
+    for m, t, line, _ in _tepad_imports():
+        a, b = _package(m), _package(t)
+        if a != b and _rank(b) >= _rank(a) and _rank(a) < len(LAYERS):
+            up.append(f"{m}:{line} imports {t} ({a} is below {b})")
+    assert not up, "upward imports:\n" + "\n".join(up)
+
+
+def test_no_tepad_import_inside_a_function():
+    hidden = [f"{m}:{line} imports {t}" for m, t, line, fn in _tepad_imports() if fn]
+    assert not hidden, "tepad imports inside function bodies:\n" + "\n".join(hidden)
+
+
+def test_no_cycle_between_packages():
+    g = nx.DiGraph()
+    for m, t, _, _ in _tepad_imports():
+        a, b = _package(m), _package(t)
+        if a != b and b != "":          # everything may be reached from the top package
+            g.add_edge(a or "tepad", b)
+    cycles = list(nx.simple_cycles(g))
+    assert not cycles, f"package cycles: {cycles}"
+
+
+def test_no_cycle_between_modules():
+    g = nx.DiGraph()
+    for m, t, _, fn in _tepad_imports():
+        if not fn and m != t:
+            g.add_edge(m, t)
+    cycles = [c for c in nx.simple_cycles(g)]
+    assert not cycles, "module import cycles:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_islpy_only_in_the_bridge():
+    users = sorted({m for m, t, _, _ in IMPORTS if t == "islpy" or t.startswith("islpy.")})
+    assert users == [ISL_BRIDGE], f"islpy imported by {users}; only {ISL_BRIDGE} may"
+
+
+def test_the_checker_sees_imports():
+    """The checks above are only as good as the import list: it must see both kinds."""
+    assert any(t == "tepad.tir.expr" for _, t, _, _ in IMPORTS)
+    assert any(fn for *_, fn in IMPORTS)        # optional deps (matplotlib) inside functions
+    assert ("tepad.lower.pipeline", "tepad.bound.read_check") in {(m, t) for m, t, _, _ in IMPORTS}
