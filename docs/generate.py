@@ -379,7 +379,7 @@ def pad_layout_rowsum():
 
 @snippet
 def pad_rowsum_lower():
-    return _cli("lower", EX / "row_summation.py", "--pass", "simplify#2").split("\n", 1)[1]
+    return _cli("lower", EX / "row_summation.py", "--pass", "simplify").split("\n", 1)[1]
 
 
 @snippet
@@ -406,7 +406,7 @@ def pad_layout_conv1d():
 
 @snippet
 def pad_conv1d_lower():
-    return _cli("lower", EX / "padded_conv1d.py", "--pass", "simplify#2").split("\n", 1)[1]
+    return _cli("lower", EX / "padded_conv1d.py", "--pass", "simplify").split("\n", 1)[1]
 
 
 @snippet

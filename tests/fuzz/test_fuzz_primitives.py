@@ -8,7 +8,7 @@ from tepad.schedule.schedule import Schedule
 from tepad.schedule.stage import Stage
 
 # public attributes that are not schedule primitives
-NOT_PRIMITIVES = {"name", "leaf_kind", "copy", "current_tensor", "normalize"}
+NOT_PRIMITIVES = {"name", "leaf_kind", "copy", "current_tensor", "normalize", "fingerprint"}
 
 
 def _primitives():

@@ -57,7 +57,7 @@ def test_select_in_a_symbolic_physical_shape_binds_and_runs():
 
 def test_pad_value_on_a_select_shape_is_quasi_affine():
     """A pad_value on a split of a symbolic extent was refused "not quasi-affine": the shape
-    holds Select(n == 1, 2, 3) and ISL text had no Select (tepad/tir/index_map.py _isl_str now
+    holds Select(n == 1, 2, 3) and ISL text had no Select (tepad/arith/isl_bridge.py IslWriter.expr now
     writes b + (a - b) * [cond] with a min/max indicator)."""
     n, m = te.var("n"), te.var("m")
     A = te.placeholder((m, n), "int8", name="A")
@@ -149,7 +149,7 @@ def test_second_layout_over_a_piecewise_symbolic_shape():
     """seed 900, case 108. After [i % 2, i // 2] then [x0, x1 // 4, x1 % 4] on an (n,) stage, a
     physical extent is Select(n == 1, 0, min((n + 1) // 2 - 1, 3)) + 1: its branches differ by
     a non-constant, and lower refused the padding as "not quasi-affine". ISL constraints now
-    take one disjunct per branch combination (tepad/tir/index_map.py isl_constraint)."""
+    take one disjunct per branch combination (tepad/arith/isl_bridge.py IslWriter.constraint)."""
     n = te.var("n")
     A = te.placeholder((n,), "float32", name="A")
     T0 = te.compute((n,), lambda i: A[i] * 2.0, name="T0")
