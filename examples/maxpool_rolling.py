@@ -1,4 +1,4 @@
-"""Two chained 3x3 max-pools with a rolling buffer (shared/seeds/004, the TE rolling_buffer).
+"""Two chained 3x3 max-pools with a rolling buffer (TVM's rolling_buffer, apache/tvm #13033).
 
 ``C`` (8 x 8) is tiled 4 x 4; the first pool ``B`` is computed per tile of ``C`` (a 6 x 6
 window, overlapping its neighbours by 2 rows and 2 columns). ``rolling_buffer()`` folds ``B``

@@ -1,4 +1,4 @@
-"""InferBound: a Range for every IterVar of every stage (shared/seeds/002).
+"""InferBound: a Range for every IterVar of every stage (TVM's "InferBound Pass" write-up).
 
 The entry point of both modes: interval bounds (``tepad.bound.interval``, TVM's algorithm) and
 exact ISL regions (``tepad.bound.exact``). ``BoundMap`` and ``infer_root_bound`` live in

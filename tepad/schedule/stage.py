@@ -315,7 +315,7 @@ class Stage:
         return new_ivs
 
     def rolling_buffer(self):
-        """Make this stage's buffer circular along its rolling axis (shared/seeds/004).
+        """Make this stage's buffer circular along its rolling axis (TVM's rolling_buffer, apache/tvm #13033).
 
         The stage must be computed at a loop of its consumer (checked when lowering) whose
         consecutive iterations need overlapping regions of it."""

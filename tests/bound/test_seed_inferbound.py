@@ -1,4 +1,4 @@
-"""The worked examples of shared/seeds/002 (the InferBound write-up), Ex.1 - Ex.5 and beyond."""
+"""The worked examples of TVM's "InferBound Pass" write-up (developer docs), Ex.1 - Ex.5 and beyond."""
 import pytest
 
 from tepad import te, tir

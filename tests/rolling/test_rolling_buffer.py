@@ -1,6 +1,6 @@
 """rolling_buffer (issue #5): circular intermediate buffers from bound overlaps.
 
-The seed's examples (shared/seeds/004) are the structural tests: the 2-D max-pool chain gives
+The examples of TVM's rolling_buffer pull request (apache/tvm #13033) are the structural tests: the 2-D max-pool chain gives
 ``B[6, 10]`` indexed ``% 6`` with the producer predicate, the 4-D example ``B[1, 12, 6, 16]``.
 Every schedule is also checked against the numpy oracle, with bounds-checked code.
 """
