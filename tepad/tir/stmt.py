@@ -5,7 +5,7 @@ import enum
 
 from ..errors import TepadError
 from . import dtype as dt
-from .expr import Node, PrimExpr, Range, Var, convert
+from .expr import ConstExpr, Node, PrimExpr, Range, Var, convert, structural_hash
 
 
 class ForKind(str, enum.Enum):
@@ -17,17 +17,11 @@ class ForKind(str, enum.Enum):
 
 
 class Stmt(Node):
+    """Base of statements. Hashed structurally; ``==`` (structural) is installed by
+    ``tir.structural`` and the text forms by ``tir.printer``."""
     __slots__ = ()
 
-    def __repr__(self):
-        return self.script()
-
-    def __eq__(self, other):
-        from .structural import structural_equal
-        return isinstance(other, Stmt) and structural_equal(self, other)
-
     def __hash__(self):
-        from .structural import structural_hash
         return structural_hash(self)
 
 
@@ -165,7 +159,6 @@ def seq(*stmts) -> Stmt:
 
 
 def is_no_op(s) -> bool:
-    from .expr import ConstExpr
     return isinstance(s, Evaluate) and isinstance(s.value, ConstExpr)
 
 
