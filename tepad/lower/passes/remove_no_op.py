@@ -20,6 +20,7 @@ Removed (expressions are otherwise left as they are):
 from __future__ import annotations
 
 from ...arith import Analyzer
+from ...arith.negation import negate_cond
 from ...tir import expr as E
 from ...tir import stmt as S
 from ...tir.function import PrimFunc
@@ -81,7 +82,6 @@ class NoOpRemover(Mutator):
                 t = self.visit(s.then_case)
             e = None
             if s.else_case is not None:
-                from .apply_buffer_transforms import negate_cond
                 with self.ana.constraint_scope(negate_cond(s.condition)):
                     e = self.visit(s.else_case)
         finally:
@@ -93,7 +93,6 @@ class NoOpRemover(Mutator):
         if t is s.then_case and e is s.else_case:
             return s
         if _empty(t):
-            from .apply_buffer_transforms import negate_cond
             return S.IfThenElse(negate_cond(s.condition), e)
         return S.IfThenElse(s.condition, t, e)
 

@@ -15,12 +15,12 @@ The result is simplified (``simplify``). Guarantee: every location holds the sam
 """
 from __future__ import annotations
 
+from ...arith.negation import negate_cond
 from ...tir import expr as E
 from ...tir import stmt as S
 from ...tir.function import PrimFunc
 from ...tir.functor import Mutator, post_order_visit, substitute, collect_vars
 from ...tir.structural import structural_equal
-from .apply_buffer_transforms import negate_cond
 from .simplify_with_facts import extract_facts, writes_buffer
 from .simplify import simplify
 
