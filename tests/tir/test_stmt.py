@@ -3,7 +3,8 @@ import pytest
 
 from tepad.errors import TepadError
 from tepad.tir import (Allocate, AttrStmt, BufferStore, Evaluate, For, ForKind, IfThenElse,
-                       IterVar, IterVarType, LetStmt, Range, SeqStmt, Var, decl_buffer, structural_equal)
+                       IterVar, IterVarType, LetStmt, Range, SeqStmt, Var, decl_buffer,
+                       structural_equal)
 
 
 def _loop():
