@@ -42,9 +42,7 @@ class _StmtSimplifier(Mutator):
             return self.visit(substitute(op.body, {op.loop_var: mn}))
         with self.ana.bind_scope(op.loop_var, E.Range.from_min_extent(mn, ext)):
             body = self.visit(op.body)
-        if mn is op.min and ext is op.extent and body is op.body:
-            return op
-        return S.For(op.loop_var, mn, ext, op.kind, body, op.thread_binding, op.annotations)
+        return op.replace(min=mn, extent=ext, body=body)
 
     def visit_IfThenElse(self, op):
         cond = self.ana.simplify(op.condition)

@@ -300,9 +300,7 @@ class _Rewriter(Mutator):
         mn, ext = self.visit(s.min), self.visit(s.extent)
         with self.ana.bind_scope(s.loop_var, E.Range.from_min_extent(mn, ext)):
             body = self.visit(s.body)
-        if mn is s.min and ext is s.extent and body is s.body:
-            return s
-        return S.For(s.loop_var, mn, ext, s.kind, body, s.thread_binding, s.annotations)
+        return s.replace(min=mn, extent=ext, body=body)
 
     def visit_BufferLoad(self, x):
         idx = self.visit(x.indices)

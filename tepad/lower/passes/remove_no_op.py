@@ -70,9 +70,7 @@ class NoOpRemover(Mutator):
             self.facts = saved
         if _empty(body):
             return S.Evaluate(0)
-        if body is s.body:
-            return s
-        return S.For(s.loop_var, s.min, s.extent, s.kind, body, s.thread_binding, s.annotations)
+        return s.replace(body=body)
 
     def visit_IfThenElse(self, s):
         saved = self.facts
@@ -100,7 +98,7 @@ class NoOpRemover(Mutator):
         body = self.visit(s.body)
         if _empty(body):
             return S.Evaluate(0)
-        return s if body is s.body else S.LetStmt(s.var, s.value, body)
+        return s.replace(body=body)
 
     def visit_BufferStore(self, s):
         if is_write_back(s):

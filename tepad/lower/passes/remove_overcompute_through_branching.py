@@ -68,11 +68,9 @@ def _guard(loop, fact):
         if isinstance(s, S.For):
             seen = seen | {s.loop_var}
             if needed <= seen:
-                return S.For(s.loop_var, s.min, s.extent, s.kind, S.IfThenElse(guard, s.body),
-                             s.thread_binding, s.annotations)
+                return s.replace(body=S.IfThenElse(guard, s.body))
             if isinstance(s.body, S.For):
-                return S.For(s.loop_var, s.min, s.extent, s.kind, descend(s.body, seen),
-                             s.thread_binding, s.annotations)
+                return s.replace(body=descend(s.body, seen))
         return None
     return descend(loop, set())
 
