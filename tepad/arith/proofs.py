@@ -13,6 +13,7 @@ from .context import MEMO
 from .int_set import IntSet, eval_set_with
 from .rule_helpers import ADD_SUB_MUL, is_sint
 
+
 class BoundProofs:
     """Mixin of ``Simplifier``: uses its ``simp``, ``bound`` and ``ana`` and the other rule
     mixins' methods through ``self``."""
@@ -184,10 +185,12 @@ class _RefineRun:
                 return v
 
 
-
 def _num_ep(x, dtype):
     if x == INF:
         return POS_INF
     if x == -INF:
         return NEG_INF
     return E.IntImm(int(x), dtype)
+
+
+__all__ = ["BoundProofs"]

@@ -109,3 +109,6 @@ class CompareLogicRules:
         if n is not None:
             return n
         return e if a is e.a else E.Not(a)
+
+
+__all__ = ["CompareLogicRules"]

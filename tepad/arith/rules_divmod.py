@@ -7,6 +7,7 @@ from ..tir import expr as E
 from .canonical import Key, Linear, Overflow
 from .rule_helpers import imm_fits, is_sint
 
+
 class DivModRules:
     """Mixin of ``Simplifier``: uses its ``simp``, ``bound`` and ``ana`` and the other rule
     mixins' methods through ``self``."""
@@ -134,3 +135,6 @@ class DivModRules:
         if a is e.a and b is e.b:
             return e
         return t(a, b)
+
+
+__all__ = ["DivModRules"]

@@ -10,6 +10,7 @@ from ..tir.printer import expr_to_str
 from .canonical import Key, Linear, Overflow
 from .rule_helpers import imm_fits
 
+
 class LinearRules:
     """Mixin of ``Simplifier``: uses its ``simp``, ``bound`` and ``ana`` and the other rule
     mixins' methods through ``self``."""
@@ -82,3 +83,6 @@ class LinearRules:
         if not imm_fits(v, dtype):
             raise Overflow(v)
         return E.IntImm(v, dtype)
+
+
+__all__ = ["LinearRules"]

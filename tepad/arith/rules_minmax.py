@@ -5,6 +5,7 @@ from ..tir import expr as E
 from .canonical import dag_equal as structural_equal
 from .rule_helpers import is_sint
 
+
 class MinMaxRules:
     """Mixin of ``Simplifier``: uses its ``simp``, ``bound`` and ``ana`` and the other rule
     mixins' methods through ``self``."""
@@ -36,3 +37,6 @@ class MinMaxRules:
         if a is e.a and b is e.b:
             return e
         return t(a, b)
+
+
+__all__ = ["MinMaxRules"]

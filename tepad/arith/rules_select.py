@@ -95,3 +95,5 @@ class SelectCastRules:
             return e
         return E.Let(e.var, v, body)
 
+
+__all__ = ["SelectCastRules"]
