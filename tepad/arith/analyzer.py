@@ -22,12 +22,17 @@ import contextlib
 
 from ..tir import expr as E
 from ..tir import dtype as dt
+from ..tir.function import PrimFunc
 from ..tir.stmt import Stmt
+from ..tir.structural import structural_equal
+from . import int_set
 from .const_bound import (BoundEvaluator, ConstIntBound, INF, b_intersect, to_num, is_inf)
 from .int_set import IntSet, eval_set_with, to_int_set, _norm_dom
-from .rewrite import Simplifier, _is_sint
-from .canonical import Key
+from .rewrite import Simplifier
+from .rule_helpers import is_sint
+from .canonical import Key, Linear
 from .context import MEMO, TrackedDict, TrackedList, context_id
+from .stmt_simplify import simplify_stmt_or_func
 
 _SAME = object()     # memo marker: the simplifier returned its argument unchanged
 
@@ -162,7 +167,7 @@ class Analyzer:
             if isinstance(x, E.IntImm):
                 continue
             self._facts.append(x)
-            if isinstance(x, E.CmpOp) and _is_sint(x.a.dtype):
+            if isinstance(x, E.CmpOp) and is_sint(x.a.dtype):
                 self._add_cmp(x, simp)
 
     def _add_cmp(self, x, simp=None):
@@ -225,8 +230,7 @@ class Analyzer:
         """Simplified expression with the same value (given the known facts).
 
         A Stmt or PrimFunc is simplified with the statement Simplify pass."""
-        if isinstance(expr, Stmt) or type(expr).__name__ == "PrimFunc":
-            from .stmt_simplify import simplify_stmt_or_func
+        if isinstance(expr, (Stmt, PrimFunc)):
             return simplify_stmt_or_func(expr, self)
         expr = E.convert(expr)
         r = self._simp_once(expr)
@@ -279,10 +283,9 @@ class Analyzer:
 
     def can_prove_equal(self, a, b) -> bool:
         a, b = E._match(a, b)
-        if _is_sint(a.dtype):
+        if is_sint(a.dtype):
             d = self.simplify(E.Sub(a, b))
             return isinstance(d, E.IntImm) and d.value == 0
-        from ..tir.structural import structural_equal
         return structural_equal(self.simplify(a), self.simplify(b))
 
     def int_set(self, expr, dom_map=None) -> IntSet:
@@ -292,8 +295,10 @@ class Analyzer:
 
 
 def _c(lin, v):
-    from .canonical import Linear
     return Linear.of_const(lin.dtype, v)
 
+
+# IntSet's constructors that take no analyzer simplify with a fresh one (see int_set).
+int_set.use_analyzer_class(Analyzer)
 
 __all__ = ["Analyzer"]

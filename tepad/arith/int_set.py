@@ -14,7 +14,24 @@ from __future__ import annotations
 from ..tir import expr as E
 from ..tir import dtype as dt
 from .canonical import dag_equal as structural_equal
+from ..tir.printer import expr_to_str
 from .const_bound import POS_INF, NEG_INF, is_inf
+
+# The Analyzer sits above this module (its simplifier evaluates IntSets), yet the entry points
+# that take no analyzer (``from_min_extent``, ``cover_range``, ``eval_set``, ``union``,
+# ``intersect``) work under no facts, with a fresh one: ``arith.analyzer`` registers its class
+# here when it is imported, which importing ``tepad.arith`` always does.
+_analyzer_class = None
+
+
+def use_analyzer_class(cls):
+    """Make ``cls()`` the fresh analyzer of the entry points that take none."""
+    global _analyzer_class
+    _analyzer_class = cls
+
+
+def _fresh_analyzer():
+    return _analyzer_class()
 
 
 def _conv(x, dtype=None):
@@ -63,9 +80,8 @@ class IntSet:
 
     @classmethod
     def from_min_extent(cls, min_value, extent) -> "IntSet":
-        from .analyzer import Analyzer
         m, ext = E.convert(min_value), E.convert(extent)
-        ana = Analyzer()
+        ana = _fresh_analyzer()
         if isinstance(ext, E.IntImm) and ext.value == 1:
             return cls.single_point(ana.simplify(m))
         return cls(ana.simplify(m), ana.simplify(E.sub(E.add(m, ext), 1)))
@@ -126,15 +142,12 @@ class IntSet:
         if self.is_single_point():
             return E.Range.from_min_extent(self.min_value,
                                            E.IntImm(1, self.min_value.dtype))
-        from .analyzer import Analyzer
-        ana = Analyzer()
+        ana = _fresh_analyzer()
         ext = ana.simplify(E.Add(E.Sub(self.max_value, self.min_value),
                                  E.IntImm(1, self.max_value.dtype)))
         return E.Range.from_min_extent(self.min_value, ext)
 
     def __repr__(self):
-        from ..tir.printer import expr_to_str
-
         def f(x):
             return repr(x) if is_inf(x) else expr_to_str(x)
         if self.is_nothing() and (self.min_value is POS_INF):
@@ -430,8 +443,7 @@ def eval_set_with(ana, expr, dom_map) -> IntSet:
 
 def eval_set(expr, dom_map=None) -> IntSet:
     """The IntSet of ``expr`` when each var in ``dom_map`` (Var/IterVar -> IntSet/Range) varies."""
-    from .analyzer import Analyzer
-    return eval_set_with(Analyzer(), expr, dom_map)
+    return eval_set_with(_fresh_analyzer(), expr, dom_map)
 
 
 def union_with(ana, sets) -> IntSet:
@@ -470,14 +482,12 @@ def intersect_with(ana, sets) -> IntSet:
 
 def union(sets) -> IntSet:
     """Smallest interval containing every set (endpoints simplified, comparisons proved)."""
-    from .analyzer import Analyzer
-    return union_with(Analyzer(), sets)
+    return union_with(_fresh_analyzer(), sets)
 
 
 def intersect(sets) -> IntSet:
     """Interval of the points in every set (``nothing()`` when provably empty)."""
-    from .analyzer import Analyzer
-    return intersect_with(Analyzer(), sets)
+    return intersect_with(_fresh_analyzer(), sets)
 
 
 __all__ = ["IntSet", "eval_set", "union", "intersect", "to_int_set"]

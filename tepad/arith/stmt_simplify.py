@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from ..tir import expr as E
 from ..tir import stmt as S
+from ..tir.function import PrimFunc
 from ..tir.functor import Mutator, substitute
+from .negation import negate
 
 
 class _StmtSimplifier(Mutator):
@@ -40,9 +42,7 @@ class _StmtSimplifier(Mutator):
             return self.visit(substitute(op.body, {op.loop_var: mn}))
         with self.ana.bind_scope(op.loop_var, E.Range.from_min_extent(mn, ext)):
             body = self.visit(op.body)
-        if mn is op.min and ext is op.extent and body is op.body:
-            return op
-        return S.For(op.loop_var, mn, ext, op.kind, body, op.thread_binding, op.annotations)
+        return op.replace(min=mn, extent=ext, body=body)
 
     def visit_IfThenElse(self, op):
         cond = self.ana.simplify(op.condition)
@@ -54,7 +54,6 @@ class _StmtSimplifier(Mutator):
             then_case = self.visit(op.then_case)
         else_case = op.else_case
         if else_case is not None:
-            from .rewrite import negate
             n = negate(cond)
             with self.ana.constraint_scope(n if n is not None else E.Not(cond)):
                 else_case = self.visit(else_case)
@@ -108,13 +107,14 @@ class _StmtSimplifier(Mutator):
         return op if v is op.value else S.Evaluate(v)
 
 
-def simplify_stmt(stmt, ana=None):
-    from .analyzer import Analyzer
-    return _StmtSimplifier(ana if ana is not None else Analyzer()).visit(stmt)
+def simplify_stmt(stmt, ana):
+    """``stmt`` simplified with ``ana`` (an Analyzer) plus the facts each statement adds."""
+    return _StmtSimplifier(ana).visit(stmt)
 
 
-def simplify_stmt_or_func(node, ana=None):
-    from ..tir.function import PrimFunc
+def simplify_stmt_or_func(node, ana):
+    """A Stmt or PrimFunc simplified with ``ana``; a PrimFunc comes back as itself when nothing
+    changed, else through ``with_body``."""
     if isinstance(node, PrimFunc):
         body = simplify_stmt(node.body, ana)
         return node if body is node.body else node.with_body(body)

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+import numpy as np
+
 from ..errors import TepadError
 
 _SCALARS = {
@@ -98,7 +100,6 @@ def canonical(dtype) -> str:
     if isinstance(dtype, str):
         parse(dtype)
         return dtype
-    import numpy as np
     try:
         name = np.dtype(dtype).name
     except TypeError as e:

@@ -4,8 +4,15 @@ Every node lists its constructor arguments in ``_fields`` (in order), so generic
 mutators can walk and rebuild any node. Expressions hash and compare structurally
 (``structural_equal``), except ``Var`` which is compared by identity. ``a == b`` builds an
 ``EQ`` node (usable as a condition, TVM habit) whose ``bool()`` is structural equality.
+
+Two behaviours are installed by modules above this one when ``tepad.tir`` is imported:
+text forms (``str``, ``repr``, ``script()``) by ``tir.printer``, and structural ``==`` of
+``Range``/``Stmt`` and ``bool()`` of ``EQ``/``NE`` by ``tir.structural`` (which needs
+``Buffer``, defined on top of this module).
 """
 from __future__ import annotations
+
+import numpy as np
 
 from ..errors import TepadError
 from . import dtype as dt
@@ -25,14 +32,6 @@ class Node:
         """Rebuild a node from its field values (used by generic mutators)."""
         return cls(*values)
 
-    def __str__(self):
-        from .printer import to_script
-        return to_script(self)
-
-    def script(self) -> str:
-        from .printer import to_script
-        return to_script(self)
-
 
 class PrimExpr(Node):
     """A scalar (or vector) expression with a ``dtype``."""
@@ -42,14 +41,9 @@ class PrimExpr(Node):
     def __hash__(self):
         h = self._hash
         if h is None:
-            from .structural import structural_hash
             h = structural_hash(self)
             object.__setattr__(self, "_hash", h)
         return h
-
-    def __repr__(self):
-        from .printer import expr_to_str
-        return expr_to_str(self)
 
     # --- arithmetic operators (TVM semantics) -------------------------------------------------
     def __add__(self, o): return add(self, o)
@@ -225,20 +219,8 @@ class CmpOp(BinaryOp):
         return dt.with_lanes("bool", dt.lanes(d))
 
 
-class EQ(CmpOp):
-    __slots__ = (); symbol = "=="
-
-    def __bool__(self):
-        from .structural import structural_equal
-        return structural_equal(self.a, self.b)
-
-
-class NE(CmpOp):
-    __slots__ = (); symbol = "!="
-
-    def __bool__(self):
-        from .structural import structural_equal
-        return not structural_equal(self.a, self.b)
+class EQ(CmpOp): __slots__ = (); symbol = "=="
+class NE(CmpOp): __slots__ = (); symbol = "!="
 
 
 class LT(CmpOp): __slots__ = (); symbol = "<"
@@ -403,16 +385,37 @@ class Range(Node):
     def _make(cls, min_value, extent):
         return cls.from_min_extent(min_value, extent)
 
-    def __eq__(self, other):
-        from .structural import structural_equal
-        return isinstance(other, Range) and structural_equal(self, other)
-
     def __hash__(self):
         return hash((hash(self.min), hash(self.extent)))
 
-    def __repr__(self):
-        from .printer import expr_to_str
-        return f"Range(min={expr_to_str(self.min)}, extent={expr_to_str(self.extent)})"
+
+# ----------------------------------------------------------------------------------------------
+# Structural hashing (equality needs Buffer and lives in tir.structural)
+# ----------------------------------------------------------------------------------------------
+
+def structural_hash(node) -> int:
+    """A hash consistent with ``structural_equal``: Vars hash by identity, constants by value,
+    other nodes by type and fields."""
+    if isinstance(node, Var):
+        return id(node)
+    if isinstance(node, ConstExpr):
+        return hash((type(node).__name__, node.value, node.dtype))
+    if isinstance(node, Node):
+        return hash((type(node).__name__,) + tuple(_field_hash(v) for v in node.field_values()))
+    return _field_hash(node)
+
+
+def _field_hash(v) -> int:
+    if isinstance(v, Node):
+        return hash(v) if not isinstance(v, Var) else id(v)
+    if isinstance(v, (tuple, list)):
+        return hash(tuple(_field_hash(x) for x in v))
+    if isinstance(v, dict):
+        return hash(len(v))
+    try:
+        return hash(v)
+    except TypeError:
+        return id(v)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -426,7 +429,6 @@ def _convertible(x) -> bool:
 def const(value, dtype: str | None = None) -> PrimExpr:
     """A constant. Python ints become int32 (int64 if they do not fit), floats float32."""
     if dtype is None:
-        import numpy as np
         if isinstance(value, np.generic):       # before float: np.float64 subclasses float
             return const(value.item(), value.dtype.name)
         if isinstance(value, bool):
@@ -448,7 +450,6 @@ def convert(x) -> PrimExpr:
         return x
     if hasattr(x, "as_expr"):
         return x.as_expr()
-    import numpy as np
     if isinstance(x, (bool, int, float, np.generic)):
         return const(x)
     raise TypeError(f"cannot convert {x!r} ({type(x).__name__}) to an expression")

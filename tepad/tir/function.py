@@ -9,6 +9,7 @@ class PrimFunc(Node):
 
     ``attrs`` is a plain dict (``global_symbol``, ``layout_transform_map``, ...). A PrimFunc is
     immutable by convention: passes return new functions via ``with_body`` / ``with_attr``.
+Its text form (``repr``, ``script()``) is installed by ``tir.printer``.
     """
 
     __slots__ = ("params", "body", "buffer_map", "attrs")
@@ -35,9 +36,6 @@ class PrimFunc(Node):
         else:
             attrs[key] = value
         return PrimFunc(self.params, self.body, self.buffer_map, attrs)
-
-    def __repr__(self):
-        return self.script()
 
     def __hash__(self):
         return id(self)

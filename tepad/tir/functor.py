@@ -6,7 +6,7 @@ children changed, so passes can tell cheaply whether they did anything.
 """
 from __future__ import annotations
 
-from .expr import Node, PrimExpr, Var, Range
+from .expr import Node, PrimExpr, Var, Range, convert
 from .stmt import Stmt
 
 
@@ -106,7 +106,6 @@ def substitute(node, vmap: dict):
     """Replace Vars by expressions (keys are Vars; values are exprs or Python numbers)."""
     if not vmap:
         return node
-    from .expr import convert
     return _Substitute({k: convert(v) for k, v in vmap.items()}).visit(node)
 
 

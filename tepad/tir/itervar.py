@@ -4,6 +4,7 @@ from __future__ import annotations
 import enum
 
 from .expr import PrimExpr, Range, Var, convert
+from .printer import expr_to_str
 
 
 class IterVarType(enum.IntEnum):
@@ -52,7 +53,6 @@ class IterVar:
     def __repr__(self):
         if self.dom is None:
             return f"IterVar({self.var.name})"
-        from .printer import expr_to_str
         lo = expr_to_str(self.dom.min)
         hi = expr_to_str(self.dom.min + self.dom.extent)
         kind = "" if self.iter_type == IterVarType.DataPar else f", {self.iter_type.name}"

@@ -2,12 +2,17 @@
 
 Names are made unique per printed tree (a second, different var called ``i`` prints as ``i_1``),
 so the output is deterministic and fit for test diffs.
+
+Importing this module gives the IR classes (which sit below it) their text forms: ``str()`` and
+``script()`` of any node and ``repr()`` of statements and functions are ``to_script``,
+``repr()`` of an expression is ``expr_to_str``.
 """
 from __future__ import annotations
 
 from . import expr as E
 from . import stmt as S
 from .function import PrimFunc
+from .reduce import Reduce
 
 _PREC = {"or": 1, "and": 2, "not": 3, "cmp": 4, "+": 5, "-": 5, "*": 6, "//": 6, "%": 6,
          "/": 6, "neg": 7, "atom": 9}
@@ -124,7 +129,7 @@ class _Printer:
         if isinstance(x, E.Let):
             return (f"T.Let({self.e(x.body)}, where={{{self.e(x.var)}: {self.e(x.value)}}})",
                     _PREC["atom"])
-        if type(x).__name__ == "Reduce":
+        if isinstance(x, Reduce):
             axes = ", ".join(self._obj_name(a.var) for a in x.axis)
             src = ", ".join(self.e(v) for v in x.source)
             cond = "" if (isinstance(x.condition, E.IntImm) and x.condition.value) else \
@@ -267,3 +272,15 @@ def to_script(node) -> str:
 
 def expr_to_str(x) -> str:
     return _Printer(unique=False).e(x)
+
+
+def _range_repr(r) -> str:
+    return f"Range(min={expr_to_str(r.min)}, extent={expr_to_str(r.extent)})"
+
+
+E.Node.__str__ = to_script
+E.Node.script = to_script
+E.PrimExpr.__repr__ = expr_to_str
+E.Range.__repr__ = _range_repr
+S.Stmt.__repr__ = to_script
+PrimFunc.__repr__ = to_script

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..errors import TepadError
 from .expr import PrimExpr, Var, convert, IntImm
+from .functor import post_order_visit, substitute
 
 
 class CommReducer:
@@ -20,7 +21,6 @@ class CommReducer:
 
     def combine(self, a: PrimExpr, b: PrimExpr) -> PrimExpr:
         """Apply the combiner to two values (substituting lhs/rhs)."""
-        from .functor import substitute
         return substitute(self.result[0], {self.lhs[0]: a, self.rhs[0]: b})
 
     def identity(self, dtype=None) -> PrimExpr:
@@ -55,7 +55,6 @@ class Reduce(PrimExpr):
 
 
 def check_no_nested_reduce(e, where: str):
-    from .functor import post_order_visit
     found = []
     post_order_visit(e, lambda n: found.append(n) if isinstance(n, Reduce) else None)
     if found:

@@ -5,7 +5,7 @@ import enum
 
 from ..errors import TepadError
 from . import dtype as dt
-from .expr import Node, PrimExpr, Range, Var, convert
+from .expr import ConstExpr, Node, PrimExpr, Range, Var, convert, structural_hash
 
 
 class ForKind(str, enum.Enum):
@@ -17,18 +17,31 @@ class ForKind(str, enum.Enum):
 
 
 class Stmt(Node):
+    """Base of statements. Hashed structurally; ``==`` (structural) is installed by
+    ``tir.structural`` and the text forms by ``tir.printer``."""
     __slots__ = ()
 
-    def __repr__(self):
-        return self.script()
-
-    def __eq__(self, other):
-        from .structural import structural_equal
-        return isinstance(other, Stmt) and structural_equal(self, other)
-
     def __hash__(self):
-        from .structural import structural_hash
         return structural_hash(self)
+
+    def replace(self, **changes) -> "Stmt":
+        """This statement with the fields named in ``changes`` set to the given values.
+
+        Every other field is kept as it is (for a ``For``: ``thread_binding`` and
+        ``annotations`` too), so rebuilding a node through ``replace`` cannot drop one.
+        Returns ``self`` when each given value is the current one (the same object), so it
+        can be called unconditionally; otherwise a new node of the same class, built by its
+        constructor (which checks and converts the values as usual). A name that is not a
+        field of the class raises ``TepadError``.
+        """
+        unknown = [k for k in changes if k not in self._fields]
+        if unknown:
+            raise TepadError(f"{type(self).__name__} has no field {unknown[0]!r}; "
+                             f"its fields are {', '.join(self._fields)}")
+        if all(getattr(self, k) is v for k, v in changes.items()):
+            return self
+        return self._make(*(changes[f] if f in changes else getattr(self, f)
+                            for f in self._fields))
 
 
 def _set(obj, **kw):
@@ -165,7 +178,6 @@ def seq(*stmts) -> Stmt:
 
 
 def is_no_op(s) -> bool:
-    from .expr import ConstExpr
     return isinstance(s, Evaluate) and isinstance(s.value, ConstExpr)
 
 

@@ -3,33 +3,18 @@
 ``structural_equal(a, b)`` compares field by field; Vars and Buffers compare by identity unless
 ``map_free_vars=True``, in which case a Var/Buffer met first on the left is bound to the one at
 the same place on the right (enough to compare two lowerings of the same schedule).
+
+Importing this module also gives the IR classes below it their structural ``==`` (``Range``,
+``Stmt``) and ``bool()`` (``EQ``, ``NE``); ``structural_hash`` lives in ``tir.expr``, since
+``PrimExpr.__hash__`` needs it.
 """
 from __future__ import annotations
 
-from .expr import Node, Var, ConstExpr
-
-
-def structural_hash(node) -> int:
-    if isinstance(node, Var):
-        return id(node)
-    if isinstance(node, ConstExpr):
-        return hash((type(node).__name__, node.value, node.dtype))
-    if isinstance(node, Node):
-        return hash((type(node).__name__,) + tuple(_field_hash(v) for v in node.field_values()))
-    return _field_hash(node)
-
-
-def _field_hash(v) -> int:
-    if isinstance(v, Node):
-        return hash(v) if not isinstance(v, Var) else id(v)
-    if isinstance(v, (tuple, list)):
-        return hash(tuple(_field_hash(x) for x in v))
-    if isinstance(v, dict):
-        return hash(len(v))
-    try:
-        return hash(v)
-    except TypeError:
-        return id(v)
+from . import expr as E
+from .buffer import Buffer
+from .expr import Node, Var, structural_hash
+from .printer import to_script
+from .stmt import Stmt
 
 
 class _Equal:
@@ -64,7 +49,6 @@ class _Equal:
                 return all(self.eq(ka, kb) and self.eq(va, vb)
                            for (ka, va), (kb, vb) in zip(a.items(), b.items()))
             return a.keys() == b.keys() and all(self.eq(a[k], b[k]) for k in a)
-        from .buffer import Buffer
         if isinstance(a, Buffer) and isinstance(b, Buffer):
             if not self.map_free:
                 return False
@@ -86,7 +70,6 @@ class _Equal:
 
 
 def _is_buffer(x) -> bool:
-    from .buffer import Buffer
     return isinstance(x, Buffer)
 
 
@@ -97,7 +80,22 @@ def structural_equal(a, b, map_free_vars: bool = False) -> bool:
 def assert_structural_equal(a, b, map_free_vars: bool = True):
     """Raise AssertionError showing both scripts when ``a`` and ``b`` differ structurally."""
     if not structural_equal(a, b, map_free_vars):
-        from .printer import to_script
         raise AssertionError(
             "IR differs structurally\n--- left ---\n" + to_script(a) +
             "\n--- right ---\n" + to_script(b))
+
+
+def _range_eq(self, other):
+    return isinstance(other, E.Range) and structural_equal(self, other)
+
+
+def _stmt_eq(self, other):
+    return isinstance(other, Stmt) and structural_equal(self, other)
+
+
+E.EQ.__bool__ = lambda self: structural_equal(self.a, self.b)
+E.NE.__bool__ = lambda self: not structural_equal(self.a, self.b)
+E.Range.__eq__ = _range_eq
+Stmt.__eq__ = _stmt_eq
+
+__all__ = ["structural_equal", "structural_hash", "assert_structural_equal"]

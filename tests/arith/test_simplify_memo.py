@@ -9,7 +9,7 @@ import random
 from tepad import tir
 from tepad.arith import Analyzer
 from tepad.arith.canonical import dag_equal
-from tepad.arith.rewrite import _RefineRun
+from tepad.arith.proofs import _RefineRun
 from tepad.lower.passes.simplify import simplify as simplify_pass
 
 i, j, n, m = (tir.Var(s) for s in ("i", "j", "n", "m"))

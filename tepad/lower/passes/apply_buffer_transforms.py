@@ -44,7 +44,7 @@ pad_value representation (``layout_pad_value`` values):
 from __future__ import annotations
 
 from ...arith import Analyzer
-from ...arith.rewrite import negate
+from ...arith.negation import negate_cond
 from ...errors import TepadError
 from ...tir import expr as E
 from ...tir import stmt as S
@@ -217,20 +217,6 @@ def _resolve_pad(plan: _Plan, pad, fvars):
     return _Self().visit(e)
 
 
-def negate_cond(c):
-    """``not c`` pushed through and/or (De Morgan) down to exact integer comparisons."""
-    if isinstance(c, E.IntImm):
-        return E.IntImm(0 if c.value else 1, "bool")
-    if is_call(c, "tir.likely"):
-        return negate_cond(c.args[0])
-    if isinstance(c, E.And):
-        return E.logical_or(negate_cond(c.a), negate_cond(c.b))
-    if isinstance(c, E.Or):
-        return E.logical_and(negate_cond(c.a), negate_cond(c.b))
-    n = negate(c)
-    return n if n is not None else E.logical_not(c)
-
-
 def _fresh(fvars):
     return [E.Var(v.name, v.dtype) for v in fvars]
 
@@ -314,9 +300,7 @@ class _Rewriter(Mutator):
         mn, ext = self.visit(s.min), self.visit(s.extent)
         with self.ana.bind_scope(s.loop_var, E.Range.from_min_extent(mn, ext)):
             body = self.visit(s.body)
-        if mn is s.min and ext is s.extent and body is s.body:
-            return s
-        return S.For(s.loop_var, mn, ext, s.kind, body, s.thread_binding, s.annotations)
+        return s.replace(min=mn, extent=ext, body=body)
 
     def visit_BufferLoad(self, x):
         idx = self.visit(x.indices)
@@ -422,4 +406,4 @@ def apply_buffer_transforms(func: PrimFunc) -> PrimFunc:
 
 
 __all__ = ["apply_buffer_transforms", "PadPerMap", "insert_after_last_write", "pad_write_nest",
-           "pad_assume_nest", "negate_cond"]
+           "pad_assume_nest"]

@@ -92,12 +92,9 @@ class _Hoister(Mutator):
     def __init__(self, cond_flags, let_flags):
         self.cf, self.lf = cond_flags, let_flags
 
-    def _rebuild(self, s, body):
-        return S.For(s.loop_var, s.min, s.extent, s.kind, body, s.thread_binding, s.annotations)
-
     def visit_For(self, s):
         body = self.visit(s.body)
-        loop = s if body is s.body else self._rebuild(s, body)
+        loop = s.replace(body=body)
         return self._hoist(loop)
 
     def visit_SeqStmt(self, s):
@@ -120,22 +117,22 @@ class _Hoister(Mutator):
             c, t, f = body.value.args
             body = S.IfThenElse(c, S.BufferStore(body.buffer, t, body.indices),
                                 S.BufferStore(body.buffer, f, body.indices))
-            loop = self._rebuild(loop, body)
+            loop = loop.replace(body=body)
         if isinstance(body, S.LetStmt) and _invariant(body.value, loop):
             want = bool(self.lf & HoistLetBinding.LET_STMT)
             if not want and self.lf & HoistLetBinding.REQUIRED_BY_CONDITION and \
                     isinstance(body.body, S.IfThenElse):
-                inner = self._rebuild(loop, body.body)
+                inner = loop.replace(body=body.body)
                 trial = self._hoist(inner)
                 want = trial is not inner and not isinstance(trial, S.For)
             if want:
-                return S.LetStmt(body.var, body.value, self._hoist(self._rebuild(loop, body.body)))
+                return S.LetStmt(body.var, body.value, self._hoist(loop.replace(body=body.body)))
         if not isinstance(body, S.IfThenElse):
             return loop
         if cf & (HoistConditional.IF_ELSE_STMT | HoistConditional.BOOLEAN_EXPRESSION) and \
                 _invariant(body.condition, loop):
-            then = self._hoist(self._rebuild(loop, body.then_case))
-            other = self._hoist(self._rebuild(loop, body.else_case)) \
+            then = self._hoist(loop.replace(body=body.then_case))
+            other = self._hoist(loop.replace(body=body.else_case)) \
                 if body.else_case is not None else None
             return S.IfThenElse(body.condition, then, other)
         if cf & HoistConditional.BOOLEAN_EXPRESSION and body.else_case is None:
@@ -143,7 +140,7 @@ class _Hoister(Mutator):
             inv = [c for c in cs if _invariant(c, loop)]
             rest = [c for c in cs if not _invariant(c, loop)]
             if inv and rest:
-                inner = self._rebuild(loop, S.IfThenElse(_and(rest), body.then_case))
+                inner = loop.replace(body=S.IfThenElse(_and(rest), body.then_case))
                 return S.IfThenElse(_and(inv), inner)
         return loop
 

@@ -142,8 +142,7 @@ class _Inject(Mutator):
             body = self.visit(s.body)
         finally:
             self.stack.pop()
-        out = s if body is s.body else For(s.loop_var, s.min, s.extent, s.kind, body,
-                                             s.thread_binding, s.annotations)
+        out = s.replace(body=body)
         for info, cond, attrs in self.hoist.pop(id(s), ()):
             out = BufferRealize(info.buffer, info.bounds, cond, out)
             for a in attrs:

@@ -27,13 +27,12 @@ from __future__ import annotations
 
 from ...errors import InternalError
 from ...tir import dtype as dt
-from ...tir.expr import (And, Broadcast, BufferLoad, Call, Cast, ConstExpr, GE, IntImm, LT,
-                         Let, Not, PrimExpr, Ramp, Select, StringImm, Var, BinaryOp, convert)
+from ...tir.expr import (And, BufferLoad, Call, Cast, ConstExpr, GE, IntImm, LT, Let, Not,
+                         PrimExpr, Ramp, Select, StringImm, BinaryOp, convert)
 from ...tir.expr import add, cast, mul
 from ...tir.function import PrimFunc
 from ...tir.functor import Mutator, Visitor, substitute
-from ...tir.stmt import (Allocate, AssertStmt, AttrStmt, BufferStore, Evaluate, For,
-                         IfThenElse, LetStmt, SeqStmt)
+from ...tir.stmt import AssertStmt, SeqStmt
 
 _UNEVALUATED_CALLS = ("tir.assume", "tir.undef", "assume", "undef")
 
@@ -275,9 +274,7 @@ class _Instrument(Mutator):
         checks = self.collect(s.condition)
         then_case = self.visit(s.then_case)
         else_case = self.visit(s.else_case) if s.else_case is not None else None
-        if then_case is not s.then_case or else_case is not s.else_case:
-            s = IfThenElse(s.condition, then_case, else_case)
-        return self.guard(checks, s)
+        return self.guard(checks, s.replace(then_case=then_case, else_case=else_case))
 
     def visit_LetStmt(self, s):
         checks = self.collect(s.value)
@@ -287,16 +284,12 @@ class _Instrument(Mutator):
         body = self.visit(s.body)
         if vector:
             del self.vector_lets[s.var]
-        if body is not s.body:
-            s = LetStmt(s.var, s.value, body)
-        return self.guard(checks, s)
+        return self.guard(checks, s.replace(body=body))
 
     def visit_For(self, s):
         checks = self.collect(s.min, s.extent)
         body = self.visit(s.body)
-        if body is not s.body:
-            s = For(s.loop_var, s.min, s.extent, s.kind, body, s.thread_binding, s.annotations)
-        return self.guard(checks, s)
+        return self.guard(checks, s.replace(body=body))
 
     def visit_Allocate(self, s):
         checks = self.collect(*s.extents)
@@ -305,16 +298,12 @@ class _Instrument(Mutator):
             body = self.visit(s.body)
         finally:
             del self.sizes[s.buffer_var]
-        if body is not s.body:
-            s = Allocate(s.buffer_var, s.dtype, s.extents, s.condition, body, s.annotations)
-        return self.guard(checks, s)
+        return self.guard(checks, s.replace(body=body))
 
     def visit_AssertStmt(self, s):
         checks = self.collect(s.condition)
         body = self.visit(s.body)
-        if body is not s.body:
-            s = AssertStmt(s.condition, s.message, body)
-        return self.guard(checks, s)
+        return self.guard(checks, s.replace(body=body))
 
     def visit_BufferRealize(self, s):
         raise InternalError("instrument_bound_checks runs on flattened functions (after "
@@ -322,7 +311,7 @@ class _Instrument(Mutator):
 
     def visit_AttrStmt(self, s):
         body = self.visit(s.body)
-        return s if body is s.body else AttrStmt(s.node, s.attr_key, s.value, body)
+        return s.replace(body=body)
 
     def visit_SeqStmt(self, s):
         seq = [self.visit(x) for x in s.seq]

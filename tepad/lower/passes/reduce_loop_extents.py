@@ -51,8 +51,7 @@ class _Reducer(Mutator):
         body = self.visit(s.body)
         if s.kind not in (S.ForKind.SERIAL, S.ForKind.PARALLEL) or \
                 not isinstance(body, S.IfThenElse) or body.else_case is not None:
-            return s if body is s.body else S.For(s.loop_var, s.min, s.extent, s.kind, body,
-                                                  s.thread_binding, s.annotations)
+            return s.replace(body=body)
         lo, hi = s.min, E.add(s.min, s.extent)
         rest, used = [], False
         for c in conjuncts(body.condition):
@@ -66,8 +65,7 @@ class _Reducer(Mutator):
             if b[1] is not None:
                 hi = E.min_expr(hi, b[1])
         if not used:
-            return s if body is s.body else S.For(s.loop_var, s.min, s.extent, s.kind, body,
-                                                  s.thread_binding, s.annotations)
+            return s.replace(body=body)
         lo = self.ana.simplify(lo)
         ext = self.ana.simplify(E.max_expr(E.sub(hi, lo), E.IntImm(0, lo.dtype)))
         inner = body.then_case
@@ -76,7 +74,7 @@ class _Reducer(Mutator):
             for c in rest[1:]:
                 cond = E.logical_and(cond, c)
             inner = S.IfThenElse(cond, inner)
-        return S.For(s.loop_var, lo, ext, s.kind, inner, s.thread_binding, s.annotations)
+        return s.replace(min=lo, extent=ext, body=inner)
 
 
 def reduce_loop_extents(func):

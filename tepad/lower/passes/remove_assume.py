@@ -39,9 +39,7 @@ class _Cleaner(Mutator):
         body = self.visit(s.body)
         if body is not s.body and _empty(body):
             return S.Evaluate(0)
-        if body is s.body:
-            return s
-        return S.For(s.loop_var, s.min, s.extent, s.kind, body, s.thread_binding, s.annotations)
+        return s.replace(body=body)
 
     def visit_IfThenElse(self, s):
         cond = self.visit(s.condition)

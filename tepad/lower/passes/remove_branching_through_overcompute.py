@@ -22,13 +22,13 @@ function is simplified as ``simplify_with_facts`` does. The row summation of RFC
 """
 from __future__ import annotations
 
+from ...arith.negation import negate_cond
 from ...tir import expr as E
 from ...tir import stmt as S
 from ...tir.function import PrimFunc
 from ...tir.functor import Visitor, post_order_visit, substitute
 from ...tir.op import is_call
 from ...tir.structural import structural_equal
-from .apply_buffer_transforms import negate_cond
 from .remove_no_op import NoOpRemover
 from .simplify_with_facts import FactSimplifier
 

@@ -20,6 +20,7 @@ Removed (expressions are otherwise left as they are):
 from __future__ import annotations
 
 from ...arith import Analyzer
+from ...arith.negation import negate_cond
 from ...tir import expr as E
 from ...tir import stmt as S
 from ...tir.function import PrimFunc
@@ -69,9 +70,7 @@ class NoOpRemover(Mutator):
             self.facts = saved
         if _empty(body):
             return S.Evaluate(0)
-        if body is s.body:
-            return s
-        return S.For(s.loop_var, s.min, s.extent, s.kind, body, s.thread_binding, s.annotations)
+        return s.replace(body=body)
 
     def visit_IfThenElse(self, s):
         saved = self.facts
@@ -81,7 +80,6 @@ class NoOpRemover(Mutator):
                 t = self.visit(s.then_case)
             e = None
             if s.else_case is not None:
-                from .apply_buffer_transforms import negate_cond
                 with self.ana.constraint_scope(negate_cond(s.condition)):
                     e = self.visit(s.else_case)
         finally:
@@ -93,7 +91,6 @@ class NoOpRemover(Mutator):
         if t is s.then_case and e is s.else_case:
             return s
         if _empty(t):
-            from .apply_buffer_transforms import negate_cond
             return S.IfThenElse(negate_cond(s.condition), e)
         return S.IfThenElse(s.condition, t, e)
 
@@ -101,7 +98,7 @@ class NoOpRemover(Mutator):
         body = self.visit(s.body)
         if _empty(body):
             return S.Evaluate(0)
-        return s if body is s.body else S.LetStmt(s.var, s.value, body)
+        return s.replace(body=body)
 
     def visit_BufferStore(self, s):
         if is_write_back(s):

@@ -15,12 +15,12 @@ The result is simplified (``simplify``). Guarantee: every location holds the sam
 """
 from __future__ import annotations
 
+from ...arith.negation import negate_cond
 from ...tir import expr as E
 from ...tir import stmt as S
 from ...tir.function import PrimFunc
 from ...tir.functor import Mutator, post_order_visit, substitute, collect_vars
 from ...tir.structural import structural_equal
-from .apply_buffer_transforms import negate_cond
 from .simplify_with_facts import extract_facts, writes_buffer
 from .simplify import simplify
 
@@ -68,11 +68,9 @@ def _guard(loop, fact):
         if isinstance(s, S.For):
             seen = seen | {s.loop_var}
             if needed <= seen:
-                return S.For(s.loop_var, s.min, s.extent, s.kind, S.IfThenElse(guard, s.body),
-                             s.thread_binding, s.annotations)
+                return s.replace(body=S.IfThenElse(guard, s.body))
             if isinstance(s.body, S.For):
-                return S.For(s.loop_var, s.min, s.extent, s.kind, descend(s.body, seen),
-                             s.thread_binding, s.annotations)
+                return s.replace(body=descend(s.body, seen))
         return None
     return descend(loop, set())
 

@@ -13,7 +13,6 @@ from ...errors import TepadError
 from ...tir import stmt as S
 from ...tir.function import PrimFunc
 from ...tir.functor import Visitor
-from ...tir.op import is_call
 from .remove_assume import _Cleaner
 
 

@@ -19,12 +19,13 @@ Guarantees:
 """
 from __future__ import annotations
 
+from ...arith import Analyzer
 from ...arith.stmt_simplify import simplify_stmt_or_func
 
 
 def simplify(func_or_stmt):
     """Simplify a PrimFunc or Stmt (see the module docstring for what is guaranteed)."""
-    return simplify_stmt_or_func(func_or_stmt)
+    return simplify_stmt_or_func(func_or_stmt, Analyzer())
 
 
 __all__ = ["simplify"]

@@ -23,11 +23,12 @@ The lead can wire it in place of ``simplify`` where these facts should be used.
 from __future__ import annotations
 
 from ...arith import Analyzer
+from ...arith.negation import negate_cond
 from ...arith.stmt_simplify import _StmtSimplifier
 from ...tir import expr as E
 from ...tir import stmt as S
 from ...tir.function import PrimFunc
-from ...tir.functor import Mutator, post_order_visit, substitute
+from ...tir.functor import Mutator, collect_vars, post_order_visit, substitute
 from ...tir.op import is_call
 
 
@@ -79,7 +80,6 @@ def _strip_loops(stmt):
 
 def extract_facts(stmt):
     """``(buffer_facts, scalar_conditions)`` that ``stmt`` establishes for later statements."""
-    from .apply_buffer_transforms import negate_cond
     loops, inner = _strip_loops(stmt)
     lvars = [l.loop_var for l in loops]
     ranges = [E.Range.from_min_extent(l.min, l.extent) for l in loops]
@@ -134,7 +134,6 @@ def _fact_from_access(buf, indices, lvars, ranges, cond, value):
     if set(lvars) - used:
         # a loop var that does not index the buffer: the fact must hold for all its values;
         # only accept it when neither cond nor value depends on it
-        from ...tir.functor import collect_vars
         free = (collect_vars(cond) | collect_vars(value)) & (set(lvars) - used)
         if free:
             return None

@@ -7,7 +7,7 @@ remains; each was replaced by ``extent`` copies of its body with the loop var su
 """
 from __future__ import annotations
 
-from ...tir import For, ForKind, IntImm, Mutator, PrimFunc, seq, substitute
+from ...tir import ForKind, IntImm, Mutator, PrimFunc, seq, substitute
 from ...tir.expr import add, const
 
 
@@ -18,11 +18,9 @@ class _Unroller(Mutator):
     def visit_For(self, s):
         body = self.visit(s.body)
         if s.kind != ForKind.UNROLLED:
-            return s if body is s.body else For(s.loop_var, s.min, s.extent, s.kind, body,
-                                                s.thread_binding, s.annotations)
+            return s.replace(body=body)
         if not isinstance(s.extent, IntImm) or not 0 <= s.extent.value <= self.max_extent:
-            return For(s.loop_var, s.min, s.extent, ForKind.SERIAL, body, s.thread_binding,
-                       s.annotations)
+            return s.replace(kind=ForKind.SERIAL, body=body)
         copies = [substitute(body, {s.loop_var: add(s.min, const(k, s.loop_var.dtype))})
                   for k in range(int(s.extent.value))]
         return seq(*copies)

@@ -212,7 +212,7 @@ class _Widen(Mutator):
 def _serial(s, body):
     ann = dict(s.annotations)
     ann["llvm.vectorize"] = True
-    return For(s.loop_var, s.min, s.extent, ForKind.SERIAL, body, s.thread_binding, ann)
+    return s.replace(kind=ForKind.SERIAL, body=body, annotations=ann)
 
 
 def _widen(body, var, base, lanes):
@@ -375,8 +375,7 @@ class _Vectorizer(Mutator):
     def visit_For(self, s):
         body = self.visit(s.body)
         if s.kind != ForKind.VECTORIZED:
-            return s if body is s.body else For(s.loop_var, s.min, s.extent, s.kind, body,
-                                                s.thread_binding, s.annotations)
+            return s.replace(body=body)
         if not isinstance(s.extent, IntImm) or s.extent.value < 1:
             return _serial(s, body)
         extent = int(s.extent.value)
