@@ -8,7 +8,7 @@ Input (from to_primfunc, before storage_flatten)::
           <producer of B>  B[i + yo*4, ...] = ...
           <consumer>       ... B[yo*4 + yi + q, ...] ...
 
-Algorithm (TVM's InjectRollingBuffer, generalised as in shared/seeds/004):
+Algorithm (TVM's InjectRollingBuffer, generalised as in its pull request, apache/tvm #13033):
 
 0. Loops outside the innermost parallel/vectorized loop enclosing the realize act as
    parameters: the realize never moves above such a loop (its iterations would share one
@@ -54,6 +54,7 @@ from ...tir import expr as E
 from ...tir import op as tirop
 from ...tir.expr import BufferLoad, IntImm, Range, Var
 from ...tir.function import PrimFunc
+from ...tir.ssa import convert_ssa
 from ...tir.functor import Mutator, collect_vars, substitute
 from ...tir.stmt import (AttrStmt, BufferRealize, BufferStore, For, ForKind, IfThenElse,
                          LetStmt)
@@ -493,7 +494,7 @@ def inject_rolling_buffer(func: PrimFunc) -> PrimFunc:
         raise TepadError("rolling_buffer: internal error, a hoisted realize lost its loop")
     if body is func.body:
         return func
-    return func.with_body(body)
+    return convert_ssa(func.with_body(body))
 
 
 __all__ = ["inject_rolling_buffer"]
