@@ -32,9 +32,10 @@ def _check_acyclic(g: nx.DiGraph):
         cycle = nx.find_cycle(g)
     except nx.NetworkXNoCycle:
         return
-    names = " -> ".join(getattr(a, "name", repr(a)) for a, _ in cycle)
-    raise TepadError(f"operations read each other in a cycle: {names} -> "
-                     f"{getattr(cycle[0][0], 'name', '')}; a tensor cannot depend on itself")
+    reads = ", ".join(f"{getattr(consumer, 'name', consumer)} reads "
+                      f"{getattr(producer, 'name', producer)}" for producer, consumer in cycle)
+    raise TepadError(f"operations read each other in a cycle ({reads}); a tensor cannot "
+                     "depend on itself")
 
 
 def _post_dfs_order(roots):

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from ..errors import InternalError
 from . import dtype as dt
-from .expr import CmpOp, LogicOp, PrimExpr, Var
+from .expr import BinaryOp, CmpOp, LogicOp, PrimExpr, Var
 from .function import PrimFunc
 from .functor import Visitor
 
@@ -57,6 +57,13 @@ class _Verifier(Visitor):
                 self.in_scope.add(n)
             elif isinstance(n, PrimExpr):
                 stack.extend(v for v in n.field_values() if isinstance(v, PrimExpr))
+
+    def visit(self, node):
+        # Visitor dispatches on the exact class name; every arithmetic, comparison and logic
+        # node shares one check.
+        if isinstance(node, BinaryOp):
+            return self.visit_BinaryOp(node)
+        return super().visit(node)
 
     def fail(self, msg):
         self.problems.append(msg)

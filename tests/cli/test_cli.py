@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from tepad import cli
+from tepad.lower.pipeline import PHASES, Options, select
 
 ROOT = Path(__file__).resolve().parents[2]
 EX = ROOT / "examples"
@@ -33,6 +34,20 @@ def test_lower_every_pass(capsys):
     assert "# ---- after schedule_ops" in out
     assert "storage_flatten" in out and "vectorize_loop" in out
     assert "def main(" in out
+
+
+def test_lower_pass_all_shows_every_step_build_runs_in_order(capsys):
+    """``tepad lower FILE --pass all``: one header per step of PIPELINE that build runs,
+    in the order it runs them; the options add the passes they select."""
+    for flags, opts in (((), Options()), (("--checked", "--bounds-check"),
+                                          Options(checked=True, bounds_check=True))):
+        code, out, _ = run(capsys, "lower", EX / "padded_conv1d.py", "--pass", "all", *flags)
+        assert code == 0
+        heads = [ln for ln in out.splitlines() if ln.startswith("# ---- ")]
+        shown = [h[len("# ---- "):].removeprefix("after ").split(" ")[0].rstrip(":")
+                 for h in heads]
+        assert shown == ["schedule_ops"] + [label for label, _ in select(PHASES, opts)]
+    assert any("(unchanged" in h for h in heads)
 
 
 def test_lower_one_pass_and_list(capsys):

@@ -158,3 +158,36 @@ def test_a_stage_field_added_later_is_in_the_fingerprint():
     assert s.fingerprint() != before
     s[C].some_future_annotation = ("pragma", 8)
     assert s.fingerprint() != before
+
+
+class _FakeTensor:
+    def __init__(self, op):
+        self.op = op
+
+
+class _FakeOp:
+    """Just enough of an Operation for the stage-ordering graph."""
+
+    def __init__(self, name):
+        self.name, self.input_tensors = name, []
+
+
+def test_stage_order_is_post_dfs_and_a_cycle_names_the_stages():
+    from tepad.errors import TepadError
+    from tepad.schedule.schedule import _post_dfs_order
+    a, b, c, d = (_FakeOp(n) for n in "abcd")
+    b.input_tensors = [_FakeTensor(a)]
+    c.input_tensors = [_FakeTensor(b), _FakeTensor(a)]
+    d.input_tensors = [_FakeTensor(a)]
+    assert [op.name for op in _post_dfs_order([c, d])] == ["a", "b", "c", "d"]
+    a.input_tensors = [_FakeTensor(c)]            # a reads c: a -> b -> c -> a
+    with pytest.raises(TepadError, match=r"read each other in a cycle \((a reads c, c reads a|c reads a, a reads c)\)"):
+        _post_dfs_order([c])
+
+
+def test_read_graph_is_the_networkx_dataflow():
+    A, B, C = chain()
+    s = te.create_schedule(C.op)
+    g = tepad.schedule.read_graph(s)
+    assert set(g.edges) == {(A.op, B.op), (B.op, C.op)}
+    assert [st.op for st in s.stages] == [A.op, B.op, C.op]
