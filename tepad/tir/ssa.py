@@ -15,7 +15,6 @@ from .buffer import Buffer
 from .expr import BufferLoad, Let, Var
 from .function import PrimFunc
 from .functor import Mutator
-from .stmt import Allocate, AttrStmt, BufferStore, For, LetStmt
 
 _BINDING_ATTRS = ("thread_extent", "virtual_thread")
 
@@ -81,26 +80,19 @@ class _ConvertSSA(Mutator):
         val = self.visit(s.value)
         idx = self.visit(s.indices)
         buf = self._buffer(s.buffer)
-        if val is s.value and idx is s.indices and buf is s.buffer:
-            return s
-        return BufferStore(buf, val, idx)
+        return s.replace(buffer=buf, value=val, indices=idx)
 
     def visit_For(self, s):
         mn, ext = self.visit(s.min), self.visit(s.extent)
         fresh = self._enter(s.loop_var)
         body = self._scoped(s.loop_var, fresh, lambda: self.visit(s.body))
-        if fresh is None and mn is s.min and ext is s.extent and body is s.body:
-            return s
-        return For(_pick(fresh, s.loop_var), mn, ext, s.kind, body, s.thread_binding,
-                   s.annotations)
+        return s.replace(loop_var=_pick(fresh, s.loop_var), min=mn, extent=ext, body=body)
 
     def visit_LetStmt(self, s):
         val = self.visit(s.value)
         fresh = self._enter(s.var)
         body = self._scoped(s.var, fresh, lambda: self.visit(s.body))
-        if fresh is None and val is s.value and body is s.body:
-            return s
-        return LetStmt(_pick(fresh, s.var), val, body)
+        return s.replace(var=_pick(fresh, s.var), value=val, body=body)
 
     def visit_Let(self, e):
         val = self.visit(e.value)
@@ -115,21 +107,16 @@ class _ConvertSSA(Mutator):
         cond = self.visit(s.condition) if s.condition is not None else None
         fresh = self._enter(s.buffer_var)
         body = self._scoped(s.buffer_var, fresh, lambda: self.visit(s.body))
-        if fresh is None and ext is s.extents and cond is s.condition and body is s.body:
-            return s
-        return Allocate(_pick(fresh, s.buffer_var), s.dtype, ext, cond, body, s.annotations)
+        return s.replace(buffer_var=_pick(fresh, s.buffer_var), extents=ext, condition=cond,
+                         body=body)
 
     def visit_AttrStmt(self, s):
         val = self.visit(s.value)
         if not (s.attr_key in _BINDING_ATTRS and isinstance(s.node, Var)):
-            body = self.visit(s.body)
-            return s if val is s.value and body is s.body else \
-                AttrStmt(s.node, s.attr_key, val, body)
+            return s.replace(value=val, body=self.visit(s.body))
         fresh = self._enter(s.node)
         body = self._scoped(s.node, fresh, lambda: self.visit(s.body))
-        if fresh is None and val is s.value and body is s.body:
-            return s
-        return AttrStmt(_pick(fresh, s.node), s.attr_key, val, body)
+        return s.replace(node=_pick(fresh, s.node), value=val, body=body)
 
 
 def convert_ssa(func: PrimFunc) -> PrimFunc:

@@ -129,8 +129,7 @@ def can_merge(first: S.For, second: S.For) -> bool:
 
 def _merge(first, second):
     body2 = substitute(second.body, {second.loop_var: first.loop_var})
-    return S.For(first.loop_var, first.min, first.extent, first.kind, S.seq(first.body, body2),
-                 first.thread_binding, first.annotations)
+    return first.replace(body=S.seq(first.body, body2))
 
 
 class _Merger(Mutator):
