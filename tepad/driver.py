@@ -11,19 +11,24 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-from .codegen import compile_cache_enabled, default_num_threads
+from .codegen import compile_cache_enabled, compile_kernel, default_num_threads
 from .errors import TepadError
 from .lower.pipeline import Options, PassLog, lower_for_codegen
-from .runtime import ArgInfo, build_module
+from .runtime import ArgInfo, Module
+from .target import Target, as_target
 from .schedule import Schedule
 from .tir.function import PrimFunc
 from .tir.functor import post_order_visit
 from .tir.stmt import BufferStore
 
 
-def build(s_or_func, args=None, target="llvm", name="main", bounds_check=False,
+def build(s_or_func, args=None, target=None, name="main", bounds_check=False,
           checked=False, exact_bounds=False):
     """A callable ``Module`` for a schedule (with ``args``) or an already lowered PrimFunc.
+
+    ``target``: a ``tepad.target.Target`` or its string (``"llvm -mcpu=... -mattr=..."``);
+    default: the ``with Target(...)`` target, else the host CPU. Options of the current
+    ``tepad.transform.PassContext`` apply (disabled passes, ``tir.instrument_bound_checkers``).
 
     ``bounds_check=True`` guards every buffer access in the generated code: an index outside
     its buffer raises ``TepadError`` naming the buffer and index instead of touching memory.
@@ -31,23 +36,33 @@ def build(s_or_func, args=None, target="llvm", name="main", bounds_check=False,
     that raise ``TepadError`` when the caller's padding does not hold the promised value.
     Both select passes of ``tepad.lower.pipeline.PIPELINE``.
     """
-    if not isinstance(target, str) or target.split()[0] not in ("llvm", "c", "cpu"):
-        raise TepadError(f"unknown target {target!r}; tepad builds for 'llvm' (the host CPU)")
-    opts = Options(checked=bool(checked), bounds_check=bool(bounds_check), target="llvm")
-    key = _build_key(s_or_func, args, name, opts, exact_bounds)
+    tgt = as_target(target)
+    if tgt.kind.name != "llvm":
+        raise TepadError(f"target {str(tgt)!r}: tepad builds for 'llvm' (the CPU) only; "
+                         f"{tgt.kind.name} code generation is not there yet")
+    opts = Options.from_context(checked=checked, bounds_check=bounds_check, target="llvm")
+    key = _build_key(s_or_func, args, name, opts, exact_bounds, tgt)
     hit = _cache_get(key)
     if hit is not None:
         return hit
-    mod = _build(s_or_func, args, name, opts, exact_bounds)
+    mod = _build(s_or_func, args, name, opts, exact_bounds, tgt)
     _cache_put(key, mod, (s_or_func, args))
     return mod
 
 
-def _build(s_or_func, args, name, opts, exact_bounds):
+def _build(s_or_func, args, name, opts, exact_bounds, tgt: Target):
     if isinstance(s_or_func, PrimFunc) and name != "main" and s_or_func.name != name:
         s_or_func = s_or_func.with_attr("global_symbol", name)
     func = lower_for_codegen(s_or_func, args, name, opts, exact_bounds, PassLog())
-    return build_module(func, arg_info_of(func))
+    cpu, features = _cpu_of(tgt)
+    return Module(compile_kernel(func, cpu=cpu, features=features), arg_info_of(func))
+
+
+def _cpu_of(tgt: Target):
+    """LLVM CPU name and feature string for ``tgt``; (None, None) for the plain host."""
+    if "mcpu" not in tgt.attrs and "mattr" not in tgt.attrs:
+        return None, None
+    return tgt.mcpu, tgt.features
 
 
 # --- rebuild cache ------------------------------------------------------------------------------
@@ -57,10 +72,10 @@ _cache: OrderedDict = OrderedDict()
 _lock = threading.Lock()
 
 
-def _build_key(s_or_func, args, name, opts, exact_bounds):
+def _build_key(s_or_func, args, name, opts, exact_bounds, tgt):
     if not compile_cache_enabled():
         return None
-    common = (name, opts, bool(exact_bounds), default_num_threads())
+    common = (name, opts, bool(exact_bounds), default_num_threads(), str(tgt))
     if isinstance(s_or_func, PrimFunc):
         return ("func", id(s_or_func)) + common
     if isinstance(s_or_func, Schedule) and isinstance(args, (list, tuple)):

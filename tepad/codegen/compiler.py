@@ -75,16 +75,18 @@ def clear_cache() -> None:
         _cache.clear()
 
 
-def _host_key() -> str:
-    return llvm.get_host_cpu_name() + llvm.get_host_cpu_features().flatten()
+def _target_key(cpu: str | None, features: str | None) -> str:
+    return (cpu or llvm.get_host_cpu_name()) + "|" + (
+        features if features is not None else llvm.get_host_cpu_features().flatten())
 
 
-def cache_key(func: tir.PrimFunc, name: str, num_threads: int) -> str:
+def cache_key(func: tir.PrimFunc, name: str, num_threads: int, cpu: str | None = None,
+              features: str | None = None) -> str:
     """Structural key of one compile: printed script (buffers, shapes, dtypes, body), kernel
     name, thread count, target (host CPU name + features) and the parallel-loop tuning
     constants. Everything the emitted code depends on, and nothing else."""
     h = hashlib.sha256()
-    for part in (func.script(), name, repr(num_threads), "llvm", _host_key(),
+    for part in (func.script(), name, repr(num_threads), "llvm", _target_key(cpu, features),
                  repr((parallel.PARALLEL_MIN_WORK, parallel.CHUNKS_PER_THREAD))):
         h.update(part.encode())
         h.update(b"\0")
@@ -92,8 +94,10 @@ def cache_key(func: tir.PrimFunc, name: str, num_threads: int) -> str:
 
 
 def compile_kernel(func: tir.PrimFunc, name: str | None = None,
-                   num_threads: int | None = None) -> CompiledKernel:
-    """Compile a flattened ``PrimFunc`` for the host CPU.
+                   num_threads: int | None = None, cpu: str | None = None,
+                   features: str | None = None) -> CompiledKernel:
+    """Compile a flattened ``PrimFunc`` for the host CPU (``cpu`` / ``features``: the LLVM CPU
+    name and feature string to build for instead of the host's; see ``tepad.target``).
 
     ``name`` defaults to ``func.attrs["global_symbol"]`` or "main". ``num_threads`` for
     parallel loops defaults to ``default_num_threads()`` (read now). A cache hit shares the
@@ -101,7 +105,8 @@ def compile_kernel(func: tir.PrimFunc, name: str | None = None,
     """
     name = name or func.attrs.get("global_symbol", "main")
     num_threads = num_threads or default_num_threads()
-    key = cache_key(func, name, num_threads) if compile_cache_enabled() else None
+    key = (cache_key(func, name, num_threads, cpu, features) if compile_cache_enabled()
+           else None)
     hit = None
     if key is not None:
         with _cache_lock:
@@ -115,7 +120,7 @@ def compile_kernel(func: tir.PrimFunc, name: str | None = None,
                               num_threads)
     stats["misses"] += 1
     text, messages, svars = emit_llvm_module(func, name, num_threads, use_gomp=have_gomp())
-    jit = JitModule(text)
+    jit = JitModule(text, cpu=cpu, features=features)
     messages = tuple(messages)
     if key is not None:
         with _cache_lock:

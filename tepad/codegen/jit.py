@@ -63,12 +63,15 @@ def have_gomp() -> bool:
     return _init()
 
 
-def host_target_machine(opt: int = 3) -> llvm.TargetMachine:
-    """TargetMachine for this CPU: host name and feature string (AVX2 / AVX-512 ...)."""
+def host_target_machine(opt: int = 3, cpu: str | None = None,
+                        features: str | None = None) -> llvm.TargetMachine:
+    """TargetMachine for this CPU: ``cpu`` (default: the host's name) and the feature string
+    ``features`` (default: the host's, AVX2 / AVX-512 ...)."""
     _init()
     target = llvm.Target.from_default_triple()
-    return target.create_target_machine(cpu=llvm.get_host_cpu_name(),
-                                        features=llvm.get_host_cpu_features().flatten(),
+    return target.create_target_machine(cpu=cpu or llvm.get_host_cpu_name(),
+                                        features=features if features is not None
+                                        else llvm.get_host_cpu_features().flatten(),
                                         opt=opt, jit=True)
 
 
@@ -99,9 +102,11 @@ def optimize(mod: llvm.ModuleRef, tm: llvm.TargetMachine, speed_level: int = 3) 
 class JitModule:
     """Parse, verify, optimize and JIT one LLVM module; keeps the engine alive."""
 
-    def __init__(self, llvm_ir: str, opt_level: int = 3):
+    def __init__(self, llvm_ir: str, opt_level: int = 3, cpu: str | None = None,
+                 features: str | None = None):
+        self._cpu, self._features = cpu, features
         with _lock:  # LLVM context operations are not guaranteed thread-safe
-            tm = host_target_machine()
+            tm = host_target_machine(cpu=cpu, features=features)
             try:
                 mod = llvm.parse_assembly(llvm_ir)
                 mod.triple = tm.triple
@@ -125,7 +130,7 @@ class JitModule:
         """Assembly text (made on demand with a separate TargetMachine)."""
         if self._asm is None:
             with _lock:
-                self._asm = host_target_machine().emit_assembly(llvm.parse_assembly(self.ll))
+                self._asm = host_target_machine(cpu=self._cpu, features=self._features).emit_assembly(llvm.parse_assembly(self.ll))
         return self._asm
 
     def address(self, name: str) -> int:

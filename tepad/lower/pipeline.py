@@ -35,6 +35,7 @@ from ..tensor.tensor import PlaceholderOp, Tensor
 from ..tir.function import PrimFunc
 from ..tir.ssa import convert_ssa
 from ..tir.verify import undefined_vars, verify_well_formed
+from .pass_context import PassContext
 from .passes.apply_buffer_transforms import PadPerMap, apply_buffer_transforms
 from .passes.check_assumes import check_assumes
 from .passes.flatten_physical_axes import flatten_physical_axes
@@ -62,10 +63,32 @@ FLAT_MEMORY_TARGETS = ("llvm",)
 class Options:
     """What selects passes in PIPELINE. ``checked``: input padding promises (``tir.assume``)
     become runtime checks; ``bounds_check``: every buffer access is guarded; ``target``: the
-    code generator the result is for."""
+    code generator the result is for (a kind name); ``disabled``: names of optional passes
+    not to run (a ``PassContext``'s ``disabled_pass``)."""
     checked: bool = False
     bounds_check: bool = False
     target: str = "llvm"
+    disabled: frozenset = frozenset()
+
+    @staticmethod
+    def from_context(ctx: PassContext | None = None, checked=False, bounds_check=False,
+                     target="llvm") -> "Options":
+        """The options of ``ctx`` (default: the current PassContext) merged with the
+        arguments; a disabled pass that does not exist or that codegen needs is a
+        TepadError."""
+        ctx = ctx if ctx is not None else PassContext.current()
+        disabled = ctx.disabled
+        names = {p.name: p for p in PIPELINE}
+        for n in sorted(disabled):
+            if n not in names:
+                raise TepadError(f"PassContext(disabled_pass=...): no pass {n!r} in the "
+                                 f"pipeline; passes: {', '.join(dict.fromkeys(names))}")
+            if not names[n].optional:
+                optional = sorted({p.name for p in PIPELINE if p.optional})
+                raise TepadError(f"pass {n!r} cannot be disabled: the code generator needs "
+                                 f"its result; optional passes: {', '.join(optional)}")
+        return Options(checked=bool(checked), bounds_check=bool(bounds_check) or
+                       ctx.bounds_check, target=target, disabled=disabled)
 
 
 def _always(opts: Options) -> bool:
@@ -77,12 +100,15 @@ class Pass:
     """One step of PIPELINE: ``fn(PrimFunc) -> PrimFunc`` run in ``phase`` when ``when(opts)``.
 
     ``skip_if_unchanged``: skip this step when the step before it returned its input
-    unchanged (a simplify after a pass that did nothing has nothing to fold)."""
+    unchanged (a simplify after a pass that did nothing has nothing to fold). ``optional``:
+    codegen is correct without it, so a PassContext may disable it (vectorized and unrolled
+    loops then run as serial loops)."""
     fn: Callable[[PrimFunc], PrimFunc]
     phase: str
     why: str
     when: Callable[[Options], bool] = _always
     skip_if_unchanged: bool = False
+    optional: bool = False
     name: str = field(default="")
 
     def __post_init__(self):
@@ -97,7 +123,8 @@ PIPELINE: tuple = (
          "on N-d realize regions in tensor coordinates, before layouts"),
     Pass(apply_buffer_transforms, LOWER,
          "logical -> physical indices; pad values written / assumed"),
-    Pass(simplify, LOWER, "cancel (4*io + ii)//4 and friends; drop provable guards"),
+    Pass(simplify, LOWER, "cancel (4*io + ii)//4 and friends; drop provable guards",
+         optional=True),
     Pass(convert_ssa, BUILD, "one binding per Var: hand-built functions and RFC 0077's opt-in "
          "passes may reuse a loop variable"),
     Pass(check_assumes, BUILD, "input padding promises become runtime checks",
@@ -106,16 +133,19 @@ PIPELINE: tuple = (
     Pass(remove_store_undef, BUILD, "stores of tir.undef (padding nobody reads) go"),
     Pass(storage_flatten, BUILD,
          "N-d realize/loads/stores -> Allocate + one index per axis group"),
-    Pass(simplify, BUILD, "fold the index math flattening produced"),
+    Pass(simplify, BUILD, "fold the index math flattening produced", optional=True),
     Pass(hoist_expression, BUILD,
          "loop-invariant guards out of loops (a reduction's init and update under one "
-         "guard: LLVM drops the init store the update overwrites)"),
-    Pass(unroll_loop, BUILD, "after simplify: unrolled extents must be constants"),
-    Pass(vectorize_loop, BUILD, "vectorized loops -> Ramp/Broadcast vector statements"),
-    Pass(simplify, BUILD, "fold what unrolling and vectorizing exposed"),
+         "guard: LLVM drops the init store the update overwrites)", optional=True),
+    Pass(unroll_loop, BUILD, "after simplify: unrolled extents must be constants",
+         optional=True),
+    Pass(vectorize_loop, BUILD, "vectorized loops -> Ramp/Broadcast vector statements",
+         optional=True),
+    Pass(simplify, BUILD, "fold what unrolling and vectorizing exposed", optional=True),
     Pass(flatten_physical_axes, BUILD, "flat memory: one index per access",
          when=lambda o: o.target in FLAT_MEMORY_TARGETS),
-    Pass(simplify, BUILD, "fold the combined group indices", skip_if_unchanged=True),
+    Pass(simplify, BUILD, "fold the combined group indices", skip_if_unchanged=True,
+         optional=True),
     Pass(instrument_bound_checks, BUILD, "every access checked before it happens",
          when=lambda o: o.bounds_check),
 )
@@ -134,7 +164,7 @@ def labelled(pipeline=PIPELINE) -> list:
 def select(phases=PHASES, opts: Options = Options(), pipeline=PIPELINE) -> list:
     """``[(label, Pass)]`` of the passes that run in ``phases`` under ``opts``, in order."""
     return [(label, p) for label, p in labelled(pipeline)
-            if p.phase in phases and p.when(opts)]
+            if p.phase in phases and p.when(opts) and p.name not in opts.disabled]
 
 
 def _env_flag(name) -> bool:
@@ -321,7 +351,7 @@ def lower(s: Schedule, args, name="main", exact_bounds=False, passes=None, binds
     func = schedule_to_primfunc(s, args, name, exact_bounds, log)
     if passes is not None:
         return run_passes(func, passes, log)
-    return run_pipeline(func, (LOWER,), log=log)
+    return run_pipeline(func, (LOWER,), Options.from_context(), log)
 
 
 def lower_for_codegen(s_or_func, args=None, name="main", opts: Options = Options(),

@@ -1,0 +1,102 @@
+"""``PassContext``: options for ``tepad.lower`` / ``tepad.build`` inside a ``with`` block
+(TVM's ``tvm.transform.PassContext``).
+
+    with tepad.transform.PassContext(config={"tir.instrument_bound_checkers": True}):
+        mod = tepad.build(s, [A, B])          # as build(..., bounds_check=True)
+
+    with tepad.transform.PassContext(disabled_pass=["tir.VectorizeLoop"]):
+        mod = tepad.build(s, [A, B])          # vectorized loops run as serial loops
+
+What it changes is which passes of ``PIPELINE`` run (``Options``), nothing else: ``config``
+keys are the ones in ``CONFIG_KEYS``; ``disabled_pass`` names a pass by tepad's name
+(``vectorize_loop``) or TVM's (``tir.VectorizeLoop``), and only passes the code generator can
+do without (``Pass.optional``) may be disabled. ``opt_level`` is recorded for TVM scripts;
+tepad always optimizes with LLVM at O3.
+"""
+from __future__ import annotations
+
+import threading
+
+from ..errors import TepadError
+
+# TVM's config keys that tepad honours, and what each does.
+CONFIG_KEYS = {
+    "tir.disable_vectorize": "vectorized loops run as serial loops (vectorize_loop skipped)",
+    "tir.instrument_bound_checkers": "every buffer access is checked (as bounds_check=True)",
+}
+
+# TVM's pass names -> tepad's.
+TVM_PASS_NAMES = {
+    "tir.VectorizeLoop": "vectorize_loop",
+    "tir.UnrollLoop": "unroll_loop",
+    "tir.Simplify": "simplify",
+    "tir.HoistIfThenElse": "hoist_expression",
+    "tir.HoistExpression": "hoist_expression",
+    "tir.InjectRollingBuffer": "inject_rolling_buffer",
+    "tir.StorageFlatten": "storage_flatten",
+    "tir.ApplyLayoutTransforms": "apply_buffer_transforms",
+    "tir.RemoveAssume": "remove_assume",
+    "tir.RemoveStoreUndef": "remove_store_undef",
+    "tir.InstrumentBoundCheckers": "instrument_bound_checks",
+}
+
+_stack = threading.local()
+
+
+def pass_name(name: str) -> str:
+    """tepad's name for a pass named the TVM way (``tir.VectorizeLoop``) or tepad's way."""
+    return TVM_PASS_NAMES.get(name, name)
+
+
+class PassContext:
+    """The options of the innermost ``with PassContext(...)`` apply to lower and build."""
+
+    def __init__(self, opt_level=2, required_pass=None, disabled_pass=None, instruments=None,
+                 config=None):
+        self.opt_level = opt_level
+        self.required_pass = list(required_pass or [])
+        self.disabled_pass = list(disabled_pass or [])
+        self.instruments = list(instruments or [])
+        self.config = dict(config or {})
+        unknown = [k for k in self.config if k not in CONFIG_KEYS]
+        if unknown:
+            raise TepadError(f"PassContext config key {unknown[0]!r} is not one tepad knows; "
+                             f"known keys: {', '.join(sorted(CONFIG_KEYS))}")
+        if self.instruments:
+            raise TepadError("PassContext(instruments=...) is not supported; use "
+                             "TEPAD_PRINT_PASSES=1 or tepad.lower.PassLog to watch passes")
+
+    @property
+    def disabled(self) -> frozenset:
+        """tepad's names of the passes this context turns off."""
+        names = {pass_name(n) for n in self.disabled_pass}
+        if self.config.get("tir.disable_vectorize"):
+            names.add("vectorize_loop")
+        return frozenset(names)
+
+    @property
+    def bounds_check(self) -> bool:
+        return bool(self.config.get("tir.instrument_bound_checkers"))
+
+    def __enter__(self):
+        stack = getattr(_stack, "items", None)
+        if stack is None:
+            stack = _stack.items = []
+        stack.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        _stack.items.pop()
+
+    @staticmethod
+    def current() -> "PassContext":
+        """The innermost active context of this thread (a default one when none is)."""
+        stack = getattr(_stack, "items", None)
+        return stack[-1] if stack else PassContext()
+
+    def __repr__(self):
+        return (f"PassContext(opt_level={self.opt_level}, disabled_pass={self.disabled_pass}, "
+                f"config={self.config})")
+
+
+__all__ = ["PassContext", "CONFIG_KEYS", "TVM_PASS_NAMES", "pass_name"]
