@@ -1,0 +1,78 @@
+"""Elementwise operators with numpy broadcasting (TVM's ``topi.add`` and friends)."""
+from __future__ import annotations
+
+from ..errors import TepadError
+from ..tensor import Tensor, compute
+from ..tir import op as tirop
+from ..tir.expr import IntImm, PrimExpr, convert
+
+
+def _shape_of(x):
+    return tuple(x.shape) if isinstance(x, Tensor) else ()
+
+
+def broadcast_shape(a, b, what="broadcast"):
+    """numpy's broadcast of two shapes (constant extents must agree or be 1)."""
+    sa, sb = list(_shape_of(a)), list(_shape_of(b))
+    n = len(sa) if len(sa) > len(sb) else len(sb)
+    sa, sb = [IntImm(1, "int32")] * (n - len(sa)) + sa, [IntImm(1, "int32")] * (n - len(sb)) + sb
+    out = []
+    for k, (x, y) in enumerate(zip(sa, sb)):
+        if isinstance(x, IntImm) and x.value == 1:
+            out.append(y)
+        elif isinstance(y, IntImm) and y.value == 1:
+            out.append(x)
+        elif isinstance(x, IntImm) and isinstance(y, IntImm) and x.value != y.value:
+            raise TepadError(f"{what}: shapes {list(_shape_of(a))} and {list(_shape_of(b))} do "
+                             f"not broadcast (dimension {k}: {x.value} vs {y.value})")
+        else:
+            out.append(x)
+    return tuple(out)
+
+
+def _reader(x, out_ndim, dtype):
+    """``index -> element`` of ``x`` (a Tensor broadcast to ``out_ndim`` dims, or a scalar)."""
+    if not isinstance(x, Tensor):
+        v = x if isinstance(x, PrimExpr) else convert(x)
+        if v.dtype != dtype:
+            v = v.astype(dtype)
+        return lambda idx: v
+    shape = list(x.shape)
+    lead = out_ndim - len(shape)
+
+    def read(idx):
+        sub = [IntImm(0, i.dtype) if isinstance(s, IntImm) and s.value == 1 else i
+               for s, i in zip(shape, idx[lead:])]
+        return x[tuple(sub)] if sub else x()
+    return read
+
+
+def _dtype_of(a, b):
+    for x in (a, b):
+        if isinstance(x, Tensor):
+            return x.dtype
+    return convert(a).dtype
+
+
+def _binary(name, combine):
+    def op(lhs, rhs):
+        if not isinstance(lhs, Tensor) and not isinstance(rhs, Tensor):
+            return combine(convert(lhs), convert(rhs))
+        shape = broadcast_shape(lhs, rhs, f"topi.{name}")
+        dtype = _dtype_of(lhs, rhs)
+        ra, rb = _reader(lhs, len(shape), dtype), _reader(rhs, len(shape), dtype)
+        return compute(shape, lambda *idx: combine(ra(idx), rb(idx)), name=f"T_{name}",
+                       tag="broadcast")
+    op.__name__ = name
+    op.__doc__ = f"Elementwise {name} with numpy broadcasting; scalars are allowed on one side."
+    return op
+
+
+add = _binary("add", lambda a, b: a + b)
+subtract = _binary("subtract", lambda a, b: a - b)
+multiply = _binary("multiply", lambda a, b: a * b)
+divide = _binary("divide", lambda a, b: a / b)
+maximum = _binary("maximum", tirop.max)
+minimum = _binary("minimum", tirop.min)
+
+__all__ = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "broadcast_shape"]
