@@ -18,27 +18,18 @@ from __future__ import annotations
 import threading
 
 from ..errors import TepadError
+from .passes import TVM_NAMES
 
 # TVM's config keys that tepad honours, and what each does.
 CONFIG_KEYS = {
     "tir.disable_vectorize": "vectorized loops run as serial loops (vectorize_loop skipped)",
     "tir.instrument_bound_checkers": "every buffer access is checked (as bounds_check=True)",
+    "tir.add_lower_pass": "[(phase, pass), ...]: user passes run at phase 0 (before the "
+                          "lower phase), 1 (after it), 2 (after storage_flatten) or 3 (last)",
 }
 
-# TVM's pass names -> tepad's.
-TVM_PASS_NAMES = {
-    "tir.VectorizeLoop": "vectorize_loop",
-    "tir.UnrollLoop": "unroll_loop",
-    "tir.Simplify": "simplify",
-    "tir.HoistIfThenElse": "hoist_expression",
-    "tir.HoistExpression": "hoist_expression",
-    "tir.InjectRollingBuffer": "inject_rolling_buffer",
-    "tir.StorageFlatten": "storage_flatten",
-    "tir.ApplyLayoutTransforms": "apply_buffer_transforms",
-    "tir.RemoveAssume": "remove_assume",
-    "tir.RemoveStoreUndef": "remove_store_undef",
-    "tir.InstrumentBoundCheckers": "instrument_bound_checks",
-}
+# TVM's pass names (``tir.VectorizeLoop``) -> tepad's (``vectorize_loop``).
+TVM_PASS_NAMES = {f"tir.{k}": fn.__name__ for k, fn in TVM_NAMES.items()}
 
 _stack = threading.local()
 
@@ -73,6 +64,22 @@ class PassContext:
         if self.config.get("tir.disable_vectorize"):
             names.add("vectorize_loop")
         return frozenset(names)
+
+    @property
+    def user_passes(self) -> tuple:
+        """``((phase, pass), ...)`` from ``config["tir.add_lower_pass"]``, checked."""
+        out = []
+        for item in self.config.get("tir.add_lower_pass", ()):
+            try:
+                phase, p = item
+            except (TypeError, ValueError):
+                raise TepadError("tir.add_lower_pass takes (phase, pass) pairs, got "
+                                 f"{item!r}") from None
+            if phase not in (0, 1, 2, 3) or not callable(p):
+                raise TepadError(f"tir.add_lower_pass: ({phase!r}, {p!r}) needs a phase 0-3 "
+                                 "and a pass (a callable on a PrimFunc)")
+            out.append((phase, p))
+        return tuple(out)
 
     @property
     def bounds_check(self) -> bool:

@@ -69,6 +69,7 @@ class Options:
     bounds_check: bool = False
     target: str = "llvm"
     disabled: frozenset = frozenset()
+    user_passes: tuple = ()
 
     @staticmethod
     def from_context(ctx: PassContext | None = None, checked=False, bounds_check=False,
@@ -88,7 +89,8 @@ class Options:
                 raise TepadError(f"pass {n!r} cannot be disabled: the code generator needs "
                                  f"its result; optional passes: {', '.join(optional)}")
         return Options(checked=bool(checked), bounds_check=bool(bounds_check) or
-                       ctx.bounds_check, target=target, disabled=disabled)
+                       ctx.bounds_check, target=target, disabled=disabled,
+                       user_passes=ctx.user_passes)
 
 
 def _always(opts: Options) -> bool:
@@ -162,9 +164,45 @@ def labelled(pipeline=PIPELINE) -> list:
 
 
 def select(phases=PHASES, opts: Options = Options(), pipeline=PIPELINE) -> list:
-    """``[(label, Pass)]`` of the passes that run in ``phases`` under ``opts``, in order."""
-    return [(label, p) for label, p in labelled(pipeline)
-            if p.phase in phases and p.when(opts) and p.name not in opts.disabled]
+    """``[(label, Pass)]`` of the passes that run in ``phases`` under ``opts``, in order,
+    with the user passes of ``opts`` at their phases (``_with_user_passes``)."""
+    steps = [(label, p) for label, p in labelled(pipeline)
+             if p.phase in phases and p.when(opts) and p.name not in opts.disabled]
+    return _with_user_passes(steps, phases, opts.user_passes) if opts.user_passes else steps
+
+
+def _user_step(phase, user_pass):
+    name = getattr(user_pass, "name", None) or getattr(user_pass, "__name__", "pass")
+    run = getattr(user_pass, "run", None)
+    fn = (lambda f: run(f, None, PassContext.current())) if run else user_pass
+    return (f"user{phase}:{name}",
+            Pass(fn, LOWER if phase < 2 else BUILD, f"user pass at phase {phase}",
+                 name=f"user{phase}:{name}"))
+
+
+def _with_user_passes(steps, phases, user_passes):
+    """TVM's ``tir.add_lower_pass`` phases: 0 before the lower phase, 1 after it, 2 after
+    storage_flatten (and the simplify that follows it), 3 after every other pass (before
+    instrument_bound_checks). Phases 0-1 run where the lower phase runs, 2-3 where build
+    does."""
+    user = {k: [_user_step(k, p) for ph, p in user_passes if ph == k] for k in range(4)}
+    low = [s for s in steps if s[1].phase == LOWER]
+    build = [s for s in steps if s[1].phase == BUILD]
+    out = []
+    if LOWER in phases:
+        out += user[0] + low + user[1]
+    if BUILD in phases:
+        names = [p.name for _, p in build]
+        cut2 = len(build)
+        if "storage_flatten" in names:
+            cut2 = names.index("storage_flatten") + 1
+            if cut2 < len(names) and names[cut2] == "simplify":
+                cut2 += 1
+        cut3 = names.index("instrument_bound_checks") if "instrument_bound_checks" in names \
+            else len(build)
+        cut2 = min(cut2, cut3)
+        out += build[:cut2] + user[2] + build[cut2:cut3] + user[3] + build[cut3:]
+    return out
 
 
 def _env_flag(name) -> bool:

@@ -19,5 +19,8 @@ from .op import (min, max, all, any, if_then_else, exp, log, sqrt, tanh, floor, 
                  indexmod, round, sin, cos)
 from .itervar import IterVar, IterVarType
 from .reduce import CommReducer, Reduce
+from .ssa import convert_ssa
+from .verify import verify, verify_well_formed
+from . import stmt_functor, transform
 
 __all__ = [n for n in dir() if not n.startswith("_")]

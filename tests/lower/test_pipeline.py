@@ -98,3 +98,39 @@ def test_format_step_of_an_unchanged_step_can_show_the_ir():
     unchanged = next(st for st in log.steps if not st.changed and not st.skipped)
     assert "(unchanged" in format_step(unchanged)
     assert "@T.prim_func" in format_step(unchanged, show_unchanged_ir=True)
+
+
+def test_user_passes_run_at_their_phases():
+    from tepad import tir
+    from tepad.lower.pass_context import PassContext
+    seen = []
+
+    def spy(tag):
+        @tir.transform.prim_func_pass(opt_level=0, name=f"spy{tag}")
+        def p(func, mod, ctx):
+            seen.append(tag)
+            return func
+        return p
+    s, args = chain()
+    ctx = PassContext(config={"tir.add_lower_pass": [(3, spy(3)), (0, spy(0)), (2, spy(2)),
+                                                      (1, spy(1))]})
+    with ctx:
+        got = labels(Options.from_context())
+        lower_for_codegen(s, args, opts=Options.from_context())
+    assert seen == [0, 1, 2, 3]
+    assert got[0] == "user0:spy0" and got[-1] == "user3:spy3"
+    assert got.index("user1:spy1") == got.index("simplify") + 1
+    assert got.index("user2:spy2") == got.index("simplify#2") + 1
+    with pytest.raises(TepadError, match="needs a phase 0-3"):
+        PassContext(config={"tir.add_lower_pass": [(7, spy(7))]}).user_passes
+
+
+def test_named_pass_objects_run_tepads_passes():
+    from tepad import tir
+    s, args = chain()
+    f = tepad.lower(s, args)
+    g = tir.transform.VectorizeLoop()(tir.transform.StorageFlatten()(
+        tir.transform.RemoveAssume()(f)))
+    assert "Ramp" in g.script()
+    with pytest.raises(AttributeError, match="has no pass 'Nope'"):
+        tir.transform.Nope()

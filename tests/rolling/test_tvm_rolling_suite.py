@@ -166,3 +166,49 @@ def test_mixed_buffers(make_rolling):
     a = rand((1, 14, 14, 16))
     rolling = [t for t, on in zip((pb, pa), make_rolling) if on]
     check(s, [A], pc, [a], maxpool(maxpool(maxpool(a, 3, 3), 3, 3), 3, 3), rolling=rolling)
+
+
+@tir.transform.prim_func_pass(opt_level=0)
+def remove_rolling_buffer_attr(func, mod, ctx):
+    def unwrap(node):
+        if isinstance(node, tir.AttrStmt) and node.attr_key == "rolling_buffer_scope":
+            return node.body
+        return node
+    return func.with_body(tir.stmt_functor.ir_transform(func.body, None, postorder=unwrap,
+                                                        only_enable=["tir.AttrStmt"]))
+
+
+@tir.transform.prim_func_pass(opt_level=0)
+def verify_no_rolling_buffer_attr(func, mod, ctx):
+    def verify(node):
+        if isinstance(node, tir.AttrStmt):
+            assert node.attr_key != "rolling_buffer_scope", "Failed to lower rolling buffers"
+    tir.stmt_functor.post_order_visit(func.body, verify)
+    return func
+
+
+def test_user_lower_passes_as_tvm_writes_them():
+    """TVM's _verify_schedule: one build with the rolling attribute removed by a user pass at
+    phase 0, one with InjectRollingBuffer run at phase 0; both give the same numbers, and only
+    the second has a circular buffer."""
+    A = te.placeholder((1, 12, 14, 16), name="A", dtype="int8")
+    pa = pool(A, 3, 3)
+    pb = pool(pa, 3, 5)
+    s = te.create_schedule(pb.op)
+    oi, _ = tile_nd(s, pb, (1, 4, 8, 16))
+    s[pa].compute_at(s[pb], oi[-1])
+    s[pa].rolling_buffer()
+    lists = [[(0, remove_rolling_buffer_attr), (0, verify_no_rolling_buffer_attr)],
+             [(0, tir.transform.InjectRollingBuffer()), (0, verify_no_rolling_buffer_attr)]]
+    a = rand((1, 12, 14, 16))
+    outs, circular = [], []
+    for user_passes in lists:
+        with tepad.transform.PassContext(config={"tir.add_lower_pass": user_passes}):
+            mod = tepad.build(s, [A, pb])
+            circular.append(len(circular_buffers(tepad.lower(s, [A, pb]))))
+        out = np.zeros((1, 8, 8, 16), "int8")
+        mod(a, out)
+        outs.append(out)
+    np.testing.assert_array_equal(outs[0], outs[1])
+    np.testing.assert_array_equal(outs[0], maxpool(maxpool(a, 3, 3), 3, 5))
+    assert circular == [0, 1]

@@ -22,6 +22,30 @@ from .simplify_with_facts import simplify_with_facts
 from .storage_flatten import storage_flatten
 from .unroll_loop import unroll_loop
 from .vectorize_loop import vectorize_loop
+from ...tir import transform as tir_transform
+from ...tir.ssa import convert_ssa
+
+# TVM's names for tepad's passes: ``tepad.tir.transform.<Name>()`` makes a pass object of
+# each, and PassContext(disabled_pass=["tir.<Name>"]) finds them.
+TVM_NAMES = {
+    "InjectRollingBuffer": inject_rolling_buffer,
+    "ApplyLayoutTransforms": apply_buffer_transforms,
+    "Simplify": simplify,
+    "StorageFlatten": storage_flatten,
+    "HoistExpression": hoist_expression,
+    "HoistIfThenElse": hoist_expression,
+    "UnrollLoop": unroll_loop,
+    "VectorizeLoop": vectorize_loop,
+    "RemoveNoOp": remove_no_op,
+    "RemoveAssume": remove_assume,
+    "RemoveStoreUndef": remove_store_undef,
+    "ReduceLoopExtents": reduce_loop_extents,
+    "MergeAdjacentLoops": merge_adjacent_loops,
+    "InstrumentBoundCheckers": instrument_bound_checks,
+    "ConvertSSA": convert_ssa,
+}
+for _name, _fn in TVM_NAMES.items():
+    tir_transform.register(_name, _fn)
 
 
 __all__ = ["apply_buffer_transforms", "check_assumes", "flatten_physical_axes",
@@ -29,4 +53,5 @@ __all__ = ["apply_buffer_transforms", "check_assumes", "flatten_physical_axes",
            "merge_adjacent_loops", "reduce_loop_extents", "remove_assume",
            "remove_branching_through_overcompute", "remove_no_op",
            "remove_overcompute_through_branching", "remove_store_undef",
-           "simplify", "simplify_with_facts", "storage_flatten", "unroll_loop", "vectorize_loop"]
+           "simplify", "simplify_with_facts", "storage_flatten", "unroll_loop", "vectorize_loop",
+           "TVM_NAMES"]
