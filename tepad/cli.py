@@ -201,6 +201,8 @@ def cmd_bounds(ns, out):
     out.write(explain_text(s, exact=not ns.no_exact) + "\n")
     if ns.stage or ns.plot:
         stage = ns.stage or _default_producer(s)
+        if not ns.stage:
+            out.write(f"\n(no --stage: showing {stage}, a producer that other stages read)\n")
         rep = consumer_regions(s, stage, iterations=ns.iters, exact=not ns.no_exact)
         out.write("\n" + str(rep) + "\n")
         if ns.plot:
@@ -209,12 +211,32 @@ def cmd_bounds(ns, out):
     return 0
 
 
+def _size(t):
+    n = 1
+    for d in t.shape:
+        try:
+            n *= int(d)
+        except (TypeError, ValueError):
+            return 0
+    return n
+
+
 def _default_producer(s):
-    comp = [st for st in s.stages if not isinstance(st.op, PlaceholderOp) and not st.is_output]
+    """The stage whose regions ``bounds --plot`` draws without ``--stage``: one that other
+    stages read (an output nobody reads has nothing to compare with). A compute stage
+    attached with compute_at first, then any read compute stage, then a read input."""
+    read = set()
+    for st in s.stages:
+        if not isinstance(st.op, PlaceholderOp):
+            read.update(t.op for t in st.op.input_tensors)
+    comp = [st for st in s.stages if not isinstance(st.op, PlaceholderOp) and st.op in read]
     att = [st for st in comp if st.attach_type == AttachType.Scope]
-    pick = (att or comp or [st for st in s.stages if not isinstance(st.op, PlaceholderOp)])
+    inputs = sorted((st for st in s.stages if isinstance(st.op, PlaceholderOp) and
+                     st.op in read), key=lambda st: -_size(st.op.output(0)))
+    pick = att or [st for st in comp if not st.is_output] or comp or inputs or \
+        [st for st in s.stages if not isinstance(st.op, PlaceholderOp)]
     if not pick:
-        raise CliError("the schedule has no compute stage to plot")
+        raise CliError("the schedule has no stage to plot")
     return pick[0].name
 
 
