@@ -150,9 +150,12 @@ class StringImm(PrimExpr):
 
 
 class Var(PrimExpr):
-    """A variable. Compared and hashed by identity: two vars named ``i`` are different."""
+    """A variable. Compared and hashed by identity: two vars named ``i`` are different.
 
-    __slots__ = ("name",)
+    Vars can be weakly referenced (``te.reduce_axis`` remembers its vars that way).
+    """
+
+    __slots__ = ("name", "__weakref__")
     _fields = ("name", "dtype")
 
     def __init__(self, name: str = "v", dtype: str = "int32"):
