@@ -3,8 +3,11 @@ from __future__ import annotations
 
 import enum
 
+import numpy as np
+
 from ..arith.index_map import IndexMap
 from ..errors import TepadError
+from ..tir import dtype as dt
 from ..tir.expr import BufferLoad, IntImm, ProducerLoad, Range, Var, convert
 from ..tir.functor import post_order_visit, substitute
 from ..tir.itervar import IterVar, IterVarType
@@ -105,16 +108,22 @@ class Stage:
 
     # --- loop structure -----------------------------------------------------------------------
     def split(self, parent, factor=None, nparts=None):
-        """Split ``parent`` into ``(outer, inner)`` by ``factor`` (inner extent) or ``nparts``."""
+        """Split ``parent`` into ``(outer, inner)`` by ``factor`` (inner extent) or ``nparts``.
+
+        ``factor``/``nparts`` must be an integer: a Python/numpy int (not a bool) or an
+        integer expression (e.g. a ``te.var``); anything else raises a TepadError naming the
+        stage and the axis, as does a constant that is not positive.
+        """
         self._check_compute("split")
+        k = self._leaf_index(parent, "split")
         if (factor is None) == (nparts is None):
             raise TepadError(f"stage {self.name}: split({parent.name}) needs exactly one of "
                              "factor= or nparts=")
-        amount = convert(factor if factor is not None else nparts)
+        which = "factor" if factor is not None else "nparts"
+        amount = self._split_amount(parent, which, factor if factor is not None else nparts)
         if isinstance(amount, IntImm) and amount.value <= 0:
             raise TepadError(f"stage {self.name}: split({parent.name}) factor/nparts must be "
                              f"positive, got {amount.value}")
-        k = self._leaf_index(parent, "split")
         if parent.iter_type not in _SPLITTABLE:
             raise TepadError(f"stage {self.name}: cannot split {parent.name} of type "
                              f"{parent.iter_type.name}")
@@ -127,6 +136,28 @@ class Stage:
         self.all_iter_vars += [outer, inner]
         self.leaf_iter_vars[k:k + 1] = [outer, inner]
         return outer, inner
+
+    def _split_amount(self, parent, which, value):
+        """``value`` as an integer expression, or a TepadError saying why it is not one."""
+        if isinstance(value, (bool, np.bool_)):
+            raise TepadError(f"stage {self.name}: split({parent.name}) {which}={value!r} is a "
+                             f"bool; {which} must be a positive integer")
+        if isinstance(value, (float, np.floating)):
+            raise TepadError(f"stage {self.name}: split({parent.name}) {which}={value!r} is not "
+                             f"an integer; {which} must be a positive integer (the extent of "
+                             f"the {'inner' if which == 'factor' else 'outer'} loop), "
+                             f"e.g. {which}={max(1, int(value))}")
+        try:
+            amount = convert(value)
+        except TypeError:
+            raise TepadError(f"stage {self.name}: split({parent.name}) {which}={value!r} is not "
+                             f"an integer; {which} must be a positive integer or an integer "
+                             "expression") from None
+        if not dt.is_int(amount.dtype):
+            raise TepadError(f"stage {self.name}: split({parent.name}) {which}={value!r} has "
+                             f"dtype {amount.dtype}; {which} must be a positive integer or an "
+                             "integer expression")
+        return amount
 
     def fuse(self, *args):
         """Fuse adjacent leaf axes (outermost first) into one; ``fuse()`` adds a unit loop."""
@@ -146,8 +177,11 @@ class Stage:
 
     def _fuse2(self, a, b):
         ka, kb = self._leaf_index(a, "fuse"), self._leaf_index(b, "fuse")
-        if ka > kb:
-            a, b, ka, kb = b, a, kb, ka
+        if kb == ka - 1:
+            raise TepadError(f"stage {self.name}: fuse({a.name}, {b.name}) names the axes "
+                             f"inner first; fuse takes adjacent leaf axes outermost first: "
+                             f"fuse({b.name}, {a.name}) (the leaf axes are "
+                             f"{self._leaf_names()})")
         if kb != ka + 1:
             raise TepadError(f"stage {self.name}: can only fuse adjacent leaf axes; {a.name} "
                              f"and {b.name} are not neighbours in {self._leaf_names()}")
@@ -277,11 +311,12 @@ class Stage:
             if not callable(mapping):
                 raise TepadError(f"stage {self.name}: transform_layout expects a callable "
                                  f"mapping (lambda i, j: [...]), got {mapping!r}")
+            n, varargs = IndexMap.func_arity(mapping)
+            if n > len(in_shape) or (n < len(in_shape) and not varargs):
+                self._layout_arity_error(n, axes, in_shape)
             imap, seps = IndexMap.from_func(mapping, len(in_shape))
         if len(imap.initial_indices) != len(in_shape):
-            raise TepadError(f"stage {self.name}: the layout mapping takes "
-                             f"{len(imap.initial_indices)} indices but the tensor has "
-                             f"{len(in_shape)} dimensions")
+            self._layout_arity_error(len(imap.initial_indices), axes, in_shape)
         if not imap.is_injective(in_shape):
             raise TepadError(f"stage {self.name}: the layout mapping {imap} is not injective on "
                              f"the tensor's shape {list(in_shape)}: two elements would share "
@@ -313,6 +348,20 @@ class Stage:
         self.leaf_iter_vars[k0:k0 + len(axes)] = new_ivs
         self._layout_axes = list(new_ivs)
         return new_ivs
+
+    def _layout_arity_error(self, n, axes, in_shape):
+        """Raise the TepadError of a layout mapping taking ``n`` indices for this tensor."""
+        tensor = self.op.output(0).name
+        if axes is not None:
+            names = [iv.name for iv in axes]
+        else:
+            names = [f"i{k}" for k in range(len(in_shape))]
+        shape = ", ".join(str(e) for e in in_shape)
+        raise TepadError(
+            f"stage {self.name}: transform_layout of tensor {tensor} (shape ({shape})): the "
+            f"layout mapping takes {n} ind{'ex' if n == 1 else 'ices'} but {tensor} has "
+            f"{len(in_shape)} dimensions; the mapping takes one index per dimension, e.g. "
+            f"lambda {', '.join(names)}: [...]")
 
     def rolling_buffer(self):
         """Make this stage's buffer circular along its rolling axis (TVM's rolling_buffer, apache/tvm #13033).
