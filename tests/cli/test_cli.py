@@ -134,7 +134,22 @@ def test_bench_passthrough(capsys, monkeypatch):
     code, out, _ = run(capsys, "bench", "--quick", "--only", "W1")
     assert code == 0
     assert calls and calls[0][1].endswith("run.py")
-    assert calls[0][2:] == ["--quick", "--only", "W1"]
+    assert calls[0][2:] == ["--quick", "--only", "W1"]          # --quick: no report written
+
+
+def test_bench_never_overwrites_the_tracked_results_unless_asked(capsys, monkeypatch, tmp_path):
+    """A full ``tepad bench`` writes its report in the current directory, not over the tracked
+    benchmarks/RESULTS.md; ``--out`` picks the file (relative to the current directory)."""
+    calls = []
+    monkeypatch.setattr(subprocess, "call", lambda cmd, cwd=None: calls.append(cmd) or 0)
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(capsys, "bench", "--only", "W1")
+    assert code == 0
+    assert calls[-1][2:] == ["--out", str(tmp_path / cli.BENCH_REPORT), "--only", "W1"]
+    assert f"report: {tmp_path / cli.BENCH_REPORT}" in out
+    code, out, _ = run(capsys, "bench", "--quick", "--out", "q.md")
+    assert calls[-1][2:] == ["--quick", "--out", str(tmp_path / "q.md")]
+    assert all("RESULTS.md" not in " ".join(c) for c in calls)
 
 
 def test_missing_file(capsys):
