@@ -427,6 +427,11 @@ def pad_nchwc_lower():
 
 
 @snippet
+def pad_nchwc_run():
+    return _cli("run", EX / "nhwc_to_nchwc.py", "--repeat", "3")
+
+
+@snippet
 def pad_undef():
     A = te.placeholder((14,), "float32", name="A")
     B = te.compute((14,), lambda i: A[i] * 2.0, name="B")
