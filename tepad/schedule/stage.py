@@ -16,6 +16,9 @@ from .relations import Fuse, Rebase, Singleton, Split, Transform
 
 
 class AttachType(enum.IntEnum):
+    """Where a stage is computed: at the root (GroupRoot), inlined into its consumers (Inline,
+    InlinedAlready once done), or inside a loop of another stage (Scope, compute_at)."""
+
     GroupRoot = 1
     Inline = 2
     InlinedAlready = 3
@@ -65,6 +68,7 @@ class Stage:
     # --- helpers ----------------------------------------------------------------------------
     @property
     def name(self):
+        """The name of the operation this stage was created for (kept across rewrites)."""
         return self.origin_op.name
 
     def __repr__(self):
@@ -210,6 +214,8 @@ class Stage:
             self.leaf_iter_vars[p] = iv
 
     def tile(self, x_parent, y_parent, x_factor, y_factor):
+        """Split two axes and reorder to ``(xo, yo, xi, yi)``, which it returns: the same as
+        two ``split(..., factor=)`` calls and a ``reorder``, with the same checks."""
         xo, xi = self.split(x_parent, factor=x_factor)
         yo, yi = self.split(y_parent, factor=y_factor)
         self.reorder(xo, yo, xi, yi)
@@ -246,6 +252,8 @@ class Stage:
         self.attach_stage = parent
 
     def compute_inline(self):
+        """Compute this stage where it is read (its body substituted into its consumers; no
+        buffer of its own). Outputs, multi-output and reduction stages are refused."""
         self._check_compute("compute_inline")
         if self.is_output:
             raise TepadError(f"stage {self.name} is an output and cannot be inlined")
@@ -258,6 +266,7 @@ class Stage:
         self.attach_ivar = self.attach_stage = None
 
     def compute_root(self):
+        """Compute this stage in its own loop nest at the root (undoes compute_at/inline)."""
         self._check_compute("compute_root")
         self.attach_type = AttachType.GroupRoot
         self.attach_ivar = self.attach_stage = None
@@ -272,15 +281,22 @@ class Stage:
         self.iter_var_attrs.setdefault(iv, IterVarAttr()).iter_type = kind
 
     def vectorize(self, iv):
+        """Mark leaf ``iv`` as vectorized (its loop becomes vector statements when built);
+        a reduction axis is refused."""
         self._annotate(iv, IterVarType.Vectorized, "vectorize")
 
     def unroll(self, iv):
+        """Mark leaf ``iv`` to be unrolled when built (its extent must then be a constant)."""
         self._annotate(iv, IterVarType.Unrolled, "unroll")
 
     def parallel(self, iv):
+        """Mark leaf ``iv`` as a parallel loop (threads on the CPU); a reduction axis is
+        refused."""
         self._annotate(iv, IterVarType.Parallelized, "parallel")
 
     def bind(self, iv, thread_iv):
+        """Bind leaf ``iv`` to the thread axis ``thread_iv`` (``te.thread_axis``). Bound
+        inference honours it; building for the CPU refuses thread bindings."""
         self._check_compute("bind")
         self._leaf_index(iv, "bind")
         if not isinstance(thread_iv, IterVar) or thread_iv.iter_type != IterVarType.ThreadIndex:
@@ -377,12 +393,15 @@ class Stage:
         self.is_rolling = True
 
     def set_scope(self, scope):
+        """Set the storage scope of this stage's buffer: 'global', 'shared', 'local' or 'warp'
+        (anything else is a TepadError)."""
         if scope not in ("global", "shared", "local", "warp", ""):
             raise TepadError(f"stage {self.name}: unknown storage scope {scope!r}; valid: "
                              "'global', 'shared', 'local', 'warp'")
         self.scope = scope
 
     def leaf_kind(self, iv):
+        """The loop kind annotated on ``iv`` (Vectorized, Unrolled, Parallelized), or None."""
         a = self.iter_var_attrs.get(iv)
         return a.iter_type if a is not None and a.iter_type is not None else None
 

@@ -15,14 +15,17 @@ from .tensor import ComputeOp, PlaceholderOp, Tensor
 
 
 def var(name="v", dtype="int32") -> Var:
+    """A new scalar variable (a symbolic size when it appears in a shape)."""
     return Var(name, dt.canonical(dtype))
 
 
 def size_var(name="n", dtype="int32") -> Var:
+    """A new variable known to be non-negative (for symbolic shapes)."""
     return SizeVar(name, dt.canonical(dtype))
 
 
 def const(value, dtype=None) -> PrimExpr:
+    """A constant; ``dtype`` defaults to int32 for ints, float32 for floats, bool for bools."""
     return _const(value, dt.canonical(dtype) if dtype is not None else None)
 
 
@@ -158,6 +161,8 @@ def reduce_axis(dom, name="rv", thread_tag="") -> IterVar:
 
 
 def thread_axis(dom=None, tag="", name=""):
+    """A thread IterVar for ``Stage.bind``: ``te.thread_axis("threadIdx.x")`` or
+    ``te.thread_axis((0, n), "threadIdx.x")``."""
     if isinstance(dom, str):
         tag, dom = dom, None
     return IterVar(dom, Var(name or tag, "int32"), IterVarType.ThreadIndex, tag)
@@ -190,6 +195,10 @@ def comm_reducer(fcombine, fidentity, name="reduce"):
         return Reduce(combiner, [expr], axes, where, 0, inits)
 
     reducer.__name__ = name
+    reducer.__doc__ = (f"Reduction ``{name}(expr, axis, where=None, init=None)``: combines "
+                       "``expr`` over every point of the reduce axes ``axis`` (a reduce_axis "
+                       "or a list of them) where ``where`` holds, starting from the identity "
+                       "(or ``init``). Only at the top of a compute body.")
     return reducer
 
 
@@ -211,6 +220,7 @@ def max(expr, axis=None, where=None, init=None):  # noqa: A001
 
 
 def min(expr, axis=None, where=None, init=None):  # noqa: A001
+    """Reduction ``te.min(expr, axis=k)`` or, with two expressions, the binary minimum."""
     if axis is not None and not _is_axis(axis):
         return tirop.min(expr, axis)
     return _min_red(expr, axis, where, init)

@@ -20,13 +20,18 @@ class Tensor:
 
     @property
     def name(self):
+        """The operation's name; ``name.v<k>`` for output k of a multi-output operation."""
         return self.op.name if self.op.num_outputs == 1 else f"{self.op.name}.v{self.value_index}"
 
     @property
     def ndim(self):
+        """The number of dimensions (``len(shape)``)."""
         return len(self.shape)
 
     def __getitem__(self, indices):
+        """``A[i, j]``: the element expression (a ProducerLoad) for one integer index per
+        dimension. Fewer indices give a partial index that only accepts more indices
+        (``A[i][j]``); more indices, or a non-integer index, are a TepadError."""
         if not isinstance(indices, tuple):
             indices = (indices,)
         if len(indices) < self.ndim:
@@ -45,6 +50,7 @@ class Tensor:
         return ProducerLoad(self, idx)
 
     def __call__(self, *indices):
+        """``A(i, j)`` is ``A[i, j]``."""
         return self[indices]
 
     def __eq__(self, other):
@@ -134,6 +140,8 @@ class Operation:
 
 
 class PlaceholderOp(Operation):
+    """An input of the computation (``te.placeholder``): a shape and dtype, no definition."""
+
     def __init__(self, name, shape, dtype):
         super().__init__(name)
         self.shape = tuple(shape)
