@@ -157,6 +157,27 @@ def test_missing_file(capsys):
     assert code == 2 and "no such file" in err
 
 
+def test_api_reference_lists_every_public_name():
+    """docs/api.md has an entry (an anchor) for every ``__all__`` name of the API modules and
+    for every public method of Stage and Schedule."""
+    import importlib
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("api_reference",
+                                                  ROOT / "docs" / "api_reference.py")
+    api = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(api)
+    text = (ROOT / "docs" / "api.md").read_text()
+    missing = [f"{m}.{n}" for m in api.MODULES
+               for n in importlib.import_module(m).__all__
+               if f'<a id="{m}.{n}"></a>' not in text]
+    from tepad.schedule import Schedule, Stage
+    for cls in (Stage, Schedule):
+        missing += [f"tepad.schedule.{cls.__name__}.{n}" for n in vars(cls)
+                    if not n.startswith("_") and callable(getattr(cls, n))
+                    and f'<a id="tepad.schedule.{cls.__name__}.{n}"></a>' not in text]
+    assert not missing, missing
+
+
 def test_docs_are_current():
     """docs/*.md paste tepad output; docs/generate.py --check fails when it went stale."""
     p = subprocess.run([sys.executable, str(ROOT / "docs" / "generate.py"), "--check"],
