@@ -95,11 +95,6 @@ def _summary(doc: str) -> str:
     return doc.split("\n\n", 1)[0].replace("\n", " ") if doc else ""
 
 
-def _home_module(mod_name: str, obj) -> bool:
-    """Whether ``obj`` is defined inside tepad (methods of other libraries are not listed)."""
-    return getattr(obj, "__module__", "") .startswith("tepad") or mod_name.startswith("tepad")
-
-
 class _Writer:
     def __init__(self):
         self.lines: list[str] = []
