@@ -9,9 +9,12 @@ Every generated block in a doc sits between two markers::
     ```
     <!-- /tepad:NAME -->
 
-    python docs/generate.py            rewrite the blocks in place
+    python docs/generate.py            rewrite the blocks in place (and docs/api.md)
     python docs/generate.py --check    exit 1 (and name them) when a block is stale
     python docs/generate.py --list     the snippet names
+
+docs/api.md, the API reference, is written whole from the docstrings by
+``docs/api_reference.py`` (snippet name ``api``); ``--check`` fails when it is stale too.
 
 Timings and build times are masked (``…``) so a regeneration changes nothing unless tepad's
 output changed. Snippets run the real compiler (schedules, InferBound, passes, builds).
@@ -28,9 +31,13 @@ from pathlib import Path
 DOCS = Path(__file__).resolve().parent
 ROOT = DOCS.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(DOCS))
 
 import tepad  # noqa: E402
 from tepad import cli, te, tir  # noqa: E402
+import api_reference  # noqa: E402
+
+API = DOCS / "api.md"
 
 EX = ROOT / "examples"
 SNIPPETS = {}
@@ -427,6 +434,11 @@ def pad_nchwc_lower():
 
 
 @snippet
+def pad_nchwc_run():
+    return _cli("run", EX / "nhwc_to_nchwc.py", "--repeat", "3")
+
+
+@snippet
 def pad_undef():
     A = te.placeholder((14,), "float32", name="A")
     B = te.compute((14,), lambda i: A[i] * 2.0, name="B")
@@ -512,6 +524,15 @@ def process(path: Path, check: bool, only=None):
     return stale
 
 
+def process_api(check: bool) -> bool:
+    """Whether docs/api.md differs from ``api_reference.render()``; rewritten unless ``check``."""
+    new = api_reference.render()
+    stale = not API.is_file() or API.read_text() != new
+    if stale and not check:
+        API.write_text(new)
+    return stale
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--check", action="store_true", help="fail when a block is stale")
@@ -519,15 +540,17 @@ def main(argv=None):
     ap.add_argument("--only", nargs="*", help="regenerate only these snippets")
     ns = ap.parse_args(argv)
     if ns.list:
-        print("\n".join(SNIPPETS))
+        print("\n".join(list(SNIPPETS) + ["api"]))
         return 0
     bad = {}
     for path in sorted(DOCS.glob("*.md")):
-        if path.name == "errors.md":
+        if path.name in ("errors.md", API.name):
             continue
         st = process(path, ns.check, ns.only)
         if st:
             bad[path.name] = st
+    if (not ns.only or "api" in ns.only) and process_api(ns.check):
+        bad[API.name] = ["api"]
     for f, names in bad.items():
         print(f"{'stale' if ns.check else 'updated'}: {f}: {', '.join(names)}")
     return 1 if ns.check and bad else 0

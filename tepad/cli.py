@@ -11,6 +11,7 @@ Every command but ``demo`` and ``bench`` takes a Python file that defines a func
     tepad graph examples/conv2d.py [--png g.png]     read graph + attach edges as DOT / PNG
     tepad layout examples/row_summation.py --stage A [--png a.png]
     tepad bench --quick                              benchmarks/run.py of the checkout
+                                                     (full runs: report in ./tepad-bench-results.md)
 
 ``python -m tepad ...`` is the same program.
 """
@@ -418,16 +419,34 @@ def find_bench_script():
     return p if p.is_file() else None
 
 
+BENCH_REPORT = "tepad-bench-results.md"
+
+
+def bench_report_path(ns):
+    """Where ``tepad bench`` has benchmarks/run.py write its markdown report: ``--out`` when
+    given (relative to the current directory), else for a full run ``BENCH_REPORT`` in the
+    current directory, else (``--quick``) nowhere (None). Never the tracked
+    benchmarks/RESULTS.md unless ``--out`` names it."""
+    if ns.out:
+        return Path(ns.out).resolve()
+    return None if ns.quick else Path.cwd() / BENCH_REPORT
+
+
 def cmd_bench(ns, out, rest):
     import subprocess
     script = find_bench_script()
     if script is None:
         raise CliError("tepad bench runs benchmarks/run.py from a tepad source checkout, and "
                        "this installation has none (clone the repository and pip install -e .)")
-    cmd = [sys.executable, str(script)] + (["--quick"] if ns.quick else []) + list(rest)
+    report = bench_report_path(ns)
+    cmd = [sys.executable, str(script)] + (["--quick"] if ns.quick else []) + \
+        (["--out", str(report)] if report is not None else []) + list(rest)
     out.write("$ " + " ".join(cmd) + "\n")
     out.flush()
-    return subprocess.call(cmd, cwd=str(script.parent.parent))
+    code = subprocess.call(cmd, cwd=str(script.parent.parent))
+    if report is not None and code == 0:
+        out.write(f"report: {report}\n")
+    return code
 
 
 def cmd_graph(ns, out):
@@ -503,6 +522,10 @@ def build_parser():
     sp = sub.add_parser("bench", help="run benchmarks/run.py of the source checkout "
                                       "(other options are passed through)")
     sp.add_argument("--quick", action="store_true", help="small sizes, a few seconds")
+    sp.add_argument("--out", metavar="REPORT.md",
+                    help=f"markdown report (default: ./{BENCH_REPORT} for a full run, none "
+                         "with --quick; --out benchmarks/RESULTS.md updates the tracked "
+                         "figures)")
 
     sp = with_file("graph", "the read graph with compute_at edges: DOT on stdout, --png image")
     sp.add_argument("--png", metavar="OUT.png", help="also draw a PNG (graphviz dot, else "

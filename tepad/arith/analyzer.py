@@ -282,6 +282,8 @@ class Analyzer:
         return isinstance(r, E.IntImm) and bool(r.value)
 
     def can_prove_equal(self, a, b) -> bool:
+        """True only when ``a == b`` holds for every value of the free variables under the
+        facts bound here (False means unproven, not unequal)."""
         a, b = E._match(a, b)
         if is_sint(a.dtype):
             d = self.simplify(E.Sub(a, b))

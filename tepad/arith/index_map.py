@@ -45,6 +45,23 @@ def _param_bound_expr(pa, ctx, params, dtype):
 # IndexMap
 # ----------------------------------------------------------------------------------------------
 
+def _mapping_params(fn):
+    """(positional names, keyword-only names, *args name or None) of a layout callable."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        raise TepadError(f"layout mapping {fn!r} is not an inspectable callable") from None
+    pos, kwonly, var_name = [], [], None
+    for p in sig.parameters.values():
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            pos.append(p.name)
+        elif p.kind == p.VAR_POSITIONAL:
+            var_name = p.name
+        elif p.kind == p.KEYWORD_ONLY:
+            kwonly.append(p.name)
+    return pos, kwonly, var_name
+
+
 class IndexMap:
     """``lambda *initial_indices: final_indices``; see the module docstring."""
 
@@ -65,18 +82,7 @@ class IndexMap:
         keyword-only params are appended last. ``AXIS_SEPARATOR`` entries in the returned list
         become axis separators (positions counted in output indices).
         """
-        try:
-            sig = inspect.signature(fn)
-        except (TypeError, ValueError):
-            raise TepadError(f"layout mapping {fn!r} is not an inspectable callable") from None
-        pos, kwonly, var_name = [], [], None
-        for p in sig.parameters.values():
-            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
-                pos.append(p.name)
-            elif p.kind == p.VAR_POSITIONAL:
-                var_name = p.name
-            elif p.kind == p.KEYWORD_ONLY:
-                kwonly.append(p.name)
+        pos, kwonly, var_name = _mapping_params(fn)
         if ndim is None:
             if var_name is not None:
                 raise TepadError("IndexMap.from_func: a *args mapping needs ndim")
@@ -108,6 +114,14 @@ class IndexMap:
             if not E.dt.is_int(f.dtype):
                 raise TepadError(f"layout mapping output {f!r} is not an integer expression")
         return IndexMap(init, finals), seps
+
+    @staticmethod
+    def func_arity(fn):
+        """``(n, takes_varargs)``: how many indices the layout callable ``fn`` names (positional
+        and keyword-only parameters) and whether it takes ``*args`` for any further ones.
+        Raises TepadError when ``fn`` has no inspectable signature."""
+        pos, kwonly, var_name = _mapping_params(fn)
+        return len(pos) + len(kwonly), var_name is not None
 
     # --- basic API ---------------------------------------------------------------------------
     @property

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 
 class Relation:
+    """Base of the IterVar relations a Stage records (Split, Fuse, Rebase, Singleton,
+    Transform): how leaf IterVars derive from the root ones."""
+
     def inputs(self):
         raise NotImplementedError
 
@@ -16,6 +19,9 @@ class Relation:
 
 
 class Split(Relation):
+    """``parent = outer * factor + inner`` (``Stage.split``); ``nparts`` fixes the outer
+    extent instead of the inner one."""
+
     def __init__(self, parent, outer, inner, factor=None, nparts=None):
         self.parent, self.outer, self.inner = parent, outer, inner
         self.factor, self.nparts = factor, nparts
@@ -32,6 +38,9 @@ class Split(Relation):
 
 
 class Fuse(Relation):
+    """``fused`` runs over ``outer`` x ``inner`` (``Stage.fuse``), with
+    ``outer = fused // n`` and ``inner = fused % n`` for ``n`` the extent of ``inner``."""
+
     def __init__(self, outer, inner, fused):
         self.outer, self.inner, self.fused = outer, inner, fused
 
@@ -46,6 +55,9 @@ class Fuse(Relation):
 
 
 class Rebase(Relation):
+    """``rebased`` is ``parent`` shifted to start at 0 (added when lowering normalizes a
+    schedule)."""
+
     def __init__(self, parent, rebased):
         self.parent, self.rebased = parent, rebased
 
@@ -60,6 +72,8 @@ class Rebase(Relation):
 
 
 class Singleton(Relation):
+    """A new unit-extent loop ``iter`` (``Stage.fuse()`` with no axes)."""
+
     def __init__(self, iter_var):
         self.iter = iter_var
 

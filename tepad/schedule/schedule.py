@@ -74,6 +74,8 @@ class Schedule:
         return schedule_fingerprint(self)
 
     def __getitem__(self, key) -> Stage:
+        """The Stage of a tensor or operation of this schedule (``s[B]``); anything else is a
+        TepadError listing the stages."""
         op = key.op if isinstance(key, Tensor) else key
         st = self.stage_map.get(op)
         if st is None:
@@ -113,6 +115,8 @@ class Schedule:
 
     # --- normalize ----------------------------------------------------------------------------
     def copy(self) -> "Schedule":
+        """An independent copy: new Stages with the same relations and attachments, so
+        scheduling the copy leaves this schedule unchanged. Operations are shared."""
         s = Schedule.__new__(Schedule)
         s.outputs = list(self.outputs)
         mapping = {id(st): st._copy(s) for st in self.stages}

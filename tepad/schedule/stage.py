@@ -3,8 +3,11 @@ from __future__ import annotations
 
 import enum
 
+import numpy as np
+
 from ..arith.index_map import IndexMap
 from ..errors import TepadError
+from ..tir import dtype as dt
 from ..tir.expr import BufferLoad, IntImm, ProducerLoad, Range, Var, convert
 from ..tir.functor import post_order_visit, substitute
 from ..tir.itervar import IterVar, IterVarType
@@ -13,6 +16,9 @@ from .relations import Fuse, Rebase, Singleton, Split, Transform
 
 
 class AttachType(enum.IntEnum):
+    """Where a stage is computed: at the root (GroupRoot), inlined into its consumers (Inline,
+    InlinedAlready once done), or inside a loop of another stage (Scope, compute_at)."""
+
     GroupRoot = 1
     Inline = 2
     InlinedAlready = 3
@@ -62,6 +68,7 @@ class Stage:
     # --- helpers ----------------------------------------------------------------------------
     @property
     def name(self):
+        """The name of the operation this stage was created for (kept across rewrites)."""
         return self.origin_op.name
 
     def __repr__(self):
@@ -105,16 +112,22 @@ class Stage:
 
     # --- loop structure -----------------------------------------------------------------------
     def split(self, parent, factor=None, nparts=None):
-        """Split ``parent`` into ``(outer, inner)`` by ``factor`` (inner extent) or ``nparts``."""
+        """Split ``parent`` into ``(outer, inner)`` by ``factor`` (inner extent) or ``nparts``.
+
+        ``factor``/``nparts`` must be an integer: a Python/numpy int (not a bool) or an
+        integer expression (e.g. a ``te.var``); anything else raises a TepadError naming the
+        stage and the axis, as does a constant that is not positive.
+        """
         self._check_compute("split")
+        k = self._leaf_index(parent, "split")
         if (factor is None) == (nparts is None):
             raise TepadError(f"stage {self.name}: split({parent.name}) needs exactly one of "
                              "factor= or nparts=")
-        amount = convert(factor if factor is not None else nparts)
+        which = "factor" if factor is not None else "nparts"
+        amount = self._split_amount(parent, which, factor if factor is not None else nparts)
         if isinstance(amount, IntImm) and amount.value <= 0:
             raise TepadError(f"stage {self.name}: split({parent.name}) factor/nparts must be "
                              f"positive, got {amount.value}")
-        k = self._leaf_index(parent, "split")
         if parent.iter_type not in _SPLITTABLE:
             raise TepadError(f"stage {self.name}: cannot split {parent.name} of type "
                              f"{parent.iter_type.name}")
@@ -127,6 +140,28 @@ class Stage:
         self.all_iter_vars += [outer, inner]
         self.leaf_iter_vars[k:k + 1] = [outer, inner]
         return outer, inner
+
+    def _split_amount(self, parent, which, value):
+        """``value`` as an integer expression, or a TepadError saying why it is not one."""
+        if isinstance(value, (bool, np.bool_)):
+            raise TepadError(f"stage {self.name}: split({parent.name}) {which}={value!r} is a "
+                             f"bool; {which} must be a positive integer")
+        if isinstance(value, (float, np.floating)):
+            raise TepadError(f"stage {self.name}: split({parent.name}) {which}={value!r} is not "
+                             f"an integer; {which} must be a positive integer (the extent of "
+                             f"the {'inner' if which == 'factor' else 'outer'} loop), "
+                             f"e.g. {which}={max(1, int(value))}")
+        try:
+            amount = convert(value)
+        except TypeError:
+            raise TepadError(f"stage {self.name}: split({parent.name}) {which}={value!r} is not "
+                             f"an integer; {which} must be a positive integer or an integer "
+                             "expression") from None
+        if not dt.is_int(amount.dtype):
+            raise TepadError(f"stage {self.name}: split({parent.name}) {which}={value!r} has "
+                             f"dtype {amount.dtype}; {which} must be a positive integer or an "
+                             "integer expression")
+        return amount
 
     def fuse(self, *args):
         """Fuse adjacent leaf axes (outermost first) into one; ``fuse()`` adds a unit loop."""
@@ -146,8 +181,11 @@ class Stage:
 
     def _fuse2(self, a, b):
         ka, kb = self._leaf_index(a, "fuse"), self._leaf_index(b, "fuse")
-        if ka > kb:
-            a, b, ka, kb = b, a, kb, ka
+        if kb == ka - 1:
+            raise TepadError(f"stage {self.name}: fuse({a.name}, {b.name}) names the axes "
+                             f"inner first; fuse takes adjacent leaf axes outermost first: "
+                             f"fuse({b.name}, {a.name}) (the leaf axes are "
+                             f"{self._leaf_names()})")
         if kb != ka + 1:
             raise TepadError(f"stage {self.name}: can only fuse adjacent leaf axes; {a.name} "
                              f"and {b.name} are not neighbours in {self._leaf_names()}")
@@ -176,6 +214,8 @@ class Stage:
             self.leaf_iter_vars[p] = iv
 
     def tile(self, x_parent, y_parent, x_factor, y_factor):
+        """Split two axes and reorder to ``(xo, yo, xi, yi)``, which it returns: the same as
+        two ``split(..., factor=)`` calls and a ``reorder``, with the same checks."""
         xo, xi = self.split(x_parent, factor=x_factor)
         yo, yi = self.split(y_parent, factor=y_factor)
         self.reorder(xo, yo, xi, yi)
@@ -212,6 +252,8 @@ class Stage:
         self.attach_stage = parent
 
     def compute_inline(self):
+        """Compute this stage where it is read (its body substituted into its consumers; no
+        buffer of its own). Outputs, multi-output and reduction stages are refused."""
         self._check_compute("compute_inline")
         if self.is_output:
             raise TepadError(f"stage {self.name} is an output and cannot be inlined")
@@ -224,6 +266,7 @@ class Stage:
         self.attach_ivar = self.attach_stage = None
 
     def compute_root(self):
+        """Compute this stage in its own loop nest at the root (undoes compute_at/inline)."""
         self._check_compute("compute_root")
         self.attach_type = AttachType.GroupRoot
         self.attach_ivar = self.attach_stage = None
@@ -238,15 +281,22 @@ class Stage:
         self.iter_var_attrs.setdefault(iv, IterVarAttr()).iter_type = kind
 
     def vectorize(self, iv):
+        """Mark leaf ``iv`` as vectorized (its loop becomes vector statements when built);
+        a reduction axis is refused."""
         self._annotate(iv, IterVarType.Vectorized, "vectorize")
 
     def unroll(self, iv):
+        """Mark leaf ``iv`` to be unrolled when built (its extent must then be a constant)."""
         self._annotate(iv, IterVarType.Unrolled, "unroll")
 
     def parallel(self, iv):
+        """Mark leaf ``iv`` as a parallel loop (threads on the CPU); a reduction axis is
+        refused."""
         self._annotate(iv, IterVarType.Parallelized, "parallel")
 
     def bind(self, iv, thread_iv):
+        """Bind leaf ``iv`` to the thread axis ``thread_iv`` (``te.thread_axis``). Bound
+        inference honours it; building for the CPU refuses thread bindings."""
         self._check_compute("bind")
         self._leaf_index(iv, "bind")
         if not isinstance(thread_iv, IterVar) or thread_iv.iter_type != IterVarType.ThreadIndex:
@@ -277,11 +327,12 @@ class Stage:
             if not callable(mapping):
                 raise TepadError(f"stage {self.name}: transform_layout expects a callable "
                                  f"mapping (lambda i, j: [...]), got {mapping!r}")
+            n, varargs = IndexMap.func_arity(mapping)
+            if n > len(in_shape) or (n < len(in_shape) and not varargs):
+                self._layout_arity_error(n, axes, in_shape)
             imap, seps = IndexMap.from_func(mapping, len(in_shape))
         if len(imap.initial_indices) != len(in_shape):
-            raise TepadError(f"stage {self.name}: the layout mapping takes "
-                             f"{len(imap.initial_indices)} indices but the tensor has "
-                             f"{len(in_shape)} dimensions")
+            self._layout_arity_error(len(imap.initial_indices), axes, in_shape)
         if not imap.is_injective(in_shape):
             raise TepadError(f"stage {self.name}: the layout mapping {imap} is not injective on "
                              f"the tensor's shape {list(in_shape)}: two elements would share "
@@ -314,6 +365,20 @@ class Stage:
         self._layout_axes = list(new_ivs)
         return new_ivs
 
+    def _layout_arity_error(self, n, axes, in_shape):
+        """Raise the TepadError of a layout mapping taking ``n`` indices for this tensor."""
+        tensor = self.op.output(0).name
+        if axes is not None:
+            names = [iv.name for iv in axes]
+        else:
+            names = [f"i{k}" for k in range(len(in_shape))]
+        shape = ", ".join(str(e) for e in in_shape)
+        raise TepadError(
+            f"stage {self.name}: transform_layout of tensor {tensor} (shape ({shape})): the "
+            f"layout mapping takes {n} ind{'ex' if n == 1 else 'ices'} but {tensor} has "
+            f"{len(in_shape)} dimensions; the mapping takes one index per dimension, e.g. "
+            f"lambda {', '.join(names)}: [...]")
+
     def rolling_buffer(self):
         """Make this stage's buffer circular along its rolling axis (TVM's rolling_buffer, apache/tvm #13033).
 
@@ -328,12 +393,15 @@ class Stage:
         self.is_rolling = True
 
     def set_scope(self, scope):
+        """Set the storage scope of this stage's buffer: 'global', 'shared', 'local' or 'warp'
+        (anything else is a TepadError)."""
         if scope not in ("global", "shared", "local", "warp", ""):
             raise TepadError(f"stage {self.name}: unknown storage scope {scope!r}; valid: "
                              "'global', 'shared', 'local', 'warp'")
         self.scope = scope
 
     def leaf_kind(self, iv):
+        """The loop kind annotated on ``iv`` (Vectorized, Unrolled, Parallelized), or None."""
         a = self.iter_var_attrs.get(iv)
         return a.iter_type if a is not None and a.iter_type is not None else None
 

@@ -2,25 +2,30 @@
 from __future__ import annotations
 
 import inspect
+import weakref
 
 from ..errors import TepadError
 from ..tir import dtype as dt
 from ..tir import op as tirop
 from ..tir.expr import PrimExpr, Range, Var, SizeVar, convert, const as _const, IntImm
+from ..tir.functor import post_order_visit
 from ..tir.itervar import IterVar, IterVarType
 from ..tir.reduce import CommReducer, Reduce, check_no_nested_reduce
 from .tensor import ComputeOp, PlaceholderOp, Tensor
 
 
 def var(name="v", dtype="int32") -> Var:
+    """A new scalar variable (a symbolic size when it appears in a shape)."""
     return Var(name, dt.canonical(dtype))
 
 
 def size_var(name="n", dtype="int32") -> Var:
+    """A new variable known to be non-negative (for symbolic shapes)."""
     return SizeVar(name, dt.canonical(dtype))
 
 
 def const(value, dtype=None) -> PrimExpr:
+    """A constant; ``dtype`` defaults to int32 for ints, float32 for floats, bool for bools."""
     return _const(value, dt.canonical(dtype) if dtype is not None else None)
 
 
@@ -72,9 +77,56 @@ def compute(shape, fcompute, name="compute", tag="", attrs=None):
     if len(bodies) > 1 and any(reduces):
         raise TepadError(f"compute {name}: tuple reductions are not supported; write one "
                          "compute per reduction")
+    for b in bodies:
+        _check_reduce_axes_reduced(b, name)
     op = ComputeOp(name, tag, attrs, axis, bodies)
     outs = [op.output(k) for k in range(op.num_outputs)]
     return outs if isinstance(body, (list, tuple)) else outs[0]
+
+
+# the vars of every te.reduce_axis still alive, by id (weak: forgotten with the axis)
+_REDUCE_VARS: "weakref.WeakValueDictionary[int, Var]" = weakref.WeakValueDictionary()
+
+
+def _reduce_vars_in(e):
+    """The vars of ``te.reduce_axis`` axes that occur in ``e``, in first-use order."""
+    found = []
+
+    def f(n):
+        if isinstance(n, Var) and _REDUCE_VARS.get(id(n)) is n and \
+                not any(x is n for x in found):
+            found.append(n)
+    post_order_visit(e, f)
+    return found
+
+
+def _check_reduce_axes_reduced(body, name):
+    """Refuse a ``te.reduce_axis`` that occurs in ``body`` outside a reduction over it.
+
+    Guarantees: every reduce-axis var in a non-reduction body, and every one in a reduction's
+    source/condition that is not among that reduction's axes, raises a TepadError naming the
+    compute and the axis (otherwise the var stays free and the build fails much later).
+    """
+    if isinstance(body, Reduce):
+        reduced = {id(iv.var) for iv in body.axis}
+        stray = [v for e in (*body.source, body.condition, *body.init)
+                 for v in _reduce_vars_in(e) if id(v) not in reduced]
+        if stray:
+            v = stray[0]
+            red = body.combiner.name
+            over = "[" + ", ".join(iv.name for iv in body.axis) + "]"
+            raise TepadError(
+                f"compute {name}: reduce axis {v.name} is used inside {red}(..., axis={over}) "
+                f"but not reduced by it; a reduce_axis must be reduced: add it to the axes, "
+                f"{red}(..., axis=[{', '.join([iv.name for iv in body.axis] + [v.name])}])")
+        return
+    stray = _reduce_vars_in(body)
+    if stray:
+        v = stray[0]
+        raise TepadError(
+            f"compute {name}: reduce axis {v.name} is used outside a reduction; a reduce_axis "
+            f"must be reduced: wrap the expression that uses it, e.g. te.sum(..., "
+            f"axis={v.name}) (or te.max / te.min / a te.comm_reducer)")
 
 
 def _arg_names(fcompute, ndim, name):
@@ -103,10 +155,14 @@ def reduce_axis(dom, name="rv", thread_tag="") -> IterVar:
         dom = Range(dom[0], dom[1])
     elif not isinstance(dom, Range):
         dom = Range(0, dom)
-    return IterVar(dom, Var(name, dom.extent.dtype), IterVarType.CommReduce, thread_tag)
+    iv = IterVar(dom, Var(name, dom.extent.dtype), IterVarType.CommReduce, thread_tag)
+    _REDUCE_VARS[id(iv.var)] = iv.var
+    return iv
 
 
 def thread_axis(dom=None, tag="", name=""):
+    """A thread IterVar for ``Stage.bind``: ``te.thread_axis("threadIdx.x")`` or
+    ``te.thread_axis((0, n), "threadIdx.x")``."""
     if isinstance(dom, str):
         tag, dom = dom, None
     return IterVar(dom, Var(name or tag, "int32"), IterVarType.ThreadIndex, tag)
@@ -139,6 +195,10 @@ def comm_reducer(fcombine, fidentity, name="reduce"):
         return Reduce(combiner, [expr], axes, where, 0, inits)
 
     reducer.__name__ = name
+    reducer.__doc__ = (f"Reduction ``{name}(expr, axis, where=None, init=None)``: combines "
+                       "``expr`` over every point of the reduce axes ``axis`` (a reduce_axis "
+                       "or a list of them) where ``where`` holds, starting from the identity "
+                       "(or ``init``). Only at the top of a compute body.")
     return reducer
 
 
@@ -160,6 +220,7 @@ def max(expr, axis=None, where=None, init=None):  # noqa: A001
 
 
 def min(expr, axis=None, where=None, init=None):  # noqa: A001
+    """Reduction ``te.min(expr, axis=k)`` or, with two expressions, the binary minimum."""
     if axis is not None and not _is_axis(axis):
         return tirop.min(expr, axis)
     return _min_red(expr, axis, where, init)

@@ -20,13 +20,18 @@ class Tensor:
 
     @property
     def name(self):
+        """The operation's name; ``name.v<k>`` for output k of a multi-output operation."""
         return self.op.name if self.op.num_outputs == 1 else f"{self.op.name}.v{self.value_index}"
 
     @property
     def ndim(self):
+        """The number of dimensions (``len(shape)``)."""
         return len(self.shape)
 
     def __getitem__(self, indices):
+        """``A[i, j]``: the element expression (a ProducerLoad) for one integer index per
+        dimension. Fewer indices give a partial index that only accepts more indices
+        (``A[i][j]``); more indices, or a non-integer index, are a TepadError."""
         if not isinstance(indices, tuple):
             indices = (indices,)
         if len(indices) < self.ndim:
@@ -45,6 +50,7 @@ class Tensor:
         return ProducerLoad(self, idx)
 
     def __call__(self, *indices):
+        """``A(i, j)`` is ``A[i, j]``."""
         return self[indices]
 
     def __eq__(self, other):
@@ -60,6 +66,13 @@ class Tensor:
 
 
 class _TensorSlice:
+    """A tensor indexed with fewer indices than it has dimensions (``A[i]`` of a 2-D ``A``).
+
+    Only further indexing is allowed (TVM's chained ``A[i][j]``). Using it as an expression
+    (arithmetic, comparison, ``convert``, a compute body, a reduction source, ``bool``) raises
+    a TepadError naming the tensor, its rank and the number of indices given.
+    """
+
     def __init__(self, tensor, indices):
         self.tensor, self.indices = tensor, tuple(indices)
 
@@ -67,6 +80,37 @@ class _TensorSlice:
         if not isinstance(more, tuple):
             more = (more,)
         return self.tensor[self.indices + more]
+
+    def as_expr(self):
+        t, n = self.tensor, len(self.indices)
+        given = ", ".join(_index_str(i) for i in self.indices)
+        wanted = ", ".join([_index_str(i) for i in self.indices] +
+                           ["..."] * (t.ndim - n))
+        raise TepadError(
+            f"tensor {t.name} has {t.ndim} dimensions but {t.name}[{given}] gives {n} "
+            f"ind{'ex' if n == 1 else 'ices'}, so it is not a value and cannot be used in an "
+            f"expression; index every dimension: {t.name}[{wanted}] (or chain "
+            f"{t.name}[{given}][...])")
+
+    def _refuse(self, *_):
+        self.as_expr()
+
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _refuse
+    __truediv__ = __rtruediv__ = __floordiv__ = __rfloordiv__ = _refuse
+    __mod__ = __rmod__ = __pow__ = __rpow__ = __neg__ = __abs__ = _refuse
+    __and__ = __rand__ = __or__ = __ror__ = __invert__ = __bool__ = _refuse
+    __lt__ = __le__ = __gt__ = __ge__ = __eq__ = __ne__ = _refuse
+    __hash__ = object.__hash__
+
+    def __repr__(self):
+        return f"{self.tensor.name}[{', '.join(_index_str(i) for i in self.indices)}]"
+
+
+def _index_str(i):
+    try:
+        return expr_to_str(convert(i))
+    except Exception:   # noqa: BLE001 -- only for a message: show what was given
+        return repr(i)
 
 
 class Operation:
@@ -96,6 +140,8 @@ class Operation:
 
 
 class PlaceholderOp(Operation):
+    """An input of the computation (``te.placeholder``): a shape and dtype, no definition."""
+
     def __init__(self, name, shape, dtype):
         super().__init__(name)
         self.shape = tuple(shape)

@@ -94,4 +94,5 @@ class Buffer:
 
 
 def decl_buffer(shape, dtype="float32", name="buffer", **kw) -> Buffer:
+    """A new Buffer (TVM's ``tvm.tir.decl_buffer``); keywords go to ``Buffer``."""
     return Buffer(shape, dtype, name, **kw)

@@ -25,6 +25,7 @@ class Node:
     _fields: tuple = ()
 
     def field_values(self) -> tuple:
+        """The values of the node's ``_fields``, in order (what visitors and equality walk)."""
         return tuple(getattr(self, f) for f in self._fields)
 
     @classmethod
@@ -150,9 +151,12 @@ class StringImm(PrimExpr):
 
 
 class Var(PrimExpr):
-    """A variable. Compared and hashed by identity: two vars named ``i`` are different."""
+    """A variable. Compared and hashed by identity: two vars named ``i`` are different.
 
-    __slots__ = ("name",)
+    Vars can be weakly referenced (``te.reduce_axis`` remembers its vars that way).
+    """
+
+    __slots__ = ("name", "__weakref__")
     _fields = ("name", "dtype")
 
     def __init__(self, name: str = "v", dtype: str = "int32"):
@@ -572,10 +576,30 @@ def _binary(op, a, b):
 def add(a, b): return _binary(Add, a, b)
 def sub(a, b): return _binary(Sub, a, b)
 def mul(a, b): return _binary(Mul, a, b)
-def floordiv(a, b): return _binary(FloorDiv, a, b)
-def floormod(a, b): return _binary(FloorMod, a, b)
-def truncdiv(a, b): return _binary(Div, a, b)
-def truncmod(a, b): return _binary(Mod, a, b)
+
+
+def floordiv(a, b):
+    """``a // b`` rounding toward minus infinity (Python's ``//``); a constant 0 divisor is
+    a TepadError."""
+    return _binary(FloorDiv, a, b)
+
+
+def floormod(a, b):
+    """``a % b`` with the sign of ``b`` (Python's ``%``); a constant 0 divisor is a TepadError."""
+    return _binary(FloorMod, a, b)
+
+
+def truncdiv(a, b):
+    """``a / b`` rounding toward zero (C division); a constant 0 divisor is a TepadError."""
+    return _binary(Div, a, b)
+
+
+def truncmod(a, b):
+    """The remainder of ``truncdiv(a, b)`` (sign of ``a``, C ``%``); a constant 0 divisor is a
+    TepadError."""
+    return _binary(Mod, a, b)
+
+
 def min_expr(a, b): return _binary(Min, a, b)
 def max_expr(a, b): return _binary(Max, a, b)
 
@@ -642,6 +666,8 @@ def logical_not(a):
 
 
 def cast(dtype: str, value) -> PrimExpr:
+    """``value`` as ``dtype``: itself when it already has it, a folded constant for constants,
+    a Broadcast for a scalar cast to a vector dtype, else a Cast node."""
     value = convert(value)
     dtype = dt.canonical(dtype)
     if value.dtype == dtype:
@@ -661,6 +687,8 @@ def cast(dtype: str, value) -> PrimExpr:
 
 
 def select(cond, t, f) -> PrimExpr:
+    """``cond ? t : f`` with both branches evaluated (use if_then_else to guard a load);
+    ``cond`` must be bool and the branches are brought to one dtype."""
     cond = _as_bool(cond)
     t, f = _match(t, f)
     return Select(cond, t, f)

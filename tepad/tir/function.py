@@ -23,13 +23,16 @@ Its text form (``repr``, ``script()``) is installed by ``tir.printer``.
 
     @property
     def name(self):
+        """The ``global_symbol`` attribute (the kernel name), ``main`` when unset."""
         return self.attrs.get("global_symbol", "main")
 
     def with_body(self, body, buffer_map=None) -> "PrimFunc":
+        """A new PrimFunc with ``body`` (and ``buffer_map`` when given); the rest is shared."""
         return PrimFunc(self.params, body,
                         self.buffer_map if buffer_map is None else buffer_map, self.attrs)
 
     def with_attr(self, key, value) -> "PrimFunc":
+        """A new PrimFunc with attribute ``key`` set to ``value`` (removed when None)."""
         attrs = dict(self.attrs)
         if value is None:
             attrs.pop(key, None)
@@ -44,6 +47,7 @@ Its text form (``repr``, ``script()``) is installed by ``tir.printer``.
         return self is other
 
     def arg_buffers(self):
+        """The buffers bound to the parameters, in parameter order."""
         return [self.buffer_map[p] for p in self.params if p in self.buffer_map]
 
 

@@ -121,6 +121,7 @@ def collect_vars(node) -> set:
 
 
 def uses_var(node, var_set) -> bool:
+    """Whether any Var of ``var_set`` occurs in ``node``."""
     return bool(collect_vars(node) & set(var_set))
 
 

@@ -8,6 +8,10 @@ from .printer import expr_to_str
 
 
 class IterVarType(enum.IntEnum):
+    """The kind of an IterVar (TVM's numbering): data-parallel, thread index, reduction,
+    ordered, opaque, and the loop annotations (unrolled, vectorized, parallelized,
+    tensorized)."""
+
     DataPar = 0
     ThreadIndex = 1
     CommReduce = 2

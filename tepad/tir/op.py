@@ -28,6 +28,7 @@ def min(a, b=None, *rest):  # noqa: A001 - TVM name
 
 
 def max(a, b=None, *rest):  # noqa: A001 - TVM name
+    """``tir.max(a, b)``: the larger of two (or more) expressions; for a reduction use te.max."""
     if b is None:
         raise TepadError("tir.max needs two expressions (use te.max for reductions)")
     out = max_expr(a, b)
@@ -44,6 +45,7 @@ def all(*conds):  # noqa: A001 - TVM name
 
 
 def any(*conds):  # noqa: A001 - TVM name
+    """Disjunction of conditions (False for none); a single list/tuple is its conditions."""
     if len(conds) == 1 and isinstance(conds[0], (list, tuple)):
         conds = conds[0]
     return functools.reduce(logical_or, conds, IntImm(0, "bool"))
@@ -67,19 +69,68 @@ def _float_call(name, x):
     return Call(x.dtype, name, [x])
 
 
-def exp(x): return _float_call("tir.exp", x)
-def log(x): return _float_call("tir.log", x)
-def sqrt(x): return _float_call("tir.sqrt", x)
-def tanh(x): return _float_call("tir.tanh", x)
-def floor(x): return _float_call("tir.floor", x)
-def ceil(x): return _float_call("tir.ceil", x)
-def sigmoid(x): return _float_call("tir.sigmoid", x)
-def round(x): return _float_call("tir.round", x)  # noqa: A001
-def sin(x): return _float_call("tir.sin", x)
-def cos(x): return _float_call("tir.cos", x)
+def exp(x):
+    """``e ** x`` (``tir.exp``). A float ``x`` keeps its dtype; an integer
+    ``x`` is cast to float32 first."""
+    return _float_call("tir.exp", x)
+
+
+def log(x):
+    """The natural logarithm of ``x`` (``tir.log``). A float ``x`` keeps its dtype; an integer
+    ``x`` is cast to float32 first."""
+    return _float_call("tir.log", x)
+
+
+def sqrt(x):
+    """The square root of ``x`` (``tir.sqrt``). A float ``x`` keeps its dtype; an integer
+    ``x`` is cast to float32 first."""
+    return _float_call("tir.sqrt", x)
+
+
+def tanh(x):
+    """The hyperbolic tangent of ``x`` (``tir.tanh``). A float ``x`` keeps its dtype; an integer
+    ``x`` is cast to float32 first."""
+    return _float_call("tir.tanh", x)
+
+
+def floor(x):
+    """``x`` rounded down to an integral value (``tir.floor``). A float ``x`` keeps its
+    dtype; an integer ``x`` is cast to float32 first."""
+    return _float_call("tir.floor", x)
+
+
+def ceil(x):
+    """``x`` rounded up to an integral value (``tir.ceil``). A float ``x`` keeps its
+    dtype; an integer ``x`` is cast to float32 first."""
+    return _float_call("tir.ceil", x)
+
+
+def sigmoid(x):
+    """``1 / (1 + exp(-x))`` (``tir.sigmoid``). A float ``x`` keeps its dtype; an integer
+    ``x`` is cast to float32 first."""
+    return _float_call("tir.sigmoid", x)
+
+
+def round(x):  # noqa: A001
+    """``x`` rounded to the nearest integral value (``tir.round``). A float ``x`` keeps its
+    dtype; an integer ``x`` is cast to float32 first."""
+    return _float_call("tir.round", x)
+
+
+def sin(x):
+    """The sine of ``x`` in radians (``tir.sin``). A float ``x`` keeps its dtype; an integer
+    ``x`` is cast to float32 first."""
+    return _float_call("tir.sin", x)
+
+
+def cos(x):
+    """The cosine of ``x`` in radians (``tir.cos``). A float ``x`` keeps its dtype; an integer
+    ``x`` is cast to float32 first."""
+    return _float_call("tir.cos", x)
 
 
 def abs(x):  # noqa: A001
+    """``|x|`` in the dtype of ``x`` (unsigned values are returned unchanged)."""
     x = convert(x)
     if dt.is_float(x.dtype):
         return Call(x.dtype, "tir.fabs", [x])
@@ -89,6 +140,7 @@ def abs(x):  # noqa: A001
 
 
 def power(x, y):
+    """``x ** y`` (``tir.pow``) after matching the dtypes; integers are computed in float32."""
     x, y = _match(x, y)
     if not dt.is_float(x.dtype):
         x, y = cast("float32", x), cast("float32", y)
@@ -99,6 +151,7 @@ pow = power  # noqa: A001
 
 
 def max_value(dtype: str) -> PrimExpr:
+    """The largest finite value of ``dtype``, as a constant of that dtype."""
     d = dt.parse(dtype)
     if d.is_float:
         return FloatImm(float(np.finfo(d.scalar).max), dtype)
@@ -108,6 +161,7 @@ def max_value(dtype: str) -> PrimExpr:
 
 
 def min_value(dtype: str) -> PrimExpr:
+    """The smallest (most negative) finite value of ``dtype``, as a constant of that dtype."""
     d = dt.parse(dtype)
     if d.is_float:
         return FloatImm(float(np.finfo(d.scalar).min), dtype)
@@ -117,6 +171,7 @@ def min_value(dtype: str) -> PrimExpr:
 
 
 def likely(cond) -> PrimExpr:
+    """``cond`` marked as usually true (``T.likely``): the value is ``cond`` itself."""
     cond = convert(cond)
     return Call("bool", "tir.likely", [cond])
 
@@ -135,10 +190,12 @@ def undef(dtype: str = "float32") -> PrimExpr:
 
 
 def is_call(e, name: str) -> bool:
+    """Whether ``e`` is a Call of the intrinsic ``name`` (e.g. ``"tir.likely"``)."""
     return isinstance(e, Call) and e.op == name
 
 
 def call_intrin(dtype, op, *args):
+    """A Call of intrinsic ``op`` returning ``dtype``, with the arguments converted."""
     return Call(dtype, op, [convert(a) for a in args])
 
 

@@ -9,6 +9,9 @@ from .expr import ConstExpr, Node, PrimExpr, Range, Var, convert, structural_has
 
 
 class ForKind(str, enum.Enum):
+    """How a For loop runs: in order, in parallel threads, as vector lanes, unrolled, or
+    bound to a thread axis."""
+
     SERIAL = "serial"
     PARALLEL = "parallel"
     VECTORIZED = "vectorized"
@@ -178,6 +181,7 @@ def seq(*stmts) -> Stmt:
 
 
 def is_no_op(s) -> bool:
+    """Whether ``s`` is ``Evaluate`` of a constant (a statement that does nothing)."""
     return isinstance(s, Evaluate) and isinstance(s.value, ConstExpr)
 
 

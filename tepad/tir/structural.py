@@ -74,6 +74,9 @@ def _is_buffer(x) -> bool:
 
 
 def structural_equal(a, b, map_free_vars: bool = False) -> bool:
+    """Whether ``a`` and ``b`` are the same tree of nodes with equal fields. Vars compare by
+    identity unless ``map_free_vars``: then they (and buffers) may differ if a consistent
+    one-to-one renaming makes the trees equal."""
     return _Equal(map_free_vars).eq(a, b)
 
 

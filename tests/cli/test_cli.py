@@ -134,12 +134,48 @@ def test_bench_passthrough(capsys, monkeypatch):
     code, out, _ = run(capsys, "bench", "--quick", "--only", "W1")
     assert code == 0
     assert calls and calls[0][1].endswith("run.py")
-    assert calls[0][2:] == ["--quick", "--only", "W1"]
+    assert calls[0][2:] == ["--quick", "--only", "W1"]          # --quick: no report written
+
+
+def test_bench_never_overwrites_the_tracked_results_unless_asked(capsys, monkeypatch, tmp_path):
+    """A full ``tepad bench`` writes its report in the current directory, not over the tracked
+    benchmarks/RESULTS.md; ``--out`` picks the file (relative to the current directory)."""
+    calls = []
+    monkeypatch.setattr(subprocess, "call", lambda cmd, cwd=None: calls.append(cmd) or 0)
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(capsys, "bench", "--only", "W1")
+    assert code == 0
+    assert calls[-1][2:] == ["--out", str(tmp_path / cli.BENCH_REPORT), "--only", "W1"]
+    assert f"report: {tmp_path / cli.BENCH_REPORT}" in out
+    code, out, _ = run(capsys, "bench", "--quick", "--out", "q.md")
+    assert calls[-1][2:] == ["--quick", "--out", str(tmp_path / "q.md")]
+    assert all("RESULTS.md" not in " ".join(c) for c in calls)
 
 
 def test_missing_file(capsys):
     code, _, err = run(capsys, "run", "nope.py")
     assert code == 2 and "no such file" in err
+
+
+def test_api_reference_lists_every_public_name():
+    """docs/api.md has an entry (an anchor) for every ``__all__`` name of the API modules and
+    for every public method of Stage and Schedule."""
+    import importlib
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("api_reference",
+                                                  ROOT / "docs" / "api_reference.py")
+    api = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(api)
+    text = (ROOT / "docs" / "api.md").read_text()
+    missing = [f"{m}.{n}" for m in api.MODULES
+               for n in importlib.import_module(m).__all__
+               if f'<a id="{m}.{n}"></a>' not in text]
+    from tepad.schedule import Schedule, Stage
+    for cls in (Stage, Schedule):
+        missing += [f"tepad.schedule.{cls.__name__}.{n}" for n in vars(cls)
+                    if not n.startswith("_") and callable(getattr(cls, n))
+                    and f'<a id="tepad.schedule.{cls.__name__}.{n}"></a>' not in text]
+    assert not missing, missing
 
 
 def test_docs_are_current():

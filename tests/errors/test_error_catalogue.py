@@ -11,6 +11,7 @@ import pytest
 
 import tepad
 from tepad import TepadError, te, tir
+from tepad.arith.index_map import IndexMap
 
 
 def chain():
@@ -195,6 +196,51 @@ def test_E_SCH_19_unknown_scope():
         s[B].set_scope("texture")
 
 
+def test_E_SCH_20_split_factor_not_an_integer():
+    A, B, C = chain()
+    s = te.create_schedule(C.op)
+    with pytest.raises(TepadError, match=r"stage C: split\(i\) factor=2.5 is not an integer; "
+                                         "factor must be a positive integer"):
+        s[C].split(C.op.axis[0], factor=2.5)
+    with pytest.raises(TepadError, match=r"stage C: split\(j\) nparts=True is a bool; nparts "
+                                         "must be a positive integer"):
+        s[C].split(C.op.axis[1], nparts=True)
+    with pytest.raises(TepadError, match=r"stage C: split\(j\) factor=.* has dtype float32"):
+        s[C].split(C.op.axis[1], factor=tir.const(4.0, "float32"))
+    with pytest.raises(TepadError, match=r"stage C: split\(i\) factor=2.0 is not an integer"):
+        s[C].tile(C.op.axis[0], C.op.axis[1], 2.0, 4)
+    assert [iv.name for iv in s[C].leaf_iter_vars] == ["i", "j"]     # nothing was split
+    xo, xi = s[C].split(C.op.axis[0], factor=np.int64(4))            # numpy ints are integers
+    assert [iv.name for iv in s[C].leaf_iter_vars] == ["i.outer", "i.inner", "j"]
+
+
+def test_E_SCH_21_fuse_inner_first():
+    A, B, C = chain()
+    s = te.create_schedule(C.op)
+    i, j = C.op.axis
+    with pytest.raises(TepadError, match=r"stage C: fuse\(j, i\) names the axes inner first; "
+                                         r"fuse takes adjacent leaf axes outermost first: "
+                                         r"fuse\(i, j\) \(the leaf axes are \[i, j\]\)"):
+        s[C].fuse(j, i)
+    s[C].reorder(j, i)                   # after a reorder, j is the outer leaf
+    assert s[C].fuse(j, i).name == "j.i.fused"
+
+
+def test_E_SCH_22_transform_layout_arity():
+    A, B, C = chain()
+    s = te.create_schedule(C.op)
+    with pytest.raises(TepadError, match=r"stage B: transform_layout of tensor B \(shape "
+                                         r"\(16, 16\)\): the layout mapping takes 1 index but "
+                                         r"B has 2 dimensions; .* lambda i, j: \[\.\.\.\]"):
+        s[B].transform_layout(lambda i: [i // 4, i % 4])
+    with pytest.raises(TepadError, match=r"stage A: transform_layout of tensor A .* takes 3 "
+                                         r"indices but A has 2 dimensions"):
+        s[A].transform_layout(lambda i, j, k: [i, j, k])
+    with pytest.raises(TepadError, match="stage C: transform_layout of tensor C .* takes 1 "
+                                         "index but C has 2 dimensions"):
+        s[C].transform_layout(IndexMap.from_func(lambda i: [i])[0])
+
+
 # ------------------------------------------------------------------ schedule & dataflow (E-SDF)
 
 def test_E_SDF_01_create_schedule_of_non_tensor():
@@ -350,6 +396,40 @@ def test_E_TE_13_tensor_float_index():
     A = te.placeholder((4, 4), name="A")
     with pytest.raises(TepadError, match="index 1 of tensor A must be an integer expression"):
         A[0, tir.const(1.0, "float32")]
+
+
+def test_E_TE_14_reduce_axis_outside_a_reduction():
+    A = te.placeholder((8, 8), name="A")
+    k = te.reduce_axis((0, 8), name="k")
+    with pytest.raises(TepadError, match="compute B: reduce axis k is used outside a "
+                                         "reduction; a reduce_axis must be reduced"):
+        te.compute((8,), lambda i: A[i, k] * 2.0, name="B")
+
+
+def test_E_TE_15_reduce_axis_not_reduced_by_its_reduction():
+    A = te.placeholder((8, 8), name="A")
+    k = te.reduce_axis((0, 8), name="k")
+    k2 = te.reduce_axis((0, 8), name="k2")
+    with pytest.raises(TepadError, match=r"compute B: reduce axis k is used inside "
+                                         r"sum\(\.\.\., axis=\[\]\) but not reduced by it; "
+                                         r".* sum\(\.\.\., axis=\[k\]\)"):
+        te.compute((8,), lambda i: te.sum(A[i, k], axis=[]), name="B")
+    with pytest.raises(TepadError, match=r"compute B: reduce axis k2 is used inside "
+                                         r"max\(\.\.\., axis=\[k\]\) .* axis=\[k, k2\]"):
+        te.compute((8,), lambda i: te.max(A[k, k2], axis=k), name="B")
+
+
+def test_E_TE_16_partially_indexed_tensor_used_as_a_value():
+    A = te.placeholder((4, 4), name="A")
+    with pytest.raises(TepadError, match=r"tensor A has 2 dimensions but A\[i\] gives 1 index, "
+                                         r"so it is not a value .* A\[i, \.\.\.\]"):
+        te.compute((4, 4), lambda i, j: A[i] + 1.0, name="B")
+    with pytest.raises(TepadError, match=r"tensor A has 2 dimensions but A\[i\] gives 1 index"):
+        te.compute((4,), lambda i: A[i], name="B")
+    with pytest.raises(TepadError, match=r"tensor A has 2 dimensions but A\[0\] gives 1 index"):
+        A[0] == 0.0                                                 # noqa: B015
+    B = te.compute((4, 4), lambda i, j: A[i][j] + 1.0, name="B")     # TVM's chained indexing
+    assert tepad.testing.reference(B, {A: np.ones((4, 4), "float32")})[0, 0] == 2.0
 
 
 # ------------------------------------------------------------------ expressions (E-EXPR)

@@ -51,5 +51,7 @@ class _Flat(Mutator):
 
 
 def flatten_physical_axes(func: PrimFunc) -> PrimFunc:
+    """Combine each access's axis-group indices into one flat index (row-major over the
+    group extents); ``func`` itself when no access has more than one index."""
     body = _Flat().visit(func.body)
     return func if body is func.body else func.with_body(body)
