@@ -2,15 +2,22 @@
 
 ``import tepad as tvm; from tepad import te`` runs TVM TE code unchanged where API.md says so.
 """
-from .errors import TepadError, InternalError
+from .errors import TVMError, TepadError, InternalError
+from . import error
 from . import tir
 from . import te
 from . import schedule
 from . import bound
 from . import lower
+from . import runtime
+from .runtime import Device, device, cpu, cuda, gpu, opencl, vulkan, metal, rocm, ext_dev
 from .driver import build
+from . import nd
+from . import container
+from . import ir
 from . import layout
 from . import testing
 
-__all__ = ["TepadError", "InternalError", "tir", "te", "schedule", "bound", "lower", "build",
-           "layout", "testing"]
+__all__ = ["TVMError", "TepadError", "InternalError", "error", "tir", "te", "schedule", "bound",
+           "lower", "runtime", "Device", "device", "cpu", "cuda", "gpu", "opencl", "vulkan",
+           "metal", "rocm", "ext_dev", "build", "nd", "container", "ir", "layout", "testing"]
