@@ -284,12 +284,16 @@ class ArgChecker:
         given = tuple(arr.shape)
         is_logical = len(given) == len(plan.logical) and \
             all(eval_int(d, env) in (None, g) for d, g in zip(plan.logical, given))
-        what = "which is its logical shape; " if is_logical else ""
-        return (f"; {what}'{plan.name}' is stored in a transformed layout (logical shape "
-                f"{logical}, physical shape {physical}): convert a logical array with "
-                f"tepad.layout.to_physical(arr, mapping, pad_value) using the mapping given to "
-                f"transform_layout, and read outputs back with tepad.layout.from_physical "
-                f"(mod.arg_info[{plan.index}] lists both shapes and the pad value)")
+        if is_logical:
+            what = (f"; {given} is the logical shape of '{plan.name}', which is stored in a "
+                    f"transformed layout (physical shape {physical})")
+        else:
+            what = (f"; '{plan.name}' is stored in a transformed layout (logical shape "
+                    f"{logical}, physical shape {physical})")
+        return (f"{what}: convert with tepad.layout.to_physical(arr, mapping, pad_value), "
+                f"mapping as given to transform_layout (outputs read back with "
+                f"tepad.layout.from_physical); mod.arg_info[{plan.index}] has both shapes and "
+                f"the pad value")
 
     def _check_reads(self, env):
         key = tuple(sorted((v.name, id(v), val) for v, val in env.items()))
