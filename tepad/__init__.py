@@ -1,18 +1,28 @@
 """tepad: a tensor-expression compiler in the style of TVM's TE, with exact bounds and padding.
 
-``import tepad as tvm; from tepad import te`` runs TVM TE code unchanged where docs/coming_from_tvm.md says so.
+``import tepad as tvm; from tepad import te`` runs TVM TE code unchanged where
+docs/coming_from_tvm.md says so.
 """
-from .errors import TepadError, InternalError
+from .errors import TVMError, TepadError, InternalError
+from . import error
 from . import tir
 from . import te
 from . import schedule
 from . import bound
 from . import lower
+from . import runtime
+from .runtime import Device, device, cpu, cuda, gpu, opencl, vulkan, metal, rocm, ext_dev
 from .driver import build
 from . import target
 from . import transform
+from . import topi
+from . import nd
+from . import container
+from . import ir
 from . import layout
 from . import testing
 
-__all__ = ["TepadError", "InternalError", "tir", "te", "schedule", "bound", "lower", "build",
-           "target", "transform", "layout", "testing"]
+__all__ = ["TVMError", "TepadError", "InternalError", "error", "tir", "te", "schedule", "bound",
+           "lower", "runtime", "Device", "device", "cpu", "cuda", "gpu", "opencl", "vulkan",
+           "metal", "rocm", "ext_dev", "build", "target", "transform", "topi", "nd", "container",
+           "ir", "layout", "testing"]

@@ -1,9 +1,31 @@
-"""Error types. ``TepadError`` is for user mistakes; ``InternalError`` means a tepad bug."""
+"""Error types.
+
+``TepadError`` is for user mistakes; ``InternalError`` means a tepad bug. Both derive from
+``TVMError`` (a ``RuntimeError``, TVM's base error), so TVM code catching ``tvm.error.TVMError``
+catches them; ``TepadError`` is also a ``ValueError``. Where Python code expects another
+built-in type (a wrong argument type is a ``TypeError``), a subclass is both:
+``TepadTypeError`` is a ``TepadError`` and a ``TypeError``.
+"""
 
 
-class TepadError(ValueError):
+class TVMError(RuntimeError):
+    """TVM's base error (``tvm.error.TVMError``): every error tepad raises on purpose is one."""
+
+
+class TepadError(TVMError, ValueError):
     """A user mistake: the message names the stage/tensor/axis and says what would be valid."""
 
 
-class InternalError(RuntimeError):
+class TepadTypeError(TepadError, TypeError):
+    """A user mistake of type: an argument of the wrong Python type, dtype or count."""
+
+
+class TepadAttributeError(TepadError, AttributeError):
+    """A name that does not exist (``mod.get_function('nope')``), as TVM's AttributeError."""
+
+
+class InternalError(TVMError):
     """An invariant of tepad itself was broken. This is a bug in tepad, not in the user's code."""
+
+
+__all__ = ["TVMError", "TepadError", "TepadTypeError", "TepadAttributeError", "InternalError"]

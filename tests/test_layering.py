@@ -17,7 +17,8 @@ ROOT = Path(__file__).resolve().parents[1] / "tepad"
 
 LAYERS = ["errors", "target", "tir", "arith", "tensor", "schedule", "bound", "lower", "codegen",
           "runtime"]
-FACE = ["te", "topi", "transform", "driver", "layout", "testing", "viz", "fuzz", "demo", "cli", "", "__main__"]
+FACE = ["te", "topi", "transform", "driver", "layout", "testing", "viz", "fuzz", "demo", "cli",
+        "nd", "error", "container", "ir", "", "__main__"]
 ISL_BRIDGE = "tepad.arith.isl_bridge"
 
 

@@ -7,9 +7,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import tir
-from ..errors import TepadError
+from ..errors import TepadError, TepadTypeError
 from ..tir import dtype as dt
 from ..tir.functor import collect_vars
+from .ndarray import NDArray
 
 
 @dataclass
@@ -100,13 +101,15 @@ class _ArgPlan:
     grouped: tuple | None        # grouped (axis-separator) shape exprs, or None
     writable: bool
     n_bind: list = field(default_factory=list)
+    logical: tuple | None = None  # the logical shape, when the argument's layout differs
 
 
 class ArgChecker:
     """Checks numpy arguments against the kernel's buffers and binds symbolic shape vars.
 
-    Raises ``TypeError`` (count, type, dtype) or ``ValueError`` (shape, contiguity, read-only
-    output) naming the argument; returns the values of ``shape_vars`` in order.
+    Raises ``TepadTypeError`` (count, type, dtype; also a ``TypeError``) or ``TepadError``
+    (shape, contiguity, read-only output; also a ``ValueError``) naming the argument; returns
+    the values of ``shape_vars`` in order. Arguments are numpy arrays or ``NDArray``s.
     """
 
     def __init__(self, func: tir.PrimFunc, arg_info: list, shape_vars: list):
@@ -122,9 +125,12 @@ class ArgChecker:
                     grouped = g
             writable = True if info is None else bool(getattr(info, "is_output", True))
             name = getattr(info, "name", None) or buf.name
+            logical = tuple(getattr(info, "logical_shape", None) or buf.shape)
+            if [str(d) for d in logical] == [str(d) for d in buf.shape]:
+                logical = None
             self.plans.append(_ArgPlan(k, name, np.dtype(dt.parse(buf.dtype).scalar
                                                          if buf.dtype != "bool" else np.bool_),
-                                       tuple(buf.shape), grouped, writable))
+                                       tuple(buf.shape), grouped, writable, [], logical))
         self.n_args = len(self.plans)
         self._check_bindable()
         # reads that leave a tensor for some size bindings (tepad.bound.read_check)
@@ -140,8 +146,8 @@ class ArgChecker:
 
     def pointers(self, arrays) -> list[int] | None:
         """The data addresses of ``arrays`` when every one is exactly what a fully static
-        kernel expects (an ndarray of the right dtype and physical shape, C-contiguous,
-        writable if written); None otherwise, and ``check`` must decide (it raises the
+        kernel expects (an ndarray or NDArray of the right dtype and physical shape,
+        C-contiguous, writable if written); None otherwise, and ``check`` must decide (it raises the
         errors). About 0.3 us per argument against ~2 us for ``check`` plus ``.ctypes.data``:
         it matters for kernels of a few microseconds."""
         static = self._static
@@ -149,7 +155,12 @@ class ArgChecker:
             return None
         out = []
         for (dtype, shape, written), a in zip(static, arrays):
-            if type(a) is not np.ndarray or a.shape != shape or a.dtype != dtype:
+            if type(a) is not np.ndarray:
+                if type(a) is NDArray:
+                    a = a._arr
+                else:
+                    return None
+            if a.shape != shape or a.dtype != dtype:
                 return None
             flags = a.flags
             if not flags.c_contiguous:
@@ -182,57 +193,107 @@ class ArgChecker:
         return f"argument {plan.index} '{plan.name}'"
 
     def check(self, arrays) -> list[int]:
+        """Check every argument (numpy arrays or NDArrays) and return the values of
+        ``shape_vars`` (``check_call`` also returns the data addresses)."""
+        return self.check_call(arrays)[1]
+
+    def check_call(self, arrays) -> tuple[list[int], list[int]]:
+        """``(data addresses, shape_vars values)`` for a call with ``arrays`` (numpy arrays or
+        NDArrays, not copied), after checking every argument. Raises ``TepadTypeError`` (a
+        ``TepadError`` and a ``TypeError``) for a wrong count, type or dtype, ``TepadError``
+        (a ``ValueError``) for a wrong shape, contiguity or a read-only output; every message
+        names the argument."""
         if len(arrays) != self.n_args:
             names = ", ".join(p.name for p in self.plans)
-            raise TypeError(f"expected {self.n_args} arguments ({names}), got {len(arrays)}")
+            raise TepadTypeError(f"expected {self.n_args} arguments ({names}), got {len(arrays)}")
         env: dict = {}
         pending = []
+        ptrs = []
         for plan, arr in zip(self.plans, arrays):
             where = self._where(plan)
+            if isinstance(arr, NDArray):
+                arr = arr._arr
             if not isinstance(arr, np.ndarray):
-                raise TypeError(f"{where}: expected a numpy.ndarray, got {type(arr).__name__}")
+                raise TepadTypeError(f"{where}: expected a numpy.ndarray, got "
+                                     f"{type(arr).__name__}; pass np.asarray(x) or "
+                                     f"tepad.nd.array(x)")
             if arr.dtype != plan.np_dtype:
-                raise TypeError(f"{where}: expected dtype {plan.np_dtype.name}, got {arr.dtype.name}")
+                raise TepadTypeError(f"{where}: {self._dtype_mismatch(plan.np_dtype, arr.dtype)}")
             shape = plan.shape
             if arr.ndim != len(shape) and plan.grouped is not None and arr.ndim == len(plan.grouped):
                 shape = plan.grouped
             if arr.ndim != len(shape):
-                raise ValueError(f"{where}: expected shape {self._fmt(plan.shape, env)}, got "
+                raise TepadError(f"{where}: expected shape {self._fmt(plan.shape, env)}, got "
                                  f"{tuple(arr.shape)} ({len(plan.shape)} dimensions, not "
-                                 f"{arr.ndim})")
+                                 f"{arr.ndim}){self._layout_hint(plan, arr, env)}")
             for s, given in zip(shape, arr.shape):
                 if isinstance(s, tir.Var):
                     have = env.get(s)
                     if have is None:
                         env[s] = int(given)
                     elif have != given:
-                        raise ValueError(
+                        raise TepadError(
                             f"{where}: expected shape {self._fmt(shape, env)}, got "
-                            f"{tuple(arr.shape)} ({s.name} = {have} from an earlier argument)")
+                            f"{tuple(arr.shape)} ({s.name} = {have} from an earlier argument)"
+                            f"{self._layout_hint(plan, arr, env)}")
                 elif isinstance(s, tir.IntImm):
                     if int(s.value) != given:
-                        raise ValueError(f"{where}: expected shape {self._fmt(shape, env)}, "
-                                         f"got {tuple(arr.shape)}")
+                        raise TepadError(f"{where}: expected shape {self._fmt(shape, env)}, "
+                                         f"got {tuple(arr.shape)}"
+                                         f"{self._layout_hint(plan, arr, env)}")
                 else:
                     pending.append((plan, shape, arr))
             if not arr.flags.c_contiguous:
-                raise ValueError(f"{where}: array must be C-contiguous (use np.ascontiguousarray)")
+                raise TepadError(f"{where}: array must be C-contiguous (use np.ascontiguousarray)")
             if plan.writable and not arr.flags.writeable:
-                raise ValueError(f"{where}: output array is read-only")
+                raise TepadError(f"{where}: output array is read-only")
+            ptrs.append(arr.ctypes.data)
         for plan, shape, arr in pending:
             want = tuple(eval_int(s, env) for s in shape)
             if want != tuple(arr.shape):
-                raise ValueError(f"{self._where(plan)}: expected shape {self._fmt(shape, env)}, "
-                                 f"got {tuple(arr.shape)}")
+                raise TepadError(f"{self._where(plan)}: expected shape {self._fmt(shape, env)}, "
+                                 f"got {tuple(arr.shape)}{self._layout_hint(plan, arr, env)}")
         out = []
         for v in self.shape_vars:
             val = env.get(v)
             if val is None:
-                raise ValueError(f"cannot bind shape variable {v.name} from the arguments' shapes")
+                raise TepadError(f"cannot bind shape variable {v.name} from the arguments' shapes")
             out.append(val)
         if self.preconditions:
             self._check_reads(env)
-        return out
+        return ptrs, out
+
+    @staticmethod
+    def _dtype_mismatch(want: np.dtype, got: np.dtype) -> str:
+        """The dtype part of a message; says so when only the byte order differs (numpy names
+        '>f4' and '<f4' both float32)."""
+        if got.newbyteorder("=") == want and not got.isnative:
+            order = "big" if got.byteorder == ">" else "little"
+            return (f"expected dtype {want.name} in the machine's byte order, got {got.name} "
+                    f"in {order}-endian byte order ({got.str!r}); convert with "
+                    f"arr.astype({want.str!r}) or arr.byteswap().view({want.str!r})")
+        got_name = got.name if got.isnative else f"{got.name} ({got.str!r}, non-native byte order)"
+        return f"expected dtype {want.name}, got {got_name}"
+
+    def _layout_hint(self, plan, arr, env) -> str:
+        """For an argument in a transformed layout: what the shapes are and how to convert."""
+        if plan.logical is None:
+            return ""
+        logical = self._fmt(plan.logical, env)
+        physical = self._fmt(plan.shape, env)
+        given = tuple(arr.shape)
+        is_logical = len(given) == len(plan.logical) and \
+            all(eval_int(d, env) in (None, g) for d, g in zip(plan.logical, given))
+        if is_logical:
+            what = (f"; {given} is the logical shape of '{plan.name}', which is stored in a "
+                    f"transformed layout (physical shape {physical})")
+        else:
+            what = (f"; '{plan.name}' is stored in a transformed layout (logical shape "
+                    f"{logical}, physical shape {physical})")
+        return (f"{what}: convert with tepad.layout.to_physical(arr, mapping, pad_value), "
+                f"mapping as given to transform_layout (outputs read back with "
+                f"tepad.layout.from_physical); mod.arg_info[{plan.index}] has both shapes and "
+                f"the pad value")
 
     def _check_reads(self, env):
         key = tuple(sorted((v.name, id(v), val) for v, val in env.items()))

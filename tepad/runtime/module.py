@@ -2,16 +2,26 @@
 from __future__ import annotations
 
 import ctypes
-import time
 
 from .. import tir
 from ..codegen import CompiledKernel, compile_kernel
-from ..errors import TepadError
+from ..errors import TepadAttributeError, TepadError, TepadTypeError
 from .args import ArgChecker, ArgInfo, arg_info_from_func, scalar_ctype
+from .device import check_host
+from .ndarray import numpy_of
+from .timing import BenchmarkResult, time_repeats
+
+# TVM's name for a module's main function (``mod.entry_name``); accepted by ``mod[...]``
+TVM_MAIN = "__tvm_main__"
 
 
 class Module:
-    """A compiled kernel. ``mod(*arrays)`` checks every argument, then runs native code.
+    """A compiled kernel. ``mod(*arrays)`` checks every argument (numpy arrays or
+    ``tepad.nd.NDArray``s, passed without copies), then runs native code.
+
+    TVM's module methods: ``mod[name]`` / ``mod.get_function(name)`` (the entry, itself
+    callable: tepad modules hold one function), ``mod.entry_name``, ``mod.get_source()``
+    (LLVM IR text), ``mod.time_evaluator(name, dev, number, repeat, min_repeat_ms)``.
 
     Attributes: ``ll`` (optimized LLVM IR), ``unoptimized_ll`` (as emitted), ``arg_info``
     (list of ``ArgInfo``), ``name`` (kernel symbol), ``shape_vars`` (the symbolic vars passed
@@ -45,43 +55,81 @@ class Module:
         if ptrs is not None:                       # static shapes, every argument as expected
             status = self._cfunc(*ptrs)
         else:
-            scalars = self._checker.check(arrays)
-            status = self._cfunc(*[a.ctypes.data for a in arrays], *scalars)
+            ptrs, scalars = self._checker.check_call(arrays)
+            status = self._cfunc(*ptrs, *scalars)
         if status != 0:
             msg = self.messages[status - 1] if 0 < status <= len(self.messages) else \
                 f"kernel {self.name} failed with status {status}"
             raise TepadError(msg)
 
-    def get_source(self, fmt: str = "ll") -> str:
-        if fmt in ("ll", "llvm"):
+    # --- TVM's runtime.Module methods --------------------------------------------------------
+    @property
+    def entry_name(self) -> str:
+        """The name of the function ``mod(...)`` runs (the kernel symbol, ``name=`` of build)."""
+        return self.name
+
+    @property
+    def type_key(self) -> str:
+        return "llvm"
+
+    @property
+    def imported_modules(self) -> list:
+        return []
+
+    def get_function(self, name: str, query_imports: bool = False):
+        """The function ``name``: the module's one kernel (``mod.entry_name``, or TVM's
+        ``"__tvm_main__"``), callable as the module is."""
+        if not isinstance(name, str):
+            raise TepadTypeError(f"function name must be a string, got {type(name).__name__}")
+        if name not in (self.name, TVM_MAIN):
+            raise TepadAttributeError(f"Module has no function {name!r}; its one function is "
+                                      f"{self.name!r} (mod.entry_name)")
+        return self
+
+    def __getitem__(self, name: str):
+        return self.get_function(name)
+
+    def get_source(self, fmt: str = "") -> str:
+        """The optimized LLVM IR text (``fmt`` "", "ll" or "llvm"), or assembly ("asm", "s")."""
+        if fmt in ("", "ll", "llvm"):
             return self.ll
         if fmt in ("asm", "s"):
             return self._jit.asm
-        raise ValueError(f"unknown source format {fmt!r}; use 'll' or 'asm'")
+        raise TepadError(f"unknown source format {fmt!r}; use 'll' (LLVM IR) or 'asm'")
 
     @property
     def asm(self) -> str:
         return self._jit.asm
 
-    def time_evaluator(self, number: int = 10, repeat: int = 1):
-        """``f(*arrays)`` -> object with ``.mean`` / ``.results`` (seconds per call)."""
-        mod = self
+    def time_evaluator(self, func_name: str | None = None, dev=None, number: int = 10,
+                       repeat: int = 1, min_repeat_ms: float = 0,
+                       limit_zero_time_iterations: int = 100, cooldown_interval_ms: float = 0,
+                       repeats_to_cooldown: int = 1, cache_flush_bytes: int = 0,
+                       f_preproc: str = ""):
+        """TVM's ``mod.time_evaluator(mod.entry_name, dev, number=10, repeat=1,
+        min_repeat_ms=0)``: a function that, called with the kernel's arguments, runs it once
+        untimed, then ``repeat`` blocks of ``number`` calls (more when a block is shorter than
+        ``min_repeat_ms``), and returns a ``BenchmarkResult`` (seconds per call: ``.mean``,
+        ``.median``, ``.min``, ``.max``, ``.std``, ``.results`` one per block). ``func_name``
+        defaults to the entry; ``dev`` to ``cpu(0)``."""
+        fn = self if func_name is None else self.get_function(func_name)
+        check_host(dev, "time_evaluator")
+        for what, v in (("number", number), ("repeat", repeat)):
+            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+                raise TepadError(f"time_evaluator: {what} must be a positive int, got {v!r}")
+        if min_repeat_ms < 0 or cooldown_interval_ms < 0:
+            raise TepadError("time_evaluator: min_repeat_ms and cooldown_interval_ms must be "
+                             ">= 0")
+        if f_preproc:
+            raise TepadError(f"time_evaluator: f_preproc {f_preproc!r} is not supported")
 
-        class _Result:
-            def __init__(self, results):
-                self.results = results
-                self.mean = sum(results) / len(results)
-
-        def run(*arrays):
-            mod(*arrays)
-            results = []
-            for _ in range(repeat):
-                t0 = time.perf_counter()
-                for _ in range(number):
-                    mod(*arrays)
-                results.append((time.perf_counter() - t0) / number)
-            return _Result(results)
-        return run
+        def evaluator(*args):
+            args = numpy_of(args)
+            fn(*args)                    # checks the arguments once, before any timing
+            return BenchmarkResult(time_repeats(
+                lambda: fn(*args), number, repeat, float(min_repeat_ms), warmup=0,
+                cooldown_s=cooldown_interval_ms / 1e3, repeats_to_cooldown=repeats_to_cooldown))
+        return evaluator
 
     def __repr__(self):
         args = ", ".join(f"{a.name}: {a.dtype}" for a in self.arg_info)

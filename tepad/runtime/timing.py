@@ -30,4 +30,62 @@ def sample_times(fn, reps: int, warmup: int = 1, settle_s: float = SETTLE_S,
     return ts
 
 
-__all__ = ["sample_times", "SETTLE_S", "WARMUP_S"]
+def time_repeats(fn, number: int, repeat: int, min_repeat_ms: float = 0.0,
+                 warmup: int = 1, cooldown_s: float = 0.0, repeats_to_cooldown: int = 1
+                 ) -> list[float]:
+    """Mean seconds per call of ``fn()`` in each of ``repeat`` blocks of ``number`` calls,
+    after ``warmup`` untimed calls (TVM's ``time_evaluator`` protocol). A block shorter than
+    ``min_repeat_ms`` is run again with more calls (at least 1.618x, or enough to fill the
+    time at the last block's rate), as TVM does. ``cooldown_s`` sleeps after every
+    ``repeats_to_cooldown`` blocks."""
+    for _ in range(warmup):
+        fn()
+    perf = time.perf_counter
+    out = []
+    n = number                      # grown by min_repeat_ms, kept for later blocks (as TVM)
+    for r in range(repeat):
+        while True:
+            t0 = perf()
+            for _ in range(n):
+                fn()
+            dt = perf() - t0
+            if dt * 1e3 >= min_repeat_ms:
+                break
+            per_call = max(dt / n, 1e-9)
+            n = max(int(min_repeat_ms / 1e3 / per_call) + 1, int(n * 1.618) + 1)
+        out.append(dt / n)
+        if cooldown_s > 0 and (r + 1) % max(1, repeats_to_cooldown) == 0 and r + 1 < repeat:
+            time.sleep(cooldown_s)
+    return out
+
+
+class BenchmarkResult:
+    """What ``Module.time_evaluator(...)(*args)`` returns, as TVM's: ``results`` (seconds per
+    call, one per repeat) and their ``mean``, ``median``, ``min``, ``max``, ``std``."""
+
+    def __init__(self, results):
+        self.results = tuple(float(r) for r in results)
+        rs = sorted(self.results)
+        n = len(rs)
+        if n == 0:
+            self.mean = self.median = self.min = self.max = self.std = float("nan")
+            return
+        self.mean = sum(rs) / n
+        self.median = rs[n // 2] if n % 2 else (rs[n // 2 - 1] + rs[n // 2]) / 2
+        self.min = rs[0]
+        self.max = rs[-1]
+        self.std = (sum((r - self.mean) ** 2 for r in rs) / n) ** 0.5
+
+    def __repr__(self):
+        return (f"BenchmarkResult(min={self.min}, mean={self.mean}, median={self.median}, "
+                f"max={self.max}, std={self.std}, results={self.results})")
+
+    def __str__(self):
+        head = "".join(f"{h:^13}" for h in ("mean (ms)", "median (ms)", "max (ms)", "min (ms)",
+                                            "std (ms)"))
+        vals = "".join(f"{v * 1e3:^13.4f}" for v in (self.mean, self.median, self.max,
+                                                     self.min, self.std))
+        return f"Execution time summary:\n{head}\n{vals}\n"
+
+
+__all__ = ["sample_times", "time_repeats", "BenchmarkResult", "SETTLE_S", "WARMUP_S"]

@@ -633,3 +633,23 @@ def test_E_RUN_02_shape_var_must_be_integer():
     from tepad.runtime.args import scalar_ctype
     with pytest.raises(TepadError, match="shape variables must be integers, got dtype float32"):
         scalar_ctype("float32")
+
+
+def test_E_RUN_04_big_endian_argument():
+    A = te.placeholder((8,), name="A")
+    B = te.compute((8,), lambda i: A[i] * 2.0, name="B")
+    mod = tepad.build(te.create_schedule(B.op), [A, B])
+    with pytest.raises(TepadError, match=r"argument 0 'A': expected dtype float32 in the machine's "
+                                         r"byte order, got float32 in big-endian byte order"):
+        mod(np.zeros(8, ">f4"), np.zeros(8, "float32"))
+
+
+def test_E_RUN_05_logical_array_for_a_padded_argument():
+    A = te.placeholder((8, 8), name="A")
+    B = te.compute((8, 8), lambda i, j: A[i, j] * 2.0, name="B")
+    s = te.create_schedule(B.op)
+    s[A].transform_layout(lambda i, j: [i, j // 3, j % 3], pad_value=0.0)
+    mod = tepad.build(s, [A, B])
+    with pytest.raises(TepadError, match=r"expected shape \(8, 3, 3\), got \(8, 8\).*\(8, 8\) is "
+                                         r"the logical shape of 'A'.*tepad.layout.to_physical"):
+        mod(np.zeros((8, 8), "float32"), np.zeros((8, 8), "float32"))

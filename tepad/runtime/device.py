@@ -1,0 +1,141 @@
+"""``Device``: where an array lives and a kernel runs, as TVM's ``tvm.runtime.Device``.
+
+tepad builds for the host CPU only, so ``cpu(0)`` is the one device that exists; ``cuda(0)``
+and the other GPU kinds can be named (``.exist`` is False) for code that asks.
+"""
+from __future__ import annotations
+
+from ..errors import TepadError
+
+# TVM's DLDeviceType codes and names (``tvm.runtime.Device.DEVICE_TYPE_TO_NAME``)
+DEVICE_TYPE_TO_NAME = {1: "cpu", 2: "cuda", 4: "opencl", 7: "vulkan", 8: "metal",
+                       10: "rocm", 12: "ext_dev", 14: "hexagon", 15: "webgpu"}
+DEVICE_NAME_TO_TYPE = {
+    "llvm": 1, "cpu": 1, "c": 1, "stackvm": 1,
+    "cuda": 2, "nvptx": 2, "gpu": 2, "cl": 4, "opencl": 4, "vulkan": 7, "metal": 8,
+    "rocm": 10, "ext_dev": 12, "hexagon": 14, "webgpu": 15,
+}
+
+
+class Device:
+    """A device: ``device_type`` (TVM's code, 1 = cpu, 2 = cuda) and ``device_id``.
+
+    Equal devices compare and hash equal; ``repr`` is TVM's ``cpu(0)``."""
+
+    __slots__ = ("device_type", "device_id")
+
+    kDLCPU = 1
+    kDLCUDA = 2
+
+    def __init__(self, device_type: int, device_id: int = 0):
+        if device_type not in DEVICE_TYPE_TO_NAME:
+            raise TepadError(f"unknown device type {device_type!r}; known: "
+                             f"{sorted(DEVICE_TYPE_TO_NAME)} (1 = cpu)")
+        if not isinstance(device_id, int) or isinstance(device_id, bool) or device_id < 0:
+            raise TepadError(f"device id must be a non-negative int, got {device_id!r}")
+        self.device_type = int(device_type)
+        self.device_id = int(device_id)
+
+    @property
+    def exist(self) -> bool:
+        """Whether the device is there: only the host CPU is (any id, as in TVM)."""
+        return self.device_type == 1
+
+    def sync(self) -> None:
+        """Wait for the device's pending work: tepad's kernels run synchronously."""
+        if not self.exist:
+            raise TepadError(f"device {self!r} does not exist on this machine")
+
+    @property
+    def device_name(self) -> str:
+        return DEVICE_TYPE_TO_NAME[self.device_type]
+
+    def __eq__(self, other):
+        return isinstance(other, Device) and other.device_type == self.device_type and \
+            other.device_id == self.device_id
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __hash__(self):
+        return hash((self.device_type, self.device_id))
+
+    def __repr__(self):
+        return f"{DEVICE_TYPE_TO_NAME[self.device_type]}({self.device_id})"
+
+    def __reduce__(self):
+        return (Device, (self.device_type, self.device_id))
+
+
+def device(dev_type, dev_id: int = 0) -> Device:
+    """``device("cpu", 0)``, ``device("llvm")``, ``device("cuda", 1)``, ``device(1, 0)``; a
+    string may carry the id after a colon (``"cpu:0"``) and target options after a space
+    (``"llvm -mcpu=..."``)."""
+    if isinstance(dev_type, Device):
+        return dev_type
+    if isinstance(dev_type, str):
+        name = dev_type.split()[0] if dev_type.strip() else ""
+        if ":" in name:
+            name, _, sid = name.partition(":")
+            try:
+                dev_id = int(sid)
+            except ValueError:
+                raise TepadError(f"bad device string {dev_type!r}; use e.g. 'cpu' or "
+                                 f"'cpu:0'") from None
+        code = DEVICE_NAME_TO_TYPE.get(name)
+        if code is None:
+            raise TepadError(f"unknown device {dev_type!r}; use 'cpu' or 'llvm' (tepad runs on "
+                             f"the host CPU), or one of {sorted(DEVICE_NAME_TO_TYPE)}")
+        return Device(code, dev_id)
+    if isinstance(dev_type, int) and not isinstance(dev_type, bool):
+        return Device(dev_type, dev_id)
+    raise TepadError(f"device type must be a string like 'cpu' or an int, got {dev_type!r}")
+
+
+def cpu(dev_id: int = 0) -> Device:
+    """The host CPU, ``cpu(0)``."""
+    return Device(1, dev_id)
+
+
+def cuda(dev_id: int = 0) -> Device:
+    """A CUDA GPU: named for code that asks, ``.exist`` is False (tepad builds for the CPU)."""
+    return Device(2, dev_id)
+
+
+gpu = cuda
+
+
+def opencl(dev_id: int = 0) -> Device:
+    return Device(4, dev_id)
+
+
+def vulkan(dev_id: int = 0) -> Device:
+    return Device(7, dev_id)
+
+
+def metal(dev_id: int = 0) -> Device:
+    return Device(8, dev_id)
+
+
+def rocm(dev_id: int = 0) -> Device:
+    return Device(10, dev_id)
+
+
+def ext_dev(dev_id: int = 0) -> Device:
+    return Device(12, dev_id)
+
+
+def check_host(dev, what: str) -> Device:
+    """``dev`` as a Device that exists (None means ``cpu(0)``); a TepadError otherwise."""
+    if dev is None:
+        return cpu(0)
+    if not isinstance(dev, Device):
+        dev = device(dev)
+    if not dev.exist:
+        raise TepadError(f"{what}: device {dev!r} does not exist on this machine; tepad runs on "
+                         f"the host CPU, cpu(0)")
+    return dev
+
+
+__all__ = ["Device", "device", "cpu", "cuda", "gpu", "opencl", "vulkan", "metal", "rocm",
+           "ext_dev", "check_host"]

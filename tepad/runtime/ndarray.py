@@ -1,0 +1,168 @@
+"""``NDArray``: TVM's ``tvm.nd.NDArray`` over a numpy array on the host CPU.
+
+An NDArray owns one C-contiguous numpy array in the machine's byte order; a ``Module`` passes
+that array's memory to the kernel directly (no copy), so ``f(a, b)`` with NDArrays writes
+``b`` in place exactly as with numpy arrays. ``array`` copies its input (as TVM's does);
+``numpy()`` returns a copy.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import TepadError, TepadTypeError
+from .device import Device, check_host, cpu
+
+
+class NDArray:
+    """An n-d array on a device (``cpu(0)``): ``shape``, ``dtype`` (a string such as
+    ``"float32"``), ``device``, ``numpy()``, ``copyfrom``, ``copyto``, ``a[:] = value``."""
+
+    __slots__ = ("_arr", "_device", "__weakref__")
+
+    def __init__(self, arr: np.ndarray, device: Device | None = None):
+        """Wraps ``arr`` without copying; it must be a C-contiguous numpy array in native byte
+        order (use ``tepad.nd.array`` to build one from anything array-like)."""
+        if type(arr) is not np.ndarray or not arr.flags.c_contiguous or \
+                not arr.dtype.isnative or not arr.flags.writeable:
+            raise TepadTypeError("NDArray wraps a writable C-contiguous numpy.ndarray in native "
+                                 "byte order; use tepad.nd.array(x) to make one from x")
+        self._arr = arr
+        self._device = cpu(0) if device is None else device
+
+    # --- what TVM's NDArray has -------------------------------------------------------------
+    @property
+    def shape(self) -> tuple:
+        return self._arr.shape
+
+    @property
+    def dtype(self) -> str:
+        return self._arr.dtype.name
+
+    @property
+    def device(self) -> Device:
+        return self._device
+
+    ctx = device                     # TVM's older name
+
+    @property
+    def ndim(self) -> int:
+        return self._arr.ndim
+
+    @property
+    def size(self) -> int:
+        return self._arr.size
+
+    def numpy(self) -> np.ndarray:
+        """A copy of the contents as a numpy array."""
+        return self._arr.copy()
+
+    asnumpy = numpy
+
+    def copyfrom(self, source) -> "NDArray":
+        """Overwrite the contents with ``source`` (an NDArray or anything numpy reads, of the
+        same shape; converted to this array's dtype as TVM does). Returns ``self``."""
+        if isinstance(source, NDArray):
+            src = source._arr
+        else:
+            try:
+                src = np.asarray(source)
+            except (TypeError, ValueError) as err:
+                raise TepadTypeError(f"NDArray.copyfrom: cannot read {type(source).__name__} "
+                                     f"as an array ({err})") from None
+        if src.shape != self._arr.shape:
+            raise TepadError(f"NDArray.copyfrom: shape {tuple(src.shape)} does not match the "
+                             f"NDArray's shape {self._arr.shape}")
+        if src.dtype.kind in "OUSV":
+            raise TepadTypeError(f"NDArray.copyfrom: cannot copy an array of dtype {src.dtype} "
+                                 f"into a {self.dtype} NDArray")
+        np.copyto(self._arr, src, casting="unsafe")
+        return self
+
+    def copyto(self, target):
+        """Copy into ``target``: an NDArray (same shape; returned) or a Device (a new NDArray
+        there)."""
+        if isinstance(target, NDArray):
+            return target.copyfrom(self)
+        if isinstance(target, Device):
+            return NDArray(self._arr.copy(), check_host(target, "NDArray.copyto"))
+        raise TepadTypeError(f"NDArray.copyto: target must be an NDArray or a Device, got "
+                             f"{type(target).__name__}")
+
+    def same_as(self, other) -> bool:
+        return self is other
+
+    def __setitem__(self, key, value):
+        if not (isinstance(key, slice) and key == slice(None)):
+            raise TepadTypeError("NDArray supports only a[:] = value (copy the whole array); "
+                                 "for element access use a.numpy()")
+        self.copyfrom(value)
+
+    def __array__(self, dtype=None, copy=None):
+        """numpy reads the contents (a view; ``np.asarray(nd)`` shares memory)."""
+        if dtype is not None and np.dtype(dtype) != self._arr.dtype:
+            return self._arr.astype(dtype)
+        if copy:
+            return self._arr.copy()
+        return self._arr
+
+    def __repr__(self):
+        return f"<tepad.nd.NDArray shape={self.shape}, {self._device!r}>\n{self._arr!r}"
+
+    def __str__(self):
+        return str(self._arr)
+
+
+def _host_array(x) -> np.ndarray:
+    if isinstance(x, NDArray):
+        return x._arr
+    try:
+        a = np.asarray(x)
+    except (TypeError, ValueError) as err:
+        raise TepadTypeError(f"tepad.nd.array: cannot read {type(x).__name__} as an array "
+                             f"({err})") from None
+    if a.dtype.kind in "OUSVMm":
+        raise TepadTypeError(f"tepad.nd.array: dtype {a.dtype} is not a numeric dtype a kernel "
+                             f"can take")
+    return a
+
+
+def array(arr, device=None, mem_scope=None) -> NDArray:
+    """A new NDArray holding a copy of ``arr`` (numpy array, NDArray, nested lists, scalar),
+    in C order and the machine's byte order; ``device`` defaults to ``cpu(0)``."""
+    dev = check_host(device, "tepad.nd.array")
+    if mem_scope not in (None, "global"):
+        raise TepadError(f"tepad.nd.array: memory scope {mem_scope!r} is not supported "
+                         f"(only the default, global)")
+    a = _host_array(arr)
+    dtype = a.dtype if a.dtype.isnative else a.dtype.newbyteorder("=")
+    return NDArray(np.array(a, dtype=dtype, order="C", copy=True), dev)
+
+
+def empty(shape, dtype="float32", device=None, mem_scope=None) -> NDArray:
+    """A new uninitialized NDArray of ``shape`` (an int or a sequence of ints) and ``dtype``."""
+    dev = check_host(device, "tepad.nd.empty")
+    if mem_scope not in (None, "global"):
+        raise TepadError(f"tepad.nd.empty: memory scope {mem_scope!r} is not supported "
+                         f"(only the default, global)")
+    dims = (shape,) if not isinstance(shape, (tuple, list)) else tuple(shape)
+    try:
+        dims = tuple(int(d) for d in dims)
+    except (TypeError, ValueError):
+        raise TepadTypeError(f"tepad.nd.empty: shape must be ints, got {shape!r}") from None
+    if any(d < 0 for d in dims):
+        raise TepadError(f"tepad.nd.empty: negative dimension in shape {dims}")
+    try:
+        npd = np.dtype(str(dtype) if not isinstance(dtype, np.dtype) else dtype)
+    except TypeError:
+        raise TepadTypeError(f"tepad.nd.empty: unknown dtype {dtype!r}") from None
+    if npd.kind in "OUSVMm":
+        raise TepadTypeError(f"tepad.nd.empty: dtype {npd} is not a numeric dtype")
+    return NDArray(np.empty(dims, dtype=npd.newbyteorder("=")), dev)
+
+
+def numpy_of(arrays) -> list:
+    """``arrays`` with every NDArray replaced by the numpy array it holds (no copy)."""
+    return [a._arr if isinstance(a, NDArray) else a for a in arrays]
+
+
+__all__ = ["NDArray", "array", "empty", "numpy_of"]
