@@ -19,10 +19,11 @@ from . import topi
 from . import nd
 from . import container
 from . import ir
+from .ir import IRModule
 from . import layout
 from . import testing
 
 __all__ = ["TVMError", "TepadError", "InternalError", "error", "tir", "te", "schedule", "bound",
            "lower", "runtime", "Device", "device", "cpu", "cuda", "gpu", "opencl", "vulkan",
            "metal", "rocm", "ext_dev", "build", "target", "transform", "topi", "nd", "container",
-           "ir", "layout", "testing"]
+           "ir", "IRModule", "layout", "testing"]

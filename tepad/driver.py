@@ -18,13 +18,15 @@ from .runtime import ArgInfo, Module
 from .target import Target, as_target
 from .schedule import Schedule
 from .tir.function import PrimFunc
+from .tir.module import IRModule
 from .tir.functor import post_order_visit
 from .tir.stmt import BufferStore
 
 
 def build(s_or_func, args=None, target=None, name="main", bounds_check=False,
           checked=False, exact_bounds=False):
-    """A callable ``Module`` for a schedule (with ``args``) or an already lowered PrimFunc.
+    """A callable ``Module`` for a schedule (with ``args``), or an already lowered PrimFunc or
+    one-function IRModule (what ``tepad.lower`` returns).
 
     ``target``: a ``tepad.target.Target`` or its string (``"llvm -mcpu=... -mattr=..."``);
     default: the ``with Target(...)`` target, else the host CPU. Options of the current
@@ -36,6 +38,8 @@ def build(s_or_func, args=None, target=None, name="main", bounds_check=False,
     that raise ``TepadError`` when the caller's padding does not hold the promised value.
     Both select passes of ``tepad.lower.pipeline.PIPELINE``.
     """
+    if isinstance(s_or_func, IRModule):
+        s_or_func = s_or_func.only_function("build")
     tgt = as_target(target)
     if tgt.kind.name != "llvm":
         raise TepadError(f"target {str(tgt)!r}: tepad builds for 'llvm' (the CPU) only; "

@@ -6,6 +6,7 @@ import types
 
 from . import passes
 from .pipeline import (PIPELINE, Pass, Options, PassLog, lower, lower_for_codegen,
+                       lower_primfunc,
                        run_pipeline, run_passes, schedule_to_primfunc)
 from .schedule_ops import schedule_ops
 
@@ -18,4 +19,5 @@ class _CallableModule(types.ModuleType):
 sys.modules[__name__].__class__ = _CallableModule
 
 __all__ = ["passes", "PIPELINE", "Pass", "Options", "PassLog", "lower", "lower_for_codegen",
+           "lower_primfunc",
            "run_pipeline", "run_passes", "schedule_to_primfunc", "schedule_ops"]

@@ -33,6 +33,7 @@ from ..errors import InternalError, TepadError
 from ..schedule import Schedule
 from ..tensor.tensor import PlaceholderOp, Tensor
 from ..tir.function import PrimFunc
+from ..tir.module import IRModule
 from ..tir.ssa import convert_ssa
 from ..tir.verify import undefined_vars, verify_well_formed
 from .pass_context import PassContext
@@ -267,7 +268,10 @@ def run_pipeline(func: PrimFunc, phases=PHASES, opts: Options = Options(), log=N
                  pipeline=PIPELINE, stop_before: str | None = None) -> PrimFunc:
     """Run the passes of ``pipeline`` selected by ``phases`` and ``opts``, in order;
     ``stop_before`` (a label such as ``"flatten_physical_axes"`` or ``"simplify#2"``) ends the
-    run before that step."""
+    run before that step. An IRModule gives a module, each function run in turn."""
+    if isinstance(func, IRModule):
+        return func.with_functions({k: run_pipeline(f, phases, opts, log, pipeline, stop_before)
+                                    for k, f in func.items()})
     log = log if log is not None else PassLog()
     steps = select(phases, opts, pipeline)
     if stop_before is not None:
@@ -294,6 +298,8 @@ def run_passes(func, passes=None, log=None):
     """Run plain pass functions in order (default: the lower phase of PIPELINE)."""
     if passes is None:
         return run_pipeline(func, (LOWER,), log=log)
+    if isinstance(func, IRModule):
+        return func.with_functions({k: run_passes(f, passes, log) for k, f in func.items()})
     log = log if log is not None else PassLog()
     for fn in passes:
         t0 = time.perf_counter()
@@ -374,14 +380,23 @@ def schedule_to_primfunc(s: Schedule, args, name="main", exact_bounds=False,
 
 
 def lower(s: Schedule, args, name="main", exact_bounds=False, passes=None, binds=None,
-          simple_mode=False, log=None):
-    """A ``tir.PrimFunc`` for schedule ``s`` with arguments ``args`` (tensors, in order).
+          simple_mode=False, log=None) -> IRModule:
+    """An ``IRModule`` whose function ``mod[name]`` is schedule ``s`` lowered with arguments
+    ``args`` (tensors, in order), as TVM's ``tvm.lower``.
 
-    The result has physical (layout-transformed) N-d buffers and keeps ``tir.assume`` /
-    ``tir.undef``: the ``lower`` phase of PIPELINE; ``tepad.build`` runs the ``build`` phase.
+    The function has physical (layout-transformed) N-d buffers and keeps ``tir.assume`` /
+    ``tir.undef``: the ``lower`` phase of PIPELINE (``lower_primfunc`` gives it without the
+    module); ``tepad.build`` runs the ``build`` phase.
     ``passes`` (a list of pass functions) replaces the lower phase.
     ``simple_mode`` is accepted for TVM scripts (tepad's printout is always the simple one);
     ``binds`` (TVM's custom argument buffers) is not supported."""
+    func = lower_primfunc(s, args, name, exact_bounds, passes, binds, log)
+    return IRModule({name: func})
+
+
+def lower_primfunc(s: Schedule, args, name="main", exact_bounds=False, passes=None, binds=None,
+                   log=None) -> PrimFunc:
+    """What ``lower`` puts in its module: the lowered ``tir.PrimFunc`` itself."""
     if binds:
         raise TepadError("lower(binds=...): custom argument buffers are not supported; tepad "
                          "declares one buffer per argument tensor")
@@ -395,8 +410,11 @@ def lower(s: Schedule, args, name="main", exact_bounds=False, passes=None, binds
 def lower_for_codegen(s_or_func, args=None, name="main", opts: Options = Options(),
                       exact_bounds=False, log=None) -> PrimFunc:
     """Every step of PIPELINE: from a schedule (entry + both phases) or from an already lowered
-    PrimFunc (the build phase). What ``tepad.build`` hands to the code generator."""
+    PrimFunc or one-function IRModule (the build phase). What ``tepad.build`` hands to the
+    code generator."""
     log = log if log is not None else PassLog()
+    if isinstance(s_or_func, IRModule):
+        s_or_func = s_or_func.only_function("build")
     if isinstance(s_or_func, Schedule):
         if args is None:
             raise TypeError("build(schedule, args): args (the tensors, in order) are required")
@@ -409,4 +427,5 @@ def lower_for_codegen(s_or_func, args=None, name="main", opts: Options = Options
 
 __all__ = ["PIPELINE", "Pass", "Options", "PassLog", "Step", "LOWER", "BUILD", "PHASES",
            "labelled", "select", "run_pipeline", "run_passes", "schedule_to_primfunc", "lower",
+           "lower_primfunc",
            "lower_for_codegen", "format_step"]

@@ -9,6 +9,7 @@ from .stmt import (ForKind, Stmt, For, SeqStmt, IfThenElse, ProducerStore, Produ
                    seq, is_no_op)
 from .buffer import AXIS_SEPARATOR, Buffer, decl_buffer
 from .function import PrimFunc
+from .module import IRModule
 from .functor import (Visitor, Mutator, post_order_visit, ir_transform, substitute,
                       collect_vars, uses_var)
 from .structural import structural_equal, structural_hash, assert_structural_equal

@@ -88,7 +88,7 @@ def test_symbolic_shape_in_bounds_for_all_sizes_passes():
     n = te.var("n")
     A = te.placeholder((n + 2,), name="A")
     B = te.compute((n,), lambda i: A[i] + A[i + 2], name="B")
-    f = tepad.lower(te.create_schedule(B.op), [A, B])
+    f = tepad.lower(te.create_schedule(B.op), [A, B])["main"]
     assert not f.attrs.get("tepad.read_preconditions")
 
 
@@ -97,7 +97,7 @@ def test_symbolic_sizes_that_read_out_of_bounds_are_refused_before_running():
     A = te.placeholder((m,), name="A")
     B = te.compute((n,), lambda i: A[i] * 2.0, name="B")
     s = te.create_schedule(B.op)
-    f = tepad.lower(s, [A, B])
+    f = tepad.lower(s, [A, B])["main"]
     assert len(f.attrs["tepad.read_preconditions"]) == 1
     mod = tepad.build(s, [A, B])
     b = np.zeros(3, "float32")
@@ -114,7 +114,7 @@ def test_gather_index_is_not_checked_statically():
     A = te.placeholder((10,), name="A")
     I = te.placeholder((4,), dtype="int32", name="I")
     B = te.compute((4,), lambda i: A[I[i]], name="B")
-    f = tepad.lower(te.create_schedule(B.op), [A, I, B])
+    f = tepad.lower(te.create_schedule(B.op), [A, I, B])["main"]
     assert not f.attrs.get("tepad.read_preconditions")
 
 

@@ -20,7 +20,7 @@ def padded_input_func():
     B = te.compute((16, 14), lambda i, j: A[i, j] * 2.0, name="B")
     s = te.create_schedule(B.op)
     s[A].transform_layout(MAP, pad_value=0.0)
-    return tepad.lower(s, [A, B])
+    return tepad.lower(s, [A, B])["main"]
 
 
 def test_every_assume_statement_becomes_an_assert():
@@ -98,7 +98,7 @@ def test_assume_nested_in_an_expression_is_left_alone():
 def test_function_without_assumes_is_structurally_unchanged():
     A = te.placeholder((8,), "float32", name="A")
     B = te.compute((8,), lambda i: A[i] + 1.0, name="B")
-    f = tepad.lower(te.create_schedule(B.op), [A, B])
+    f = tepad.lower(te.create_schedule(B.op), [A, B])["main"]
     g = check_assumes(f)
     assert tir.structural_equal(g.body, f.body)
     assert g.params == f.params and g.buffer_map == f.buffer_map

@@ -18,7 +18,7 @@ def separated_func():
     B = te.compute((4, 8), lambda i, j: A[i, j] * 2.0, name="B")
     s = te.create_schedule(B.op)
     s[B].transform_layout(lambda i, j: [j // 4, i, te.AXIS_SEPARATOR, j % 4])
-    return run_pipeline(tepad.lower(s, [A, B]), (BUILD,), stop_before="flatten_physical_axes")
+    return run_pipeline(tepad.lower(s, [A, B])["main"], (BUILD,), stop_before="flatten_physical_axes")
 
 
 def test_two_index_accesses_become_one_row_major_index():
@@ -79,7 +79,7 @@ def test_internal_buffer_with_separator():
 def test_function_without_separators_is_returned_as_is():
     A = te.placeholder((4, 8), "float32", name="A")
     B = te.compute((4, 8), lambda i, j: A[i, j] + 1.0, name="B")
-    f = run_pipeline(tepad.lower(te.create_schedule(B.op), [A, B]), (BUILD,),
+    f = run_pipeline(tepad.lower(te.create_schedule(B.op), [A, B])["main"], (BUILD,),
                      stop_before="flatten_physical_axes")
     assert all(len(a.indices) == 1 for a in accesses(f))
     assert flatten_physical_axes(f) is f

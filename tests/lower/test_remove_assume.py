@@ -15,7 +15,7 @@ def padded_input_func():
     B = te.compute((6, 7), lambda i, j: A[i, j] + 1.0, name="B")
     s = te.create_schedule(B.op)
     s[A].transform_layout(lambda i, j: [i, j // 4, j % 4], pad_value=0.0)
-    return tepad.lower(s, [A, B])
+    return tepad.lower(s, [A, B])["main"]
 
 
 def test_assume_loop_nest_is_removed_entirely():
@@ -70,5 +70,5 @@ def test_statement_form():
 def test_nothing_to_do_returns_same_object():
     A = te.placeholder((8,), "float32", name="A")
     B = te.compute((8,), lambda i: A[i] * 3.0, name="B")
-    f = tepad.lower(te.create_schedule(B.op), [A, B])
+    f = tepad.lower(te.create_schedule(B.op), [A, B])["main"]
     assert remove_assume(f) is f

@@ -17,7 +17,7 @@ def undef_padded_output():
     B = te.compute((14,), lambda i: A[i] * 2.0, name="B")
     s = te.create_schedule(B.op)
     s[B].transform_layout(lambda i: [i // 4, i % 4], pad_value=tir.undef("float32"))
-    return tepad.lower(s, [A, B])
+    return tepad.lower(s, [A, B])["main"]
 
 
 def test_undef_padding_nest_is_removed():
@@ -78,5 +78,5 @@ def test_undef_inside_assume_is_tolerated():
 def test_nothing_to_do_returns_same_object():
     A = te.placeholder((8,), "float32", name="A")
     B = te.compute((8,), lambda i: A[i] * 3.0, name="B")
-    f = tepad.lower(te.create_schedule(B.op), [A, B])
+    f = tepad.lower(te.create_schedule(B.op), [A, B])["main"]
     assert remove_store_undef(f) is f

@@ -99,7 +99,7 @@ def test_blur_compute_at_inside_tile(tile):
     a = rand(n + 2, n + 2)
     (b,), _ = run(s, [A, By], [a], [(n, n)])
     np.testing.assert_allclose(b, blur_ref(a), rtol=1e-5, atol=1e-5)
-    func = tepad.lower(s, [A, By])
+    func = tepad.lower(s, [A, By])["main"]
     realizes = []
     tir.post_order_visit(func.body, lambda x: realizes.append(x)
                          if isinstance(x, tir.BufferRealize) else None)
@@ -209,7 +209,10 @@ def test_lower_prints_readable_ir():
     A = te.placeholder((16,), name="A")
     B = te.compute((16,), lambda i: A[i] + 1.0, name="B")
     s = te.create_schedule(B.op)
-    text = tepad.lower(s, [A, B], name="add_one").script()
+    mod = tepad.lower(s, [A, B], name="add_one")
+    text = mod["add_one"].script()
     assert text.startswith("@T.prim_func\ndef add_one(A: T.Buffer((16,), 'float32'), "
                            "B: T.Buffer((16,), 'float32')):")
     assert "B[i] = A[i] + T.float32(1.0)" in text
+    assert str(mod) == mod.script() == "@I.ir_module\nclass Module:\n" + "\n".join(
+        "    " + ln if ln else ln for ln in text.split("\n"))

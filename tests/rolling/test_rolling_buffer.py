@@ -118,7 +118,7 @@ def test_seed_2d_maxpool_chain_structure():
     # the realize wraps the rolling loop (the outermost loop)
     assert isinstance(f.body, BufferRealize) and isinstance(f.body.body, For)
     # after lowering: one allocation of 6 * 10 elements
-    low = tepad.lower.passes.storage_flatten(tepad.lower(s, [A, C]))
+    low = tepad.lower.passes.storage_flatten(tepad.lower(s, [A, C])["main"])
     allocs = nodes(low, Allocate)
     assert [tuple(int(e) for e in a.extents) for a in allocs] == [(60,)]
 

@@ -43,7 +43,7 @@ def circular_buffers(f):
 
 
 def check(s, inputs, output, arrays, want, rolling=()):
-    assert len(circular_buffers(tepad.lower(s, inputs + [output]))) == len(rolling)
+    assert len(circular_buffers(tepad.lower(s, inputs + [output])["main"])) == len(rolling)
     out = np.zeros([int(d) for d in output.shape], "int8")
     tepad.build(s, inputs + [output])(*arrays, out)
     np.testing.assert_array_equal(out, want)
@@ -205,7 +205,7 @@ def test_user_lower_passes_as_tvm_writes_them():
     for user_passes in lists:
         with tepad.transform.PassContext(config={"tir.add_lower_pass": user_passes}):
             mod = tepad.build(s, [A, pb])
-            circular.append(len(circular_buffers(tepad.lower(s, [A, pb]))))
+            circular.append(len(circular_buffers(tepad.lower(s, [A, pb])["main"])))
         out = np.zeros((1, 8, 8, 16), "int8")
         mod(a, out)
         outs.append(out)

@@ -29,7 +29,7 @@ def test_lowered_functions_are_well_formed():
     xo, xi = s[C].split(C.op.axis[1], factor=4)
     s[B].compute_at(s[C], xo)
     s[C].vectorize(xi)
-    assert verify(tepad.lower(s, [A, C])) == []
+    assert verify(tepad.lower(s, [A, C])["main"]) == []
     assert verify(tepad.lower.lower_for_codegen(s, [A, C])) == []
 
 
@@ -37,7 +37,7 @@ def test_symbolic_sizes_of_argument_shapes_are_defined():
     n = te.var("n")
     A = te.placeholder((n,), name="A")
     B = te.compute((n,), lambda i: A[i] + 1.0, name="B")
-    assert verify(tepad.lower(te.create_schedule(B.op), [A, B])) == []
+    assert verify(tepad.lower(te.create_schedule(B.op), [A, B])["main"]) == []
 
 
 def test_undefined_variable():

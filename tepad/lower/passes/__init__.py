@@ -1,4 +1,5 @@
-"""Every TIR pass on its own: ``tepad.lower.passes.<name>(func) -> func``.
+"""Every TIR pass on its own: ``tepad.lower.passes.<name>(func) -> func``; each also takes the
+IRModule ``tepad.lower`` returns and gives back a module (``tir.module.accepts_module``).
 
 The order they run in is ``tepad.lower.pipeline.PIPELINE`` (phases ``lower`` and ``build``);
 RFC 0077's opt-in passes (remove_branching_through_overcompute, ...) are applied by calling
@@ -23,7 +24,19 @@ from .storage_flatten import storage_flatten
 from .unroll_loop import unroll_loop
 from .vectorize_loop import vectorize_loop
 from ...tir import transform as tir_transform
+from ...tir.module import accepts_module
 from ...tir.ssa import convert_ssa
+
+(apply_buffer_transforms, check_assumes, flatten_physical_axes, hoist_expression,
+ inject_rolling_buffer, instrument_bound_checks, merge_adjacent_loops, reduce_loop_extents,
+ remove_assume, remove_branching_through_overcompute, remove_no_op,
+ remove_overcompute_through_branching, remove_store_undef, simplify, simplify_with_facts,
+ storage_flatten, unroll_loop, vectorize_loop) = map(accepts_module, (
+    apply_buffer_transforms, check_assumes, flatten_physical_axes, hoist_expression,
+    inject_rolling_buffer, instrument_bound_checks, merge_adjacent_loops, reduce_loop_extents,
+    remove_assume, remove_branching_through_overcompute, remove_no_op,
+    remove_overcompute_through_branching, remove_store_undef, simplify, simplify_with_facts,
+    storage_flatten, unroll_loop, vectorize_loop))
 
 # TVM's names for tepad's passes: ``tepad.tir.transform.<Name>()`` makes a pass object of
 # each, and PassContext(disabled_pass=["tir.<Name>"]) finds them.

@@ -1,0 +1,90 @@
+"""IRModule: named PrimFuncs (TVM's ``tvm.ir.IRModule``), what ``tepad.lower`` returns.
+
+``mod["main"]`` is the function, ``print(mod)`` / ``mod.script()`` show it as TVMScript-like
+text, and every pass of ``tepad.lower.passes`` takes a module as well as a function
+(``accepts_module``), returning the same kind it was given."""
+from __future__ import annotations
+
+import functools
+
+from ..errors import TepadError
+from .function import PrimFunc
+
+
+class IRModule:
+    """An ordered mapping of names to PrimFuncs. Immutable by convention, like PrimFunc."""
+
+    def __init__(self, functions=None):
+        functions = dict(functions or {})
+        for k, f in functions.items():
+            if not isinstance(k, str) or not isinstance(f, PrimFunc):
+                raise TepadError(f"IRModule maps names to PrimFuncs, got {k!r}: "
+                                 f"{type(f).__name__}")
+        self.functions = functions
+
+    @staticmethod
+    def from_expr(func: PrimFunc, name: str | None = None) -> "IRModule":
+        return IRModule({name or func.name: func})
+
+    def __getitem__(self, name) -> PrimFunc:
+        key = getattr(name, "name_hint", name)
+        f = self.functions.get(key)
+        if f is None:
+            raise TepadError(f"IRModule has no function {key!r}; it has "
+                             f"{', '.join(map(repr, self.functions)) or 'none'}")
+        return f
+
+    def __contains__(self, name):
+        return getattr(name, "name_hint", name) in self.functions
+
+    def __iter__(self):
+        return iter(self.functions.items())
+
+    def __len__(self):
+        return len(self.functions)
+
+    def items(self):
+        return self.functions.items()
+
+    def get_global_vars(self):
+        return list(self.functions)
+
+    def with_functions(self, functions) -> "IRModule":
+        """This module with ``functions`` (a name -> PrimFunc mapping) in place of its own;
+        the module itself when every function is the same object."""
+        functions = dict(functions)
+        if functions.keys() == self.functions.keys() and \
+                all(functions[k] is self.functions[k] for k in functions):
+            return self
+        return IRModule(functions)
+
+    def only_function(self, what="this") -> PrimFunc:
+        """The module's single function (a TepadError when it has several or none)."""
+        if len(self.functions) != 1:
+            raise TepadError(f"{what} takes a module with one function; this one has "
+                             f"{', '.join(map(repr, self.functions)) or 'none'}")
+        return next(iter(self.functions.values()))
+
+    def script(self) -> str:
+        body = "\n\n".join("\n".join("    " + ln if ln else ln for ln in f.script().split("\n"))
+                           for f in self.functions.values())
+        return "@I.ir_module\nclass Module:\n" + body
+
+    __str__ = script
+
+    def __repr__(self):
+        return self.script()
+
+
+def accepts_module(fn):
+    """``fn(PrimFunc, ...) -> PrimFunc`` that also takes an IRModule, rewriting each of its
+    functions and returning a module."""
+    @functools.wraps(fn)
+    def wrapper(func, *args, **kwargs):
+        if isinstance(func, IRModule):
+            return func.with_functions({k: fn(f, *args, **kwargs) for k, f in func.items()})
+        return fn(func, *args, **kwargs)
+    return wrapper
+
+
+__all__ = ["IRModule", "accepts_module"]
