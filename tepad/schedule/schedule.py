@@ -38,6 +38,11 @@ def _check_acyclic(g: nx.DiGraph):
                      "depend on itself")
 
 
+def post_dfs_order(roots):
+    """The public name of ``_post_dfs_order`` (TVM's ``te.schedule.PostDFSOrder``)."""
+    return _post_dfs_order(roots)
+
+
 def _post_dfs_order(roots):
     """Operations reachable from ``roots``, every producer before its consumers: post-order
     depth-first from each root in turn, inputs in the order the operation reads them (TVM's
@@ -182,5 +187,5 @@ def read_graph(s: Schedule) -> nx.DiGraph:
     return g
 
 
-__all__ = ["Schedule", "create_schedule", "read_graph", "replace_dataflow", "PlaceholderOp",
+__all__ = ["Schedule", "create_schedule", "read_graph", "dataflow_graph", "post_dfs_order", "replace_dataflow", "PlaceholderOp",
            "ComputeOp"]

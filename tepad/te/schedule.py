@@ -1,8 +1,17 @@
-"""``te.schedule``: TVM's module of that name, with its ``InferBound`` and ``ScheduleOps``."""
-from ..schedule import Schedule, Stage, create_schedule  # noqa: F401 - TVM names
+"""``te.schedule``: TVM's module of that name: ``InferBound``, ``ScheduleOps``, the read-graph
+helpers (``CreateReadGraph``, ``PostDFSOrder``, ``AutoInlineElemWise``) and the IterVar
+relation classes (``Split``, ``Fuse``, ``Singleton``, ...)."""
 from ..bound import infer_bound
 from ..lower.schedule_ops import schedule_ops
 from ..runtime.container import Map
+from ..schedule import (Fuse, Rebase, Relation, Schedule, Singleton, Split,  # noqa: F401
+                        Stage, Transform, create_schedule)
+from ..schedule.schedule import dataflow_graph, post_dfs_order
+from ..schedule.stage import AttachType
+from ..tensor import ComputeOp, PlaceholderOp
+from ..tir.expr import ProducerLoad
+from ..tir.functor import post_order_visit
+from ..tir.itervar import IterVar  # noqa: F401 - TVM name
 
 
 def InferBound(s):  # noqa: N802 - TVM name
@@ -16,3 +25,39 @@ def InferBound(s):  # noqa: N802 - TVM name
 def ScheduleOps(s, bounds):  # noqa: N802 - TVM name
     """The loop-nest statement of the schedule for the given bounds."""
     return schedule_ops(s, bounds)
+
+
+def CreateReadGraph(roots):  # noqa: N802 - TVM name
+    """A ``Map`` operation -> the tensors it reads, for every operation ``roots`` reach."""
+    g = dataflow_graph([getattr(r, "op", r) for r in roots])
+    return Map({op: list(op.input_tensors) for op in g.nodes})
+
+
+def PostDFSOrder(roots, g=None):  # noqa: N802 - TVM name
+    """The operations ``roots`` reach, every producer before its consumers."""
+    return post_dfs_order([getattr(r, "op", r) for r in roots])
+
+
+def _is_elementwise(op) -> bool:
+    """Every read indexes its tensor with exactly this op's axes, in order, and no reduce."""
+    if not isinstance(op, ComputeOp) or op.reduce_axis:
+        return False
+    axes = [iv.var for iv in op.axis]
+    ok = [True]
+
+    def visit(n):
+        if isinstance(n, ProducerLoad) and (
+                len(n.indices) != len(axes) or
+                any(i is not v for i, v in zip(n.indices, axes))):
+            ok[0] = False
+    for b in op.body:
+        post_order_visit(b, visit)
+    return ok[0]
+
+
+def AutoInlineElemWise(s):  # noqa: N802 - TVM name
+    """Inline every non-output elementwise stage into its consumers (TVM's helper)."""
+    for st in s.stages:
+        if not st.is_output and not isinstance(st.op, PlaceholderOp) and \
+                st.attach_type == AttachType.GroupRoot and _is_elementwise(st.op):
+            st.compute_inline()

@@ -34,6 +34,10 @@ class IterVar:
     CommReduce = IterVarType.CommReduce
     Ordered = IterVarType.Ordered
     Opaque = IterVarType.Opaque
+    Unrolled = IterVarType.Unrolled
+    Vectorized = IterVarType.Vectorized
+    Parallelized = IterVarType.Parallelized
+    Tensorized = IterVarType.Tensorized
 
     __slots__ = ("dom", "var", "iter_type", "thread_tag")
 

@@ -191,3 +191,27 @@ def test_read_graph_is_the_networkx_dataflow():
     g = tepad.schedule.read_graph(s)
     assert set(g.edges) == {(A.op, B.op), (B.op, C.op)}
     assert [st.op for st in s.stages] == [A.op, B.op, C.op]
+
+
+def test_te_schedule_graph_helpers_and_relation_classes():
+    A, B, C = chain()
+    D = te.compute((16, 16), lambda i, j: C[j, i] * 3.0, name="D")
+    g = te.schedule.CreateReadGraph([D.op])
+    assert g[D.op] == [C] and g[B.op] == [A] and g[A.op] == []
+    assert [op.name for op in te.schedule.PostDFSOrder([D.op], g)] == ["A", "B", "C", "D"]
+    s = te.create_schedule(D.op)
+    te.schedule.AutoInlineElemWise(s)
+    kinds = {st.op.name: st.attach_type.name for st in s.stages}
+    assert kinds["B"] == "Inline" and kinds["C"] == "Inline"   # D reads C transposed: C is
+    # still elementwise itself (it reads B at its own axes); D is the output
+    s2 = te.create_schedule(D.op)
+    xo, xi = s2[D].split(D.op.axis[0], factor=4)
+    s2[D].fuse(xo, xi)
+    rels = s2[D].relations
+    assert isinstance(rels[0], te.schedule.Split) and isinstance(rels[1], te.schedule.Fuse)
+    s2[D].unroll(D.op.axis[1])
+    assert s2[D].iter_var_attrs[D.op.axis[1]].iter_type == te.IterVar.Unrolled
+    a = np.random.default_rng(3).random((16, 16), dtype="float32")
+    d = np.empty_like(a)
+    tepad.build(s, [A, D])(a, d)
+    np.testing.assert_allclose(d, (a * 2.0 + 1.0).T * 3.0, rtol=1e-6)
