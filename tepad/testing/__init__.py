@@ -1,5 +1,12 @@
 """Testing helpers. ``reference`` is the numpy oracle: it evaluates compute definitions
-directly, ignoring every schedule, and shares no code with lowering."""
+directly, ignoring every schedule, and shares no code with lowering. The rest are the
+``tvm.testing`` helpers TVM's TE tests use (``assert_allclose``, ``parameter(s)``,
+``parametrize_targets``, ``requires_llvm`` / ``requires_gpu``, ``main``, ...)."""
 from .reference import reference
+from .tvm_helpers import (assert_allclose, assert_prim_expr_equal, fixture, main, parameter,
+                          parameters, parametrize_targets, requires_cuda, requires_gpu,
+                          requires_llvm, requires_opencl, requires_rocm, requires_vulkan)
 
-__all__ = ["reference"]
+__all__ = ["reference", "assert_allclose", "assert_prim_expr_equal", "fixture", "main",
+           "parameter", "parameters", "parametrize_targets", "requires_cuda", "requires_gpu",
+           "requires_llvm", "requires_opencl", "requires_rocm", "requires_vulkan"]

@@ -1,0 +1,133 @@
+"""The ``tvm.testing`` helpers TVM's own tests use, for TE test suites run on tepad.
+
+pytest is only needed by the helpers that make fixtures and marks, and is imported when they
+are called (it is a test-time dependency, not one of tepad's)."""
+from __future__ import annotations
+
+import inspect
+import itertools
+import sys
+
+import numpy as np
+
+from ..arith import Analyzer
+from ..errors import TepadError
+from ..runtime import device as make_device
+from ..tir.expr import convert
+from ..tir.structural import structural_equal
+
+_hidden = itertools.count()
+
+
+def _numpy(x):
+    return x.numpy() if hasattr(x, "numpy") else np.asarray(x)
+
+
+def assert_allclose(actual, desired, rtol=1e-7, atol=1e-7):
+    """numpy's assert_allclose on arrays or NDArrays, shapes checked first."""
+    a, d = _numpy(actual), _numpy(desired)
+    np.testing.assert_equal(a.shape, d.shape)
+    np.testing.assert_allclose(a, d, rtol=rtol, atol=atol, verbose=True)
+
+
+def assert_prim_expr_equal(lhs, rhs):
+    """``lhs`` and ``rhs`` are the same integer expression (their difference simplifies to 0,
+    or they are structurally equal after simplification)."""
+    ana = Analyzer()
+    lhs, rhs = convert(lhs), convert(rhs)
+    if structural_equal(ana.simplify(lhs), ana.simplify(rhs)):
+        return
+    diff = ana.simplify(lhs - rhs)
+    if getattr(diff, "value", None) != 0:
+        raise AssertionError(f"{lhs} and {rhs} are not equal (difference {diff})")
+
+
+def _pytest():
+    try:
+        import pytest
+    except ImportError:
+        raise TepadError("tepad.testing's fixture helpers need pytest: pip install pytest") \
+            from None
+    return pytest
+
+
+def parameter(*values, ids=None):
+    """A fixture taking each of ``values`` in turn (assign it to a module-level name: the name
+    is the fixture's, as in TVM)."""
+    pytest = _pytest()
+
+    @pytest.fixture(params=list(values), ids=ids)
+    def as_fixture(request):
+        return request.param
+    return as_fixture
+
+
+def parameters(*value_sets, ids=None):
+    """Fixtures that vary together: ``a, b = parameters((1, 2), (3, 4))`` gives (a, b) =
+    (1, 2), then (3, 4). The shared fixture is added to the calling module under a hidden
+    name."""
+    pytest = _pytest()
+    hidden = f"_tepad_parameters_{next(_hidden)}"
+    caller = inspect.currentframe().f_back.f_globals
+
+    @pytest.fixture(params=list(value_sets), ids=ids, name=hidden)
+    def shared(request):
+        return request.param
+    caller[hidden] = shared
+    n = len(value_sets[0]) if value_sets else 0
+    def member(k):
+        def one(**kwargs):
+            return kwargs[hidden][k]
+        # pytest reads a fixture's dependencies from its signature: this one needs `hidden`
+        one.__signature__ = inspect.Signature(
+            [inspect.Parameter(hidden, inspect.Parameter.KEYWORD_ONLY)])
+        return pytest.fixture(one)
+    return tuple(member(k) for k in range(n))
+
+
+def fixture(func=None, cache_return_value=False):
+    """pytest.fixture (``cache_return_value`` accepted; each use computes anew)."""
+    pytest = _pytest()
+    return pytest.fixture(func) if func is not None else pytest.fixture
+
+
+def parametrize_targets(*targets):
+    """Run the test for each target (default: ``llvm``, the one tepad builds for), passing
+    ``target`` and, when the test takes it, ``dev``."""
+    pytest = _pytest()
+
+    def wrap(fn, targets=targets):
+        targets = list(targets) or ["llvm"]
+        params = inspect.signature(fn).parameters
+        if "dev" in params:
+            return pytest.mark.parametrize("target,dev",
+                                           [(t, make_device(t.split()[0], 0)) for t in targets])(fn)
+        return pytest.mark.parametrize("target", targets)(fn)
+    if len(targets) == 1 and callable(targets[0]):
+        return wrap(targets[0], ())
+    return wrap
+
+
+def requires_llvm(fn=None):
+    """Marks a test that needs LLVM: tepad always has it, so the test runs."""
+    return fn if fn is not None else (lambda f: f)
+
+
+def _no_gpu(fn=None):
+    pytest = _pytest()
+    mark = pytest.mark.skip(reason="tepad has no GPU target yet")
+    return mark(fn) if fn is not None else mark
+
+
+requires_gpu = requires_cuda = requires_opencl = requires_vulkan = requires_rocm = _no_gpu
+
+
+def main():
+    """Run the calling test file with pytest (TVM's ``tvm.testing.main()``)."""
+    pytest = _pytest()
+    sys.exit(pytest.main([sys.argv[0]] + sys.argv[1:]))
+
+
+__all__ = ["assert_allclose", "assert_prim_expr_equal", "parameter", "parameters", "fixture",
+           "parametrize_targets", "requires_llvm", "requires_gpu", "requires_cuda",
+           "requires_opencl", "requires_vulkan", "requires_rocm", "main"]

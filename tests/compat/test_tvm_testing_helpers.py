@@ -1,0 +1,62 @@
+"""tepad.testing's tvm.testing helpers, used the way TVM's tests use them (``import tepad as
+tvm``): module-level parameters, joint parameters, parametrized targets with devices."""
+import numpy as np
+import pytest
+
+import tepad as tvm
+from tepad import te
+
+dtype = tvm.testing.parameter("float32", "int32")
+n, factor = tvm.testing.parameters((16, 4), (30, 8))
+SEEN = []
+
+
+def test_parameter_and_joint_parameters(dtype, n, factor):
+    SEEN.append((dtype, n, factor))
+    A = te.placeholder((n,), dtype, name="A")
+    B = te.compute((n,), lambda i: A[i] + tvm.tir.const(1, dtype), name="B")
+    s = te.create_schedule(B.op)
+    s[B].split(B.op.axis[0], factor=factor)
+    f = tvm.build(s, [A, B])
+    a = tvm.nd.array(np.arange(n).astype(dtype))
+    b = tvm.nd.empty((n,), dtype)
+    f(a, b)
+    tvm.testing.assert_allclose(b, np.arange(n).astype(dtype) + 1)
+
+
+def test_joint_parameters_varied_together():
+    # runs after the parametrized test above (file order): 2 dtypes x 2 joint sets, never
+    # the cross product of n and factor
+    assert sorted({(n_, f_) for _, n_, f_ in SEEN}) == [(16, 4), (30, 8)]
+    assert len(SEEN) == 4
+
+
+@tvm.testing.parametrize_targets("llvm", "llvm -mcpu=generic")
+def test_parametrize_targets(target, dev):
+    assert dev == tvm.cpu(0)
+    A = te.placeholder((8,), name="A")
+    B = te.compute((8,), lambda i: A[i] * 2.0, name="B")
+    f = tvm.build(te.create_schedule(B.op), [A, B], target=target)
+    a = tvm.nd.array(np.ones(8, "float32"), dev)
+    b = tvm.nd.empty((8,), "float32", dev)
+    f(a, b)
+    tvm.testing.assert_allclose(b.numpy(), 2 * np.ones(8))
+
+
+@tvm.testing.requires_llvm
+def test_requires_llvm_runs():
+    assert True is not False
+
+
+@tvm.testing.requires_gpu
+def test_requires_gpu_is_skipped():
+    raise AssertionError("a GPU test ran on a CPU-only tepad")
+
+
+def test_assert_prim_expr_equal():
+    i = te.var("i")
+    tvm.testing.assert_prim_expr_equal((i * 4 + 3) // 4, i)
+    with pytest.raises(AssertionError, match="not equal"):
+        tvm.testing.assert_prim_expr_equal(i + 1, i)
+    with pytest.raises(AssertionError):
+        tvm.testing.assert_allclose(np.ones(3), np.ones(4))
