@@ -368,6 +368,10 @@ class Exact:
         IndexMap is not quasi-affine (the caller falls back to intervals)."""
         imap = rel.index_map
         vsub = {v: ov.var for v, ov in zip(imap.initial_indices, rel.original_vars)}
+        if rel in getattr(self.rmap, "local_layouts", {}):
+            # a stage computed at an inner loop: the map applies to its local region
+            vsub = {v: ov.var - self.rmap[ov].min
+                    for v, ov in zip(imap.initial_indices, rel.original_vars)}
         out = []
         for tv, f in zip(rel.transformed_vars, imap.final_indices):
             try:
@@ -718,6 +722,7 @@ def _set_root_ranges(ex, ctx, stage, rmap, ana, region, ctx_set, absn):
     def interval_map():
         if not imap:
             imap.append(BoundMap(rmap))
+            imap[0].local_layouts = getattr(rmap, "local_layouts", {})
             infer_root_bound(ctx, stage, imap[0], ana)
         return imap[0]
 

@@ -35,12 +35,17 @@ class BoundMap(dict):
     hold exactly at the points that must be computed; ScheduleOps guards the stage's stores with
     them. ``exact_tails`` -- when True, the inner loop of a split that does not divide runs
     ``min(factor, extent - outer*factor)`` iterations instead of a guarded full tile.
+    ``local_layouts[rel]`` -- for a layout Transform of a stage computed at an inner loop of
+    its consumer, the map's inverse on the realized region (loops over that region's layout).
     """
 
     def __init__(self, *args, **kw):
         super().__init__(*args, **kw)
         self.predicates: dict = {}
         self.exact_tails = False
+        # layout Transform -> its inverse on the local region of a stage computed at an inner
+        # loop of its consumer (see message_passing._local_layout)
+        self.local_layouts: dict = {}
 
     def __repr__(self):
         return "BoundMap({" + ", ".join(f"{k.name}: {v!r}" for k, v in self.items()) + "})"

@@ -10,7 +10,7 @@ from ..arith import IntSet
 from ..errors import InternalError, TepadError
 from ..schedule.relations import Fuse, Rebase, Singleton, Split, Transform
 from ..schedule.stage import AttachType
-from ..tir.functor import substitute
+from ..tir.functor import collect_vars, substitute
 from ..tir.expr import IntImm, Range, cast, const, floordiv, floormod, convert
 
 
@@ -87,31 +87,84 @@ def pass_down_domain(stage, rmap, ana, allow_missing=False):
         elif isinstance(rel, Singleton):
             _update(ana, rmap, rel.iter, Range.from_min_extent(0, 1))
         elif isinstance(rel, Transform):
-            for ov in rel.original_vars:
-                r = rmap.get(ov)
-                if r is None:
-                    if allow_missing:
-                        break
-                    raise InternalError(f"transform input {ov.name} has no range")
-                if not (ana.can_prove_equal(r.min, ov.dom.min) and
-                        ana.can_prove_equal(r.extent, ov.dom.extent)):
-                    if getattr(stage, "attach_type", None) != AttachType.Scope:
-                        # a stage at the root computes its whole tensor in the layout's loops,
-                        # whatever the (interval) request says: a guarded read such as
-                        # if_then_else(i >= 1, B[i - 1], 0) asks for [-1, N - 1), and
-                        # read_check has proven that nothing reads outside [0, N)
-                        rmap[ov] = ov.dom
-                        continue
-                    raise TepadError(
-                        f"stage {stage.name}: transform_layout needs the whole tensor to be "
-                        f"computed in one loop nest, but axis {ov.name} covers {r!r} of "
-                        f"{ov.dom!r} (the stage is computed at an inner loop of its consumer); "
-                        "compute it at the root or drop the layout transform")
-            else:
+            missing = [ov for ov in rel.original_vars if rmap.get(ov) is None]
+            if missing:
+                if allow_missing:
+                    continue
+                raise InternalError(f"transform input {missing[0].name} has no range")
+            whole = all(ana.can_prove_equal(rmap[ov].min, ov.dom.min) and
+                        ana.can_prove_equal(rmap[ov].extent, ov.dom.extent)
+                        for ov in rel.original_vars)
+            if whole:
                 for tv in rel.transformed_vars:
                     _update(ana, rmap, tv, tv.dom)
+            elif getattr(stage, "attach_type", None) != AttachType.Scope:
+                # a stage at the root computes its whole tensor in the layout's loops,
+                # whatever the (interval) request says: a guarded read such as
+                # if_then_else(i >= 1, B[i - 1], 0) asks for [-1, N - 1), and
+                # read_check has proven that nothing reads outside [0, N)
+                for ov in rel.original_vars:
+                    rmap[ov] = ov.dom
+                for tv in rel.transformed_vars:
+                    _update(ana, rmap, tv, tv.dom)
+            else:
+                _local_layout(stage, rel, rmap, ana)
         else:
             raise InternalError(f"unknown relation {rel!r}")
+
+
+def _local_layout(stage, rel, rmap, ana):
+    """Loops of a layout ``Transform`` on a stage computed at an inner loop of its consumer.
+
+    The stage realizes only its region ``[m, m + e)`` there (a local buffer), and the layout
+    map applies to that buffer's own coordinates ``i - m``: the transformed loops range over
+    ``map_shape(e)`` and ``rmap.local_layouts[rel]`` holds the map's inverse on that shape
+    (``pass_up_index`` adds ``m`` back). An extent that varies with the enclosing loops (a
+    tail) is widened to its constant upper bound, and an empty one to one element, so the
+    local buffer has one non-empty shape; the stage's guards keep it inside the tensor. ``apply_buffer_transforms`` maps the realized
+    buffer the same way (its realize bounds are these ranges)."""
+    loop_vars = {iv.var for iv in rmap}
+    extents = []
+    for ov in rel.original_vars:
+        r = rmap[ov]
+        ext = ana.simplify(r.extent)
+        hi = ana.const_int_bound(ext).max_value
+        if collect_vars(ext) & loop_vars or (isinstance(hi, int) and hi < 1):
+            if not isinstance(hi, int) or hi > 2 ** 31:
+                raise TepadError(
+                    f"stage {stage.name}: transform_layout at an inner loop of its consumer "
+                    f"needs a region of bounded size, but axis {ov.name} covers {r!r}")
+            # an empty region (nothing needed) gets one element: the layout needs a shape
+            ext = IntImm(max(int(hi), 1), r.extent.dtype)
+            rmap[ov] = Range.from_min_extent(r.min, ext)
+        extents.append(ext)
+    try:
+        shape = rel.index_map.map_shape(extents, ana)
+        inverse = rel.index_map.inverse(extents)
+    except TepadError as e:
+        raise TepadError(f"stage {stage.name}: transform_layout at an inner loop of its "
+                         f"consumer: the layout of its local region {extents} cannot be "
+                         f"computed ({e})") from None
+    for tv, ext in zip(rel.transformed_vars, shape):
+        _update(ana, rmap, tv, Range.from_min_extent(const(0, ext.dtype), ana.simplify(ext)))
+    vsub = {v: tv.var for v, tv in zip(inverse.initial_indices, rel.transformed_vars)}
+    table = getattr(rmap, "local_layouts", None)
+    if table is not None:
+        table[rel] = [substitute(e, vsub) for e in inverse.final_indices]
+
+
+def transform_inverse(rel, rmap):
+    """Original (root) values of a layout ``Transform`` in terms of its transformed vars: the
+    map's inverse, on the local region plus its min when the stage realizes only a region
+    (``_local_layout``)."""
+    local = getattr(rmap, "local_layouts", {}).get(rel)
+    if local is None:
+        return list(rel.inverse)
+    out = []
+    for ov, inv in zip(rel.original_vars, local):
+        m = rmap[ov].min
+        out.append(inv if _is_zero(m) else inv + m)
+    return out
 
 
 def _match_range(ana, s: IntSet, r: Range) -> bool:
@@ -183,7 +236,7 @@ def pass_up_domain(stage, rmap, up: dict, ana):
                     up[ov] = IntSet.from_range(rmap[ov])
             else:
                 dom = {tv.var: up[tv] for tv in rel.transformed_vars}
-                for ov, inv in zip(rel.original_vars, rel.inverse):
+                for ov, inv in zip(rel.original_vars, transform_inverse(rel, rmap)):
                     up[ov] = ana.int_set(inv, dom)
 
 
@@ -221,7 +274,7 @@ def pass_up_index(stage, rmap, value: dict, ana):
             if any(tv not in value for tv in rel.transformed_vars):
                 continue
             vsub = {tv.var: value[tv] for tv in rel.transformed_vars}
-            for ov, inv in zip(rel.original_vars, rel.inverse):
+            for ov, inv in zip(rel.original_vars, transform_inverse(rel, rmap)):
                 value[ov] = ana.simplify(substitute(inv, vsub))
 
 
@@ -258,4 +311,5 @@ def pass_up_bound_check(stage, rmap, ana, exact_splits=()) -> dict:
 
 
 __all__ = ["pass_down_domain", "pass_up_domain", "pass_up_index", "pass_up_bound_check",
+           "transform_inverse",
            "ceil_div", "convert"]

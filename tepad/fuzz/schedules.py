@@ -164,7 +164,7 @@ class ScheduleDrawer:
     # attachment ---------------------------------------------------------------------------------
     def attach(self, s, st):
         """Leave ``st`` at the root, compute_root, compute_inline, or compute_at a legal point
-        (often one where it can roll); a stage with a layout stays at the root."""
+        (often one where it can roll; a stage with a layout is never made rolling)."""
         src, run = self.src, self.case.run
         se = self.stage_expr(st)
         if not st.layout_transforms:
@@ -181,11 +181,9 @@ class ScheduleDrawer:
             run(f"{se}.compute_root()")
         elif choice == 2 and can_inline(st):
             run(f"{se}.compute_inline()")
-        elif choice >= 3 and st.layout_transforms:
-            # transform_layout needs the whole tensor in one loop nest: a stage with a layout
-            # stays at the root (tepad refuses it at lower time otherwise, by design)
-            return
         elif choice >= 3:
+            # a stage with a layout may be computed at a loop too: the layout then applies to
+            # the region it realizes there (a local buffer)
             points = legal_attach_points(s, st)
             if points:
                 p, iv = src.pick(points)

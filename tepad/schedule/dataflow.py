@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from ..errors import TepadError
 from ..tir.expr import ProducerLoad, Range, Var, cast
-from ..tir.functor import Mutator, substitute
+from ..tir.functor import Mutator, collect_vars, substitute
 from ..tir.itervar import IterVar
+from ..tir.reduce import CommReducer, Reduce
 from ..tensor.tensor import ComputeOp, Tensor
 from .stage import AttachType, Stage
 
@@ -126,6 +127,40 @@ def cache_read(s, tensor: Tensor, scope: str, readers) -> Tensor:
     return cache
 
 
+def _substitute_body(body, vsub: dict):
+    """``body`` with the Vars of ``vsub`` replaced everywhere they can occur: in a Reduce that
+    includes its combiner's result and identity (a user reducer may read a data-parallel
+    variable) and its reduce axes' domains (``te.reduce_axis((0, n))`` over a data axis ``n``).
+
+    Reduce axes whose domain changes get fresh IterVars (their Vars renamed in the source and
+    the condition), so no IterVar is shared between the old and the new operation with
+    different domains. Anything not using a Var of ``vsub`` is returned as is.
+    """
+    if not isinstance(body, Reduce):
+        return substitute(body, vsub)
+    keys = set(vsub)
+    comb = body.combiner
+    if any(keys & collect_vars(x) for x in comb.result + comb.identity_element):
+        comb = CommReducer(comb.lhs, comb.rhs,
+                           [substitute(x, vsub) for x in comb.result],
+                           [substitute(x, vsub) for x in comb.identity_element], comb.name)
+    full = dict(vsub)
+    axes = []
+    for iv in body.axis:
+        dom = iv.dom
+        if dom is not None and keys & (collect_vars(dom.min) | collect_vars(dom.extent)):
+            new_iv = IterVar(Range.from_min_extent(substitute(dom.min, vsub),
+                                                   substitute(dom.extent, vsub)),
+                             Var(iv.var.name, iv.var.dtype), iv.iter_type, iv.thread_tag)
+            full[iv.var] = new_iv.var
+            axes.append(new_iv)
+        else:
+            axes.append(iv)
+    return Reduce(comb, [substitute(x, full) for x in body.source], axes,
+                  substitute(body.condition, full), body.value_index,
+                  [substitute(x, full) for x in body.init])
+
+
 def cache_write(s, tensor: Tensor, scope: str) -> Tensor:
     st = s[tensor]
     op = st.op
@@ -141,7 +176,7 @@ def cache_write(s, tensor: Tensor, scope: str) -> Tensor:
                 for iv in op.axis]
     vsub = {old.var: new.var for old, new in zip(op.axis, new_axis)}
     cache_op = ComputeOp(f"{op.name}.{scope}", op.tag, op.attrs, new_axis,
-                         [substitute(b, vsub) for b in op.body])
+                         [_substitute_body(b, vsub) for b in op.body])
     cache = cache_op.output(0)
     copy_op = ComputeOp(op.name, op.tag, op.attrs, op.axis,
                         [ProducerLoad(cache, [iv.var for iv in op.axis])])

@@ -17,7 +17,8 @@ SEED = "layout-ci"
 # case numbers (of RandomSource(f"{SEED}:{i}") under CFG)
 PADDED_LAYOUT = [12, 31, 94, 145]  # splitting transform_layouts with a pad_value: inputs,
                                    # outputs, intermediates, separators, two in a row
-ROLLING = [205, 435, 4437]         # rolling_buffer (4437 also has padded layouts)
+ROLLING = [205, 435, 5890]         # rolling_buffer (5890 also has padded layouts)
+ATTACHED_LAYOUT = [32, 67, 98, 103]  # a stage with a transform_layout computed at a loop
 
 
 def _has_padded_layout(case):
@@ -50,7 +51,20 @@ def test_padded_layouts_pass():
 def test_rolling_buffers_pass():
     for i in ROLLING:
         _check(i, _has_rolling, "rolling_buffer")
-    assert _has_padded_layout(generate(RandomSource(f"{SEED}:4437"), CFG))
+    assert _has_padded_layout(generate(RandomSource(f"{SEED}:5890"), CFG))
+
+
+def _has_attached_layout(case):
+    staged = {l.split(".transform_layout(")[0].split("= ")[-1] for l in case.lines
+              if ".transform_layout(" in l}
+    return any(l.startswith(x + ".compute_at(") for x in staged for l in case.lines)
+
+
+def test_layouts_at_attach_points_pass():
+    """Issue 19: transform_layout on a stage computed at a loop of its consumer is drawn as a
+    legal step (the layout applies to the region realized there)."""
+    for i in ATTACHED_LAYOUT:
+        _check(i, _has_attached_layout, "a transform_layout on a stage computed at a loop")
 
 
 def test_layout_reproducer_script_runs_standalone():

@@ -13,7 +13,11 @@ Guarantees on the result:
    var) whose shape is the maps' ``map_shape`` applied in sequence and whose ``axis_separators``
    are the given ones; every BufferLoad/BufferStore index is mapped forward and simplified under
    the enclosing loop ranges (so ``B[(4*io + ii) // 4, (4*io + ii) % 4]`` becomes ``B[io, ii]``);
-   BufferRealize bounds are mapped with ``map_ranges``; ``buffer_map`` entries of arguments are
+   BufferRealize bounds are mapped with ``map_ranges``; an internal buffer realized over a
+   region ``[m, m + e)`` that is not its whole shape (a stage computed at an inner loop of its
+   consumer) is a *local* buffer: the maps apply to its own coordinates ``idx - m`` on the
+   shape ``e`` (physical shape ``map_shape(e)``, realized from 0), as InferBound's loops do
+   (``rmap.local_layouts``), and its padding is that of the shape ``e``; ``buffer_map`` entries of arguments are
    the new buffers (same param var); AttrStmts naming a transformed buffer name the new one;
 2. a buffer that is **written** in the function (an internal BufferRealize that is stored to,
    or an argument that is stored to) with a pad value that is not ``None`` gets one loop nest
@@ -69,8 +73,10 @@ class PadPerMap:
 
 
 class _Plan:
-    def __init__(self, buf: Buffer, maps, seps):
+    def __init__(self, buf: Buffer, maps, seps, key=None, offset=None):
         self.buf = buf
+        self.key = buf if key is None else key       # the logical Buffer the IR names
+        self.offset = offset                         # local buffer: the realized region's min
         self.maps = list(maps)
         shape = list(buf.shape)
         for m in self.maps:
@@ -98,6 +104,8 @@ class _Plan:
 
     def map_indices(self, indices, ana):
         idx = list(indices)
+        if self.offset is not None:
+            idx = [ana.simplify(E.sub(i, m)) for i, m in zip(idx, self.offset)]
         for m in self.maps:
             idx = m.map_indices(idx, ana)
         return idx
@@ -196,7 +204,7 @@ def _resolve_pad(plan: _Plan, pad, fvars):
     class _Self(Mutator):
         def visit_BufferLoad(self, x):
             idx = self.visit(x.indices)
-            if x.buffer is plan.buf or x.buffer is plan.new:
+            if x.buffer is plan.buf or x.buffer is plan.key or x.buffer is plan.new:
                 if len(idx) != plan.new.ndim:
                     raise TepadError(
                         f"pad_value of {plan.buf.name} reads the buffer with {len(idx)} indices;"
@@ -326,15 +334,40 @@ class _Rewriter(Mutator):
             return s
         return S.AttrStmt(node, s.attr_key, value, body)
 
+    def _local_plan(self, p, bounds):
+        """A plan for ``p``'s buffer realized over ``bounds`` only (see the module docstring),
+        or None when ``bounds`` is the whole shape."""
+        whole = all(self.ana.can_prove_equal(r.min, 0) and self.ana.can_prove_equal(r.extent, n)
+                    for r, n in zip(bounds, p.key.shape))
+        if whole or len(bounds) != len(p.key.shape):
+            return None
+        key = p.key
+        shadow = Buffer([r.extent for r in bounds], key.dtype, key.name, data=key.data,
+                        scope=key.scope)
+        return _Plan(shadow, p.maps, p.new.axis_separators, key=key,
+                     offset=[r.min for r in bounds])
+
     def visit_BufferRealize(self, s):
         p = self.plans.get(s.buffer)
         bounds = self.visit(s.bounds)
-        body = self.visit(s.body)
+        local = None if p is None else self._local_plan(p, bounds)
+        if local is not None:
+            self.plans[s.buffer] = local
+            try:
+                body = self.visit(s.body)
+            finally:
+                self.plans[s.buffer] = p
+            p = local
+            new_bounds = [E.Range.from_min_extent(E.IntImm(0, n.dtype), n)
+                          for n in p.final_shape]
+        else:
+            body = self.visit(s.body)
         if p is None:
             if bounds is s.bounds and body is s.body:
                 return s
             return S.BufferRealize(s.buffer, bounds, s.condition, body)
-        new_bounds = p.map_ranges(bounds, self.ana)
+        if local is None:
+            new_bounds = p.map_ranges(bounds, self.ana)
         pad = self.pads.get(s.buffer)
         if pad is not None and _writes(body, p.new):
             nest = pad_write_nest(p, pad, new_bounds)

@@ -12,7 +12,22 @@ RFC 0077 "Remove Branching Through Overcompute". For every ``if cond: T [else: F
   reads ``B`` at most at ``idx``: the statement becomes ``T``;
 - with ``else``: if ``T`` simplified under ``not cond`` equals ``F`` simplified under
   ``not cond``, the statement becomes ``T``; symmetrically if ``F`` under ``cond`` equals ``T``
-  under ``cond``, it becomes ``F``.
+  under ``cond``, it becomes ``F``;
+- without ``else``, when the whole guard cannot go but it is a conjunction
+  ``c1 and ... and cn`` (inside ``T.likely`` or not): each conjunct ``ci`` is dropped when,
+  under ``not ci`` and the conjuncts still kept, ``T`` is a no-op by the two rules above and
+  all its accesses are in bounds. This is how a reduction over padded axes loses the guard on
+  its reduce axis: when the padding holds the reducer's identity (``pad_value=0`` for a sum,
+  the minimum for a max, ...), the update that reads padding (``B = B + 0``) is a no-op. The
+  guard kept is ``T.likely(kept conjuncts)`` when the original was wrapped in ``T.likely``.
+
+A store ``B[idx] = max(B[idx], c)`` (or ``min``) left after simplification counts as a no-op
+when ``c`` is the identity of that combiner for every value ``B`` can hold: the dtype's least
+(greatest) integer; ``-inf`` (``+inf``) for floats; or the least (greatest) finite float
+(``te.min_value``, the identity tepad's ``te.max`` starts from) when every store into ``B`` in
+the function writes a constant no smaller (no greater) than ``c`` or a ``max`` (``min``) with
+``B[same idx]``, so ``B`` never holds ``-inf`` (``+inf``). NaN is not considered, as for
+``x + 0.0``.
 
 Guarantee: for every input satisfying the function's assumptions, the result performs the same
 stores with the same values at every location that is observable (extra stores only rewrite a
@@ -22,12 +37,14 @@ function is simplified as ``simplify_with_facts`` does. The row summation of RFC
 """
 from __future__ import annotations
 
+import math
+
 from ...arith.negation import negate_cond
 from ...tir import expr as E
 from ...tir import stmt as S
 from ...tir.function import PrimFunc
 from ...tir.functor import Visitor, post_order_visit, substitute
-from ...tir.op import is_call
+from ...tir.op import is_call, likely, max_value, min_value
 from ...tir.structural import structural_equal
 from .remove_no_op import NoOpRemover
 from .simplify_with_facts import FactSimplifier
@@ -107,6 +124,7 @@ def _later_undef_regions(rest):
 class _Overcompute(FactSimplifier):
     def __init__(self, ana=None):
         super().__init__(ana)
+        self.root = None               # the whole body (for the stores into a buffer)
         self.later_undef = []          # undef-store regions that follow the current statement
         self._regions_after = {}       # id(statement in a sequence) -> regions after it
 
@@ -149,6 +167,12 @@ class _Overcompute(FactSimplifier):
                     return True
         return False
 
+    def _is_no_op(self, stmt) -> bool:
+        """``stmt`` (already simplified) changes nothing: empty, or an identity update."""
+        if S.is_no_op(stmt):
+            return True
+        return isinstance(stmt, S.BufferStore) and _identity_update(stmt, self.root)
+
     def _under(self, cond, stmt):
         with self.ana.constraint_scope(cond):
             s = self.visit(stmt)
@@ -170,7 +194,7 @@ class _Overcompute(FactSimplifier):
                         if accesses_in_bounds(op.then_case, self.ana):
                             return op.then_case
                 t_not = self._under(ncond, op.then_case)
-                if S.is_no_op(t_not):
+                if self._is_no_op(t_not):
                     with self.ana.constraint_scope(ncond):
                         ok = accesses_in_bounds(op.then_case, self.ana)
                     if ok:
@@ -193,12 +217,134 @@ class _Overcompute(FactSimplifier):
         chosen = self._with_live_facts(op, attempt)
         if chosen is not None:
             return self.visit(chosen)
+        if op.else_case is None:
+            narrowed = self._with_live_facts(op, lambda: self._drop_conjuncts(op, cond))
+            if isinstance(narrowed, S.IfThenElse):
+                return super().visit_IfThenElse(narrowed)
+            if narrowed is not None:
+                return self.visit(narrowed)
         return super().visit_IfThenElse(op)
+
+    def _noop_under(self, cond, stmt) -> bool:
+        """``stmt`` does nothing observable, and reads and writes only inside its buffers,
+        whenever ``cond`` holds (in the current context)."""
+        if self._dead_before_undef(cond, stmt):
+            with self.ana.constraint_scope(cond):
+                if accesses_in_bounds(stmt, self.ana):
+                    return True
+        if not self._is_no_op(self._under(cond, stmt)):
+            return False
+        with self.ana.constraint_scope(cond):
+            return accesses_in_bounds(stmt, self.ana)
+
+    def _drop_conjuncts(self, op, cond):
+        """``op`` with the conjuncts of its guard whose failure skips only a no-op removed;
+        None when every conjunct is needed (see the module docstring).
+
+        A conjunct ``c`` is dropped when ``T`` is a no-op under ``not c``, the conjuncts kept
+        so far, and every truth assignment of the conjuncts dropped before it (those cases
+        run ``T`` too once ``c`` is gone); at most ``_MAX_DROPPED`` conjuncts are dropped."""
+        parts = _conjuncts(cond)
+        if len(parts) < 2:
+            return None
+        kept, dropped = list(parts), []
+        for c in parts:
+            if len(dropped) >= _MAX_DROPPED:
+                break
+            others = [x for x in kept if x is not c]
+            if all(self._noop_under(_all_of(others + case + [negate_cond(c)]), op.then_case)
+                   for case in _assignments(dropped)):
+                kept, dropped = others, dropped + [c]
+        if not dropped:
+            return None
+        if not kept:
+            return op.then_case
+        new = _all_of(kept)
+        if is_call(op.condition, "tir.likely"):
+            new = likely(new)
+        return S.IfThenElse(new, op.then_case)
+
+
+_MAX_DROPPED = 3
+
+
+def _all_of(conds):
+    out = E.IntImm(1, "bool")
+    for c in conds:
+        out = c if isinstance(out, E.IntImm) else E.logical_and(out, c)
+    return out
+
+
+def _assignments(conds):
+    """Every list ``[c1 or not c1, c2 or not c2, ...]`` (2 ** len(conds) lists)."""
+    out = [[]]
+    for c in conds:
+        out = [a + [x] for a in out for x in (c, negate_cond(c))]
+    return out
+
+
+def _extreme(c, want_min: bool):
+    """``c`` is the least (``want_min``) or greatest value of its dtype: ``"exact"``; the
+    least / greatest finite float: ``"finite"``; else None."""
+    if isinstance(c, E.IntImm) and not E.dt.is_float(c.dtype):
+        bound = min_value(c.dtype) if want_min else max_value(c.dtype)
+        return "exact" if c.value == bound.value else None
+    if isinstance(c, E.FloatImm):
+        if c.value == (-math.inf if want_min else math.inf):
+            return "exact"
+        bound = min_value(c.dtype) if want_min else max_value(c.dtype)
+        return "finite" if c.value == bound.value else None
+    return None
+
+
+def _combine_parts(value, buf, indices):
+    """``(kind, other)`` when ``value`` is ``max/min(buf[indices], other)`` in either order."""
+    kind = {E.Max: "max", E.Min: "min"}.get(type(value))
+    if kind is None:
+        return None
+    for a, b in ((value.a, value.b), (value.b, value.a)):
+        if isinstance(a, E.BufferLoad) and a.buffer is buf and \
+                structural_equal(list(a.indices), list(indices)):
+            return kind, b
+    return None
+
+
+def _identity_update(store, root) -> bool:
+    """``store`` is ``B[i] = max(B[i], c)`` (``min``) with ``c`` an identity for every value
+    ``B`` holds (see the module docstring)."""
+    parts = _combine_parts(store.value, store.buffer, store.indices)
+    if parts is None:
+        return False
+    kind, c = parts
+    how = _extreme(c, kind == "max")
+    if how == "exact":
+        return True
+    if how != "finite" or root is None:
+        return False
+    ok = []
+
+    def check(n):
+        if isinstance(n, S.BufferStore) and n.buffer is store.buffer:
+            v = n.value
+            if isinstance(v, E.FloatImm):
+                ok.append(v.value >= c.value if kind == "max" else v.value <= c.value)
+            else:
+                p = _combine_parts(v, n.buffer, n.indices)
+                ok.append(p is not None and p[0] == kind)
+    post_order_visit(root, check)
+    return all(ok)
+
+
+def _conjuncts(c):
+    if isinstance(c, E.And):
+        return _conjuncts(c.a) + _conjuncts(c.b)
+    return [c]
 
 
 def remove_branching_through_overcompute(func):
     """Remove guards whose else-work is a no-op (see the module docstring)."""
     sim = _Overcompute()
+    sim.root = func.body if isinstance(func, PrimFunc) else func
     if isinstance(func, PrimFunc):
         body = sim.visit(func.body)
         return func if body is func.body else func.with_body(body)
