@@ -13,11 +13,13 @@ from . import te
 from .bound import attach_paths, infer_bound
 from .driver import build
 from .lower import lower
-from .runtime.timing import sample_times
+from .runtime.timing import busy_note, sample_times
 
 
-def _median_ms(fn, repeat=7):
-    return 1e3 * float(np.median(sample_times(fn, repeat)))
+def _times_ms(fn, repeat=7):
+    """(median, minimum) milliseconds of ``repeat`` calls, and a note when the host was busy."""
+    ts = sample_times(fn, repeat)
+    return 1e3 * float(np.median(ts)), 1e3 * min(ts), busy_note(ts)
 
 
 def bounds_table(s) -> str:
@@ -113,12 +115,13 @@ def main(argv=None):
         expect = ref(*inputs)
         err = float(np.max(np.abs(out - expect)))
         ok = np.allclose(out, expect, rtol=1e-4, atol=1e-3)
-        t_tepad = _median_ms(lambda: mod(*inputs, out))
-        t_numpy = _median_ms(lambda: ref(*inputs))
+        t_tepad, min_tepad, busy_tepad = _times_ms(lambda: mod(*inputs, out))
+        t_numpy, min_numpy, busy_numpy = _times_ms(lambda: ref(*inputs))
         print("-- result --")
         print(f"matches numpy: {ok} (max abs error {err:.2e})")
-        print(f"lower+build {t_build * 1e3:.0f} ms | tepad {t_tepad:.2f} ms | numpy "
-              f"{t_numpy:.2f} ms | speedup x{t_numpy / t_tepad:.1f} (median of 7)\n")
+        print(f"lower+build {t_build * 1e3:.0f} ms | tepad {t_tepad:.2f} ms (min "
+              f"{min_tepad:.2f}) | numpy {t_numpy:.2f} ms (min {min_numpy:.2f}) | speedup "
+              f"x{t_numpy / t_tepad:.1f} (medians of 7){busy_tepad or busy_numpy}\n")
         if not ok:
             raise SystemExit(f"{title}: result differs from numpy")
     return 0

@@ -30,6 +30,37 @@ def sample_times(fn, reps: int, warmup: int = 1, settle_s: float = SETTLE_S,
     return ts
 
 
+# A median this many times the minimum means other work shared the cores while timing.
+BUSY_RATIO = 2.0
+
+
+def busy_note(times) -> str:
+    """``""`` for a steady sample; else a note that the machine was busy while ``times``
+    (seconds) were taken, saying how far the median is from the minimum."""
+    ts = sorted(times)
+    if len(ts) < 2 or ts[0] <= 0:
+        return ""
+    ratio = ts[len(ts) // 2] / ts[0]
+    if ratio < BUSY_RATIO:
+        return ""
+    return (f" [machine busy while timing: the median is {ratio:.1f}x the minimum; the "
+            "minimum is the better estimate of the kernel's speed]")
+
+
+def bounded_times(fn, n: int, budget_s: float, min_calls: int = 3) -> tuple[list, bool]:
+    """Seconds of up to ``n`` calls of ``fn()``, stopping once ``budget_s`` has passed (after
+    at least ``min_calls``); and whether the budget cut the run short."""
+    ts = []
+    start = time.perf_counter()
+    for k in range(n):
+        t0 = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t0)
+        if k + 1 >= min_calls and time.perf_counter() - start > budget_s:
+            return ts, k + 1 < n
+    return ts, False
+
+
 def time_repeats(fn, number: int, repeat: int, min_repeat_ms: float = 0.0,
                  warmup: int = 1, cooldown_s: float = 0.0, repeats_to_cooldown: int = 1
                  ) -> list[float]:
