@@ -82,7 +82,8 @@ class LinearRules:
         return lin
 
     def _push_into_minmax(self, lin, whole):
-        """``min(a, b) + r -> min(a + r, b + r)`` (and ``max``, and ``r - min(a, b)``) when
+        """``k*min(a, b) + r -> min(k*a + r, k*b + r)`` (``max`` when k < 0; and the mirror
+        for ``max``) when
         ``a + r`` or ``b + r`` is a constant and the result is smaller: ``min(x + 32, 255) -
         x + 1 -> min(256 - x, 33)``, whose constant bounds are tight."""
         items = lin.items()
@@ -90,7 +91,7 @@ class LinearRules:
             return None
         for t, k in items:
             tt = type(t)
-            if (tt is not E.Min and tt is not E.Max) or k not in (1, -1):
+            if tt is not E.Min and tt is not E.Max:
                 continue
             rest = lin.copy()
             rest.terms.pop(Key(t))
@@ -98,9 +99,9 @@ class LinearRules:
             shared = la.terms.keys() | lb.terms.keys()
             if not any(key in shared for key in rest.terms):
                 continue
+            la, lb = la.scale(k), lb.scale(k)
             op = tt
-            if k == -1:
-                la, lb = la.scale(-1), lb.scale(-1)
+            if k < 0:
                 op = E.Max if tt is E.Min else E.Min
             na, nb = la + rest, lb + rest
             if not (na.is_const() or nb.is_const()):

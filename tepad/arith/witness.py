@@ -86,6 +86,8 @@ def _eval(e, env, memo):
         return int(bool(evaluate(e.a, env, memo)) or bool(evaluate(e.b, env, memo)))
     if t is E.Not:
         return int(not evaluate(e.a, env, memo))
+    if t is E.Call and e.op == "tir.likely" and len(e.args) == 1:
+        return evaluate(e.args[0], env, memo)
     if t is E.Select:
         c = evaluate(e.condition, env, memo)
         return evaluate(e.true_value if c else e.false_value, env, memo)
@@ -208,9 +210,13 @@ def _order(ana, vs):
     return out
 
 
-def _assign(ana, order, pick):
-    """An environment choosing, var by var, ``pick(v, lo, hi)`` inside its current range."""
-    env = {}
+def _assign(ana, order, pick, base=None):
+    """An environment choosing, var by var, ``pick(v, lo, hi)`` inside its current range.
+
+    From a ``base`` environment (where every fact holds), the vars not set yet keep their
+    base values while the range of the next one is computed: moving one var at a time from a
+    valid point keeps the facts that tie the vars together (``a + b <= 8``) satisfiable."""
+    env = dict(base) if base else {}
     for v in order:
         sub = ana._subst.get(v)
         if sub is not None:
@@ -218,7 +224,8 @@ def _assign(ana, order, pick):
             continue
         lo, hi = _lo_hi(ana, v, env)
         if lo is not None and hi is not None and lo > hi:
-            raise _NoValue(v)
+            env[v] = lo         # earlier choices left no room: ``_holds`` will say
+            continue
         env[v] = pick(v, lo, hi)
     return env
 
@@ -288,15 +295,18 @@ def witness_values(ana, d, coeffs=None):
     if not coeffs:
         picks = picks[:2]
     seen = set()
+    base = None
     for pick in picks:
         try:
-            env = _assign(ana, order, pick)
+            env = _assign(ana, order, pick, base)
             key = tuple(env[v] for v in order)
             if key in seen:
                 continue
             seen.add(key)
             if not _holds(ana, env, vs, facts):
                 continue
+            if base is None:
+                base = env
             yield evaluate(d, env)
         except (_NoValue, ValueError, OverflowError):
             continue
