@@ -82,10 +82,9 @@ class LinearRules:
         return lin
 
     def _push_into_minmax(self, lin, whole):
-        """``k*min(a, b) + r -> min(k*a + r, k*b + r)`` (``max`` when k < 0; and the mirror
-        for ``max``) when
-        ``a + r`` or ``b + r`` is a constant and the result is smaller: ``min(x + 32, 255) -
-        x + 1 -> min(256 - x, 33)``, whose constant bounds are tight."""
+        """``k*min(a, b) + r -> min(k*a + r, k*b + r)`` (a max when k < 0; the same for
+        ``max``) when ``k*a + r`` or ``k*b + r`` is a constant and the result is smaller:
+        ``min(x + 32, 255) - x + 1 -> min(256 - x, 33)``, whose constant bounds are tight."""
         items = lin.items()
         if len(items) < 2:
             return None
