@@ -12,6 +12,7 @@ from .const_bound import BoundEvaluator, INF, POS_INF, NEG_INF
 from .context import MEMO
 from .int_set import IntSet, eval_set_with
 from .rule_helpers import ADD_SUB_MUL, is_sint
+from .witness import witness_values
 
 
 class BoundProofs:
@@ -29,6 +30,8 @@ class BoundProofs:
         lo, hi = self._bound2(d, lo, hi)
         if need(lo, hi) or self.ana._in_sym or not (self.ana._sym_lo or self.ana._sym_hi):
             return lo, hi
+        if self._refuted(d, need):
+            return lo, hi
         h = self._refine(d, 1, lambda v: need(lo, min(hi, v)))
         if h is not None:
             hi = min(hi, h)
@@ -38,6 +41,24 @@ class BoundProofs:
         if lw is not None:
             lo = max(lo, lw)
         return lo, hi
+
+    def _refuted(self, d, need):
+        """Values ``d`` takes where every fact holds already rule ``need`` out: no bounds
+        the search could find would satisfy it (``need`` only gets easier as bounds tighten),
+        so the search is skipped (``tepad.arith.witness``)."""
+        coeffs = None
+        if is_sint(d.dtype) and type(d) in ADD_SUB_MUL:
+            try:
+                coeffs = {t: k for t, k in self._lin(d, False).items() if isinstance(t, E.Var)}
+            except Overflow:
+                coeffs = None
+        lo = hi = None
+        for w in witness_values(self.ana, d, coeffs):
+            lo = w if lo is None else min(lo, w)
+            hi = w if hi is None else max(hi, w)
+            if not need(lo, hi):
+                return True
+        return False
 
     def _bound2(self, d, lo, hi, bound=None):
         """Bounds of ``d`` also through ``(x // c) * c -> x - x % c`` (proofs only)."""

@@ -66,6 +66,19 @@ class DivModRules:
             if type(x) is E.FloorDiv and isinstance(x.b, E.IntImm) and x.b.value > 0 \
                     and imm_fits(x.b.value * c, dtype):
                 return self._lin(self._fdiv(x.a, E.IntImm(x.b.value * c, dtype)), False)
+        if len(items) == 1 and items[0][1] == 1 and type(items[0][0]) in (E.Min, E.Max):
+            # (min(a, b) + k) // c -> min((a + k) // c, (b + k) // c)  (c > 0: monotone),
+            # when one side folds to a constant
+            m, k = items[0][0], r.const
+            try:
+                qa = self.simp(E.FloorDiv(E.add(m.a, E.IntImm(k, dtype)) if k else m.a,
+                                          E.IntImm(c, dtype)))
+                qb = self.simp(E.FloorDiv(E.add(m.b, E.IntImm(k, dtype)) if k else m.b,
+                                          E.IntImm(c, dtype)))
+            except Overflow:
+                qa = qb = None
+            if isinstance(qa, E.IntImm) or isinstance(qb, E.IntImm):
+                return self._lin(self.simp(type(m)(qa, qb)), False)
         return Linear.of_term(E.FloorDiv(re, E.IntImm(c, dtype)))
 
     def _fmod(self, a, b):

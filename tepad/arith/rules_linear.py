@@ -19,7 +19,9 @@ class LinearRules:
         try:
             lin = self._lin(e, True)
             lin = self._merge_divmod(lin)
-            return lin.to_expr()
+            e2 = lin.to_expr()
+            pushed = self._push_into_minmax(lin, e2)
+            return e2 if pushed is None else pushed
         except Overflow:
             a, b = self.simp(e.a), self.simp(e.b)
             return e if (a is e.a and b is e.b) else type(e)(a, b)
@@ -79,10 +81,60 @@ class LinearRules:
                         break
         return lin
 
+    def _push_into_minmax(self, lin, whole):
+        """``k*min(a, b) + r -> min(k*a + r, k*b + r)`` (a max when k < 0; the same for
+        ``max``) when ``k*a + r`` or ``k*b + r`` is a constant and the result is smaller:
+        ``min(x + 32, 255) - x + 1 -> min(256 - x, 33)``, whose constant bounds are tight."""
+        items = lin.items()
+        if len(items) < 2:
+            return None
+        for t, k in items:
+            tt = type(t)
+            if tt is not E.Min and tt is not E.Max:
+                continue
+            rest = lin.copy()
+            rest.terms.pop(Key(t))
+            la, lb = self._lin(t.a, False), self._lin(t.b, False)
+            shared = la.terms.keys() | lb.terms.keys()
+            if not any(key in shared for key in rest.terms):
+                continue
+            la, lb = la.scale(k), lb.scale(k)
+            op = tt
+            if k < 0:
+                op = E.Max if tt is E.Min else E.Min
+            na, nb = la + rest, lb + rest
+            if not (na.is_const() or nb.is_const()):
+                continue
+            try:
+                cand = op(na.to_expr(), nb.to_expr())
+            except Overflow:
+                continue
+            r = self.simp(cand)
+            if _size(r) < _size(whole):
+                return r
+        return None
+
     def _const(self, v, dtype):
         if not imm_fits(v, dtype):
             raise Overflow(v)
         return E.IntImm(v, dtype)
+
+
+def _size(e, cap=10000):
+    """Number of nodes of ``e`` as a tree (shared sub-expressions counted each time)."""
+    n = 0
+    todo = [e]
+    while todo and n < cap:
+        x = todo.pop()
+        n += 1
+        if isinstance(x, E.BinaryOp):
+            todo.append(x.a)
+            todo.append(x.b)
+        elif isinstance(x, E.Node) and not isinstance(x, (E.Var, E.ConstExpr)):
+            for v in x.field_values():
+                if isinstance(v, E.PrimExpr):
+                    todo.append(v)
+    return n
 
 
 __all__ = ["LinearRules"]

@@ -18,10 +18,12 @@ Phase 4: GatherBound unions the requests per dimension into the producer's root 
 from __future__ import annotations
 
 from ..arith import Analyzer, IntSet, union
+from ..arith.int_set import union_with
 from ..errors import TepadError
 from ..schedule.stage import AttachType
 from ..tensor.tensor import PlaceholderOp
-from ..tir.expr import IntImm, ProducerLoad, Range, cast
+from ..tir.expr import IntImm, Max, Min, ProducerLoad, Range, cast
+from ..tir.op import all as all_expr, max as max_expr, min as min_expr
 from ..tir.functor import collect_vars, post_order_visit
 from .attach_path import attach_path
 from .message_passing import pass_down_domain, pass_up_domain
@@ -154,7 +156,75 @@ def consumer_request(ctx, stage, consumer, rmap, ana, tmap):
             dom[iv.var] = IntSet.interval(lo, hi)
         else:
             dom[iv.var] = IntSet.from_range(r)
-    _prop_bound_to_inputs(consumer.op, ana, dom, tmap)
+    facts = [] if consumer.is_rolling or not _clamped_reads(consumer.op, tmap) else \
+        _inside_domain(consumer, dom, ana)
+    if not facts:
+        _prop_bound_to_inputs(consumer.op, ana, dom, tmap)
+        return
+    # the requests hold where the consumer runs: inside its tensor's domain
+    local = {t: [[] for _ in dims] for t, dims in tmap.items()}
+    with ana.constraint_scope(all_expr(*facts)):
+        _prop_bound_to_inputs(consumer.op, ana, dom, local)
+        merged = {t: [union_with(ana, sets) if len(sets) > 1 else sets for sets in dims]
+                  for t, dims in local.items()}
+    for t, dims in merged.items():
+        for k, sets in enumerate(dims):
+            if isinstance(sets, list):
+                tmap[t][k].extend(sets)
+            else:
+                tmap[t][k].append(sets)
+
+
+def _clamped_reads(op, tmap):
+    """Whether some read of a tensor of ``tmap`` in ``op`` has a min/max in an index (the
+    only reads whose requests the domain facts below can simplify)."""
+    found = []
+
+    def visit(n):
+        if found or not isinstance(n, ProducerLoad) or n.producer not in tmap:
+            return
+        for idx in n.indices:
+            post_order_visit(idx, lambda x: found.append(x) if isinstance(x, (Min, Max))
+                             else None)
+
+    for b in op.body:
+        post_order_visit(b, visit)
+    return bool(found)
+
+
+def _inside_domain(consumer, dom, ana):
+    """Where the consumer's root values may leave its tensor's domain, ScheduleOps guards its
+    body (``make_bound_check``): it reads only at points inside the domain. The conditions are
+    returned, to be assumed while the reads are evaluated: a single point lies inside the
+    domain, a range meets it.
+
+    Without this, a stage whose region passes the end of its tensor (a constant-extent region,
+    or a tile that does not divide) asks its producers for rows past the end, clamped reads
+    make that ``min(y + 1, 255)``, and every level of a chain adds a min/max to the bounds."""
+    facts = []
+    for iv in consumer.op.axis:
+        s = dom.get(iv.var)
+        if s is None or not (s.has_lower_bound() and s.has_upper_bound()):
+            continue
+        d = iv.dom
+        dmin = d.min
+        dmax = ana.simplify(d.min + d.extent - 1)
+        if s.is_single_point():
+            p = s.min()
+            if not ana.can_prove(p >= dmin):
+                facts.append(p >= dmin)
+            if not ana.can_prove(p <= dmax):
+                facts.append(p <= dmax)
+            continue
+        # a range is kept as it is (intersecting it with the domain would turn constant
+        # extents into formulas); it reads only where it meets the domain, and where it does
+        # not, nothing is read and any region will do
+        lo, hi = s.min(), s.max()
+        if not ana.can_prove(lo <= dmax):
+            facts.append(lo <= dmax)
+        if not ana.can_prove(hi >= dmin):
+            facts.append(hi >= dmin)
+    return facts
 
 
 def _prop_bound_to_inputs(op, ana, dom, tmap):
@@ -189,9 +259,38 @@ def _gather_bound(stage, tmap, rmap, ana):
             continue
         u = union(sets)
         r = u.cover_range(iv.dom)
-        rmap[iv] = Range.from_min_extent(ana.simplify(r.min), ana.simplify(r.extent))
+        mn, ext = ana.simplify(r.min), ana.simplify(r.extent)
+        if not isinstance(ext, IntImm) and not stage.is_rolling:
+            ext = constant_extent(ana, mn, ext, iv.dom)
+        rmap[iv] = Range.from_min_extent(mn, ext)
     for iv in op.reduce_axis:
         rmap[iv] = iv.dom
+
+
+def constant_extent(ana, mn, ext, dom):
+    """``ext`` bounded by its constant upper bound ``c`` when that adds only points outside
+    the tensor's domain ``dom``, else ``ext`` as it is.
+
+    A clamped read such as ``B[min(i + 1, 255), j]`` asks for ``min(256 - y, 2)`` rows from
+    row ``y``: two rows, one at the last row. With ``[y, y + 2)`` the rows past the tensor are
+    never computed (ScheduleOps guards a region that leaves the tensor's domain, as in exact
+    mode), so the stage computes exactly the same points; its loops get a constant extent and
+    the bounds of the stages it reads stay small, level after level, instead of growing by a
+    min/max at each level of a chain (issue 17)."""
+    hi = ana.const_int_bound(ext).max_value
+    dom_hi = ana.const_int_bound(dom.extent).max_value
+    if not (isinstance(hi, int) and isinstance(dom_hi, int)) or not 0 < hi <= dom_hi:
+        return ext
+    dom_end = ana.simplify(dom.min + dom.extent)
+    c = IntImm(hi, ext.dtype)
+    # the points [mn + ext, mn + c) all lie at or past the end of the domain
+    # (ext >= min(c, end - mn): proved as max(ext, target) == ext, which the flattened max
+    # shows when ext is a max over the target, as the union of a clamped read makes it)
+    if ana.can_prove(mn + ext >= min_expr(mn + c, dom_end)):
+        return c
+    if ana.can_prove_equal(max_expr(ext, min_expr(c, dom_end - mn)), ext):
+        return c
+    return ext
 
 
 def infer_root_bound(ctx, stage, rmap, ana):
@@ -243,5 +342,5 @@ def finalize_ranges(rmap, ana):
     return rmap
 
 
-__all__ = ["BoundMap", "BoundContext", "consumer_request", "infer_root_bound",
+__all__ = ["BoundMap", "BoundContext", "consumer_request", "infer_root_bound", "constant_extent",
            "infer_bound_interval", "finalize_ranges"]

@@ -1,0 +1,100 @@
+"""Compile work stays polynomial as stencil chains grow (issue 17).
+
+Counts work, never seconds: the node counts of every InferBound range and the number of
+simplifier rewrites (``Simplifier._dispatch`` calls) for clamped chains of N = 4, 8, 12
+stages, attached at the output's tile, at each consumer's tile, and at each consumer's column.
+Before the fix the bounds of the column chain doubled per stage (N = 12 did not finish)."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import tepad
+from tepad.arith import rewrite
+from tepad.arith.context import MEMO
+from tepad.bound import infer_bound
+from tepad.testing import reference
+from tepad.tir import expr as E
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks"))
+from bench_compile import chain  # noqa: E402
+
+NS = (4, 8, 12)
+
+
+def _nodes(e):
+    n, todo = 0, [e]
+    while todo:
+        x = todo.pop()
+        n += 1
+        if isinstance(x, E.Node) and not isinstance(x, (E.Var, E.ConstExpr)):
+            todo.extend(v for v in x.field_values() if isinstance(v, E.PrimExpr))
+    return n
+
+
+def _work(monkeypatch, n, attach, exact):
+    calls = [0]
+    orig = rewrite.Simplifier._dispatch
+
+    def counting(self, e):
+        calls[0] += 1
+        return orig(self, e)
+
+    monkeypatch.setattr(rewrite.Simplifier, "_dispatch", counting)
+    MEMO.clear()
+    s, args = chain(n, "clamped", attach)
+    bm = infer_bound(s.copy().normalize(), exact=exact)
+    sizes = [_nodes(r.min) + _nodes(r.extent) for r in bm.values()]
+    MEMO.clear()
+    tepad.lower(s, args, exact_bounds=exact)
+    monkeypatch.undo()
+    return max(sizes), sum(sizes), calls[0]
+
+
+@pytest.mark.parametrize("exact", [False, True], ids=["interval", "exact"])
+@pytest.mark.parametrize("attach", ["output", "tiled", "column"])
+def test_bounds_and_simplifier_work_grow_polynomially(monkeypatch, attach, exact):
+    work = {n: _work(monkeypatch, n, attach, exact) for n in NS}
+    (m4, t4, c4), (m8, t8, c8), (m12, t12, c12) = (work[n] for n in NS)
+    # the largest range grows at most linearly with the depth (it names one loop per level)
+    assert m12 <= 6 * 12, work
+    assert m12 - m8 <= 2 * (m8 - m4) + 4, work
+    # all ranges together, and the rewrites of InferBound + lowering: at most quadratic
+    assert t12 <= 9 * t4 + 50, work
+    assert c12 <= 9 * c4 + 500, work
+    assert c12 - c8 <= 2 * (c8 - c4) + 500, work
+
+
+@pytest.mark.parametrize("attach", ["output", "column"])
+def test_clamped_regions_have_constant_extents(attach):
+    """Rows past the tensor are guarded, so a clamped region is a constant-size box."""
+    s, _ = chain(6, "clamped", attach)
+    s2 = s.copy().normalize()
+    bi, be = infer_bound(s2), infer_bound(s2, exact=True)
+    for st in s2.stages:
+        if st.is_output or not st.op.name.startswith("S"):
+            continue
+        for iv in st.op.axis:
+            assert isinstance(bi[iv].extent, E.IntImm), (st.op.name, bi[iv])
+            assert bi[iv].extent.value <= 256
+            # never looser than exact mode's box
+            assert isinstance(be[iv].extent, E.IntImm)
+            assert be[iv].extent.value <= bi[iv].extent.value
+
+
+@pytest.mark.parametrize("attach", ["output", "tiled", "column"])
+def test_clamped_chains_compute_the_right_values(attach):
+    n, size, tile = 5, 40, 8
+    s, (A, out) = chain(n, "clamped", attach, size=size, tile=tile)
+    a = np.random.default_rng(0).standard_normal((size, size)).astype("float32")
+    want = reference(out, {A: a})
+    x = a.astype("float64")
+    for _ in range(n):
+        x = x + x[np.minimum(np.arange(size) + 1, size - 1)] * 0.5
+    np.testing.assert_allclose(want, x, rtol=1e-4, atol=1e-4)
+    for exact in (False, True):
+        mod = tepad.build(tepad.lower(s, [A, out], exact_bounds=exact), bounds_check=True)
+        res = np.zeros((size, size), "float32")
+        mod(a, res)
+        np.testing.assert_allclose(res, want, rtol=1e-4, atol=1e-4, err_msg=f"exact={exact}")
