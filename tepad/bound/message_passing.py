@@ -121,36 +121,44 @@ def _local_layout(stage, rel, rmap, ana):
     ``map_shape(e)`` and ``rmap.local_layouts[rel]`` holds the map's inverse on that shape
     (``pass_up_index`` adds ``m`` back). An extent that varies with the enclosing loops (a
     tail) is widened to its constant upper bound, and an empty one to one element, so the
-    local buffer has one non-empty shape; the stage's guards keep it inside the tensor. ``apply_buffer_transforms`` maps the realized
-    buffer the same way (its realize bounds are these ranges)."""
+    local buffer has one non-empty shape; the stage's guards keep it inside the tensor.
+    Where no constant bound exists (symbolic sizes) or the map has no exact layout on the
+    region, the stage computes its whole tensor at the attach point, in the tensor's layout
+    (always correct, never refused). ``apply_buffer_transforms`` maps the realized buffer the
+    same way (its realize bounds are these ranges)."""
     loop_vars = {iv.var for iv in rmap}
-    extents = []
+    extents, ranges = [], {}
     for ov in rel.original_vars:
         r = rmap[ov]
         ext = ana.simplify(r.extent)
         hi = ana.const_int_bound(ext).max_value
         if collect_vars(ext) & loop_vars or (isinstance(hi, int) and hi < 1):
             if not isinstance(hi, int) or hi > 2 ** 31:
-                raise TepadError(
-                    f"stage {stage.name}: transform_layout at an inner loop of its consumer "
-                    f"needs a region of bounded size, but axis {ov.name} covers {r!r}")
+                return _whole_tensor_layout(rel, rmap, ana)
             # an empty region (nothing needed) gets one element: the layout needs a shape
             ext = IntImm(max(int(hi), 1), r.extent.dtype)
-            rmap[ov] = Range.from_min_extent(r.min, ext)
+            ranges[ov] = Range.from_min_extent(r.min, ext)
         extents.append(ext)
     try:
         shape = rel.index_map.map_shape(extents, ana)
         inverse = rel.index_map.inverse(extents)
-    except TepadError as e:
-        raise TepadError(f"stage {stage.name}: transform_layout at an inner loop of its "
-                         f"consumer: the layout of its local region {extents} cannot be "
-                         f"computed ({e})") from None
+    except TepadError:
+        return _whole_tensor_layout(rel, rmap, ana)
+    rmap.update(ranges)
     for tv, ext in zip(rel.transformed_vars, shape):
         _update(ana, rmap, tv, Range.from_min_extent(const(0, ext.dtype), ana.simplify(ext)))
     vsub = {v: tv.var for v, tv in zip(inverse.initial_indices, rel.transformed_vars)}
     table = getattr(rmap, "local_layouts", None)
     if table is not None:
         table[rel] = [substitute(e, vsub) for e in inverse.final_indices]
+
+
+def _whole_tensor_layout(rel, rmap, ana):
+    """The stage computes its whole tensor (in the tensor's layout) where it is attached."""
+    for ov in rel.original_vars:
+        rmap[ov] = ov.dom
+    for tv in rel.transformed_vars:
+        _update(ana, rmap, tv, tv.dom)
 
 
 def transform_inverse(rel, rmap):

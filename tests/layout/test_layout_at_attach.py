@@ -9,6 +9,8 @@ import pytest
 
 import tepad
 from tepad import te, tir
+from tepad.fuzz.generator import Config, RandomSource
+from tepad.fuzz.runner import run_source
 from tepad.testing import reference
 from tepad.tir import stmt as S
 
@@ -129,3 +131,12 @@ def test_symbolic_sizes(exact):
         c = np.zeros((size - 1, 6), "float32")
         mod(a, c)
         np.testing.assert_allclose(c, reference(C, {A: a}), rtol=1e-5, atol=1e-5)
+
+
+def test_region_without_a_constant_bound_computes_the_whole_tensor_in_its_layout():
+    """Fuzz case heavy-attach:292: a symbolic-size region whose extent has no constant bound
+    (it was refused "needs a region of bounded size"); the stage then computes its whole
+    tensor at the attach point, in the tensor's layout."""
+    cfg = Config(max_stages=4, illegal_rate=0, layout_percent=100)
+    out = run_source(RandomSource("heavy-attach:292"), cfg, exact=True)
+    assert out.status == "pass", (out.where, out.detail)
