@@ -84,8 +84,6 @@ def test_not_applicable_returns_same_object(make):
     assert reduce_loop_extents(f) is f
 
 
-@pytest.mark.xfail(strict=True, reason="reduce_loop_extents turns `i < A[0]` into a bound "
-                   "evaluated once although the body writes A[0]: iterations change")
 def test_bound_reading_a_buffer_the_body_writes():
     """``for i in range(10): if i < A[0]: A[0] -= 1`` runs 3 times from A[0] = 5
     (i = 0, 1, 2 while A[0] goes 5, 4, 3, 2); hoisting ``A[0]`` into the extent runs it 5 times."""

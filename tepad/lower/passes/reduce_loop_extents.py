@@ -6,6 +6,9 @@ For every SERIAL or PARALLEL ``For`` whose body is ``if cond: T`` (no else), the
 ``[max(min, lo), min(min + extent, hi))`` and those conjuncts are removed from the condition
 (the ``if`` disappears when nothing remains). Inner loops are reduced first.
 
+A conjunct whose bound reads a buffer the loop writes stays a condition: its value can change
+from one iteration to the next, while a loop bound is read once.
+
 Guarantee: exactly the iterations whose condition held are executed, with the same body, in
 the same order. Other loops and conditions are unchanged (run ``hoist_expression`` first to
 bring conditions next to their loop, and ``simplify`` afterwards to fold extent-1 loops).
@@ -16,7 +19,7 @@ from ...arith import Analyzer
 from ...tir import expr as E
 from ...tir import stmt as S
 from ...tir.function import PrimFunc
-from ...tir.functor import Mutator, uses_var
+from ...tir.functor import Mutator, post_order_visit, uses_var
 
 
 def conjuncts(c):
@@ -43,6 +46,21 @@ def _bound(c, v):
             E.GE: (b, None), E.EQ: (b, E.add(b, one))}[t]
 
 
+def _written(stmt) -> set:
+    """Data vars of the buffers ``stmt`` stores to."""
+    out = set()
+    post_order_visit(stmt, lambda n: out.add(n.buffer.data)
+                     if isinstance(n, S.BufferStore) else None)
+    return out
+
+
+def _reads_any(e, data_vars) -> bool:
+    hit = []
+    post_order_visit(e, lambda n: hit.append(n) if isinstance(n, E.BufferLoad) and
+                     n.buffer.data in data_vars else None)
+    return bool(hit)
+
+
 class _Reducer(Mutator):
     def __init__(self):
         self.ana = Analyzer()
@@ -54,8 +72,12 @@ class _Reducer(Mutator):
             return s.replace(body=body)
         lo, hi = s.min, E.add(s.min, s.extent)
         rest, used = [], False
+        written = _written(body.then_case)
         for c in conjuncts(body.condition):
             b = _bound(c, s.loop_var)
+            if b is not None and written and any(x is not None and _reads_any(x, written)
+                                                 for x in b):
+                b = None
             if b is None:
                 rest.append(c)
                 continue
