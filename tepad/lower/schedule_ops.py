@@ -12,7 +12,7 @@ from ..arith import Analyzer, IntSet
 from ..errors import InternalError, TepadError
 from ..schedule.relations import Fuse, Rebase, Singleton, Split, Transform
 from ..schedule.stage import AttachType
-from ..tensor.tensor import ComputeOp, PlaceholderOp
+from ..tensor.tensor import PlaceholderOp
 from ..tir import op as tirop
 from ..tir.expr import IntImm, ProducerLoad, Var, convert
 from ..tir.functor import Mutator, substitute

@@ -8,7 +8,7 @@ from __future__ import annotations
 from ..errors import TepadError
 from ..tensor.tensor import Tensor
 from ..tir.buffer import Buffer
-from ..tir.expr import BufferLoad, Var
+from ..tir.expr import BufferLoad
 from ..tir.function import PrimFunc
 from ..tir.functor import Mutator
 from ..tir.stmt import AttrStmt, BufferRealize, BufferStore

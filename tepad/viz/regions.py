@@ -22,7 +22,6 @@ from ..errors import TepadError
 from ..arith import Analyzer
 from ..bound import attach_path, infer_bound, pass_up_index
 from ..tensor.tensor import PlaceholderOp
-from ..tir.expr import ProducerLoad
 from ..tir.functor import Visitor
 from .deps import require_matplotlib
 from .evaluate import Unbound, Unsupported, evaluate
