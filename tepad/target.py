@@ -25,6 +25,11 @@ _KNOWN_KINDS = set(_CPU_KINDS) | {"cuda", "nvptx", "rocm", "opencl", "vulkan", "
 _current = threading.local()
 
 
+_DEFAULT_KEYS = {"llvm": ["cpu"], "cuda": ["cuda", "gpu"], "nvptx": ["cuda", "gpu"],
+                 "rocm": ["rocm", "gpu"], "opencl": ["opencl", "gpu"], "vulkan": ["vulkan", "gpu"],
+                 "metal": ["metal", "gpu"]}
+
+
 class TargetKind:
     """The kind of a target (``.name``: ``"llvm"``, ...)."""
 
@@ -75,11 +80,17 @@ class Target:
                 self.attrs[key] = value.split(",")
             else:
                 self.attrs[key] = value if eq else True
-        self.attrs.setdefault("keys", ["cpu"] if self.kind.name == "llvm" else [self.kind.name])
+        self.attrs.setdefault("keys", _DEFAULT_KEYS.get(self.kind.name, [self.kind.name]))
         self.host = Target(host) if host is not None and not isinstance(host, Target) else host
         self._text = target.strip()
 
     # --- what the CPU code generator reads --------------------------------------------------
+    @property
+    def keys(self) -> list:
+        """The target's key list (TVM's ``Target.keys``): ``["cpu"]`` for llvm,
+        ``["cuda", "gpu"]`` for cuda."""
+        return list(self.attrs["keys"])
+
     @property
     def mcpu(self) -> str:
         return self.attrs.get("mcpu") or host_cpu_name()

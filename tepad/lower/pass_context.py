@@ -10,7 +10,8 @@
 What it changes is which passes of ``PIPELINE`` run (``Options``), nothing else: ``config``
 keys are the ones in ``CONFIG_KEYS``; ``disabled_pass`` names a pass by tepad's name
 (``vectorize_loop``) or TVM's (``tir.VectorizeLoop``), and only passes the code generator can
-do without (``Pass.optional``) may be disabled. ``opt_level`` is recorded for TVM scripts;
+do without (``Pass.optional``) may be disabled; a TVM pass tepad has no counterpart of
+(``NO_COUNTERPART``, e.g. ``tir.CommonSubexprElimTIR``) may be named and changes nothing. ``opt_level`` is recorded for TVM scripts;
 tepad always optimizes with LLVM at O3.
 """
 from __future__ import annotations
@@ -26,6 +27,23 @@ CONFIG_KEYS = {
     "tir.instrument_bound_checkers": "every buffer access is checked (as bounds_check=True)",
     "tir.add_lower_pass": "[(phase, pass), ...]: user passes run at phase 0 (before the "
                           "lower phase), 1 (after it), 2 (after storage_flatten) or 3 (last)",
+    "tir.noalias": "accepted; tepad always marks distinct argument buffers noalias (a buffer "
+                   "passed twice is not marked)",
+    "tir.disable_cse_tir": "accepted; tepad has no TIR common-subexpression pass (LLVM's "
+                           "GVN does that work)",
+    "tir.debug_keep_trivial_loop": "accepted; tepad's lowering keeps no trivial loops",
+}
+
+# TVM passes tepad has no counterpart of, because LLVM or another tepad pass does that work:
+# disabling one changes nothing, so it is accepted (TVM scripts disable them for stable IR).
+NO_COUNTERPART = {
+    "tir.CommonSubexprElimTIR": "LLVM's GVN/EarlyCSE eliminate common subexpressions",
+    "tir.LoopPartition": "tepad does not partition loops",
+    "tir.StorageRewrite": "tepad does not merge allocations",
+    "tir.NarrowDataType": "tepad keeps index dtypes as written",
+    "tir.InjectDoubleBuffer": "tepad has no double buffering",
+    "tir.LowerIntrin": "codegen lowers intrinsics itself",
+    "tir.InjectPrefetch": "prefetch hints are lowered by codegen",
 }
 
 # TVM's pass names (``tir.VectorizeLoop``) -> tepad's (``vectorize_loop``).
@@ -60,7 +78,7 @@ class PassContext:
     @property
     def disabled(self) -> frozenset:
         """tepad's names of the passes this context turns off."""
-        names = {pass_name(n) for n in self.disabled_pass}
+        names = {pass_name(n) for n in self.disabled_pass if n not in NO_COUNTERPART}
         if self.config.get("tir.disable_vectorize"):
             names.add("vectorize_loop")
         return frozenset(names)
@@ -106,4 +124,4 @@ class PassContext:
                 f"config={self.config})")
 
 
-__all__ = ["PassContext", "CONFIG_KEYS", "TVM_PASS_NAMES", "pass_name"]
+__all__ = ["PassContext", "CONFIG_KEYS", "NO_COUNTERPART", "TVM_PASS_NAMES", "pass_name"]

@@ -5,8 +5,10 @@ directly, ignoring every schedule, and shares no code with lowering. The rest ar
 from .reference import reference
 from .tvm_helpers import (assert_allclose, assert_prim_expr_equal, fixture, main, parameter,
                           parameters, parametrize_targets, requires_cuda, requires_gpu,
-                          requires_llvm, requires_opencl, requires_rocm, requires_vulkan)
+                          requires_llvm, requires_opencl, requires_rocm, requires_vulkan,
+                          skip_if_32bit, uses_gpu)
 
 __all__ = ["reference", "assert_allclose", "assert_prim_expr_equal", "fixture", "main",
            "parameter", "parameters", "parametrize_targets", "requires_cuda", "requires_gpu",
-           "requires_llvm", "requires_opencl", "requires_rocm", "requires_vulkan"]
+           "requires_llvm", "requires_opencl", "requires_rocm", "requires_vulkan",
+           "skip_if_32bit", "uses_gpu"]

@@ -51,13 +51,18 @@ def _pytest():
     return pytest
 
 
-def parameter(*values, ids=None):
+def parameter(*values, ids=None, by_dict=None):
     """A fixture taking each of ``values`` in turn (assign it to a module-level name: the name
-    is the fixture's, as in TVM)."""
+    is the fixture's, as in TVM). ``by_dict={id: value}`` gives the ids and values together."""
     pytest = _pytest()
+    if by_dict is not None:
+        if values or ids is not None:
+            raise TepadError("tepad.testing.parameter: pass values (and ids) or by_dict, not both")
+        ids, values = list(by_dict), list(by_dict.values())
 
+    # *_owner: the fixture may be a class attribute, where pytest passes the instance
     @pytest.fixture(params=list(values), ids=ids)
-    def as_fixture(request):
+    def as_fixture(*_owner, request):
         return request.param
     return as_fixture
 
@@ -71,16 +76,17 @@ def parameters(*value_sets, ids=None):
     caller = inspect.currentframe().f_back.f_globals
 
     @pytest.fixture(params=list(value_sets), ids=ids, name=hidden)
-    def shared(request):
+    def shared(*_owner, request):
         return request.param
     caller[hidden] = shared
     n = len(value_sets[0]) if value_sets else 0
     def member(k):
-        def one(**kwargs):
+        def one(*_owner, **kwargs):
             return kwargs[hidden][k]
         # pytest reads a fixture's dependencies from its signature: this one needs `hidden`
         one.__signature__ = inspect.Signature(
-            [inspect.Parameter(hidden, inspect.Parameter.KEYWORD_ONLY)])
+            [inspect.Parameter("_owner", inspect.Parameter.VAR_POSITIONAL),
+             inspect.Parameter(hidden, inspect.Parameter.KEYWORD_ONLY)])
         return pytest.fixture(one)
     return tuple(member(k) for k in range(n))
 
@@ -113,6 +119,18 @@ def requires_llvm(fn=None):
     return fn if fn is not None else (lambda f: f)
 
 
+def skip_if_32bit(fn=None, reason=""):
+    """Skips a test on a 32-bit host (tepad's hosts are 64-bit; the test runs)."""
+    pytest = _pytest()
+    mark = pytest.mark.skipif(sys.maxsize <= 2**32, reason=reason or "needs a 64-bit host")
+    return mark(fn) if fn is not None else mark
+
+
+def uses_gpu(fn=None):
+    """Marks a test that uses a GPU when one is there and the CPU otherwise: it runs."""
+    return fn if fn is not None else (lambda f: f)
+
+
 def _no_gpu(fn=None):
     pytest = _pytest()
     mark = pytest.mark.skip(reason="tepad has no GPU target yet")
@@ -129,5 +147,5 @@ def main():
 
 
 __all__ = ["assert_allclose", "assert_prim_expr_equal", "parameter", "parameters", "fixture",
-           "parametrize_targets", "requires_llvm", "requires_gpu", "requires_cuda",
+           "parametrize_targets", "requires_llvm", "skip_if_32bit", "uses_gpu", "requires_gpu", "requires_cuda",
            "requires_opencl", "requires_vulkan", "requires_rocm", "main"]

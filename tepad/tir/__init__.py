@@ -16,7 +16,8 @@ from .structural import structural_equal, structural_hash, assert_structural_equ
 from .printer import to_script
 from .op import (min, max, all, any, if_then_else, exp, log, sqrt, tanh, floor, ceil,
                  sigmoid, abs, power, pow, max_value, min_value, likely, assume, undef,
-                 is_call, call_intrin, floordiv, floormod, truncdiv, truncmod, indexdiv,
+                 is_call, call_intrin, call_extern, call_pure_extern, call_llvm_intrin,
+                 call_llvm_pure_intrin, floordiv, floormod, truncdiv, truncmod, indexdiv,
                  indexmod, round, sin, cos)
 from .itervar import IterVar, IterVarType
 from .reduce import CommReducer, Reduce

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..errors import TepadError
 from . import dtype as dt
-from .expr import (Call, IntImm, FloatImm, PrimExpr, _match, cast, const, convert,
+from .expr import (Call, IntImm, FloatImm, PrimExpr, StringImm, _match, cast, const, convert,
                    floordiv, floormod, logical_and, logical_or, max_expr, min_expr, select,
                    truncdiv, truncmod)
 
@@ -199,10 +199,39 @@ def call_intrin(dtype, op, *args):
     return Call(dtype, op, [convert(a) for a in args])
 
 
+def _extern_call(kind, dtype, name, args):
+    if not isinstance(name, str) or not name:
+        raise TepadError(f"{kind}: the function name must be a non-empty string, got {name!r}")
+    return Call(dt.canonical(dtype), kind, [StringImm(name)] + [convert(a) for a in args])
+
+
+def call_extern(dtype, func_name, *args):
+    """``tir.call_extern(dtype, "f", *args)``: a call of the C function ``f`` (with side
+    effects allowed). The first argument of the Call is the name, as a StringImm."""
+    return _extern_call("tir.call_extern", dtype, func_name, args)
+
+
+def call_pure_extern(dtype, func_name, *args):
+    """``tir.call_pure_extern``: as ``call_extern``, for a function without side effects."""
+    return _extern_call("tir.call_pure_extern", dtype, func_name, args)
+
+
+def call_llvm_intrin(dtype, name, *args):
+    """``tir.call_llvm_intrin(dtype, "llvm.name", *args)``: a call of an LLVM intrinsic by
+    name (TVM passes an intrinsic id; tepad keeps the name, which LLVM resolves)."""
+    return _extern_call("tir.call_llvm_intrin", dtype, name, args)
+
+
+def call_llvm_pure_intrin(dtype, name, *args):
+    """``tir.call_llvm_pure_intrin``: as ``call_llvm_intrin``, without side effects."""
+    return _extern_call("tir.call_llvm_pure_intrin", dtype, name, args)
+
+
 indexdiv = floordiv
 indexmod = floormod
 
 __all__ = ["min", "max", "all", "any", "if_then_else", "exp", "log", "sqrt", "tanh", "floor",
            "ceil", "sigmoid", "abs", "power", "pow", "max_value", "min_value", "likely", "assume",
-           "undef", "is_call", "call_intrin", "floordiv", "floormod", "truncdiv", "truncmod",
+           "undef", "is_call", "call_intrin", "call_extern", "call_pure_extern",
+           "call_llvm_intrin", "call_llvm_pure_intrin", "floordiv", "floormod", "truncdiv", "truncmod",
            "indexdiv", "indexmod", "cast", "const", "round", "sin", "cos", "MATH_INTRINSICS"]
