@@ -398,7 +398,7 @@ def pad_rowsum_loops():
     s = te.create_schedule(B.op)
     s[A].transform_layout(mod.layout, pad_value=0.0)
     jo, ji = s[B].split(j, factor=4)
-    f = tepad.lower(s, [A, B])
+    f = tepad.lower(s, [A, B], flatten=False)
     from tepad.lower.passes.remove_branching_through_overcompute import \
         remove_branching_through_overcompute
     return "# tepad.lower:\n" + f.script() + \

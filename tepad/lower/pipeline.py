@@ -65,16 +65,19 @@ class Options:
     """What selects passes in PIPELINE. ``checked``: input padding promises (``tir.assume``)
     become runtime checks; ``bounds_check``: every buffer access is guarded; ``target``: the
     code generator the result is for (a kind name); ``disabled``: names of optional passes
-    not to run (a ``PassContext``'s ``disabled_pass``)."""
+    not to run (a ``PassContext``'s ``disabled_pass``); ``flatten``: the lower phase ends with
+    storage_flatten, as TVM's lower does (False keeps the N-d function RFC 0077's opt-in
+    passes work on; build flattens it then)."""
     checked: bool = False
     bounds_check: bool = False
     target: str = "llvm"
     disabled: frozenset = frozenset()
     user_passes: tuple = ()
+    flatten: bool = True
 
     @staticmethod
     def from_context(ctx: PassContext | None = None, checked=False, bounds_check=False,
-                     target="llvm") -> "Options":
+                     target="llvm", flatten=True) -> "Options":
         """The options of ``ctx`` (default: the current PassContext) merged with the
         arguments; a disabled pass that does not exist or that codegen needs is a
         TepadError."""
@@ -91,7 +94,7 @@ class Options:
                                  f"its result; optional passes: {', '.join(optional)}")
         return Options(checked=bool(checked), bounds_check=bool(bounds_check) or
                        ctx.bounds_check, target=target, disabled=disabled,
-                       user_passes=ctx.user_passes)
+                       user_passes=ctx.user_passes, flatten=bool(flatten))
 
 
 def _always(opts: Options) -> bool:
@@ -128,6 +131,11 @@ PIPELINE: tuple = (
          "logical -> physical indices; pad values written / assumed"),
     Pass(simplify, LOWER, "cancel (4*io + ii)//4 and friends; drop provable guards",
          optional=True),
+    Pass(storage_flatten, LOWER,
+         "N-d realize/loads/stores -> Allocate + one index per axis group (what TVM's lower "
+         "returns)", when=lambda o: o.flatten),
+    Pass(simplify, LOWER, "fold the index math flattening produced", optional=True,
+         when=lambda o: o.flatten),
     Pass(convert_ssa, BUILD, "one binding per Var: hand-built functions and RFC 0077's opt-in "
          "passes may reuse a loop variable"),
     Pass(check_assumes, BUILD, "input padding promises become runtime checks",
@@ -135,8 +143,10 @@ PIPELINE: tuple = (
     Pass(remove_assume, BUILD, "facts are not code: tir.assume goes before codegen"),
     Pass(remove_store_undef, BUILD, "stores of tir.undef (padding nobody reads) go"),
     Pass(storage_flatten, BUILD,
-         "N-d realize/loads/stores -> Allocate + one index per axis group"),
-    Pass(simplify, BUILD, "fold the index math flattening produced", optional=True),
+         "a function lowered with flatten=False (or hand-built) is flattened here; "
+         "unchanged when the lower phase flattened it"),
+    Pass(simplify, BUILD, "fold the index math flattening produced", optional=True,
+         skip_if_unchanged=True),
     Pass(hoist_expression, BUILD,
          "loop-invariant guards out of loops (a reduction's init and update under one "
          "guard: LLVM drops the init store the update overwrites)", optional=True),
@@ -380,22 +390,26 @@ def schedule_to_primfunc(s: Schedule, args, name="main", exact_bounds=False,
 
 
 def lower(s: Schedule, args, name="main", exact_bounds=False, passes=None, binds=None,
-          simple_mode=False, log=None) -> IRModule:
+          simple_mode=False, log=None, flatten=True) -> IRModule:
     """An ``IRModule`` whose function ``mod[name]`` is schedule ``s`` lowered with arguments
     ``args`` (tensors, in order), as TVM's ``tvm.lower``.
 
-    The function has physical (layout-transformed) N-d buffers and keeps ``tir.assume`` /
-    ``tir.undef``: the ``lower`` phase of PIPELINE (``lower_primfunc`` gives it without the
-    module); ``tepad.build`` runs the ``build`` phase.
+    The function is the ``lower`` phase of PIPELINE (``lower_primfunc`` gives it without the
+    module): layouts applied, then flattened as TVM's lower flattens, one index per axis group
+    of each buffer (RFC 0039 axis separators), ``tir.assume`` / ``tir.undef`` kept.
+    ``flatten=False`` (tepad's addition) stops before storage_flatten: realize regions and
+    physical N-d buffers, the form RFC 0077's opt-in passes (remove_no_op,
+    reduce_loop_extents, ...) work on; ``tepad.build`` flattens such a function itself.
+    ``tepad.build`` runs the ``build`` phase.
     ``passes`` (a list of pass functions) replaces the lower phase.
     ``simple_mode`` is accepted for TVM scripts (tepad's printout is always the simple one);
     ``binds`` (TVM's custom argument buffers) is not supported."""
-    func = lower_primfunc(s, args, name, exact_bounds, passes, binds, log)
+    func = lower_primfunc(s, args, name, exact_bounds, passes, binds, log, flatten)
     return IRModule({name: func})
 
 
 def lower_primfunc(s: Schedule, args, name="main", exact_bounds=False, passes=None, binds=None,
-                   log=None) -> PrimFunc:
+                   log=None, flatten=True) -> PrimFunc:
     """What ``lower`` puts in its module: the lowered ``tir.PrimFunc`` itself."""
     if binds:
         raise TepadError("lower(binds=...): custom argument buffers are not supported; tepad "
@@ -404,7 +418,7 @@ def lower_primfunc(s: Schedule, args, name="main", exact_bounds=False, passes=No
     func = schedule_to_primfunc(s, args, name, exact_bounds, log)
     if passes is not None:
         return run_passes(func, passes, log)
-    return run_pipeline(func, (LOWER,), Options.from_context(), log)
+    return run_pipeline(func, (LOWER,), Options.from_context(flatten=flatten), log)
 
 
 def lower_for_codegen(s_or_func, args=None, name="main", opts: Options = Options(),

@@ -43,7 +43,7 @@ def circular_buffers(f):
 
 
 def check(s, inputs, output, arrays, want, rolling=()):
-    assert len(circular_buffers(tepad.lower(s, inputs + [output])["main"])) == len(rolling)
+    assert len(circular_buffers(tepad.lower(s, inputs + [output], flatten=False)["main"])) == len(rolling)
     out = np.zeros([int(d) for d in output.shape], "int8")
     tepad.build(s, inputs + [output])(*arrays, out)
     np.testing.assert_array_equal(out, want)
@@ -104,7 +104,7 @@ def test_upscale_odd_tiles_are_refused_where_tvm_silently_skips(kernel):
     right, and even tiles roll."""
     s, A, up, a, want = upscale_chain(*kernel, (1, 5, 5, 16), ["pb"])
     with pytest.raises(tepad.TepadError, match="no dimension whose region overlaps"):
-        tepad.lower(s, [A, up])
+        tepad.lower(s, [A, up], flatten=False)
     s, A, up, a, want = upscale_chain(*kernel, (1, 5, 5, 16), [])
     check(s, [A], up, [a], want)
 
@@ -205,7 +205,7 @@ def test_user_lower_passes_as_tvm_writes_them():
     for user_passes in lists:
         with tepad.transform.PassContext(config={"tir.add_lower_pass": user_passes}):
             mod = tepad.build(s, [A, pb])
-            circular.append(len(circular_buffers(tepad.lower(s, [A, pb])["main"])))
+            circular.append(len(circular_buffers(tepad.lower(s, [A, pb], flatten=False)["main"])))
         out = np.zeros((1, 8, 8, 16), "int8")
         mod(a, out)
         outs.append(out)

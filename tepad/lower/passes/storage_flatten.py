@@ -68,6 +68,8 @@ class _Flatten(Mutator):
         idx = self.visit(s.indices)
         val = self.visit(s.value)
         if e is None:
+            if val is s.value and all(a is b for a, b in zip(idx, s.indices)):
+                return s
             return BufferStore(s.buffer, val, idx)
         return BufferStore(e.flat, val, e.index(idx))
 
@@ -75,11 +77,14 @@ class _Flatten(Mutator):
         e = self.entries.get(x.buffer)
         idx = self.visit(x.indices)
         if e is None:
+            if all(a is b for a, b in zip(idx, x.indices)):
+                return x
             return BufferLoad(x.buffer, idx)
         return BufferLoad(e.flat, e.index(idx))
 
 
 def storage_flatten(func: PrimFunc) -> PrimFunc:
-    """Flatten every buffer access of ``func`` (see module docstring)."""
+    """Flatten every buffer access of ``func`` (see module docstring). An already flattened
+    function (no realize, every access through a flat view) is returned as it is."""
     body = _Flatten(func).visit(func.body)
-    return func.with_body(body)
+    return func if body is func.body else func.with_body(body)
