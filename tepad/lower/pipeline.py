@@ -389,6 +389,16 @@ def schedule_to_primfunc(s: Schedule, args, name="main", exact_bounds=False,
     return func
 
 
+def schedule_to_module(s: Schedule, args, name="main", binds=None) -> IRModule:
+    """TVM's ``schedule_to_module``: an IRModule holding the function ScheduleOps builds,
+    before any pass of PIPELINE (realize regions, tensors as N-d buffers). ``binds`` is not
+    supported (tepad declares one buffer per argument tensor)."""
+    if binds:
+        raise TepadError("schedule_to_module(binds=...): custom argument buffers are not "
+                         "supported; tepad declares one buffer per argument tensor")
+    return IRModule({name: schedule_to_primfunc(s, args, name)})
+
+
 def lower(s: Schedule, args, name="main", exact_bounds=False, passes=None, binds=None,
           simple_mode=False, log=None, flatten=True) -> IRModule:
     """An ``IRModule`` whose function ``mod[name]`` is schedule ``s`` lowered with arguments
@@ -440,6 +450,7 @@ def lower_for_codegen(s_or_func, args=None, name="main", opts: Options = Options
 
 
 __all__ = ["PIPELINE", "Pass", "Options", "PassLog", "Step", "LOWER", "BUILD", "PHASES",
-           "labelled", "select", "run_pipeline", "run_passes", "schedule_to_primfunc", "lower",
+           "labelled", "select", "run_pipeline", "run_passes", "schedule_to_primfunc",
+           "schedule_to_module", "lower",
            "lower_primfunc",
            "lower_for_codegen", "format_step"]

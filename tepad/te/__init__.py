@@ -13,6 +13,6 @@ from ..tensor import (Tensor, Operation, PlaceholderOp, ComputeOp, var, size_var
                       placeholder, compute, reduce_axis, thread_axis, comm_reducer, sum, max,
                       min)
 from ..schedule import create_schedule, Schedule, Stage
-from . import schedule
+from . import schedule, tensor
 
 __all__ = [n for n in dir() if not n.startswith("_")]

@@ -46,6 +46,15 @@ class PrimExpr(Node):
             object.__setattr__(self, "_hash", h)
         return h
 
+    def __getstate__(self):
+        # the cached hash is not carried across processes: it may mix in object ids and
+        # Python's per-process string hashing
+        state = {name: getattr(self, name) for cls in type(self).__mro__
+                 for name in getattr(cls, "__slots__", ())
+                 if name not in ("__weakref__", "__dict__") and hasattr(self, name)}
+        state["_hash"] = None
+        return None, state
+
     # --- arithmetic operators (TVM semantics) -------------------------------------------------
     def __add__(self, o): return add(self, o)
     def __radd__(self, o): return add(o, self)

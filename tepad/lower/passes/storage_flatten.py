@@ -83,8 +83,13 @@ class _Flatten(Mutator):
         return BufferLoad(e.flat, e.index(idx))
 
 
-def storage_flatten(func: PrimFunc) -> PrimFunc:
+def storage_flatten(func: PrimFunc, cache_line_size=None, create_bound_attributes=False) \
+        -> PrimFunc:
     """Flatten every buffer access of ``func`` (see module docstring). An already flattened
-    function (no realize, every access through a flat view) is returned as it is."""
+    function (no realize, every access through a flat view) is returned as it is.
+
+    ``cache_line_size`` and ``create_bound_attributes`` are TVM's arguments
+    (``tir.transform.StorageFlatten(64)``), accepted and not used: allocations get the
+    code generator's alignment, and no bound attributes are needed downstream."""
     body = _Flatten(func).visit(func.body)
     return func if body is func.body else func.with_body(body)
