@@ -136,6 +136,10 @@ PIPELINE: tuple = (
          "returns)", when=lambda o: o.flatten),
     Pass(simplify, LOWER, "fold the index math flattening produced", optional=True,
          when=lambda o: o.flatten),
+    Pass(hoist_expression, LOWER,
+         "loop-invariant guards out of loops, as TVM's lower places them (a reduction's init "
+         "and update under one guard: LLVM drops the init store the update overwrites)",
+         optional=True, when=lambda o: o.flatten),
     Pass(convert_ssa, BUILD, "one binding per Var: hand-built functions and RFC 0077's opt-in "
          "passes may reuse a loop variable"),
     Pass(check_assumes, BUILD, "input padding promises become runtime checks",
@@ -147,9 +151,8 @@ PIPELINE: tuple = (
          "unchanged when the lower phase flattened it"),
     Pass(simplify, BUILD, "fold the index math flattening produced", optional=True,
          skip_if_unchanged=True),
-    Pass(hoist_expression, BUILD,
-         "loop-invariant guards out of loops (a reduction's init and update under one "
-         "guard: LLVM drops the init store the update overwrites)", optional=True),
+    Pass(hoist_expression, BUILD, "what the lower phase did, for a function it did not "
+         "flatten", optional=True, skip_if_unchanged=True),
     Pass(unroll_loop, BUILD, "after simplify: unrolled extents must be constants",
          optional=True),
     Pass(vectorize_loop, BUILD, "vectorized loops -> Ramp/Broadcast vector statements",
