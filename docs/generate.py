@@ -36,6 +36,7 @@ sys.path.insert(0, str(DOCS))
 import tepad  # noqa: E402
 from tepad import cli, te, tir  # noqa: E402
 import api_reference  # noqa: E402
+import tvm_names  # noqa: E402
 
 API = DOCS / "api.md"
 
@@ -493,6 +494,11 @@ def tvm_script_source():
     return TVM_SCRIPT.rstrip("\n")
 
 
+@snippet
+def tvm_names_table():
+    return tvm_names.table()
+
+
 # ----------------------------------------------------------------------------- driver
 BLOCK = re.compile(r"(<!-- tepad:(?P<name>[\w]+) -->\n)(?P<body>.*?)(<!-- /tepad:(?P=name) -->)",
                    re.S)
@@ -500,6 +506,8 @@ BLOCK = re.compile(r"(<!-- tepad:(?P<name>[\w]+) -->\n)(?P<body>.*?)(<!-- /tepad
 
 def render(name):
     text = SNIPPETS[name]()
+    if name.endswith("_table"):          # markdown, pasted as it is
+        return text + "\n"
     lang = "python" if name.endswith("_source") else "text"
     return f"```{lang}\n{text}\n```\n"
 
