@@ -18,6 +18,13 @@ FLOAT_FLAGS = ("contract",)
 REDUCTION_FLAGS = ("reassoc", "contract", "nsz")
 
 
+def _splat(t, value) -> ir.Constant:
+    """The constant ``value`` of type ``t`` (in every lane when ``t`` is a vector)."""
+    if isinstance(t, ir.VectorType):
+        return ir.Constant(t, [ir.Constant(t.element, value)] * t.count)
+    return ir.Constant(t, value)
+
+
 class ExprEmitter:
     """``expr(e)``: the LLVM value of a TIR expression, dispatched on ``expr_<NodeType>``."""
 
@@ -62,17 +69,57 @@ class ExprEmitter:
     def expr_Add(self, e): return self._arith(e, "add", "add", "fadd")
     def expr_Sub(self, e): return self._arith(e, "sub", "sub", "fsub")
     def expr_Mul(self, e): return self._arith(e, "mul", "mul", "fmul")
-    def expr_Div(self, e): return self._arith(e, "sdiv", "udiv", "fdiv")
-    def expr_Mod(self, e): return self._arith(e, "srem", "urem", "frem")
+
+    def expr_Div(self, e):
+        if dt.is_float(e.dtype):
+            return self._arith(e, "sdiv", "udiv", "fdiv")
+        return self._int_divmod(e, lambda a, b: (self.b.udiv if is_unsigned(e.dtype)
+                                                 else self.b.sdiv)(a, b), True)
+
+    def expr_Mod(self, e):
+        if dt.is_float(e.dtype):
+            return self._arith(e, "srem", "urem", "frem")
+        return self._int_divmod(e, lambda a, b: (self.b.urem if is_unsigned(e.dtype)
+                                                 else self.b.srem)(a, b), False)
+
+    def _int_divmod(self, e, op, want_div: bool):
+        """Integer ``op(a, b)`` that cannot trap: a divisor that may be 0 (or -1 with a
+        signed dividend that may be the minimum) is replaced by 1 before the division, and
+        the result fixed after it: ``x / 0`` is 0, ``x % 0`` is ``x``, ``x / -1`` is ``-x``
+        (wrapping), ``x % -1`` is 0. A constant divisor other than 0 and -1 costs nothing."""
+        a, b = self.expr(e.a), self.expr(e.b)
+        signed = not is_unsigned(e.dtype)
+        if isinstance(b, ir.Constant) and isinstance(b.constant, int) and b.constant != 0 \
+                and not (signed and b.constant == -1):
+            return op(a, b)
+        if isinstance(a.type, ir.VectorType) and not isinstance(b.type, ir.VectorType):
+            b = self.broadcast(b, a.type.count)
+        zero, one = _splat(b.type, 0), _splat(b.type, 1)
+        is_zero = self.b.icmp_unsigned("==", b, zero)
+        safe = self.b.select(is_zero, one, b)
+        is_m1 = None
+        if signed:
+            is_m1 = self.b.icmp_signed("==", safe, _splat(b.type, -1))
+            safe = self.b.select(is_m1, one, safe)
+        r = op(a, safe)
+        if want_div:
+            if is_m1 is not None:
+                r = self.b.select(is_m1, self.b.sub(zero, a), r)
+            return self.b.select(is_zero, zero, r)
+        return self.b.select(is_zero, a, r)
 
     def _floor_divmod(self, e, want_div: bool):
-        a, b = self.expr(e.a), self.expr(e.b)
         d = dt.parse(e.dtype)
         if d.is_float:
+            a, b = self.expr(e.a), self.expr(e.b)
             q = self.call_intrinsic("llvm.floor", [self.b.fdiv(a, b)])
             return q if want_div else self.b.fsub(a, self.b.fmul(q, b))
         if is_unsigned(e.dtype):
-            return self.b.udiv(a, b) if want_div else self.b.urem(a, b)
+            return self._int_divmod(e, self.b.udiv if want_div else self.b.urem, want_div)
+        return self._int_divmod(e, lambda a, b: self._signed_floor(a, b, want_div), want_div)
+
+    def _signed_floor(self, a, b, want_div: bool):
+        """Floor division / modulo of signed ``a`` by ``b`` (never 0 or -1 here)."""
         zero = ir.Constant(a.type, 0) if not isinstance(a.type, ir.VectorType) else \
             ir.Constant(a.type, [ir.Constant(a.type.element, 0)] * a.type.count)
         r = self.b.srem(a, b)

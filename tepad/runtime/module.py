@@ -46,8 +46,8 @@ class Module:
         self.ll = kernel.jit.ll
         self.unoptimized_ll = kernel.source_ll
         self._checker = ArgChecker(func, self.arg_info, self.shape_vars)
-        argtypes = [ctypes.c_void_p] * len(func.params) + \
-            [scalar_ctype(v.dtype) for v in self.shape_vars]
+        argtypes = [ctypes.c_void_p if p in func.buffer_map else scalar_ctype(p.dtype)
+                    for p in func.params] + [scalar_ctype(v.dtype) for v in self.shape_vars]
         self._cfunc = kernel.jit.function(self.name, ctypes.c_int32, *argtypes)
 
     def __call__(self, *arrays):

@@ -95,9 +95,16 @@ def with_lanes(dtype: str, n: int) -> str:
     return s if n == 1 else f"{s}x{n}"
 
 
+# TVM's short names: "float" is float32, "int" int32, "uint" uint32, "int1" bool
+ALIASES = {"float": "float32", "int": "int32", "uint": "uint32", "int1": "bool",
+           "double": "float64"}
+
+
 def canonical(dtype) -> str:
-    """Accept numpy dtypes and type objects as well as strings."""
+    """Accept numpy dtypes and type objects as well as strings (and TVM's short names,
+    ``ALIASES``)."""
     if isinstance(dtype, str):
+        dtype = ALIASES.get(dtype, dtype)
         parse(dtype)
         return dtype
     try:

@@ -86,6 +86,10 @@ class PrimExpr(Node):
     def astype(self, dtype: str) -> "PrimExpr":
         return cast(dtype, self)
 
+    def equal(self, o) -> "PrimExpr":
+        """``self == o`` as an expression (TVM's ``expr.equal``)."""
+        return _cmp(EQ, self, o)
+
 
 # ----------------------------------------------------------------------------------------------
 # Leaves

@@ -9,7 +9,7 @@ from ..errors import TepadError
 from . import dtype as dt
 from .expr import (Call, IntImm, FloatImm, PrimExpr, StringImm, _match, cast, const, convert,
                    floordiv, floormod, logical_and, logical_or, max_expr, min_expr, select,
-                   truncdiv, truncmod)
+                   true_div, truncdiv, truncmod)
 
 # Intrinsic names understood by codegen. Pure math calls map to LLVM intrinsics or libm.
 MATH_INTRINSICS = ("tir.exp", "tir.log", "tir.sqrt", "tir.tanh", "tir.fabs", "tir.floor",
@@ -227,6 +227,15 @@ def call_llvm_pure_intrin(dtype, name, *args):
     return _extern_call("tir.call_llvm_pure_intrin", dtype, name, args)
 
 
+def div(a, b) -> PrimExpr:
+    """``a / b`` with C semantics (TVM's ``tir.div``): float division for floats, division
+    rounding toward zero (``truncdiv``) for integers."""
+    a, b = _match(a, b)
+    if dt.is_float(a.dtype):
+        return true_div(a, b)
+    return truncdiv(a, b)
+
+
 indexdiv = floordiv
 indexmod = floormod
 
@@ -234,4 +243,4 @@ __all__ = ["min", "max", "all", "any", "if_then_else", "exp", "log", "sqrt", "ta
            "ceil", "sigmoid", "abs", "power", "pow", "max_value", "min_value", "likely", "assume",
            "undef", "is_call", "call_intrin", "call_extern", "call_pure_extern",
            "call_llvm_intrin", "call_llvm_pure_intrin", "floordiv", "floormod", "truncdiv", "truncmod",
-           "indexdiv", "indexmod", "cast", "const", "round", "sin", "cos", "MATH_INTRINSICS"]
+           "indexdiv", "indexmod", "div", "cast", "const", "round", "sin", "cos", "MATH_INTRINSICS"]
