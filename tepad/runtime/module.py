@@ -48,9 +48,15 @@ class Module:
         self._checker = ArgChecker(func, self.arg_info, self.shape_vars)
         argtypes = [ctypes.c_void_p if p in func.buffer_map else scalar_ctype(p.dtype)
                     for p in func.params] + [scalar_ctype(v.dtype) for v in self.shape_vars]
-        self._cfunc = kernel.jit.function(self.name, ctypes.c_int32, *argtypes)
+        # a kernel calling extern functions that are not loaded is not loaded itself: asking
+        # for its code raises the TepadError naming them (so it can still be inspected)
+        self._cfunc = None if kernel.jit.missing else \
+            kernel.jit.function(self.name, ctypes.c_int32, *argtypes)
+        self._argtypes = argtypes
 
     def __call__(self, *arrays):
+        if self._cfunc is None:
+            self._jit.address(self.name)          # raises: names the missing symbols
         ptrs = self._checker.pointers(arrays)
         if ptrs is not None:                       # static shapes, every argument as expected
             status = self._cfunc(*ptrs)

@@ -298,10 +298,13 @@ class Call(PrimExpr):
     _fields = ("dtype", "op", "args")
 
     def __init__(self, dtype: str, op: str, args):
-        dt.parse(dtype)
+        dtype = "handle" if dtype in ("", "void") else dt.canonical(dtype)  # TVM's void calls
+        # Python numbers and strings among the arguments become constants (as in TVM)
+        args = tuple(StringImm(a) if isinstance(a, str) else
+                     convert(a) if isinstance(a, (bool, int, float)) else a for a in args)
         object.__setattr__(self, "dtype", dtype)
         object.__setattr__(self, "op", str(op))
-        object.__setattr__(self, "args", tuple(args))
+        object.__setattr__(self, "args", args)
         object.__setattr__(self, "_hash", None)
 
 

@@ -6,6 +6,7 @@ import functools
 import numpy as np
 
 from ..errors import TepadError
+from ..target.codegen import llvm_get_intrinsic_name
 from . import dtype as dt
 from .expr import (Call, IntImm, FloatImm, PrimExpr, StringImm, _match, cast, const, convert,
                    floordiv, floormod, logical_and, logical_or, max_expr, min_expr, select,
@@ -200,9 +201,13 @@ def call_intrin(dtype, op, *args):
 
 
 def _extern_call(kind, dtype, name, args):
+    if isinstance(name, (int, IntImm)) and "llvm" in kind:   # TVM's intrinsic id
+        name = llvm_get_intrinsic_name(int(name))
     if not isinstance(name, str) or not name:
         raise TepadError(f"{kind}: the function name must be a non-empty string, got {name!r}")
-    return Call(dt.canonical(dtype), kind, [StringImm(name)] + [convert(a) for a in args])
+    # TVM's void calls ("" dtype) are handle calls; used as a statement they return nothing
+    dtype = "handle" if dtype in ("", "void", None) else dt.canonical(dtype)
+    return Call(dtype, kind, [StringImm(name)] + [convert(a) for a in args])
 
 
 def call_extern(dtype, func_name, *args):
