@@ -13,6 +13,7 @@ from ..tir.expr import BufferLoad, Var
 from ..tir.function import PrimFunc
 from ..tir.functor import Mutator
 from ..tir.stmt import AttrStmt, BufferRealize, BufferStore
+from .extern_ops import BUFFER_BIND_SCOPE, bind_buffer
 
 
 class _ToBuffers(Mutator):
@@ -48,6 +49,9 @@ class _ToBuffers(Mutator):
         return buf
 
     def visit_AttrStmt(self, s):
+        if s.attr_key == BUFFER_BIND_SCOPE:     # an extern op's buffer: the tensor's memory
+            declared, t = s.node
+            return self.visit(bind_buffer(s.body, declared, self._buffer(t)))
         if isinstance(s.node, Tensor):
             return AttrStmt(self._buffer(s.node), s.attr_key, self.visit(s.value),
                             self.visit(s.body))

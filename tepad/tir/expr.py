@@ -164,7 +164,7 @@ class Var(PrimExpr):
     _fields = ("name", "dtype")
 
     def __init__(self, name: str = "v", dtype: str = "int32"):
-        dt.parse(dtype)
+        dtype = dt.canonical(dtype)
         object.__setattr__(self, "name", str(name))
         object.__setattr__(self, "dtype", dtype)
         object.__setattr__(self, "_hash", None)
@@ -450,6 +450,7 @@ def const(value, dtype: str | None = None) -> PrimExpr:
             dtype = "float32"
         else:
             raise TypeError(f"cannot make a constant from {value!r}")
+    dtype = dt.canonical(dtype)
     if dt.is_float(dtype):
         return FloatImm(value, dtype)
     return IntImm(value, dtype)
