@@ -24,15 +24,15 @@ from .. import tir
 from .analysis import FreeVars, shape_vars, static_bytes
 from .emitter import EmitterBase
 from .expressions import ExprEmitter
-from .intrinsics import CallEmitter
+from .intrinsics import CallEmitter, PackedCallEmitter
 from .lltypes import I32, PTR, ident, ll_type
 from .memory import MemoryEmitter
 from .parallel import ParallelEmitter, default_num_threads
 from .statements import StatementEmitter
 
 
-class KernelEmitter(StatementEmitter, MemoryEmitter, ParallelEmitter, CallEmitter, ExprEmitter,
-                    EmitterBase):
+class KernelEmitter(StatementEmitter, MemoryEmitter, ParallelEmitter, CallEmitter,
+                    PackedCallEmitter, ExprEmitter, EmitterBase):
     """Emits one ``PrimFunc`` as the kernel function of a fresh LLVM module (``run``)."""
 
     def run(self) -> str:

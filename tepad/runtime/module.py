@@ -9,6 +9,7 @@ from ..errors import TepadAttributeError, TepadError, TepadTypeError
 from .args import ArgChecker, ArgInfo, arg_info_from_func, scalar_ctype
 from .device import check_host
 from .ndarray import numpy_of
+from .registry import take_error
 from .timing import BenchmarkResult, time_repeats
 
 # TVM's name for a module's main function (``mod.entry_name``); accepted by ``mod[...]``
@@ -64,6 +65,9 @@ class Module:
             ptrs, scalars = self._checker.check_call(arrays)
             status = self._cfunc(*ptrs, *scalars)
         if status != 0:
+            err = take_error()           # a registered function called by the kernel raised
+            if err is not None:
+                raise err
             msg = self.messages[status - 1] if 0 < status <= len(self.messages) else \
                 f"kernel {self.name} failed with status {status}"
             raise TepadError(msg)
