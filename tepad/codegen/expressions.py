@@ -214,3 +214,39 @@ class ExprEmitter:
 
     def expr_Broadcast(self, e):
         return self.broadcast(self.expr(e.value), e.lanes)
+
+    def expr_Shuffle(self, e):
+        """The concatenation of the vectors (a scalar as one lane), then its lanes in the
+        order of ``indices``."""
+        parts = []
+        for v in e.vectors:
+            x = self.expr(v)
+            if not isinstance(x.type, ir.VectorType):
+                x = self.b.insert_element(ir.Constant(ir.VectorType(x.type, 1), ir.Undefined),
+                                          x, ir.Constant(ir.IntType(32), 0))
+            parts.append(x)
+        while len(parts) > 1:           # shufflevector joins two vectors of one length
+            a, b = parts[0], parts[1]
+            na, nb = a.type.count, b.type.count
+            n = max(na, nb)
+            a, b = self._widen(a, n), self._widen(b, n)
+            idx = list(range(na)) + [n + k for k in range(nb)]
+            parts[:2] = [self.b.shuffle_vector(a, b, self._lane_mask(idx))]
+        return self.b.shuffle_vector(parts[0], ir.Constant(parts[0].type, ir.Undefined),
+                                     self._lane_mask([int(i.value) for i in e.indices]))
+
+    def _widen(self, v, n):
+        """Vector ``v`` padded with undefined lanes to ``n`` lanes."""
+        k = v.type.count
+        if k == n:
+            return v
+        return self.b.shuffle_vector(v, ir.Constant(v.type, ir.Undefined),
+                                     self._lane_mask(list(range(k)) + [k] * (n - k),
+                                                     undef_from=k))
+
+    @staticmethod
+    def _lane_mask(idx, undef_from=None):
+        i32 = ir.IntType(32)
+        vals = [ir.Constant(i32, ir.Undefined) if undef_from is not None and k >= undef_from
+                else ir.Constant(i32, k) for k in idx]
+        return ir.Constant(ir.VectorType(i32, len(idx)), vals)

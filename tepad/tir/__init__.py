@@ -3,6 +3,7 @@ from . import dtype
 from .expr import (Node, PrimExpr, ConstExpr, IntImm, FloatImm, StringImm, Var, SizeVar, Add,
                    Sub, Mul, Div, Mod, FloorDiv, FloorMod, Min, Max, EQ, NE, LT, LE, GT, GE, And,
                    Or, Not, Select, Cast, Call, ProducerLoad, BufferLoad, Ramp, Broadcast, Let,
+                   Shuffle,
                    Range, BinaryOp, CmpOp, const, convert, cast, select)
 from .stmt import (ForKind, Stmt, For, SeqStmt, IfThenElse, ProducerStore, ProducerRealize,
                    BufferStore, BufferRealize, Allocate, AttrStmt, LetStmt, Evaluate, AssertStmt,

@@ -357,6 +357,41 @@ class Broadcast(PrimExpr):
         object.__setattr__(self, "_hash", None)
 
 
+class Shuffle(PrimExpr):
+    """Lanes picked from the concatenation of ``vectors`` (scalars count as one lane): lane
+    ``k`` of the result is lane ``indices[k]`` of that concatenation (TVM's ``tir.Shuffle``)."""
+    __slots__ = ("vectors", "indices")
+    _fields = ("vectors", "indices")
+
+    def __init__(self, vectors, indices):
+        vectors = tuple(convert(v) for v in vectors)
+        indices = tuple(convert(i) for i in indices)
+        if not vectors:
+            raise TepadError("Shuffle needs at least one vector")
+        scalar = dt.element_of(vectors[0].dtype)
+        total = 0
+        for v in vectors:
+            if dt.element_of(v.dtype) != scalar:
+                raise TepadError(f"Shuffle: vectors of different element types "
+                                 f"({vectors[0].dtype} and {v.dtype})")
+            total += dt.lanes(v.dtype)
+        for i in indices:
+            if not isinstance(i, IntImm) or not 0 <= i.value < total:
+                raise TepadError(f"Shuffle: index {i!r} is not a constant lane in "
+                                 f"[0, {total})")
+        object.__setattr__(self, "vectors", vectors)
+        object.__setattr__(self, "indices", indices)
+        object.__setattr__(self, "dtype", dt.with_lanes(scalar, len(indices)))
+        object.__setattr__(self, "_hash", None)
+
+    @staticmethod
+    def concat(vectors) -> "Shuffle":
+        """The lanes of ``vectors``, one after the other."""
+        vectors = [convert(v) for v in vectors]
+        total = sum(dt.lanes(v.dtype) for v in vectors)
+        return Shuffle(vectors, [IntImm(k, "int32") for k in range(total)])
+
+
 class Let(PrimExpr):
     __slots__ = ("var", "value", "body")
     _fields = ("var", "value", "body")
