@@ -150,9 +150,15 @@ class ArgChecker:
             logical = tuple(getattr(info, "logical_shape", None) or buf.shape)
             if [str(d) for d in logical] == [str(d) for d in buf.shape]:
                 logical = None
+            shape = tuple(buf.shape)
+            lanes = dt.lanes(buf.dtype)
+            if lanes > 1:      # vector elements: the array has one more axis, the lanes
+                shape += (tir.IntImm(lanes, "int32"),)
+                grouped = None if grouped is None else grouped + (tir.IntImm(lanes, "int32"),)
+                logical = None if logical is None else logical + (tir.IntImm(lanes, "int32"),)
             self.plans.append(_ArgPlan(k, name, np.dtype(dt.parse(buf.dtype).scalar
                                                          if buf.dtype != "bool" else np.bool_),
-                                       tuple(buf.shape), grouped, writable, [], logical))
+                                       shape, grouped, writable, [], logical))
         self.n_args = len(self.plans)
         self.buffer_plans = [p for p in self.plans if p is not None]
         self._check_bindable()

@@ -44,6 +44,8 @@ class _Verifier(Visitor):
         self.realized: set = set()          # Buffers / producers realized around here
         for p in func.params:
             self.in_scope.add(p)
+            if p.dtype == "handle" and p not in func.buffer_map:
+                self.buffer_data.add(p)     # a pointer parameter: buffers over its memory
         for buf in func.buffer_map.values():
             self.buffer_data.add(buf.data)
             for e in (*buf.shape, *buf.strides, buf.elem_offset):
