@@ -3,11 +3,12 @@ comparisons, logic, selects, casts, ramps and broadcasts."""
 from __future__ import annotations
 
 import llvmlite.ir as ir
+import numpy as np
 
 from ..errors import InternalError
 from .. import tir
 from ..tir import dtype as dt
-from .lltypes import is_unsigned, ll_type
+from .lltypes import is_bf16, is_unsigned, ll_type
 
 # Fast-math flags. Every float add/sub/mul may be contracted into an FMA (`contract`: one
 # rounding instead of two, never less accurate). Only the combining add/mul of a reduction
@@ -16,6 +17,17 @@ from .lltypes import is_unsigned, ll_type
 # elementwise arithmetic keeps numpy's evaluation order.
 FLOAT_FLAGS = ("contract",)
 REDUCTION_FLAGS = ("reassoc", "contract", "nsz")
+
+
+# expression nodes whose bfloat16 result is rounded to bfloat16 precision after computing it
+_BF16_ROUNDED = frozenset({"Add", "Sub", "Mul", "Div", "Mod", "FloorDiv", "FloorMod", "Call"})
+
+
+def bf16_round(x: float) -> float:
+    """``x`` rounded to the nearest bfloat16 (ties to even), as a Python float."""
+    bits = int(np.array(x, dtype=np.float32).view(np.uint32))
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) & 0xFFFF0000
+    return float(np.array(bits, dtype=np.uint32).view(np.float32))
 
 
 def _splat(t, value) -> ir.Constant:
@@ -34,12 +46,17 @@ class ExprEmitter:
             if isinstance(e, tir.CmpOp):
                 return self.expr_cmp(e)
             raise InternalError(f"codegen: unsupported expression {type(e).__name__}: {e!r}")
-        return meth(e)
+        v = meth(e)
+        if type(e).__name__ in _BF16_ROUNDED and is_bf16(e.dtype):
+            v = self.round_bf16(v)     # bfloat16 arithmetic: float32, rounded after each op
+        return v
 
     def expr_IntImm(self, e):
         return ir.Constant(ll_type(e.dtype), int(e.value))
 
     def expr_FloatImm(self, e):
+        if is_bf16(e.dtype):
+            return ir.Constant(ll_type(e.dtype), bf16_round(float(e.value)))
         return ir.Constant(ll_type(e.dtype), float(e.value))
 
     def expr_Var(self, e):
@@ -180,6 +197,10 @@ class ExprEmitter:
         s, d = dt.parse(src), dt.parse(dst)
         if s.scalar == d.scalar:
             return v
+        if is_bf16(src):         # held as float32
+            return self.cast_to(v, dt.with_lanes("float32", s.lanes), dst)
+        if is_bf16(dst):
+            return self.round_bf16(self.cast_to(v, src, dt.with_lanes("float32", d.lanes)))
         if s.lanes == 1 and d.lanes > 1:
             v = self.broadcast(v, d.lanes)
             src = dt.with_lanes(src, d.lanes)

@@ -156,7 +156,7 @@ class ArgChecker:
                 shape += (tir.IntImm(lanes, "int32"),)
                 grouped = None if grouped is None else grouped + (tir.IntImm(lanes, "int32"),)
                 logical = None if logical is None else logical + (tir.IntImm(lanes, "int32"),)
-            self.plans.append(_ArgPlan(k, name, np.dtype(dt.parse(buf.dtype).scalar
+            self.plans.append(_ArgPlan(k, name, np.dtype(dt.numpy_name(buf.dtype)
                                                          if buf.dtype != "bool" else np.bool_),
                                        shape, grouped, writable, [], logical))
         self.n_args = len(self.plans)

@@ -25,6 +25,7 @@ import numpy as np
 
 from ..codegen.intrinsics import CALL_PACKED_SYMBOL
 from ..errors import TepadError
+from ..tir import dtype as dt
 from .ndarray import NDArray
 
 
@@ -85,7 +86,7 @@ def _parse_desc(desc: bytes) -> tuple:
     for part in desc.decode().split(","):
         if part.startswith("b:"):
             _, dtype, ndim = part.split(":")
-            out.append(("b", np.dtype(dtype if dtype != "bool" else np.bool_), int(ndim)))
+            out.append(("b", np.dtype(dt.numpy_name(dtype) if dtype != "bool" else np.bool_), int(ndim)))
         elif part:
             out.append((part, None, 0))
     return tuple(out)

@@ -12,7 +12,16 @@ _SCALARS = {
     "int64": ("int", 64), "uint8": ("uint", 8), "uint16": ("uint", 16), "uint32": ("uint", 32),
     "uint64": ("uint", 64), "float16": ("float", 16), "float32": ("float", 32),
     "float64": ("float", 64), "handle": ("handle", 64),
+    # bfloat16: stored as 16 bits (numpy sees uint16), computed in float32 and rounded back
+    # to bfloat16 after every operation (TVM's BF16 legalization)
+    "bfloat16": ("float", 16),
 }
+
+
+def numpy_name(dtype: str) -> str:
+    """The numpy dtype name of ``dtype``'s elements (bfloat16: uint16, its storage)."""
+    s = parse(dtype).scalar
+    return "uint16" if s == "bfloat16" else s
 
 
 class DType:
