@@ -329,7 +329,9 @@ class BufferLoad(PrimExpr):
         object.__setattr__(self, "buffer", buffer)
         object.__setattr__(self, "indices", indices)
         lanes = max([dt.lanes(i.dtype) for i in indices] + [1])
-        object.__setattr__(self, "dtype", dt.with_lanes(buffer.dtype, lanes))
+        # a buffer of vector elements gives its lanes for each element read
+        object.__setattr__(self, "dtype", dt.with_lanes(buffer.dtype,
+                                                        lanes * dt.lanes(buffer.dtype)))
         object.__setattr__(self, "_hash", None)
 
 
@@ -486,6 +488,8 @@ def const(value, dtype: str | None = None) -> PrimExpr:
         else:
             raise TypeError(f"cannot make a constant from {value!r}")
     dtype = dt.canonical(dtype)
+    if dt.lanes(dtype) > 1:         # a vector constant: the scalar in every lane
+        return Broadcast(const(value, dt.element_of(dtype)), dt.lanes(dtype))
     if dt.is_float(dtype):
         return FloatImm(value, dtype)
     return IntImm(value, dtype)
