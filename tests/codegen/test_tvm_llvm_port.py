@@ -367,3 +367,62 @@ def test_shuffle_concat_of_scalars_into_a_vector_buffer():
     np.testing.assert_array_equal(out, [[9, 5]])
     with pytest.raises(tepad.TepadError, match="lane"):
         tir.Shuffle([x, y], [2])
+
+
+# ---------------------------------------------------------------- bfloat16, vector elements
+def _to_bf16(x):
+    bits = x.astype("float32").view("uint32")
+    return ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16).astype("uint16")
+
+
+def _from_bf16(u):
+    return (u.astype("uint32") << 16).view("float32")
+
+
+@pytest.mark.parametrize("vectorize", [False, True])
+def test_bfloat16_adds_in_float32_and_rounds_each_result(vectorize):
+    A = te.placeholder((32,), dtype="bfloat16", name="A")
+    B = te.placeholder((32,), dtype="bfloat16", name="B")
+    d = te.compute((32,), lambda x: A[x] * B[x] + A[x], name="d")
+    s = te.create_schedule(d.op)
+    if vectorize:
+        s[d].vectorize(d.op.axis[0])
+    f = tepad.build(s, [A, B, d])
+    rng = np.random.default_rng(3)
+    a, b = _to_bf16(rng.random(32) * 10), _to_bf16(rng.random(32))
+    out = tepad.nd.empty((32,), "bfloat16")
+    assert out.dtype == "uint16"
+    f(a, b, out)
+    prod = _from_bf16(_to_bf16(_from_bf16(a) * _from_bf16(b)))
+    np.testing.assert_array_equal(out.numpy(), _to_bf16(prod + _from_bf16(a)))
+    with pytest.raises(TypeError, match="uint16"):
+        f(a.astype("float32"), b, out)
+
+
+def test_vector_element_tensors():
+    A = te.placeholder((16,), name="A", dtype="float32x2")
+    B = te.compute((16,), lambda i: A[i], name="B")
+    C = te.compute((16,), lambda i: B[i] + tir.const(1, A.dtype), name="C")
+    assert tir.const(1, "float32x2").dtype == "float32x2"
+    s = te.create_schedule(C.op)
+    xo, xi = s[C].split(C.op.axis[0], nparts=2)
+    s[C].parallel(xo)
+    s[C].vectorize(xi)
+    s[B].compute_at(s[C], xo)
+    f = tepad.build(s, [A, C])
+    a = tepad.nd.empty((16,), A.dtype).copyfrom(np.random.rand(16, 2))
+    c = tepad.nd.empty((16,), C.dtype)
+    assert c.shape == (16, 2)
+    f(a, c)
+    np.testing.assert_allclose(c.numpy(), a.numpy() + 1)
+    with pytest.raises(tepad.TepadError, match="shape"):
+        f(np.zeros(16, "float32"), c)
+
+
+def test_user_intrinsic_llvm_rejects_is_a_user_error():
+    ib = tir.ir_builder.create()
+    A = ib.pointer("uint8", name="A")
+    ib.emit(tir.call_llvm_intrin("", "llvm.va_start", tir.const(1, "uint32"),
+                                 A.asobject().data))
+    with pytest.raises(tepad.TepadError, match="llvm.va_start"):
+        tepad.build(tir.PrimFunc([A], ib.get()))
