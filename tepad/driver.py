@@ -58,7 +58,8 @@ def build(s_or_func, args=None, target=None, name="main", bounds_check=False,
     if hit is not None:
         return hit
     mod = _build(s_or_func, args, name, opts, exact_bounds, tgt)
-    _cache_put(key, mod, (s_or_func, args))
+    if not mod.kernel.jit.missing:   # rebuilt once the extern functions it calls are loaded
+        _cache_put(key, mod, (s_or_func, args))
     return mod
 
 

@@ -147,7 +147,7 @@ def compile_kernel(func: tir.PrimFunc, name: str | None = None,
         raise TepadError(f"kernel {name}: LLVM rejected a call the kernel makes directly "
                          f"({', '.join(calls)}): {str(err).splitlines()[0]}") from None
     messages = tuple(messages)
-    if key is not None:
+    if key is not None and not jit.missing:   # (a later compile may find the symbols loaded)
         with _cache_lock:
             _cache[key] = (jit, messages, text)
             while len(_cache) > CACHE_SIZE:

@@ -31,7 +31,7 @@ from .ndarray import NDArray
 
 _funcs: dict = {}
 _lock = threading.Lock()
-_errors = threading.local()
+_last_error = [None]
 
 
 def register_func(func_name, f=None, override=False):
@@ -73,10 +73,10 @@ def remove_global_func(name):
 
 
 def take_error():
-    """The exception the last failed ``call_packed`` of this thread raised (then forgotten),
-    or None."""
-    e = getattr(_errors, "last", None)
-    _errors.last = None
+    """The exception the last failed ``call_packed`` raised (then forgotten), or None. The
+    failure may have happened on a thread of a parallel loop, so it is kept process-wide."""
+    with _lock:
+        e, _last_error[0] = _last_error[0], None
     return e
 
 
@@ -124,7 +124,8 @@ def _call_packed(name, desc, values):
         f(*_args(desc, values))
         return 0
     except BaseException as e:  # noqa: BLE001 - re-raised by the Module after the kernel returns
-        _errors.last = e
+        with _lock:
+            _last_error[0] = e
         return 1
 
 

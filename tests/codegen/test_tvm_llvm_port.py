@@ -13,6 +13,9 @@ from tepad import te, tir
 from tepad.target.codegen import (llvm_get_intrinsic_name, llvm_lookup_intrinsic_id,
                                   llvm_version_major)
 
+# ctypes callbacks registered as LLVM symbols must outlive every kernel that may call them
+_KEEP_ALIVE = []
+
 
 # ---------------------------------------------------------------- arguments
 def test_scalar_var_argument_binds_a_size_and_is_checked():
@@ -156,6 +159,7 @@ def test_fp_math_reciprocal_and_sigmoid_saturate():
 def test_call_pure_extern_resolves_libm_and_added_symbols():
     proto = ctypes.CFUNCTYPE(ctypes.c_float, ctypes.c_float, ctypes.c_float)
     my_add = proto(lambda x, y: x + y)
+    _KEEP_ALIVE.append(my_add)
     llvm.add_symbol("tepad_test_my_add", ctypes.cast(my_add, ctypes.c_void_p).value)
     A = te.placeholder((10,), name="A")
     B = te.compute((10,), lambda i: tir.call_pure_extern("float32", "tepad_test_my_add",
@@ -426,3 +430,47 @@ def test_user_intrinsic_llvm_rejects_is_a_user_error():
                                  A.asobject().data))
     with pytest.raises(tepad.TepadError, match="llvm.va_start"):
         tepad.build(tir.PrimFunc([A], ib.get()))
+
+
+def test_call_packed_from_a_parallel_loop():
+    calls = []
+
+    @tepad.register_func("tepad.test.row", override=True)
+    def row(i, out):
+        calls.append(i)
+        if i == 5:
+            raise IndexError("row 5")
+
+    n = 8
+
+    def body(ins, outs):
+        ib = tir.ir_builder.create()
+        with ib.for_range(0, n, name="i", kind="parallel") as i:
+            ib.emit(tir.call_packed("tepad.test.row", i, outs[0]))
+        return ib.get()
+
+    A = te.placeholder((n,), name="A")
+    B = te.extern((n,), [A], body, name="B")
+    f = tepad.build(te.create_schedule(B.op), [A, B])
+    with pytest.raises(IndexError, match="row 5"):
+        f(np.zeros(n, "float32"), np.zeros(n, "float32"))
+    assert 5 in calls
+
+
+def test_kernel_calling_a_symbol_loaded_after_the_first_build_is_rebuilt():
+    name = "tepad_test_late_symbol"
+    A = te.placeholder((4,), name="A")
+    B = te.compute((4,), lambda i: tir.call_pure_extern("float32", name, A[i]), name="B")
+    s = te.create_schedule(B.op)
+    f = tepad.build(s, [A, B])
+    assert name in f.get_source()
+    with pytest.raises(tepad.TepadError, match=name):
+        f(np.zeros(4, "float32"), np.zeros(4, "float32"))
+    proto = ctypes.CFUNCTYPE(ctypes.c_float, ctypes.c_float)
+    twice = proto(lambda x: 2 * x)
+    _KEEP_ALIVE.append(twice)
+    llvm.add_symbol(name, ctypes.cast(twice, ctypes.c_void_p).value)
+    f = tepad.build(s, [A, B])
+    b = np.zeros(4, "float32")
+    f(np.arange(4, dtype="float32"), b)
+    np.testing.assert_allclose(b, [0, 2, 4, 6])
