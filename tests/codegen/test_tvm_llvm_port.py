@@ -474,3 +474,31 @@ def test_kernel_calling_a_symbol_loaded_after_the_first_build_is_rebuilt():
     b = np.zeros(4, "float32")
     f(np.arange(4, dtype="float32"), b)
     np.testing.assert_allclose(b, [0, 2, 4, 6])
+
+
+@pytest.mark.parametrize("as_pointer", [False, True])
+def test_call_packed_writes_an_intermediate_tensor(as_pointer):
+    @tepad.register_func("tepad.test.double_into", override=True)
+    def double_into(x, y, n=None):
+        if as_pointer:       # raw pointers: view them with the size passed along
+            src = np.ctypeslib.as_array(ctypes.cast(x, ctypes.POINTER(ctypes.c_float)), (n,))
+            dst = np.ctypeslib.as_array(ctypes.cast(y, ctypes.POINTER(ctypes.c_float)), (n,))
+            dst[:] = src * 2
+        else:
+            y.copyfrom(x.numpy() * 2)
+
+    m = te.size_var("m")
+    A = te.placeholder((m,), name="A")
+
+    def call(ins, outs):
+        if as_pointer:
+            return tir.call_packed("tepad.test.double_into", ins[0].data, outs[0].data, m)
+        return tir.call_packed("tepad.test.double_into", ins[0], outs[0])
+
+    B = te.extern((m,), [A], call, name="B")
+    C = te.compute((m,), lambda i: B[i] + 1, name="C")
+    f = tepad.build(te.create_schedule(C.op), [A, C])
+    a = np.random.rand(5).astype("float32")
+    c = np.zeros(5, "float32")
+    f(a, c)
+    np.testing.assert_allclose(c, a * 2 + 1, rtol=1e-6)
