@@ -22,6 +22,7 @@ from .schedule import Schedule
 from .tir.function import PrimFunc
 from .tir.module import IRModule
 from .tir.functor import post_order_visit
+from .tir.expr import BufferLoad, Call, Var
 from .tir.stmt import BufferStore
 
 
@@ -151,8 +152,19 @@ def _cache_put(key, mod, keepalive):
 def arg_info_of(func: PrimFunc) -> list:
     """One ArgInfo per parameter: logical/physical shapes, pad value, written or not."""
     written = set()
-    post_order_visit(func.body, lambda n: written.add(n.buffer.data)
-                     if isinstance(n, BufferStore) else None)
+
+    def visit(n):
+        if isinstance(n, BufferStore):
+            written.add(n.buffer.data)
+        elif isinstance(n, Call):
+            # memory handed to a call (an extern or packed function, an atomic through
+            # address_of) may be written by it
+            for a in n.args:
+                if isinstance(a, Var) and a.dtype == "handle":
+                    written.add(a)
+                elif n.op == "tir.address_of" and isinstance(a, BufferLoad):
+                    written.add(a.buffer.data)
+    post_order_visit(func.body, visit)
     layouts = func.attrs.get("arg_layouts", {})
     out = []
     for k, p in enumerate(func.params):

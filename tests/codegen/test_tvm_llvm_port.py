@@ -502,3 +502,27 @@ def test_call_packed_writes_an_intermediate_tensor(as_pointer):
     c = np.zeros(5, "float32")
     f(a, c)
     np.testing.assert_allclose(c, a * 2 + 1, rtol=1e-6)
+
+
+def test_atomic_add_from_a_parallel_extern_loop():
+    def count(ins, outs):
+        ib = tir.ir_builder.create()
+        a = ib.buffer_ptr(ins[0])
+        old = ib.allocate("int32", (1,), name="old", scope="local")
+        with ib.for_range(0, 100, name="i", kind="parallel") as i:
+            old[0] = tir.call_intrin("int32", "tir.atomic_add",
+                                     tir.call_intrin("handle", "tir.address_of", a[0]),
+                                     tir.const(1, "int32"))
+        return ib.get()
+
+    A = te.placeholder((100,), dtype="int32", name="A")
+    C = te.extern((100,), [A], count, name="C", dtype="int32")
+    f = tepad.build(te.create_schedule(C.op), [A, C])
+    assert f.arg_info[0].is_output      # written through its address
+    a = np.zeros(100, "int32")
+    f(a, np.zeros(100, "int32"))
+    assert a[0] == 100 and not a[1:].any()
+    ro = np.zeros(100, "int32")
+    ro.flags.writeable = False
+    with pytest.raises(tepad.TepadError, match="read-only"):
+        f(ro, np.zeros(100, "int32"))
