@@ -28,8 +28,11 @@ from .tir.stmt import BufferStore
 
 def build(s_or_func, args=None, target=None, name="main", bounds_check=False,
           checked=False, exact_bounds=False):
-    """A callable ``Module`` for a schedule (with ``args``), or an already lowered PrimFunc or
-    one-function IRModule (what ``tepad.lower`` returns).
+    """A callable ``Module`` for a schedule (with ``args``: tensors, and scalar ``te.var``s
+    passed as numbers), or an already lowered PrimFunc or one-function IRModule (what
+    ``tepad.lower`` returns). Several functions (an IRModule holding more than one, a list of
+    lowered modules / PrimFuncs as in TVM's ``build([f1, f2])``, or ``{"llvm": mod}``) give a
+    ``ModuleGroup``: ``mod["f1"]`` is each function's Module.
 
     ``target``: a ``tepad.target.Target`` or its string (``"llvm -mcpu=... -mattr=..."``);
     default: the ``with Target(...)`` target, else the host CPU. Options of the current

@@ -1,5 +1,7 @@
-"""Calls: TIR builtins (``if_then_else``, ``likely``, ``undef``, ``assume``) and math
-functions, which become LLVM intrinsics."""
+"""Calls: TIR builtins (``if_then_else``, ``likely``, ``undef``, ``assume``, ``prefetch``,
+``address_of``, ``atomic_add``), math functions (LLVM intrinsics), C functions
+(``call_extern``) and LLVM intrinsics by name (``call_llvm_intrin``); ``call_packed`` is in
+``packed``."""
 from __future__ import annotations
 
 import re
@@ -10,7 +12,7 @@ from ..errors import InternalError, TepadError
 from ..tir import dtype as dt
 from ..target.codegen import llvm_get_intrinsic_name
 from .. import tir
-from .lltypes import I1, I32, I64, PTR, VOID, ident, ll_type, type_suffix
+from .lltypes import I1, I32, PTR, VOID, ll_type, type_suffix
 
 # tir math call -> LLVM intrinsic base name (".f32"/".v8f32" suffix added per type).
 MATH_INTRINSICS = {
@@ -22,7 +24,7 @@ MATH_INTRINSICS = {
 }
 
 
-# TIR calls of C functions and LLVM intrinsics -> the CallEmitter method emitting them
+# TIR calls of C functions, LLVM intrinsics and builtins -> the emitter method emitting them
 _CALLS = {"tir.call_extern": "call_extern", "tir.call_pure_extern": "call_extern",
           "tir.call_llvm_intrin": "call_llvm_intrin",
           "tir.call_llvm_pure_intrin": "call_llvm_intrin",
@@ -30,8 +32,6 @@ _CALLS = {"tir.call_extern": "call_extern", "tir.call_pure_extern": "call_extern
           "tir.atomic_add": "atomic_add", "tir.tvm_call_packed": "call_packed",
           "tir.tvm_call_cpacked": "call_packed"}
 
-# The C function a kernel calls for ``tir.call_packed`` (defined by tepad.runtime.registry)
-CALL_PACKED_SYMBOL = "tepad_call_packed"
 
 _TYPE_SUFFIX = re.compile(r"^(v\d+)?([if]\d+|p\d+|bf16)$")
 
@@ -133,7 +133,7 @@ class CallEmitter:
     def call_extern(self, e):
         """``tir.call_extern(dtype, "f", *args)``: declare the C function ``f`` with the
         argument types of the values passed and call it (resolved when the kernel loads)."""
-        name = _name_arg(e)
+        name = name_arg(e)
         vals = [self.expr(a) for a in e.args[1:]]
         fn = self._declared(name, self._ret_type(e), [v.type for v in vals], "extern function")
         r = self.b.call(fn, vals)
@@ -186,74 +186,9 @@ class CallEmitter:
         return self.b.atomic_rmw(op, addr, val, "seq_cst")
 
 
-def _name_arg(e) -> str:
+def name_arg(e) -> str:
+    """The function name a call_extern / call_packed carries as its first argument."""
     first = e.args[0] if e.args else None
     if not isinstance(first, tir.StringImm):
         raise TepadError(f"{e.op}: the first argument must be the function name, got {first!r}")
     return first.value
-
-
-def _cstring(module, text: str, name: str):
-    """A private constant global holding ``text`` NUL-terminated (one per distinct text)."""
-    key = f".str.{name}"
-    data = bytearray(text.encode()) + b"\0"
-    existing = module.globals.get(key)
-    if existing is not None:
-        return existing
-    g = ir.GlobalVariable(module, ir.ArrayType(ir.IntType(8), len(data)), name=key)
-    g.linkage = "private"
-    g.global_constant = True
-    g.initializer = ir.Constant(g.value_type, data)
-    return g
-
-
-class PackedCallEmitter:
-    """``tir.call_packed("name", *args)``: a call of a function registered with
-    ``tepad.register_func`` (see ``tepad.runtime.registry`` for the calling convention)."""
-
-    def call_packed(self, e):
-        name = _name_arg(e)
-        desc, slots = [], []
-        for a in e.args[1:]:
-            if tir.is_call(a, "tir.tepad_array"):
-                data, dtype, shape = a.args[0], a.args[1].value, a.args[2:]
-                desc.append(f"b:{dtype}:{len(shape)}")
-                slots.append(self.b.ptrtoint(self.expr(data), I64))
-                slots += [self._as_i64(self.expr(d), d.dtype) for d in shape]
-            elif a.dtype == "handle":
-                desc.append("p")
-                slots.append(self.b.ptrtoint(self.expr(a), I64))
-            elif dt.is_float(a.dtype) and dt.lanes(a.dtype) == 1:
-                desc.append("f")
-                v = self.cast_to(self.expr(a), a.dtype, "float64")
-                slots.append(self.b.bitcast(v, I64))
-            elif (dt.is_int(a.dtype) or dt.is_bool(a.dtype)) and dt.lanes(a.dtype) == 1:
-                desc.append("i")
-                slots.append(self._as_i64(self.expr(a), a.dtype))
-            else:
-                raise TepadError(f"call_packed {name!r}: cannot pass {a!r} ({a.dtype}); pass "
-                                 "buffers, pointers, integers or floats")
-        desc_text = ",".join(desc)
-        k = len(self.module.globals)
-        g_name = _cstring(self.module, name, f"packed.{ident(name)}")
-        g_desc = _cstring(self.module, desc_text, f"desc.{k}")
-        arr = self.entry_alloca(ir.ArrayType(I64, max(1, len(slots))), name="packed.args")
-        for j, v in enumerate(slots):
-            p = self.b.gep(arr, [I32(0), I32(j)], inbounds=True,
-                           source_etype=ir.ArrayType(I64, max(1, len(slots))))
-            self.b.store(v, p)
-        fn = self.declare(CALL_PACKED_SYMBOL, I32, [PTR, PTR, PTR])
-        st = self.b.call(fn, [g_name, g_desc, arr])
-        code = self.status_code(f"packed function {name!r} raised an error")
-        fail = self.ctx.fn.append_basic_block("packed.fail")
-        ok = self.ctx.fn.append_basic_block("packed.ok")
-        self.b.cbranch(self.b.icmp_signed("!=", st, I32(0)), fail, ok)
-        self.b.position_at_end(fail)
-        self.emit_return_status(I32(code))
-        self.b.position_at_end(ok)
-        return ir.Constant(ll_type(e.dtype), 0)
-
-    def _as_i64(self, v, dtype):
-        if dt.is_bool(dtype) or dt.parse(dtype).is_uint:
-            return self.b.zext(v, I64) if v.type.width < 64 else v
-        return self.b.sext(v, I64) if v.type.width < 64 else v

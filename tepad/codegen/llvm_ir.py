@@ -24,7 +24,8 @@ from .. import tir
 from .analysis import FreeVars, shape_vars, static_bytes
 from .emitter import EmitterBase
 from .expressions import ExprEmitter
-from .intrinsics import CallEmitter, PackedCallEmitter
+from .intrinsics import CallEmitter
+from .packed import PackedCallEmitter
 from .lltypes import I32, PTR, ident, ll_type
 from .memory import MemoryEmitter
 from .parallel import ParallelEmitter, default_num_threads

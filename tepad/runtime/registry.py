@@ -23,7 +23,7 @@ import threading
 import llvmlite.binding as llvm
 import numpy as np
 
-from ..codegen.intrinsics import CALL_PACKED_SYMBOL
+from ..codegen.packed import CALL_PACKED_SYMBOL
 from ..errors import TepadError
 from ..tir import dtype as dt
 from .ndarray import NDArray
