@@ -332,6 +332,10 @@ def test_call_packed_exception_is_raised_by_the_module():
     with pytest.raises(tepad.TepadError, match="already registered"):
         tepad.register_func("tepad.test.fail", fail)
     assert tepad.get_global_func("tepad.test.none", allow_missing=True) is None
+    C = te.extern((2,), [A], lambda ins, outs: tir.call_packed("tepad.test.none", outs[0]))
+    g = tepad.build(te.create_schedule(C.op), [A, C])
+    with pytest.raises(tepad.TepadError, match="no global function 'tepad.test.none'"):
+        g(np.zeros(2, "float32"), np.zeros(2, "float32"))
 
 
 # ---------------------------------------------------------------- Shuffle, vector lanes
