@@ -21,6 +21,7 @@ from ..arith import Analyzer, IntSet, union
 from ..arith.int_set import union_with
 from ..errors import TepadError
 from ..schedule.stage import AttachType
+from ..tensor.extern import ExternOp
 from ..tensor.tensor import PlaceholderOp
 from ..tir.expr import IntImm, Max, Min, ProducerLoad, Range, cast
 from ..tir.op import all as all_expr, max as max_expr, min as min_expr
@@ -106,6 +107,9 @@ class BoundContext:
 
 def consumer_request(ctx, stage, consumer, rmap, ana, tmap):
     """Phases 1-3 for one consumer: append its requests on ``stage``'s outputs to ``tmap``."""
+    if isinstance(consumer.op, ExternOp):
+        whole_tensor_request(consumer.op, tmap)
+        return
     apath = ctx.paths[id(stage)]
     scope_rank = ctx.storage_rank(stage)
     found = False
@@ -173,6 +177,14 @@ def consumer_request(ctx, stage, consumer, rmap, ana, tmap):
                 tmap[t][k].extend(sets)
             else:
                 tmap[t][k].append(sets)
+
+
+def whole_tensor_request(op, tmap):
+    """An extern op reads each of its inputs whole: the full range of every dimension."""
+    for t in op.input_tensors:
+        if t in tmap:
+            for k, d in enumerate(t.shape):
+                tmap[t][k].append(IntSet.interval(IntImm(0, d.dtype), d - 1))
 
 
 def _clamped_reads(op, tmap):
@@ -301,7 +313,7 @@ def infer_root_bound(ctx, stage, rmap, ana):
     if stage.attach_type == AttachType.InlinedAlready:
         return
     op = stage.op
-    if isinstance(op, PlaceholderOp):
+    if isinstance(op, (PlaceholderOp, ExternOp)):   # no iteration axes to bound
         return
     if stage.is_output:
         for iv in op.root_iter_vars:

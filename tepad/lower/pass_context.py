@@ -32,6 +32,8 @@ CONFIG_KEYS = {
     "tir.disable_cse_tir": "accepted; tepad has no TIR common-subexpression pass (LLVM's "
                            "GVN does that work)",
     "tir.debug_keep_trivial_loop": "accepted; tepad's lowering keeps no trivial loops",
+    "tir.disable_assert": "accepted; the asserts tepad emits guard memory (bounds_check=True, "
+                          "checked=True) and stay",
 }
 
 # TVM passes tepad has no counterpart of, because LLVM or another tepad pass does that work:

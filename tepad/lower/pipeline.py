@@ -32,6 +32,7 @@ from ..bound.read_check import check_reads
 from ..errors import InternalError, TepadError
 from ..schedule import Schedule
 from ..tensor.tensor import PlaceholderOp, Tensor
+from ..tir.expr import Var
 from ..tir.function import PrimFunc
 from ..tir.module import IRModule
 from ..tir.ssa import convert_ssa
@@ -326,8 +327,17 @@ def _arg_tensors(s: Schedule, args):
         raise TypeError(f"args must be a list of tensors, got {type(args).__name__}")
     cur, names = [], []
     for k, a in enumerate(args):
+        if isinstance(a, Var):       # a scalar parameter (TVM: ``build(s, [A, n])``)
+            cur.append(a)
+            names.append(a.name)
+            continue
         if not isinstance(a, Tensor):
-            raise TypeError(f"argument {k} of lower/build must be a te.Tensor, got {a!r}")
+            raise TypeError(f"argument {k} of lower/build must be a te.Tensor or a scalar "
+                            f"te.var, got {a!r}")
+        if isinstance(a.op, PlaceholderOp) and a.op not in s.stage_map:
+            cur.append(a)            # an input the schedule never reads: still a parameter
+            names.append(a.name)
+            continue
         st = s[a]
         cur.append(st.op.output(a.value_index) if not isinstance(st.op, PlaceholderOp) else a)
         names.append(a.name)
@@ -382,7 +392,8 @@ def schedule_to_primfunc(s: Schedule, args, name="main", exact_bounds=False,
     t0 = time.perf_counter()
     s2 = s.copy().normalize()
     cur, names = _arg_tensors(s2, args)
-    preconditions = check_reads([st.op for st in s2.stages], [t.shape for t in cur])
+    preconditions = check_reads([st.op for st in s2.stages],
+                                [t.shape for t in cur if isinstance(t, Tensor)])
     bounds = infer_bound(s2, exact=exact_bounds)
     stmt = schedule_ops(s2, bounds)
     func = to_primfunc(stmt, cur, names, name, _layouts(s2))

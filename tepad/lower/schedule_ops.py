@@ -12,7 +12,9 @@ from ..arith import Analyzer, IntSet
 from ..errors import InternalError, TepadError
 from ..schedule.relations import Fuse, Rebase, Singleton, Split, Transform
 from ..schedule.stage import AttachType
+from ..tensor.extern import ExternOp
 from ..tensor.tensor import PlaceholderOp
+from .extern_ops import extern_pipeline
 from ..tir import op as tirop
 from ..tir.expr import IntImm, ProducerLoad, Var, convert
 from ..tir.functor import Mutator, substitute
@@ -285,6 +287,8 @@ ROLLING_BUFFER_SCOPE = "rolling_buffer_scope"
 
 
 def make_pipeline(stage, rmap, consumer, ana):
+    if isinstance(stage.op, ExternOp):
+        return extern_pipeline(stage, consumer)
     producer = build_provide(stage, rmap, ana)
     pipe = producer if consumer is None else seq(producer, consumer)
     if stage.is_rolling:

@@ -9,6 +9,7 @@ from ..schedule import (Fuse, Rebase, Relation, Schedule, Singleton, Split,  # n
 from ..schedule.schedule import dataflow_graph, post_dfs_order
 from ..schedule.stage import AttachType
 from ..tensor import ComputeOp, PlaceholderOp
+from ..tir.buffer import Buffer  # noqa: F401 - TVM name (te.schedule.Buffer)
 from ..tir.expr import ProducerLoad
 from ..tir.functor import post_order_visit
 from ..tir.itervar import IterVar  # noqa: F401 - TVM name

@@ -35,6 +35,10 @@ class _Entry:
 class _Flatten(Mutator):
     def __init__(self, func: PrimFunc):
         self.entries = {}
+        # a realized buffer's data var -> its allocation's var (other uses of the pointer:
+        # views of the same memory, call arguments)
+        self.data_map = {}
+        self.views = {}
         for buf in func.buffer_map.values():
             self.entries[buf] = _Entry(buf.get_flattened_buffer(), None, buf.shape,
                                        buf.axis_groups())
@@ -49,8 +53,10 @@ class _Flatten(Mutator):
                      axis_separators=buf.axis_separators, scope=buf.scope)
         flat = tmp.get_flattened_buffer()
         self.entries[buf] = _Entry(flat, origin, extents, tmp.axis_groups())
+        self.data_map[buf.data] = data
         body = self.visit(s.body)
         del self.entries[buf]
+        del self.data_map[buf.data]
         shape = flat.shape
         if not all(isinstance(e, IntImm) for e in extents):
             # an exact-bounds extent is a formula that can go negative where the region is
@@ -68,19 +74,38 @@ class _Flatten(Mutator):
         idx = self.visit(s.indices)
         val = self.visit(s.value)
         if e is None:
-            if val is s.value and all(a is b for a, b in zip(idx, s.indices)):
+            buf = self._view(s.buffer)
+            if buf is s.buffer and val is s.value and \
+                    all(a is b for a, b in zip(idx, s.indices)):
                 return s
-            return BufferStore(s.buffer, val, idx)
+            return BufferStore(buf, val, idx)
         return BufferStore(e.flat, val, e.index(idx))
 
     def visit_BufferLoad(self, x):
         e = self.entries.get(x.buffer)
         idx = self.visit(x.indices)
         if e is None:
-            if all(a is b for a, b in zip(idx, x.indices)):
+            buf = self._view(x.buffer)
+            if buf is x.buffer and all(a is b for a, b in zip(idx, x.indices)):
                 return x
-            return BufferLoad(x.buffer, idx)
+            return BufferLoad(buf, idx)
         return BufferLoad(e.flat, e.index(idx))
+
+    def visit_Var(self, v):
+        return self.data_map.get(v, v)
+
+    def _view(self, buf):
+        """A buffer this pass does not flatten, over the memory of a realized one: the same
+        view of the allocation."""
+        data = self.data_map.get(buf.data)
+        if data is None:
+            return buf
+        v = self.views.get((buf, data))
+        if v is None:
+            v = self.views[(buf, data)] = Buffer(buf.shape, buf.dtype, buf.name, data=data,
+                                                 axis_separators=buf.axis_separators,
+                                                 scope=buf.scope)
+        return v
 
 
 def storage_flatten(func: PrimFunc, cache_line_size=None, create_bound_attributes=False) \
