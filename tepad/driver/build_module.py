@@ -11,19 +11,19 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-from .codegen import compile_cache_enabled, compile_kernel, default_num_threads
-from .errors import TepadError
-from .lower.pipeline import Options, PassLog, lower_for_codegen
-from .runtime import ArgInfo, Module
-from .runtime.args import param_info
-from .runtime.multi import ModuleGroup
-from .target import Target, as_target
-from .schedule import Schedule
-from .tir.function import PrimFunc
-from .tir.module import IRModule
-from .tir.functor import post_order_visit
-from .tir.expr import BufferLoad, Call, Var
-from .tir.stmt import BufferStore
+from ..codegen import compile_cache_enabled, compile_kernel, default_num_threads
+from ..errors import TepadError
+from ..lower.pipeline import Options, PassLog, lower, lower_for_codegen, schedule_to_module
+from ..runtime import ArgInfo, Module
+from ..runtime.args import param_info
+from ..runtime.multi import ModuleGroup
+from ..target import Target, as_target
+from ..schedule import Schedule
+from ..tir.function import PrimFunc
+from ..tir.module import IRModule
+from ..tir.functor import post_order_visit
+from ..tir.expr import BufferLoad, Call, Var
+from ..tir.stmt import BufferStore
 
 
 def build(s_or_func, args=None, target=None, name="main", bounds_check=False,
@@ -180,3 +180,6 @@ def arg_info_of(func: PrimFunc) -> list:
                            tuple(buf.shape), tuple(buf.axis_separators),
                            lay.get("pad_value"), p in written))
     return out
+
+
+__all__ = ["build", "lower", "schedule_to_module", "arg_info_of"]
