@@ -159,7 +159,7 @@ def consumer_request(ctx, stage, consumer, rmap, ana, tmap):
         else:
             dom[iv.var] = IntSet.from_range(r)
     if isinstance(consumer.op, ScanOp):
-        scan_prop_bound_to_inputs(consumer.op, dom, tmap)
+        scan_prop_bound_to_inputs(consumer.op, dom, tmap, rmap)
         return
     facts = [] if consumer.is_rolling or not _clamped_reads(consumer.op, tmap) else \
         _inside_domain(consumer, dom, ana)

@@ -5,7 +5,8 @@ A scan ``S`` over time ``t`` in ``[T0, T)`` stores its ``init`` at rows ``[0, T0
 
 * the stages of its body (``AttachType.ScanUpdate``) sit inside the scan's time loop: their
   attach path is the scan's loops, so the scan asks its ``update`` for the single row ``t``
-  (the time loop is not relaxed) and, along every spatial axis, for the whole extent;
+  (the time loop is not relaxed) and, along every spatial axis, for the scan's own range of
+  that axis (below);
   body stages reading one another are bounded relative to that same step;
 * the ``init`` stages sit outside the time loop: the scan asks them for rows ``[0, T0)``;
 * the scan's own root ranges: the time axis runs from ``T0`` to the last row its consumers
@@ -51,8 +52,11 @@ def scan_time_ranges(ops) -> dict:
         for t in scan.update:
             spans[id(t.op)] = (scan.scan_axis.dom.min,
                                scan.scan_axis.dom.min + scan.scan_axis.dom.extent)
+        dead = _unread(ops)
         readers = {}
         for op in ops:
+            if id(op) in dead:
+                continue        # inlined: its reads are checked where they were substituted
             for t in op.input_tensors:
                 if id(t.op) in in_body:
                     readers.setdefault(id(t.op), []).append(op)
@@ -66,7 +70,48 @@ def scan_time_ranges(ops) -> dict:
             if span is not None:
                 lo, hi = ana.simplify(span[0]), ana.simplify(span[1])
                 out[op] = (lo, ana.simplify(hi - lo))
+        steps = (scan.scan_axis.dom.min, scan.scan_axis.dom.extent)
+        for op in _inlined_state_readers(ops, scan, dead):
+            out.setdefault(op, steps)
     return out
+
+
+def _inlined_state_readers(ops, scan, dead):
+    """Operations of ``dead`` (stages inlined into the scan's body: their reads now sit in
+    the body stages, which are checked themselves) that read a state of ``scan``, directly or
+    through other such operations: checked at the scan's steps, where their reads were
+    substituted. (An output outside the scan that reads its state placeholder directly is
+    counted here too: nothing reads it either.)"""
+    states = {id(t.op) for t in scan.state_placeholder}
+    found, changed = [], True
+    while changed:
+        changed = False
+        for op in ops:
+            if id(op) in dead and op not in found and any(
+                    id(t.op) in states or t.op in found for t in op.input_tensors):
+                found.append(op)
+                changed = True
+    return found
+
+
+def _unread(ops) -> set:
+    """ids of the compute operations of ``ops`` that nothing in ``ops`` reads, directly or
+    through other such operations (inlined stages, and outputs)."""
+    all_readers = {}
+    for op in ops:
+        for t in op.input_tensors:
+            all_readers.setdefault(id(t.op), []).append(op)
+    dead = set()
+    changed = True
+    while changed:
+        changed = False
+        for op in ops:
+            if id(op) in dead or not isinstance(op, ComputeOp) or not op.axis:
+                continue
+            if all(id(r) in dead for r in all_readers.get(id(op), [])):
+                dead.add(id(op))
+                changed = True
+    return dead
 
 
 def _span_from_readers(op, readers, in_body, spans, scan, ana):
@@ -102,9 +147,17 @@ def _time_indices(reader, op):
     return found
 
 
-def scan_prop_bound_to_inputs(op: ScanOp, dom: dict, tmap: dict):
+def scan_prop_bound_to_inputs(op: ScanOp, dom: dict, tmap: dict, rmap):
     """Phase 3 for a scan consumer: what it needs of its ``init`` and ``update`` tensors, given
-    the IntSets ``dom`` of its root vars (``scan_axis`` and the spatial axes)."""
+    the IntSets ``dom`` of its root vars (``scan_axis`` and the spatial axes).
+
+    Along a spatial axis the scan asks for its own range (``rmap``): the whole axis, or the
+    slice its consumers need where the axis is a fix point, so what is computed is exactly
+    what the state's realize holds."""
+    dom = dict(dom)
+    for sp in op.spatial_axis_:
+        if sp in rmap:
+            dom[sp.var] = IntSet.from_range(rmap[sp])
     for i in range(op.num_outputs):
         ini, up = op.init[i], op.update[i]
         spatial = op.spatial_axes_of(i)
