@@ -69,12 +69,20 @@ def scan_get_body(scan_op) -> list:
 
 def mark_scan_bodies(s):
     """Attach the stages of every scan's body at that scan (``AttachType.ScanUpdate``): they
-    are computed inside its time loop, one step at a time (TVM's scan group). A body stage
-    claimed by two scans is a TepadError."""
+    are computed inside its time loop, one step at a time (TVM's scan group). Called when the
+    schedule is made and after each dataflow rewrite (a stage it adds to a body joins it); a
+    body stage the user attached elsewhere (compute_at, inline) keeps that attachment.
+
+    TepadError: a body stage claimed by two scans; an operation outside a scan that reads the
+    scan's state placeholder, init, update or another stage of its body (those hold values
+    only inside the scan: read the scan's output instead); an init or update that is an
+    output."""
     for st in s.stages:
-        if not isinstance(st.op, ScanOp):
+        if not isinstance(st.op, ScanOp) or st.attach_type == AttachType.InlinedAlready:
             continue
-        for op in scan_get_body(st.op):
+        scan = st.op
+        body = scan_get_body(scan)
+        for op in body:
             body_st = s.stage_map.get(op)
             if body_st is None:
                 continue
@@ -83,8 +91,38 @@ def mark_scan_bodies(s):
                                  f"({body_st.scan_stage.name} and {st.name}); a tensor that "
                                  "reads a scan's state belongs to that scan only")
             body_st.scan_stage = st
-            body_st.attach_type = AttachType.ScanUpdate
-            body_st.attach_stage = st
+            if body_st.attach_type == AttachType.GroupRoot:
+                body_st.attach_type = AttachType.ScanUpdate
+                body_st.attach_stage = st
+        _check_scan_reads(s, st, body)
+
+
+def _check_scan_reads(s, scan_stage, body):
+    scan = scan_stage.op
+    inside = {id(op) for op in body} | {id(scan)}
+    private = {}
+    for t in scan.state_placeholder:
+        private[t] = "its state placeholder"
+    for t in scan.init:
+        private[t] = "its init"
+    for op in body:
+        for k in range(op.num_outputs):
+            private[op.output(k)] = "a stage of its body"
+    for t in scan.update:
+        private[t] = "its update"
+    for st in s.stages:
+        if id(st.op) in inside or st.attach_type == AttachType.InlinedAlready:
+            continue
+        for t in st.op.input_tensors:
+            what = private.get(t)
+            if what is not None:
+                raise TepadError(
+                    f"stage {st.name} reads {t.name}, {what} of scan {scan_stage.name}, from "
+                    f"outside the scan; those values exist only inside the scan's time loop: "
+                    f"read the scan's output {scan_stage.name} instead")
+        if st.is_output and any(st.op.output(k) in private for k in range(st.op.num_outputs)):
+            raise TepadError(f"stage {st.name} is an output but is stored in the state of scan "
+                             f"{scan_stage.name}; make the scan's output the output instead")
 
 
 def _key(t, k):

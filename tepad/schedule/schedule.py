@@ -100,11 +100,15 @@ class Schedule:
     # --- dataflow rewrites ------------------------------------------------------------------
     def cache_read(self, tensor, scope, readers):
         """A stage copying ``tensor`` into ``scope`` storage, read by ``readers`` instead."""
-        return cache_read(self, tensor, scope, readers)
+        out = cache_read(self, tensor, scope, readers)
+        mark_scan_bodies(self)
+        return out
 
     def cache_write(self, tensor, scope):
         """Compute ``tensor`` into a cache stage, then copy it to the original tensor."""
-        return cache_write(self, tensor, scope)
+        out = cache_write(self, tensor, scope)
+        mark_scan_bodies(self)
+        return out
 
     def _insert_stage(self, stage, index):
         self.stages.insert(index, stage)

@@ -290,11 +290,13 @@ class Stage:
             self.attach_stage = self.scan_stage
 
     def _scan_reading(self, tensor):
-        """The scan operation of this schedule whose init or update is ``tensor``, or None."""
+        """The scan operation of this schedule whose init, update or state placeholder is
+        ``tensor``, or None."""
         if self.schedule is None:
             return None
         for st in self.schedule.stages:
-            if isinstance(st.op, ScanOp) and tensor in st.op.init + st.op.update:
+            if isinstance(st.op, ScanOp) and \
+                    tensor in st.op.init + st.op.update + st.op.state_placeholder:
                 return st.op
         return None
 
@@ -339,6 +341,12 @@ class Stage:
         and the new IterVars are returned; for a placeholder only accesses change (None).
         """
         op = self.op
+        if isinstance(op, ScanOp) or self.scan_stage is not None or \
+                self._scan_reading(op.output(0)) is not None:
+            raise TepadError(f"stage {self.name}: transform_layout of a te.scan, its init, "
+                             "update or body stages is not supported (they share the scan's "
+                             "state buffer or live inside its time loop); transform the "
+                             "stages that read the scan's output instead")
         if isinstance(op, ComputeOp) and op.num_outputs != 1:
             raise TepadError(f"stage {self.name}: transform_layout needs a single-output stage")
         if isinstance(op, ComputeOp):
