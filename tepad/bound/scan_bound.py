@@ -178,10 +178,12 @@ def scan_gather_bound(stage, tmap: dict, rmap, ana):
     outs = [op.output(k) for k in range(op.num_outputs)]
     sdom = op.scan_axis.dom
     times = [s for t in outs for s in tmap[t][0]]
+    # Requests are clipped to the state's shape: a read outside it happens only in an untaken
+    # branch (read_check refuses the others), and the time loop must not run past T.
     if times:
         r = union(times).cover_range(sdom)
-        rmap[op.scan_axis] = Range.from_min_extent(
-            sdom.min, ana.simplify(r.min + r.extent - sdom.min))
+        end = min_expr(max_expr(r.min + r.extent, sdom.min), sdom.min + sdom.extent)
+        rmap[op.scan_axis] = Range.from_min_extent(sdom.min, ana.simplify(end - sdom.min))
     else:
         rmap[op.scan_axis] = sdom
     fix = scan_fix_point_analysis(op)
@@ -190,7 +192,10 @@ def scan_gather_bound(stage, tmap: dict, rmap, ana):
             sets = tmap[t][k]
             if fix[sp].value and sets:
                 r = union(sets).cover_range(sp.dom)
-                rmap[sp] = Range.from_min_extent(ana.simplify(r.min), ana.simplify(r.extent))
+                d = sp.dom
+                lo = ana.simplify(min_expr(max_expr(r.min, d.min), d.min + d.extent))
+                hi = ana.simplify(max_expr(min_expr(r.min + r.extent, d.min + d.extent), lo))
+                rmap[sp] = Range.from_min_extent(lo, ana.simplify(hi - lo))
             else:
                 rmap[sp] = sp.dom
 
