@@ -178,11 +178,9 @@ def scan_gather_bound(stage, tmap: dict, rmap, ana):
     outs = [op.output(k) for k in range(op.num_outputs)]
     sdom = op.scan_axis.dom
     times = [s for t in outs for s in tmap[t][0]]
-    # Requests are clipped to the state's shape: a read outside it happens only in an untaken
-    # branch (read_check refuses the others), and the time loop must not run past T.
     if times:
         r = union(times).cover_range(sdom)
-        end = min_expr(max_expr(r.min + r.extent, sdom.min), sdom.min + sdom.extent)
+        _, end = _clip(ana, sdom.min, r.min + r.extent, sdom)
         rmap[op.scan_axis] = Range.from_min_extent(sdom.min, ana.simplify(end - sdom.min))
     else:
         rmap[op.scan_axis] = sdom
@@ -192,12 +190,28 @@ def scan_gather_bound(stage, tmap: dict, rmap, ana):
             sets = tmap[t][k]
             if fix[sp].value and sets:
                 r = union(sets).cover_range(sp.dom)
-                d = sp.dom
-                lo = ana.simplify(min_expr(max_expr(r.min, d.min), d.min + d.extent))
-                hi = ana.simplify(max_expr(min_expr(r.min + r.extent, d.min + d.extent), lo))
-                rmap[sp] = Range.from_min_extent(lo, ana.simplify(hi - lo))
+                lo, hi = _clip(ana, r.min, r.min + r.extent, sp.dom)
+                rmap[sp] = Range.from_min_extent(ana.simplify(lo), ana.simplify(hi - lo))
             else:
                 rmap[sp] = sp.dom
+
+
+def _clip(ana, lo, hi, dom):
+    """``[lo, hi)`` moved inside ``dom`` where it provably leaves it (a read outside the state
+    happens only in an untaken branch: read_check refuses the others), so the time loop never
+    runs past the end and no region has a negative extent; bounds that may or may not leave
+    ``dom`` depending on the sizes are kept (the stages' own guards keep their stores inside
+    the shape)."""
+    dlo, dhi = dom.min, dom.min + dom.extent
+    if ana.can_prove(lo < dlo):
+        lo = dlo
+    if ana.can_prove(lo > dhi):
+        lo = dhi
+    if ana.can_prove(hi > dhi):
+        hi = dhi
+    if ana.can_prove(hi < lo):
+        hi = lo
+    return lo, hi
 
 
 __all__ = ["has_scan", "scan_time_ranges", "scan_prop_bound_to_inputs", "scan_gather_bound"]

@@ -111,6 +111,9 @@ def _check_scan_reads(s, scan_stage, body):
     for t in scan.update:
         private[t] = "its update"
     for st in s.stages:
+        if st.is_output and any(st.op.output(k) in private for k in range(st.op.num_outputs)):
+            raise TepadError(f"stage {st.name} is an output but is stored in the state of scan "
+                             f"{scan_stage.name}; make the scan's output the output instead")
         if id(st.op) in inside or st.attach_type == AttachType.InlinedAlready:
             continue
         for t in st.op.input_tensors:
@@ -120,9 +123,6 @@ def _check_scan_reads(s, scan_stage, body):
                     f"stage {st.name} reads {t.name}, {what} of scan {scan_stage.name}, from "
                     f"outside the scan; those values exist only inside the scan's time loop: "
                     f"read the scan's output {scan_stage.name} instead")
-        if st.is_output and any(st.op.output(k) in private for k in range(st.op.num_outputs)):
-            raise TepadError(f"stage {st.name} is an output but is stored in the state of scan "
-                             f"{scan_stage.name}; make the scan's output the output instead")
 
 
 def _key(t, k):

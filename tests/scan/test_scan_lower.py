@@ -283,3 +283,20 @@ def test_scan_errors():
         s[update].compute_inline()
     with pytest.raises(TepadError, match="needs a compute stage"):
         s[res].split(res.op.scan_axis, factor=2)
+
+
+def test_scan_read_only_in_an_untaken_branch_outside_its_shape():
+    # fuzz (scan_percent=50, seed "scan:c", case 153): a consumer asks for rows and columns
+    # before the state's start (in a branch never taken): the scan's region is clipped to its
+    # shape instead of getting a negative extent
+    X = te.placeholder((3, 3), name="X")
+    st = te.placeholder((3, 3), name="st")
+    init = te.compute((1, 3), lambda t, j: X[t, j], name="init")
+    up = te.compute((3, 3), lambda t, j: tir.max(st[t - 1, j], X[t, j]), name="up")
+    res = te.scan(init, up, st, name="res")
+    out = te.compute((1, 3), lambda i, j: te.if_then_else(
+        tir.all(i >= 2, j >= 2), res[i - 2, j - 2], tir.const(0.0, "float32")), name="out")
+    s = te.create_schedule(out.op)
+    a = rand(3, 3)
+    _, o = run(s, [X, out], [a, np.ones((1, 3), "float32")], bounds_check=True)
+    np.testing.assert_array_equal(o, np.zeros((1, 3), "float32"))
