@@ -159,3 +159,21 @@ def test_scan_analyses_refuse_other_operations():
         te.schedule.ScanGetBody(A.op)
     with pytest.raises(TepadError, match="expects a te.scan"):
         te.schedule.ScanFixPointAnalysis(A)
+
+
+def test_multi_state_scan_json_round_trip():
+    import tepad
+    if not hasattr(tepad.ir, "save_json"):
+        pytest.skip("tvm.ir.save_json comes with main's tepad/ir/json_io.py")
+    m, n = te.size_var("m"), te.size_var("n")
+    x1, s1, x2, s2 = (te.placeholder((m, n)) for _ in range(4))
+    i1 = te.compute((1, n), lambda _, i: x1[0, i])
+    i2 = te.compute((1, n), lambda _, i: x2[0, i])
+    u1 = te.compute((m, n), lambda t, i: s1[t - 1, i] + s2[t - 1, i] + x1[t, i])
+    u2 = te.compute((m, n), lambda t, i: x2[t, i] + s2[t - 1, i])
+    r0, r1 = te.scan([i1, i2], [u1, u2], [s1, s2])
+    op = tepad.ir.load_json(tepad.ir.save_json(r0.op))
+    assert isinstance(op, te.ScanOp) and op is not r0.op and op.num_outputs == 2
+    assert str(op.update[0].op.body) == str(u1.op.body)
+    assert op.state_placeholder[1] in op.update[1].op.input_tensors
+    assert op.spatial_axes_of(1) == [op.spatial_axis_[1]]
