@@ -117,3 +117,12 @@ def test_exact_mode_bounds_a_scan_as_interval_mode_does():
     for iv in a:
         assert same(a[iv].min, e[iv].min) and same(a[iv].extent, e[iv].extent), iv
     assert isinstance(e[xi].extent, IntImm) and e[xi].extent.value == 4
+
+
+def test_explain_refuses_a_scan_naming_it():
+    import pytest
+    from tepad import TepadError
+    from tepad.bound import explain
+    X, state, init, update, res = cumsum(5, 4)
+    with pytest.raises(TepadError, match="explain: the schedule has a te.scan"):
+        explain(te.create_schedule(res.op))
