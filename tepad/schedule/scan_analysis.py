@@ -73,7 +73,8 @@ def mark_scan_bodies(s):
     schedule is made and after each dataflow rewrite (a stage it adds to a body joins it); a
     body stage the user attached elsewhere (compute_at, inline) keeps that attachment.
 
-    TepadError: a body stage claimed by two scans; an operation outside a scan that reads the
+    TepadError: a scan inside another scan's body (nested scans are not supported); a body
+    stage claimed by two scans; an operation outside a scan that reads the
     scan's state placeholder, init, update or another stage of its body (those hold values
     only inside the scan: read the scan's output instead); an init or update that is an
     output."""
@@ -82,6 +83,11 @@ def mark_scan_bodies(s):
             continue
         scan = st.op
         body = scan_get_body(scan)
+        nested = [op for op in body if isinstance(op, ScanOp)]
+        if nested:
+            raise TepadError(f"scan {nested[0].name} is in the body of scan {st.name} (it reads "
+                             f"{st.name}'s state); nested scans are not supported: write the "
+                             "inner recurrence as stages of the outer scan's body")
         for op in body:
             body_st = s.stage_map.get(op)
             if body_st is None:

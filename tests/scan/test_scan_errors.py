@@ -58,3 +58,16 @@ def test_cache_write_of_the_update_stays_in_the_body():
     for t in range(1, 5):
         e[t] = 2 * e[t - 1] + a[t]
     np.testing.assert_allclose(b, e, rtol=1e-5)
+
+
+def test_nested_scan_is_refused():
+    X = te.placeholder((4, 3), name="X")
+    st, st2 = te.placeholder((4, 3), name="st"), te.placeholder((4, 3), name="st2")
+    inner_up = te.compute((4, 3), lambda t, i: st2[t - 1, i] + st[t - 1, i], name="iu")
+    inner = te.scan(te.compute((1, 3), lambda t, i: st[0, i], name="ii"), inner_up, st2,
+                    name="inner")
+    up = te.compute((4, 3), lambda t, i: inner[t, i] + X[t, i], name="up")
+    outer = te.scan(te.compute((1, 3), lambda t, i: X[0, i], name="oi"), up, st, name="outer")
+    with pytest.raises(TepadError, match="scan inner is in the body of scan outer.*nested scans "
+                                         "are not supported"):
+        te.create_schedule(outer.op)

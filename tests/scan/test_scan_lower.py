@@ -300,3 +300,39 @@ def test_scan_read_only_in_an_untaken_branch_outside_its_shape():
     a = rand(3, 3)
     _, o = run(s, [X, out], [a, np.ones((1, 3), "float32")], bounds_check=True)
     np.testing.assert_array_equal(o, np.zeros((1, 3), "float32"))
+
+
+def test_one_and_three_dimensional_states():
+    m = 7
+    X = te.placeholder((m,), name="X")
+    st1 = te.placeholder((m,), name="st")
+    ini = te.compute((1,), lambda t: X[0], name="ini")
+    up = te.compute((m,), lambda t: st1[t - 1] * 0.5 + X[t], name="up")
+    r = te.scan(ini, up, st1)
+    assert r.op.spatial_axis_ == []
+    a = rand(m)
+    _, b = run(te.create_schedule(r.op), [X, r], [a, np.zeros_like(a)])
+    e = a.copy()
+    for t in range(1, m):
+        e[t] = e[t - 1] * 0.5 + a[t]
+    np.testing.assert_allclose(b, e, rtol=1e-5)
+
+    X3 = te.placeholder((5, 4, 6), name="X3")
+    st3 = te.placeholder((5, 4, 6), name="st3")
+    ini3 = te.compute((1, 4, 6), lambda t, i, j: X3[0, i, j], name="ini3")
+    up3 = te.compute((5, 4, 6), lambda t, i, j: st3[t - 1, j % 4, i % 4] + X3[t, i, j],
+                     name="up3")
+    r3 = te.scan(ini3, up3, st3)
+    s = te.create_schedule(r3.op)
+    fz = s[up3].fuse(up3.op.axis[1], up3.op.axis[2])
+    o, _ = s[up3].split(fz, factor=5)
+    s[up3].parallel(o)
+    a3 = rand(5, 4, 6)
+    _, b3 = run(s, [X3, r3], [a3, np.zeros_like(a3)], bounds_check=True)
+    e3 = a3.copy()
+    for t in range(1, 5):
+        for i in range(4):
+            for j in range(6):
+                e3[t, i, j] = e3[t - 1, j % 4, i % 4] + a3[t, i, j]
+    np.testing.assert_allclose(b3, e3, rtol=1e-5)
+    np.testing.assert_allclose(reference(r3, {X3: a3}), e3, rtol=1e-5)
