@@ -62,7 +62,9 @@ def test_loop_nest_init_rows_then_time_loop_one_state_buffer():
     time = [lp for lp in loops if lp.loop_var.name.startswith("cumsum")]
     assert len(time) == 1 and time[0].extent.value == 5
     # the update store sits inside the time loop, the init store outside it
-    inside = nodes(type("F", (), {"body": time[0].body})(), BufferStore)
+    inside = []
+    post_order_visit(time[0].body,
+                     lambda n: inside.append(n) if isinstance(n, BufferStore) else None)
     assert len(inside) == 1 and len(stores) == 2
 
 
