@@ -337,6 +337,22 @@ def ib_ex5():
 
 
 @snippet
+def ib_scan():
+    m, n = 6, 8
+    X = te.placeholder((m, n), name="X")
+    state = te.placeholder((m, n), name="state")
+    init = te.compute((1, n), lambda _, i: X[0, i], name="init")
+    h = te.compute((m, n), lambda t, i: state[t - 1, i] * 0.5, name="h")
+    update = te.compute((m, n), lambda t, i: h[t, i] + X[t, i], name="update")
+    res = te.scan(init, update, state, name="res")
+    last = te.compute((4,), lambda i: res[m - 1, i], name="last")
+    s = te.create_schedule(last.op)
+    xo, xi = s[update].split(update.op.axis[1], factor=2)
+    s[h].compute_at(s[update], xo)
+    return _ib(s, [X, last])
+
+
+@snippet
 def ib_chain():
     C = te.compute((5, 16), lambda i, j: tir.const(5, "int32"), name="C")
     D = te.compute((5, 16), lambda di, dj: C[di, dj] * 2, name="D")

@@ -22,12 +22,14 @@ from ..arith.int_set import union_with
 from ..errors import TepadError
 from ..schedule.stage import AttachType
 from ..tensor.extern import ExternOp
+from ..tensor.scan import ScanOp
 from ..tensor.tensor import PlaceholderOp
 from ..tir.expr import IntImm, Max, Min, ProducerLoad, Range, cast
 from ..tir.op import all as all_expr, max as max_expr, min as min_expr
 from ..tir.functor import collect_vars, post_order_visit
 from .attach_path import attach_path
 from .message_passing import pass_down_domain, pass_up_domain
+from .scan_bound import scan_gather_bound, scan_prop_bound_to_inputs
 
 
 class BoundMap(dict):
@@ -160,6 +162,9 @@ def consumer_request(ctx, stage, consumer, rmap, ana, tmap):
             dom[iv.var] = IntSet.interval(lo, hi)
         else:
             dom[iv.var] = IntSet.from_range(r)
+    if isinstance(consumer.op, ScanOp):
+        scan_prop_bound_to_inputs(consumer.op, dom, tmap, rmap)
+        return
     facts = [] if consumer.is_rolling or not _clamped_reads(consumer.op, tmap) else \
         _inside_domain(consumer, dom, ana)
     if not facts:
@@ -319,7 +324,7 @@ def infer_root_bound(ctx, stage, rmap, ana):
         for iv in op.root_iter_vars:
             rmap[iv] = iv.dom
         return
-    tmap = {op.output(k): [[] for _ in op.axis] for k in range(op.num_outputs)}
+    tmap = {op.output(k): [[] for _ in op.output(k).shape] for k in range(op.num_outputs)}
     consumers = []
     for t in tmap:
         for c in ctx.feed.get(t, []):
@@ -327,7 +332,10 @@ def infer_root_bound(ctx, stage, rmap, ana):
                 consumers.append(c)
     for c in consumers:
         consumer_request(ctx, stage, c, rmap, ana, tmap)
-    _gather_bound(stage, tmap, rmap, ana)
+    if isinstance(op, ScanOp):
+        scan_gather_bound(stage, tmap, rmap, ana)
+    else:
+        _gather_bound(stage, tmap, rmap, ana)
 
 
 def infer_bound_interval(s) -> BoundMap:

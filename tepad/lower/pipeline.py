@@ -46,6 +46,7 @@ from .passes.inject_rolling_buffer import inject_rolling_buffer
 from .passes.instrument_bound_checks import instrument_bound_checks
 from .passes.remove_assume import remove_assume
 from .passes.remove_store_undef import remove_store_undef
+from .scan_ops import scan_state_outputs
 from .passes.simplify import simplify
 from .passes.storage_flatten import storage_flatten
 from .passes.unroll_loop import unroll_loop
@@ -326,6 +327,7 @@ def _arg_tensors(s: Schedule, args):
     if not isinstance(args, (list, tuple)):
         raise TypeError(f"args must be a list of tensors, got {type(args).__name__}")
     cur, names = [], []
+    states = scan_state_outputs(s)
     for k, a in enumerate(args):
         if isinstance(a, Var):       # a scalar parameter (TVM: ``build(s, [A, n])``)
             cur.append(a)
@@ -341,6 +343,10 @@ def _arg_tensors(s: Schedule, args):
         st = s[a]
         cur.append(st.op.output(a.value_index) if not isinstance(st.op, PlaceholderOp) else a)
         names.append(a.name)
+    # a scan's state placeholder passed without the scan's output stands for that output
+    for k, t in enumerate(cur):
+        if t in states and states[t] not in cur:
+            cur[k] = states[t]
     for op in s.outputs:
         st = s[op]
         for k in range(st.op.num_outputs):
@@ -351,7 +357,7 @@ def _arg_tensors(s: Schedule, args):
     for st in s.stages:
         if not isinstance(st.op, PlaceholderOp):
             read.update(t for t in st.op.input_tensors if isinstance(t.op, PlaceholderOp))
-    for t in read:
+    for t in read - set(states):
         if t not in cur:
             raise TepadError(f"placeholder {t.name} is read but not in the argument list")
     return cur, names

@@ -6,6 +6,7 @@ import networkx as nx
 from ..errors import TepadError
 from ..tensor.tensor import ComputeOp, Operation, PlaceholderOp, Tensor
 from .fingerprint import schedule_fingerprint
+from .scan_analysis import mark_scan_bodies
 from .dataflow import cache_read, cache_write, inline_stages, replace_dataflow
 from .relations import Fuse, Split
 from .stage import AttachType, Stage
@@ -72,6 +73,7 @@ class Schedule:
             st.is_output = op in ops
             self.stages.append(st)
             self.stage_map[op] = st
+        mark_scan_bodies(self)
 
     def fingerprint(self) -> tuple:
         """A hashable value that differs whenever lowering this schedule could differ (see
@@ -98,11 +100,15 @@ class Schedule:
     # --- dataflow rewrites ------------------------------------------------------------------
     def cache_read(self, tensor, scope, readers):
         """A stage copying ``tensor`` into ``scope`` storage, read by ``readers`` instead."""
-        return cache_read(self, tensor, scope, readers)
+        out = cache_read(self, tensor, scope, readers)
+        mark_scan_bodies(self)
+        return out
 
     def cache_write(self, tensor, scope):
         """Compute ``tensor`` into a cache stage, then copy it to the original tensor."""
-        return cache_write(self, tensor, scope)
+        out = cache_write(self, tensor, scope)
+        mark_scan_bodies(self)
+        return out
 
     def _insert_stage(self, stage, index):
         self.stages.insert(index, stage)
@@ -129,6 +135,8 @@ class Schedule:
         for st in s.stages:
             if st.attach_stage is not None:
                 st.attach_stage = mapping[id(st.attach_stage)]
+            if st.scan_stage is not None:
+                st.scan_stage = mapping[id(st.scan_stage)]
         s.stage_map = {op: mapping[id(st)] for op, st in self.stage_map.items()}
         return s
 

@@ -9,9 +9,9 @@ from ..tir.op import (if_then_else, max_value, min_value, exp, log, sqrt, tanh, 
                       indexmod, all, any, round, sin, cos, div)
 from ..tir.itervar import IterVar
 from ..tir.buffer import AXIS_SEPARATOR
-from ..tensor import (Tensor, Operation, PlaceholderOp, ComputeOp, var, size_var, const,
-                      placeholder, compute, reduce_axis, thread_axis, comm_reducer, sum, max,
-                      min, extern, ExternOp)
+from ..tensor import (Tensor, Operation, PlaceholderOp, ComputeOp, ScanOp, ExternOp, var,
+                      size_var, const, placeholder, compute, scan, extern, reduce_axis,
+                      thread_axis, comm_reducer, sum, max, min)
 from ..schedule import create_schedule, Schedule, Stage
 from . import schedule, tensor
 
