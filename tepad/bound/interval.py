@@ -27,6 +27,8 @@ from ..tir.op import all as all_expr, max as max_expr, min as min_expr
 from ..tir.functor import collect_vars, post_order_visit
 from .attach_path import attach_path
 from .message_passing import pass_down_domain, pass_up_domain
+from .tensor_compute import prop_region_bounds
+from ..tensor.tensor_intrin import TensorComputeOp
 
 
 class BoundMap(dict):
@@ -156,6 +158,9 @@ def consumer_request(ctx, stage, consumer, rmap, ana, tmap):
             dom[iv.var] = IntSet.interval(lo, hi)
         else:
             dom[iv.var] = IntSet.from_range(r)
+    if isinstance(consumer.op, TensorComputeOp):
+        prop_region_bounds(consumer.op, ana, dom, tmap)
+        return
     facts = [] if consumer.is_rolling or not _clamped_reads(consumer.op, tmap) else \
         _inside_domain(consumer, dom, ana)
     if not facts:

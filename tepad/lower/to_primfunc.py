@@ -12,6 +12,7 @@ from ..tir.expr import BufferLoad
 from ..tir.function import PrimFunc
 from ..tir.functor import Mutator
 from ..tir.stmt import AttrStmt, BufferRealize, BufferStore
+from .bind_buffer import BUFFER_BIND_SCOPE, bind_buffer_scope
 
 
 class _ToBuffers(Mutator):
@@ -20,6 +21,7 @@ class _ToBuffers(Mutator):
         self.args = set(arg_buffers)
         self.layouts = layouts             # Tensor -> (index maps, axis separators, pad)
         self.layout_of = {}                # Buffer -> (index maps, axis separators, pad)
+        self.realized = {}                 # Tensor -> its realize bounds, while in scope
         for t, b in arg_buffers.items():
             if t in layouts:
                 self.layout_of[b] = layouts[t]
@@ -34,8 +36,9 @@ class _ToBuffers(Mutator):
         if t in self.layouts:
             self.layout_of[buf] = self.layouts[t]
         bounds = self.visit(s.bounds)
+        self.realized[t] = bounds
         body = self.visit(s.body)
-        del self.buffers[t]
+        del self.buffers[t], self.realized[t]
         return BufferRealize(buf, bounds, s.condition, body)
 
     def _buffer(self, t):
@@ -47,6 +50,10 @@ class _ToBuffers(Mutator):
         return buf
 
     def visit_AttrStmt(self, s):
+        if s.attr_key == BUFFER_BIND_SCOPE:      # a tensor intrinsic's buffer (tensorize)
+            t = s.node[1]
+            return self.visit(bind_buffer_scope(s, self._buffer(t), self.realized.get(t),
+                                                t in self.layouts))
         if isinstance(s.node, Tensor):
             return AttrStmt(self._buffer(s.node), s.attr_key, self.visit(s.value),
                             self.visit(s.body))

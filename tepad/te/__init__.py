@@ -11,7 +11,7 @@ from ..tir.itervar import IterVar
 from ..tir.buffer import AXIS_SEPARATOR
 from ..tensor import (Tensor, Operation, PlaceholderOp, ComputeOp, var, size_var, const,
                       placeholder, compute, reduce_axis, thread_axis, comm_reducer, sum, max,
-                      min)
+                      min, TensorIntrin, TensorComputeOp, decl_tensor_intrin)
 from ..schedule import create_schedule, Schedule, Stage
 from . import schedule
 

@@ -4,7 +4,9 @@ through ``tepad.te``; this layer sits below ``tepad.schedule``."""
 from .tensor import Tensor, Operation, PlaceholderOp, ComputeOp
 from .operation import (var, size_var, const, placeholder, compute, reduce_axis, thread_axis,
                         comm_reducer, sum, max, min)
+from .tensor_intrin import (TensorIntrin, TensorIntrinCall, TensorComputeOp,
+                            decl_tensor_intrin)
 
 __all__ = ["Tensor", "Operation", "PlaceholderOp", "ComputeOp", "var", "size_var", "const",
            "placeholder", "compute", "reduce_axis", "thread_axis", "comm_reducer", "sum", "max",
-           "min"]
+           "min", "TensorIntrin", "TensorIntrinCall", "TensorComputeOp", "decl_tensor_intrin"]

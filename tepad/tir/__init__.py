@@ -7,7 +7,7 @@ from .expr import (Node, PrimExpr, ConstExpr, IntImm, FloatImm, StringImm, Var, 
 from .stmt import (ForKind, Stmt, For, SeqStmt, IfThenElse, ProducerStore, ProducerRealize,
                    BufferStore, BufferRealize, Allocate, AttrStmt, LetStmt, Evaluate, AssertStmt,
                    seq, is_no_op)
-from .buffer import AXIS_SEPARATOR, Buffer, decl_buffer
+from .buffer import AXIS_SEPARATOR, Buffer, decl_buffer, type_annotation
 from .function import PrimFunc
 from .module import IRModule
 from .functor import (Visitor, Mutator, post_order_visit, ir_transform, substitute,
@@ -17,12 +17,12 @@ from .printer import to_script
 from .op import (min, max, all, any, if_then_else, exp, log, sqrt, tanh, floor, ceil,
                  sigmoid, abs, power, pow, max_value, min_value, likely, assume, undef,
                  is_call, call_intrin, call_extern, call_pure_extern, call_llvm_intrin,
-                 call_llvm_pure_intrin, floordiv, floormod, truncdiv, truncmod, indexdiv,
+                 call_llvm_pure_intrin, call_packed, floordiv, floormod, truncdiv, truncmod, indexdiv,
                  indexmod, round, sin, cos)
 from .itervar import IterVar, IterVarType
 from .reduce import CommReducer, Reduce
 from .ssa import convert_ssa
 from .verify import verify, verify_well_formed
-from . import stmt_functor, transform
+from . import stmt_functor, transform, ir_builder
 
 __all__ = [n for n in dir() if not n.startswith("_")]

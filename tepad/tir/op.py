@@ -227,11 +227,23 @@ def call_llvm_pure_intrin(dtype, name, *args):
     return _extern_call("tir.call_llvm_pure_intrin", dtype, name, args)
 
 
+def call_packed(func_name, *args):
+    """``tir.call_packed("f", *args)``: TVM's call of the packed function ``f`` registered in
+    the runtime (an int32 ``tir.tvm_call_packed`` Call, the name first, as a StringImm).
+    tepad has no packed-function runtime: such a call can be lowered (tensor intrinsics) but
+    not built. Buffer arguments are refused (pass ``buf.data`` or ``buf.access_ptr(...)``)."""
+    for k, a in enumerate(args):
+        if type(a).__name__ == "Buffer":
+            raise TepadError(f"tir.call_packed({func_name!r}): argument {k + 1} is the buffer "
+                             f"{a.name}; pass {a.name}.data or {a.name}.access_ptr(...)")
+    return _extern_call("tir.tvm_call_packed", "int32", func_name, args)
+
+
 indexdiv = floordiv
 indexmod = floormod
 
 __all__ = ["min", "max", "all", "any", "if_then_else", "exp", "log", "sqrt", "tanh", "floor",
            "ceil", "sigmoid", "abs", "power", "pow", "max_value", "min_value", "likely", "assume",
            "undef", "is_call", "call_intrin", "call_extern", "call_pure_extern",
-           "call_llvm_intrin", "call_llvm_pure_intrin", "floordiv", "floormod", "truncdiv", "truncmod",
+           "call_llvm_intrin", "call_llvm_pure_intrin", "call_packed", "floordiv", "floormod", "truncdiv", "truncmod",
            "indexdiv", "indexmod", "cast", "const", "round", "sin", "cos", "MATH_INTRINSICS"]
