@@ -21,7 +21,7 @@ from ..tir.functor import collect_vars, ir_transform, post_order_visit, substitu
 from ..tir.itervar import IterVarType
 from ..tir.printer import expr_to_str
 from ..tir.reduce import Reduce
-from ..tir.stmt import AttrStmt
+from ..tir.stmt import Allocate, AttrStmt, For, LetStmt
 from ..tir.structural import structural_equal
 from ..schedule.stage import AttachType
 from .bind_buffer import BUFFER_BIND_SCOPE
@@ -51,6 +51,7 @@ class TensorizePlan:
         return self.intrin.reduce_init is not None
 
     def _bound(self, stmt, with_inputs, vmap):
+        stmt = _fresh_locals(stmt)
         for buf, t, region in reversed(self.outputs):
             stmt = bind_attr(buf, t, region, stmt)
         if with_inputs:
@@ -77,6 +78,22 @@ class TensorizePlan:
     def inner_vars(self) -> set:
         """The vars of the leaves the intrinsic replaces (no loop binds them)."""
         return {iv.var for iv in self.stage.leaf_iter_vars[self.tloc:]}
+
+
+def _fresh_locals(stmt):
+    """``stmt`` with the vars it binds (loops, lets, allocations) renamed to fresh ones:
+    every call of an intrinsic gets its own, so the IR stays in SSA form."""
+    bound = []
+
+    def visit(n):
+        if isinstance(n, For):
+            bound.append(n.loop_var)
+        elif isinstance(n, LetStmt):
+            bound.append(n.var)
+        elif isinstance(n, Allocate):
+            bound.append(n.buffer_var)
+    post_order_visit(stmt, visit)
+    return substitute(stmt, {v: Var(v.name, v.dtype) for v in bound})
 
 
 def plan_tensorize(stage, rmap, ana: Analyzer):

@@ -35,6 +35,9 @@ class _Entry:
 class _Flatten(Mutator):
     def __init__(self, func: PrimFunc):
         self.entries = {}
+        # a realized buffer's own data var -> its allocation's (a bound tensor intrinsic
+        # buffer's pointer, tensorize, refers to the realized buffer's data)
+        self.data_remap = {}
         for buf in func.buffer_map.values():
             self.entries[buf] = _Entry(buf.get_flattened_buffer(), None, buf.shape,
                                        buf.axis_groups())
@@ -45,12 +48,13 @@ class _Flatten(Mutator):
         origin = [r.min for r in bounds]
         extents = [r.extent for r in bounds]
         data = Var(buf.name, "handle")
+        self.data_remap[buf.data] = data
         tmp = Buffer(extents, buf.dtype, buf.name, data=data,
                      axis_separators=buf.axis_separators, scope=buf.scope)
         flat = tmp.get_flattened_buffer()
         self.entries[buf] = _Entry(flat, origin, extents, tmp.axis_groups())
         body = self.visit(s.body)
-        del self.entries[buf]
+        del self.entries[buf], self.data_remap[buf.data]
         shape = flat.shape
         if not all(isinstance(e, IntImm) for e in extents):
             # an exact-bounds extent is a formula that can go negative where the region is
@@ -62,6 +66,9 @@ class _Flatten(Mutator):
             shape = clamped.get_flattened_buffer().shape
         return Allocate(data, buf.dtype, shape, s.condition, body,
                         {"scope": buf.scope or "global"})
+
+    def visit_Var(self, v):
+        return self.data_remap.get(v, v)
 
     def visit_BufferStore(self, s):
         e = self.entries.get(s.buffer)
