@@ -111,6 +111,11 @@ class Stage:
         for k, x in enumerate(self.leaf_iter_vars):
             if x is iv:
                 return k
+        if isinstance(self.op, TensorComputeOp) and any(x is iv for x in self.op.axis):
+            raise TepadError(
+                f"stage {self.name}: {what} on {iv.name}, an axis the tensor intrinsic "
+                f"{self.op.intrin.name} computes whole in each call, not a loop; the leaf "
+                f"axes of {self.name} are {self._leaf_names()}")
         if any(x is iv for x in self.all_iter_vars):
             raise TepadError(
                 f"stage {self.name}: {what} on {iv.name}, which is no longer a leaf (it was "
