@@ -22,6 +22,7 @@ class Config:
     layout_percent: int = 22       # cases where transform_layout may be drawn at all
     rolling_percent: int = 70      # per applicable compute_at'd stencil producer
     scope_percent: int = 10        # per materialized compute stage: set_scope
+    tensorize_percent: int = 25    # cases where one elementwise stage may be tensorized
 
 
 @dataclass

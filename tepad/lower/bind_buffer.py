@@ -15,7 +15,7 @@ from ..arith import Analyzer
 from ..errors import TepadError
 from ..tir.buffer import Buffer
 from ..tir.expr import BufferLoad, IntImm, Var
-from ..tir.functor import ir_transform, substitute
+from ..tir.functor import collect_vars, ir_transform, substitute
 from ..tir.printer import expr_to_str
 from ..tir.stmt import BufferStore
 
@@ -45,9 +45,12 @@ def bind_buffer_scope(attr, target: Buffer, realize_bounds=None, transformed=Fal
     mins, exts = args[0::2], args[1::2]
     ana = Analyzer()
     where = f"binding buffer {buf.name} of a tensor intrinsic to {target.name}"
-    if transformed or len(target.axis_separators) > 0:
+    pointers = {buf.data, buf.elem_offset, *buf.strides} & collect_vars(attr.body)
+    if (transformed or len(target.axis_separators) > 0) and pointers:
         raise TepadError(f"{where}: {target.name} has a transformed layout "
-                         "(transform_layout); a tensor intrinsic binds to row-major buffers")
+                         "(transform_layout); an intrinsic that uses a buffer's data pointer, "
+                         "elem_offset or strides binds to row-major buffers only (loads and "
+                         "stores, vload/vstore, bind to any layout)")
     lead = len(mins) - buf.ndim
     if lead < 0:
         raise TepadError(f"{where}: the region has {len(mins)} dimensions, the buffer "
