@@ -248,3 +248,52 @@ def test_non_contiguous_region_needs_strides():
     s[C].tensorize(ii, intrin)
     with pytest.raises(tepad.TepadError, match="not contiguous.*symbolic strides"):
         tepad.lower(s, [A, B, C])
+
+
+def _rolling_chain():
+    A = te.placeholder((12, 8), name="A")
+    B = te.compute((10, 8), lambda i, j: A[i, j] + A[i + 1, j] + A[i + 2, j], name="B")
+    C = te.compute((8, 8), lambda i, j: B[i, j] + B[i + 1, j] + B[i + 2, j], name="C")
+    s = te.create_schedule(C.op)
+    io, ii = s[C].split(C.op.axis[0], factor=4)
+    s[B].compute_at(s[C], io)
+    s[B].rolling_buffer()
+    return A, B, C, s
+
+
+def test_pointer_into_a_rolling_buffer_is_refused(vadd_extern):
+    A, B, C, s = _rolling_chain()
+    s[C].tensorize(C.op.axis[1], _three_row_sum(vadd_extern))
+    with pytest.raises(tepad.TepadError, match="B, a rolling buffer"):
+        tepad.lower(s, [A, C])
+
+
+def _three_row_sum(_):
+    x = te.placeholder((3, 8), name="x")
+    z = te.compute((8,), lambda j: x[0, j] + x[1, j] + x[2, j], name="z")
+    return te.decl_tensor_intrin(
+        z.op, lambda ins, outs: tir.call_extern("int32", "rows3", ins[0].access_ptr("r"),
+                                                outs[0].access_ptr("w")),
+        default_buffer_params={"offset_factor": 1},
+        binds={x: tir.decl_buffer((3, 8), name="X", offset_factor=1,
+                                  strides=[te.var("ldx"), 1])})
+
+
+def test_rolling_buffer_read_elementwise_builds():
+    x = te.placeholder((3, 8), name="x")
+    z = te.compute((8,), lambda j: x[0, j] + x[1, j] + x[2, j], name="z")
+
+    def body(ins, outs):
+        u = te.var("u")
+        xx = ins[0]
+        return tir.For(u, 0, 8, tir.ForKind.SERIAL, outs[0].vstore(
+            [u], xx.vload([0, u]) + xx.vload([1, u]) + xx.vload([2, u])))
+    rows3 = te.decl_tensor_intrin(z.op, body, default_buffer_params={"offset_factor": 1})
+    A, B, C, s = _rolling_chain()
+    s[C].tensorize(C.op.axis[1], rows3)
+    mod = tepad.build(s, [A, C])
+    a = _rand(12, 8)
+    c = np.zeros((8, 8), "float32")
+    mod(a, c)
+    b = a[:-2] + a[1:-1] + a[2:]
+    np.testing.assert_allclose(c, b[:-2] + b[1:-1] + b[2:], rtol=1e-5)
