@@ -31,6 +31,8 @@ from ..errors import TepadError
 from ..tir import expr as E
 from ..tir.functor import post_order_visit
 from ..tir.reduce import Reduce
+from ..tensor.tensor_intrin import TensorComputeOp
+from .tensor_compute import check_region_reads
 
 
 @dataclass(repr=False)
@@ -170,6 +172,9 @@ def check_reads(ops, arg_shapes=()) -> list:
     """
     pre = []
     for op in ops:
+        if isinstance(op, TensorComputeOp):
+            check_region_reads(op)
+            continue
         if not hasattr(op, "body") or not hasattr(op, "axis"):
             continue
         reads = _Reads()

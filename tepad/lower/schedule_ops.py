@@ -272,7 +272,8 @@ def _build_tensorized(stage, rmap, ana, plan):
     op, leaves, tloc = stage.op, stage.leaf_iter_vars, plan.tloc
     nest, value = make_loop_nest(stage, rmap)
     pass_up_index(stage, rmap, value, ana)
-    preds = check_whole_tile(plan, make_bound_check(stage, rmap, value, ana))
+    preds = check_whole_tile(plan, make_bound_check(stage, rmap, value, ana) +
+                             _region_predicates(stage, rmap, value))
     vmap = {iv.var: v for iv, v in value.items()}
     outer = _count_items_before(nest, leaves, tloc)
     if not op.reduce_axis:
@@ -295,7 +296,8 @@ def _build_tensorized(stage, rmap, ana, plan):
             init_value[iv] = rmap[iv].min
         pass_up_index(stage, rmap, init_value, ana)
         init_preds = check_whole_tile(plan, make_bound_check(
-            stage, rmap, init_value, ana, skip=init_skip | set(op.reduce_axis)))
+            stage, rmap, init_value, ana, skip=init_skip | set(op.reduce_axis)) +
+            _region_predicates(stage, rmap, init_value))
         reset = plan.reset({iv.var: v for iv, v in init_value.items()})
         init = init_nest.wrap(_guard(init_preds, reset))
         update = update_loops.wrap(_guard(preds, plan.update(vmap)))

@@ -161,3 +161,17 @@ def test_inline_into_tensor_compute_is_refused(vadd_plain):
         tepad.lower(s, [A, C])
     with pytest.raises(tepad.TepadError, match="scalar body"):
         s[C].compute_inline()
+
+
+def test_region_outside_the_tensor_is_refused(vadd_plain):
+    vadd = vadd_plain(16)
+    A = te.placeholder((4, 8), name="A")
+    B = te.placeholder((4, 16), name="B")
+    C = te.compute((4, 16), lambda i: vadd(A[i, 0:16], B[i, 0:16]), name="C")
+    with pytest.raises(tepad.TepadError, match=r"C reads A\[i:i \+ 1, 0:16\] through the "
+                       r"tensor intrinsic vadd, which may leave A's shape \(4, 8\) along "
+                       r"dimension 1"):
+        tepad.lower(te.create_schedule(C.op), [A, B, C])
+    D = te.compute((4, 16), lambda i: vadd(B[i + 1, 0:16], B[i, 0:16]), name="D")
+    with pytest.raises(tepad.TepadError, match="along dimension 0"):
+        tepad.lower(te.create_schedule(D.op), [B, D])
