@@ -175,3 +175,21 @@ def test_region_outside_the_tensor_is_refused(vadd_plain):
     D = te.compute((4, 16), lambda i: vadd(B[i + 1, 0:16], B[i, 0:16]), name="D")
     with pytest.raises(tepad.TepadError, match="along dimension 0"):
         tepad.lower(te.create_schedule(D.op), [B, D])
+
+
+@pytest.mark.parametrize("reset", [True, False])
+def test_gemv_tensor_compute_builds(gemv_plain, reset):
+    # C[i, j, :] = sum_k A[i, k, :, :] @ B[j, k, :]: 8x16 gemv calls accumulated over k
+    gemv = gemv_plain(8, 16, reset=reset)
+    A = te.placeholder((3, 4, 8, 16), name="A")
+    B = te.placeholder((5, 4, 16), name="B")
+    k = te.reduce_axis((0, 4), name="k")
+    C = te.compute((3, 5, 8), lambda i, j: gemv(A[i, k, 0:8, 0:16], B[j, k, 0:16],
+                                                reduce_axis=k), name="C")
+    s = te.create_schedule(C.op)
+    s[C].reorder(C.op.axis[1], C.op.axis[0], C.op.reduce_axis[0])
+    mod = tepad.build(s, [A, B, C])
+    a, b = _rand(3, 4, 8, 16), _rand(5, 4, 16)
+    c = np.zeros((3, 5, 8), "float32")
+    mod(a, b, c)
+    np.testing.assert_allclose(c, np.einsum("ikxy,jky->ijx", a, b), rtol=1e-5)
