@@ -112,7 +112,7 @@ def plan_tensorize(stage, rmap, ana: Analyzer):
     _match(stage, tiv, intrin, out_dom, in_region, ana)
     op = stage.op
     n_in = len(intrin.inputs)
-    _check_rolling(stage, intrin, tiv)
+    _check_rolling(stage, intrin, op.input_tensors)
     inputs = [(intrin.buffers[k], t, in_region[t]) for k, t in enumerate(op.input_tensors)]
     outputs = [(intrin.buffers[n_in + k], op.output(k), [out_dom[ax] for ax in op.axis])
                for k in range(op.num_outputs)]
@@ -130,6 +130,7 @@ def _tensor_compute_plan(stage):
     outputs = [(intrin.buffers[n_in + k], op.output(k), out_region)
                for k in range(op.num_outputs)]
     smap = dict(zip(intrin.scalar_params, op.scalar_inputs))
+    _check_rolling(stage, intrin, op.inputs)
     return TensorizePlan(stage, intrin, len(stage.leaf_iter_vars), inputs, outputs, smap)
 
 
@@ -144,18 +145,18 @@ def _uses_pointer(intrin, buf) -> bool:
     return bool(names & used)
 
 
-def _check_rolling(stage, intrin, tiv):
+def _check_rolling(stage, intrin, inputs):
     """A rolling buffer's storage is laid out later (inject_rolling_buffer): a pointer into
     it cannot be bound here; element accesses can."""
     s = stage.schedule
     n_in = len(intrin.inputs)
     pairs = [(intrin.buffers[n_in], stage)]
     pairs += [(b, s.stage_map.get(t.op) if s is not None else None)
-              for b, t in zip(intrin.buffers, stage.op.input_tensors)]
+              for b, t in zip(intrin.buffers, inputs)]
     for buf, st in pairs:
         if st is not None and st.is_rolling and _uses_pointer(intrin, buf):
             raise TepadError(
-                f"stage {stage.name}: tensorize({tiv.name}, {intrin.name}) passes a pointer "
+                f"stage {stage.name}: the tensor intrinsic {intrin.name} gets a pointer "
                 f"into {st.name}, a rolling buffer; an intrinsic may only load and store "
                 "the elements of a rolling buffer (vload / vstore)")
 
