@@ -63,7 +63,9 @@ def compute(shape, fcompute, name="compute", tag="", attrs=None):
             for n, s in zip(names, shape)]
     body = fcompute(*[iv.var for iv in axis])
     if isinstance(body, TensorIntrinCall):
-        return make_tensor_compute(name, tag, attrs, shape, axis, body).output(0)
+        op = make_tensor_compute(name, tag, attrs, shape, axis, body)
+        outs = [op.output(k) for k in range(op.num_outputs)]
+        return outs[0] if len(outs) == 1 else outs
     if len(names) < len(shape):
         _arg_names(fcompute, len(shape), name)     # raises: too few index arguments
     bodies = list(body) if isinstance(body, (list, tuple)) else [body]

@@ -193,3 +193,26 @@ def test_gemv_tensor_compute_builds(gemv_plain, reset):
     c = np.zeros((3, 5, 8), "float32")
     mod(a, b, c)
     np.testing.assert_allclose(c, np.einsum("ikxy,jky->ijx", a, b), rtol=1e-5)
+
+
+def test_two_output_intrinsic():
+    x = te.placeholder((8,), name="x")
+    y = te.placeholder((8,), name="y")
+    s_, d_ = te.compute((8,), lambda i: [x[i] + y[i], x[i] - y[i]], name="sd")
+
+    def body(ins, outs):
+        u = te.var("u")
+        a, b = ins[0].vload([u]), ins[1].vload([u])
+        return tir.For(u, 0, 8, tir.ForKind.SERIAL,
+                       tir.seq(outs[0].vstore([u], a + b), outs[1].vstore([u], a - b)))
+    sumdiff = te.decl_tensor_intrin(s_.op, body, default_buffer_params={"offset_factor": 1})
+    A = te.placeholder((3, 8), name="A")
+    B = te.placeholder((3, 8), name="B")
+    S, D = te.compute((3, 8), lambda i: sumdiff(A[i, 0:8], B[i, 0:8]), name="C")
+    assert S.op is D.op and S.op.num_outputs == 2
+    mod = tepad.build(te.create_schedule(S.op), [A, B, S, D])
+    a, b = _rand(3, 8), _rand(3, 8) * 2
+    out = [np.zeros((3, 8), "float32") for _ in range(2)]
+    mod(a, b, *out)
+    np.testing.assert_allclose(out[0], a + b, rtol=1e-6)
+    np.testing.assert_allclose(out[1], a - b, rtol=1e-6)
