@@ -266,6 +266,36 @@ def prim_transform_layout_sep():
     return _lower_upto(s, [A, B], "storage_flatten")
 
 
+def _scale_intrin(n, body):
+    x = te.placeholder((n,), "float32", name="x")
+    y = te.compute((n,), lambda i: x[i] * 2.0, name="y")
+    return te.decl_tensor_intrin(y.op, body, name="scale",
+                                 default_buffer_params={"offset_factor": 1})
+
+
+@snippet
+def prim_tensorize():
+    A, B, s = _one()
+    scale = _scale_intrin(4, lambda ins, outs: tir.call_extern(
+        "int32", "scale4", ins[0].access_ptr("r"), outs[0].access_ptr("w")))
+    jo, ji = s[B].split(B.op.axis[1], factor=4)
+    s[B].tensorize(ji, scale)
+    return _ir(s, [A, B])
+
+
+@snippet
+def prim_tensorize_plain():
+    A, B, s = _one()
+
+    def body(ins, outs):
+        u = te.var("u")
+        return tir.For(u, 0, 4, tir.ForKind.SERIAL,
+                       outs[0].vstore([u], ins[0].vload([u]) * 2.0))
+    jo, ji = s[B].split(B.op.axis[1], factor=4)
+    s[B].tensorize(ji, _scale_intrin(4, body))
+    return _ir(s, [A, B])
+
+
 def _lower_upto(s, args, name):
     for step in cli.lower_steps(s, args):
         if step.label == name:

@@ -64,6 +64,7 @@ from ..schedule.relations import Fuse, Rebase, Singleton, Split, Transform
 from ..schedule.stage import AttachType
 from ..tensor.extern import ExternOp
 from ..tensor.tensor import PlaceholderOp
+from ..tensor.tensor_intrin import TensorComputeOp
 from ..tir import op as tirop
 from ..tir.expr import IntImm, Mul, ProducerLoad, Range, Var, cast, logical_and
 from ..tir.functor import post_order_visit, substitute
@@ -559,6 +560,11 @@ def infer_bound_exact(s):
     """Exact-mode InferBound: a ``BoundMap`` with exact root ranges, region predicates and
     ``exact_tails``. ``bmap.exact_fallbacks`` lists where intervals were used instead."""
     ctx = BoundContext(s)
+    if any(isinstance(st.op, TensorComputeOp) for st in s.stages):
+        bm = infer_bound_interval(s)
+        bm.exact_fallbacks = [Fallback("*", None, None, "a TensorComputeOp reads regions, "
+                                       "not elements: interval mode used for everything")]
+        return bm
     if ctx.bind_map:
         bm = infer_bound_interval(s)
         bm.exact_fallbacks = [Fallback("*", None, None,

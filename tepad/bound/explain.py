@@ -23,6 +23,7 @@ from ..arith.isl_bridge import (NotAffine, dim_type as dt, isl, params_set, para
 from ..errors import TepadError
 from ..schedule.stage import AttachType
 from ..tensor.tensor import PlaceholderOp
+from ..tensor.tensor_intrin import TensorComputeOp
 from ..tir import dtype as tdt
 from .attach_path import attach_path
 from .exact import Exact, Names, loads_of
@@ -241,6 +242,11 @@ def _needed(ex: Exact, s, stages, notes):
 
 def explain(s, shape_env=None) -> BoundExplain:
     """Per-stage elements computed vs needed and buffer bytes, interval vs exact InferBound."""
+    for st in s.stages:
+        if isinstance(st.op, TensorComputeOp):
+            raise TepadError(f"explain: stage {st.name} calls the tensor intrinsic "
+                             f"{st.op.intrin.name}; counting elements needs scalar computes "
+                             "(te.compute bodies)")
     s2 = s.copy().normalize()
     if has_scan(s2):
         raise TepadError("explain: the schedule has a te.scan, whose element counts exact mode "

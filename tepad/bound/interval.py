@@ -30,6 +30,8 @@ from ..tir.functor import collect_vars, post_order_visit
 from .attach_path import attach_path
 from .message_passing import pass_down_domain, pass_up_domain
 from .scan_bound import scan_gather_bound, scan_prop_bound_to_inputs
+from .tensor_compute import prop_region_bounds
+from ..tensor.tensor_intrin import TensorComputeOp
 
 
 class BoundMap(dict):
@@ -164,6 +166,9 @@ def consumer_request(ctx, stage, consumer, rmap, ana, tmap):
             dom[iv.var] = IntSet.from_range(r)
     if isinstance(consumer.op, ScanOp):
         scan_prop_bound_to_inputs(consumer.op, dom, tmap, rmap)
+        return
+    if isinstance(consumer.op, TensorComputeOp):
+        prop_region_bounds(consumer.op, ana, dom, tmap)
         return
     facts = [] if consumer.is_rolling or not _clamped_reads(consumer.op, tmap) else \
         _inside_domain(consumer, dom, ana)

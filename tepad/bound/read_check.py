@@ -35,6 +35,8 @@ from ..tir import expr as E
 from ..tir.functor import post_order_visit
 from ..tir.reduce import Reduce
 from .scan_bound import scan_time_ranges
+from ..tensor.tensor_intrin import TensorComputeOp
+from .tensor_compute import check_region_reads
 
 
 @dataclass(repr=False)
@@ -178,6 +180,9 @@ def check_reads(ops, arg_shapes=()) -> list:
     pre = []
     steps = scan_time_ranges(ops)
     for op in ops:
+        if isinstance(op, TensorComputeOp):
+            check_region_reads(op)
+            continue
         if not hasattr(op, "body") or not hasattr(op, "axis"):
             continue
         reads = _Reads()

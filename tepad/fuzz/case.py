@@ -24,6 +24,7 @@ class Config:
     scope_percent: int = 10        # per materialized compute stage: set_scope
     scan_percent: int = 0          # per drawn op: a te.scan (0: never, and no choice drawn,
                                    # so the cases of a seed stay what they were)
+    tensorize_percent: int = 25    # cases where one elementwise stage may be tensorized
 
 
 @dataclass

@@ -33,7 +33,9 @@ Schedules (every primitive tepad has; ``tests/fuzz/test_fuzz_primitives.py`` che
 cache_read, cache_write (drawn before any loop transform of the stage), split (factor or
 nparts, non-divisible welcome), fuse, reorder, tile, vectorize, unroll, parallel,
 compute_inline, compute_root, compute_at at legal points only (every consumer of the stage,
-looking through inlined stages, is inside the chosen loop), set_scope, and bind, which is
+looking through inlined stages, is inside the chosen loop), set_scope, tensorize (the
+innermost loop of a stage elementwise along its last axis, with an intrinsic declared from the
+stage's own definition and a plain-TIR body: ``tensorize.py``), and bind, which is
 always illegal (tepad builds for the CPU only) and so only drawn as an illegal step.
 
 Layouts and rolling buffers: in about ``layout_percent`` % of the cases, inputs and compute
@@ -53,7 +55,8 @@ such producers often split that axis first and the producer is then often attach
 With ``illegal_rate > 0`` a case may also contain one deliberately illegal step (compute_at
 at a non-leaf, at a stage that does not enclose all consumers, a compute_at cycle, splitting
 an axis twice, rolling_buffer at the root or on an output, a non-injective layout, a pad_value
-reading another tensor, a thread binding, an unknown storage scope, ...). Such a step is
+reading another tensor, a thread binding, an unknown storage scope, a tensor intrinsic that
+computes something else, ...). Such a step is
 marked in ``case.illegal``; the runner then expects a ``TepadError`` (from the schedule call or
 from lower/build), never another exception.
 """

@@ -7,6 +7,7 @@ Each ``_<kind>(d, s, st, se, stages)`` draws one step of its kind for the drawn 
 from __future__ import annotations
 
 from .attach_points import attached_inside, effective_consumers, is_compute
+from .tensorize import candidates
 
 
 def illegal_step(d, s):
@@ -214,6 +215,20 @@ def _scope_unknown(d, s, st, se, stages):
 
 
 # the kinds in the order they are drawn (a choice indexes this order)
+def _tensorize_mismatch(d, s, st, se, stages):
+    # an intrinsic computing the stage's definition plus one: refused when lowering
+    cands = [c for c in candidates(s) if id(c) in d.looped]
+    if not cands:
+        return
+    c = d.src.pick(cands)
+    ce = d.stage_expr(c)
+    leaf = d.iv(c, c.leaf_iter_vars[-1])
+    nm = f"{d.tnames[id(c.origin_op)]}_wrong"
+    d.case.run("from tepad.fuzz.tensorize import matching_intrinsic")
+    d.case.run(f"{nm} = matching_intrinsic({ce}, {d.src.pick([1, 2, 4])}, perturb=True)")
+    d.case.run(f"{ce}.tensorize({leaf}, {nm})", illegal="tensorize_mismatch")
+
+
 KINDS = {
     "split_twice": _split_twice,
     "compute_at_nonleaf": _compute_at_nonleaf,
@@ -233,6 +248,7 @@ KINDS = {
     "layout_pad_reads_other": _layout_pad_reads_other,
     "bind_cpu": _bind_cpu,
     "scope_unknown": _scope_unknown,
+    "tensorize_mismatch": _tensorize_mismatch,
 }
 
 __all__ = ["illegal_step", "KINDS"]

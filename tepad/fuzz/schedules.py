@@ -11,6 +11,7 @@ from .illegal import illegal_step
 from .layout_maps import maybe_layout
 from .loops import draw_loops
 from .rolling import rolling_applicable
+from .tensorize import maybe_tensorize
 
 # Extra hooks (the generator itself draws transform_layout and rolling_buffer, see
 # ``layout_maps.maybe_layout`` / ``ScheduleDrawer.maybe_rolling``). Each entry is
@@ -117,6 +118,8 @@ class ScheduleDrawer:
                 self.attach(s, st)
                 self.maybe_rolling(s, st)
             self.maybe_scope(st)
+        if not self.frozen:
+            maybe_tensorize(self, s)
         if self.illegal_at is not None and self.illegal_at >= 2:
             illegal_step(self, s)
 

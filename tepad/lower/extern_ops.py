@@ -13,8 +13,8 @@ from ..tir.buffer import Buffer
 from ..tir.expr import BufferLoad, IntImm, Range
 from ..tir.functor import Mutator
 from ..tir.stmt import AttrStmt, BufferStore, ProducerRealize, seq
+from .bind_buffer import BUFFER_BIND_SCOPE
 
-BUFFER_BIND_SCOPE = "buffer_bind_scope"
 
 
 def extern_pipeline(stage, consumer):

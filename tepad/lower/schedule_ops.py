@@ -27,6 +27,7 @@ from ..tir.stmt import (AttrStmt, For, ForKind, IfThenElse, LetStmt, ProducerRea
 from ..bound.message_passing import pass_up_bound_check, pass_up_index
 from .scan_ops import (alias_scan_state, inject_scan_step, make_scan_pipeline, scan_inits,
                        scan_step_owner)
+from .tensorize import check_whole_tile, first_iteration, plan_tensorize
 
 LOOP_SCOPE = "loop_scope"
 
@@ -211,6 +212,9 @@ def _region_predicates(stage, rmap, value):
 
 def build_provide(stage, rmap, ana):
     """The loop nest computing ``stage``'s outputs over their regions."""
+    plan = plan_tensorize(stage, rmap, ana)
+    if plan is not None:
+        return _build_tensorized(stage, rmap, ana, plan)
     op = stage.op
     tails, exact_splits = ({}, set())
     if getattr(rmap, "exact_tails", False):
@@ -264,6 +268,50 @@ def build_provide(stage, rmap, ana):
     inner.items = nest.items[split_at:]
     body = common.wrap(seq(init_stmt, inner.wrap(update)))
     return substitute(body, vmap)
+
+
+def _build_tensorized(stage, rmap, ana, plan):
+    """The loops before leaf ``plan.tloc`` around the tensor intrinsic's statements (TVM's
+    MakeTensorize): a reduction calls reduce_init in its own nest and reduce_update in the
+    reduce loops, or, without reduce_init, the body at the first iteration of the reduce
+    loops outside the tile and reduce_update at the others."""
+    op, leaves, tloc = stage.op, stage.leaf_iter_vars, plan.tloc
+    nest, value = make_loop_nest(stage, rmap)
+    pass_up_index(stage, rmap, value, ana)
+    preds = check_whole_tile(plan, make_bound_check(stage, rmap, value, ana) +
+                             _region_predicates(stage, rmap, value))
+    vmap = {iv.var: v for iv, v in value.items()}
+    outer = _count_items_before(nest, leaves, tloc)
+    if not op.reduce_axis:
+        loops = _Nest()
+        loops.items = nest.items[:outer]
+        return loops.wrap(_guard(preds, plan.body(vmap)))
+    flag = _reduce_flags(stage)
+    num_common = next((k for k, iv in enumerate(leaves[:tloc]) if flag.get(iv, 0) & 2), tloc)
+    split_at = _count_items_before(nest, leaves, num_common)
+    common, update_loops = _Nest(), _Nest()
+    common.items, update_loops.items = nest.items[:split_at], nest.items[split_at:outer]
+    if plan.has_reset:
+        inner = set(leaves[tloc:])
+        init_skip = {iv for iv in leaves[num_common:tloc] if flag.get(iv, 0) == 2}
+        init_nest, init_value = make_loop_nest(stage, rmap, num_common, True,
+                                               init_skip | inner)
+        for iv in leaves[:num_common]:
+            init_value[iv] = value[iv]
+        for iv in init_skip | inner:
+            init_value[iv] = rmap[iv].min
+        pass_up_index(stage, rmap, init_value, ana)
+        init_preds = check_whole_tile(plan, make_bound_check(
+            stage, rmap, init_value, ana, skip=init_skip | set(op.reduce_axis)) +
+            _region_predicates(stage, rmap, init_value))
+        reset = plan.reset({iv.var: v for iv, v in init_value.items()})
+        init = init_nest.wrap(_guard(init_preds, reset))
+        update = update_loops.wrap(_guard(preds, plan.update(vmap)))
+        return common.wrap(seq(init, update))
+    first = first_iteration(stage, rmap, leaves[num_common:tloc], flag)
+    step = plan.body(vmap) if not first else \
+        IfThenElse(tirop.all(*first), plan.body(vmap), plan.update(vmap))
+    return common.wrap(update_loops.wrap(_guard(preds, step)))
 
 
 def _count_items_before(nest, leaves, k):

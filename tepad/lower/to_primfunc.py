@@ -9,11 +9,12 @@ from ..errors import TepadError
 from ..tensor.tensor import Tensor
 from ..tir.buffer import Buffer
 from ..tir import dtype as dt
-from ..tir.expr import BufferLoad, Var
+from ..tir.expr import BufferLoad, Call, Var
 from ..tir.function import PrimFunc
 from ..tir.functor import Mutator
 from ..tir.stmt import AttrStmt, BufferRealize, BufferStore
-from .extern_ops import BUFFER_BIND_SCOPE, bind_buffer
+from .bind_buffer import BUFFER_BIND_SCOPE, bind_buffer_scope
+from .extern_ops import bind_buffer
 
 
 class _ToBuffers(Mutator):
@@ -22,6 +23,7 @@ class _ToBuffers(Mutator):
         self.args = set(arg_buffers)
         self.layouts = layouts             # Tensor -> (index maps, axis separators, pad)
         self.layout_of = {}                # Buffer -> (index maps, axis separators, pad)
+        self.realized = {}                 # Tensor -> its realize bounds, while in scope
         for t, b in arg_buffers.items():
             if t in layouts:
                 self.layout_of[b] = layouts[t]
@@ -36,8 +38,9 @@ class _ToBuffers(Mutator):
         if t in self.layouts:
             self.layout_of[buf] = self.layouts[t]
         bounds = self.visit(s.bounds)
+        self.realized[t] = bounds
         body = self.visit(s.body)
-        del self.buffers[t]
+        del self.buffers[t], self.realized[t]
         return BufferRealize(buf, bounds, s.condition, body)
 
     def _buffer(self, t):
@@ -49,8 +52,12 @@ class _ToBuffers(Mutator):
         return buf
 
     def visit_AttrStmt(self, s):
-        if s.attr_key == BUFFER_BIND_SCOPE:     # an extern op's buffer: the tensor's memory
+        if s.attr_key == BUFFER_BIND_SCOPE:
             declared, t = s.node
+            if isinstance(s.value, Call):        # a tensor intrinsic's buffer: a region
+                return self.visit(bind_buffer_scope(s, self._buffer(t), self.realized.get(t),
+                                                    t in self.layouts))
+            # an extern op's buffer: the whole tensor's memory
             return self.visit(bind_buffer(s.body, declared, self._buffer(t)))
         if isinstance(s.node, Tensor):
             return AttrStmt(self._buffer(s.node), s.attr_key, self.visit(s.value),

@@ -12,7 +12,11 @@ from ..tir.itervar import IterVar
 from ..tir.reduce import CommReducer, Reduce
 from ..tensor.scan import ScanOp
 from ..tensor.tensor import ComputeOp, Tensor
+from ..tensor.tensor_intrin import TensorComputeOp
 from .stage import AttachType, Stage
+from .tensorize import rebuild_tensor_compute, tensor_compute_cache_write
+
+_READERS = (ComputeOp, TensorComputeOp)
 
 
 class _ReplaceLoads(Mutator):
@@ -39,6 +43,8 @@ def _rebuild(op, vmap):
     """``op`` with its loads rewritten by ``vmap``, or ``op`` itself if nothing changed."""
     if isinstance(op, ScanOp):
         return _rebuild_scan(op, vmap)
+    if isinstance(op, TensorComputeOp):
+        return rebuild_tensor_compute(op, vmap)
     m = _ReplaceLoads(vmap)
     body = [m.visit(b) for b in op.body]
     if all(a is b for a, b in zip(body, op.body)):
@@ -78,7 +84,7 @@ def replace_dataflow(s, vmap: dict, start: int = 0):
     """Rebuild every stage (from ``start``) whose op reads a tensor in ``vmap``; the rebuilt
     op's outputs join ``vmap`` so consumers further down follow."""
     for st in s.stages[start:]:
-        if not isinstance(st.op, (ComputeOp, ScanOp)):
+        if not isinstance(st.op, _READERS + (ScanOp,)):
             continue
         new = _rebuild(st.op, vmap)
         if new is not st.op:
@@ -103,7 +109,7 @@ def inline_stages(s):
         # the newest version of everything rebuilt before it
         vmap = {op.output(0): expand}
         for other in s.stages[idx + 1:]:
-            if isinstance(other.op, (ComputeOp, ScanOp)):
+            if isinstance(other.op, _READERS + (ScanOp,)):
                 new = _rebuild(other.op, vmap)
                 if new is not other.op:
                     for k in range(other.op.num_outputs):
@@ -136,7 +142,7 @@ def cache_read(s, tensor: Tensor, scope: str, readers) -> Tensor:
     reader_stages = []
     for r in readers:
         rst = s[r]
-        if not isinstance(rst.op, ComputeOp) or cur not in rst.op.input_tensors:
+        if not isinstance(rst.op, _READERS) or cur not in rst.op.input_tensors:
             raise TepadError(f"cache_read({tensor.name}): {rst.name} does not read "
                              f"{tensor.name}; readers must be consumers of it")
         if rst not in reader_stages:
@@ -195,7 +201,7 @@ def _substitute_body(body, vsub: dict):
 def cache_write(s, tensor: Tensor, scope: str) -> Tensor:
     st = s[tensor]
     op = st.op
-    if not isinstance(op, ComputeOp):
+    if not isinstance(op, _READERS):
         raise TepadError(f"cache_write({tensor.name}): {tensor.name} is not a compute stage")
     if op.num_outputs != 1:
         raise TepadError(f"cache_write({tensor.name}): operations with several outputs are "
@@ -203,14 +209,17 @@ def cache_write(s, tensor: Tensor, scope: str) -> Tensor:
     if st.relations:
         raise TepadError(f"cache_write({tensor.name}) must come before split/fuse/tile on "
                          f"stage {st.name} (its loops are reset by the rewrite)")
-    new_axis = [IterVar(iv.dom, Var(iv.name + ".c", iv.var.dtype), iv.iter_type)
-                for iv in op.axis]
-    vsub = {old.var: new.var for old, new in zip(op.axis, new_axis)}
-    cache_op = ComputeOp(f"{op.name}.{scope}", op.tag, op.attrs, new_axis,
-                         [_substitute_body(b, vsub) for b in op.body])
+    if isinstance(op, TensorComputeOp):
+        cache_op, copy_op = tensor_compute_cache_write(op, scope)
+    else:
+        new_axis = [IterVar(iv.dom, Var(iv.name + ".c", iv.var.dtype), iv.iter_type)
+                    for iv in op.axis]
+        vsub = {old.var: new.var for old, new in zip(op.axis, new_axis)}
+        cache_op = ComputeOp(f"{op.name}.{scope}", op.tag, op.attrs, new_axis,
+                             [_substitute_body(b, vsub) for b in op.body])
+        copy_op = ComputeOp(op.name, op.tag, op.attrs, op.axis,
+                            [ProducerLoad(cache_op.output(0), [iv.var for iv in op.axis])])
     cache = cache_op.output(0)
-    copy_op = ComputeOp(op.name, op.tag, op.attrs, op.axis,
-                        [ProducerLoad(cache, [iv.var for iv in op.axis])])
     old_out = op.output(0)
     s._replace_op(st, copy_op)
     st.all_iter_vars = list(copy_op.root_iter_vars)

@@ -13,7 +13,12 @@ from ..tir.functor import post_order_visit, substitute
 from ..tir.itervar import IterVar, IterVarType
 from ..tensor.scan import ScanOp
 from ..tensor.tensor import ComputeOp, PlaceholderOp, Tensor
+from ..tensor.tensor_intrin import TensorComputeOp
 from .relations import Fuse, Rebase, Singleton, Split, Transform
+from .tensorize import check_tensorize
+
+# operations with loops of their own (a TensorComputeOp's opaque axes are no loops)
+_LOOPED = (ComputeOp, TensorComputeOp)
 
 
 class AttachType(enum.IntEnum):
@@ -32,12 +37,13 @@ class AttachType(enum.IntEnum):
 class IterVarAttr:
     """Per-leaf annotations: loop kind (vectorize/unroll/parallel) and thread binding."""
 
-    def __init__(self, iter_type=None, bind_thread=None):
+    def __init__(self, iter_type=None, bind_thread=None, tensor_intrin=None):
         self.iter_type = iter_type
         self.bind_thread = bind_thread
+        self.tensor_intrin = tensor_intrin
 
     def copy(self):
-        return IterVarAttr(self.iter_type, self.bind_thread)
+        return IterVarAttr(self.iter_type, self.bind_thread, self.tensor_intrin)
 
 
 _SPLITTABLE = (IterVarType.DataPar, IterVarType.CommReduce, IterVarType.Ordered)
@@ -50,7 +56,7 @@ class Stage:
         self.op = op
         self.origin_op = op
         self.schedule = schedule
-        roots = list(op.root_iter_vars) if isinstance(op, (ComputeOp, ScanOp)) else []
+        roots = list(op.root_iter_vars) if isinstance(op, _LOOPED + (ScanOp,)) else []
         self.all_iter_vars = list(roots)
         # opaque roots (a scan's spatial axes) are not loops
         self.leaf_iter_vars = [iv for iv in roots if iv.iter_type != IterVarType.Opaque]
@@ -83,7 +89,7 @@ class Stage:
 
     def __str__(self):
         lines = [f"stage {self.name} ({type(self.op).__name__})"]
-        if isinstance(self.op, ComputeOp):
+        if isinstance(self.op, _LOOPED):
             lines.append("  root: " + ", ".join(iv.name for iv in self.op.root_iter_vars))
         for r in self.relations:
             lines.append(f"  {r!r}")
@@ -99,8 +105,12 @@ class Stage:
     def _leaf_names(self):
         return "[" + ", ".join(iv.name for iv in self.leaf_iter_vars) + "]"
 
-    def _check_compute(self, what):
-        if not isinstance(self.op, ComputeOp):
+    def _check_compute(self, what, tensor_compute=True):
+        if isinstance(self.op, TensorComputeOp) and not tensor_compute:
+            raise TepadError(f"stage {self.name}: {what} needs a te.compute with a scalar "
+                             f"body; {self.name} calls the tensor intrinsic "
+                             f"{self.op.intrin.name}")
+        if not isinstance(self.op, _LOOPED):
             raise TepadError(f"stage {self.name}: {what} needs a compute stage, but "
                              f"{self.name} is a {type(self.op).__name__}")
 
@@ -110,6 +120,11 @@ class Stage:
         for k, x in enumerate(self.leaf_iter_vars):
             if x is iv:
                 return k
+        if isinstance(self.op, TensorComputeOp) and any(x is iv for x in self.op.axis):
+            raise TepadError(
+                f"stage {self.name}: {what} on {iv.name}, an axis the tensor intrinsic "
+                f"{self.op.intrin.name} computes whole in each call, not a loop; the leaf "
+                f"axes of {self.name} are {self._leaf_names()}")
         if any(x is iv for x in self.all_iter_vars):
             raise TepadError(
                 f"stage {self.name}: {what} on {iv.name}, which is no longer a leaf (it was "
@@ -263,7 +278,7 @@ class Stage:
     def compute_inline(self):
         """Compute this stage where it is read (its body substituted into its consumers; no
         buffer of its own). Outputs, multi-output and reduction stages are refused."""
-        self._check_compute("compute_inline")
+        self._check_compute("compute_inline", tensor_compute=False)
         if self.is_output:
             raise TepadError(f"stage {self.name} is an output and cannot be inlined")
         if self.op.num_outputs != 1:
@@ -323,6 +338,18 @@ class Stage:
         refused."""
         self._annotate(iv, IterVarType.Parallelized, "parallel")
 
+    def tensorize(self, var, tensor_intrin):
+        """Compute the loops at and below leaf ``var`` with one call of ``tensor_intrin``
+        (``te.decl_tensor_intrin``). Checked here: ``var`` is a leaf, the intrinsic's kind;
+        checked when lowering: the intrinsic computes what those loops compute (same
+        expression, same reduction) over a tile of the same shape."""
+        self._check_compute("tensorize", tensor_compute=False)
+        self._leaf_index(var, "tensorize")
+        check_tensorize(self, var, tensor_intrin)
+        attr = self.iter_var_attrs.setdefault(var, IterVarAttr())
+        attr.iter_type = IterVarType.Tensorized
+        attr.tensor_intrin = tensor_intrin
+
     def bind(self, iv, thread_iv):
         """Bind leaf ``iv`` to the thread axis ``thread_iv`` (``te.thread_axis``). Bound
         inference honours it; building for the CPU refuses thread bindings."""
@@ -347,6 +374,8 @@ class Stage:
                              "update or body stages is not supported (they share the scan's "
                              "state buffer or live inside its time loop); transform the "
                              "stages that read the scan's output instead")
+        if isinstance(op, TensorComputeOp):
+            self._check_compute("transform_layout", tensor_compute=False)
         if isinstance(op, ComputeOp) and op.num_outputs != 1:
             raise TepadError(f"stage {self.name}: transform_layout needs a single-output stage")
         if isinstance(op, ComputeOp):
@@ -456,7 +485,7 @@ class Stage:
 
     def _rebase_roots(self):
         """normalize(): replace every root axis that is still a leaf by a fresh rebased leaf."""
-        if not isinstance(self.op, (ComputeOp, ScanOp)):
+        if not isinstance(self.op, _LOOPED + (ScanOp,)):
             return {}
         remap = {}
         for iv in self.op.root_iter_vars:

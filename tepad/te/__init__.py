@@ -11,7 +11,8 @@ from ..tir.itervar import IterVar
 from ..tir.buffer import AXIS_SEPARATOR
 from ..tensor import (Tensor, Operation, PlaceholderOp, ComputeOp, ScanOp, ExternOp, var,
                       size_var, const, placeholder, compute, scan, extern, reduce_axis,
-                      thread_axis, comm_reducer, sum, max, min)
+                      thread_axis, comm_reducer, sum, max, min, TensorIntrin, TensorComputeOp,
+                      decl_tensor_intrin)
 from ..schedule import create_schedule, Schedule, Stage
 from . import schedule, tensor
 

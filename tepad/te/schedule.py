@@ -16,6 +16,8 @@ from ..tir.buffer import Buffer  # noqa: F401 - TVM name (te.schedule.Buffer)
 from ..tir.expr import ProducerLoad
 from ..tir.functor import post_order_visit
 from ..tir.itervar import IterVar  # noqa: F401 - TVM name
+from ..tir.buffer import Buffer  # noqa: F401 - TVM name (te.schedule.Buffer)
+from ..tensor.tensor_intrin import TensorIntrin  # noqa: F401 - TVM name
 
 
 def InferBound(s):  # noqa: N802 - TVM name

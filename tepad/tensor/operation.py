@@ -12,6 +12,7 @@ from ..tir.functor import post_order_visit
 from ..tir.itervar import IterVar, IterVarType
 from ..tir.reduce import CommReducer, Reduce, check_no_nested_reduce
 from .tensor import ComputeOp, PlaceholderOp, Tensor
+from .tensor_intrin import TensorIntrinCall, make_tensor_compute
 
 
 def var(name="v", dtype="int32") -> Var:
@@ -57,10 +58,16 @@ def compute(shape, fcompute, name="compute", tag="", attrs=None):
     shape = _shape(shape, f"compute {name}")
     if not callable(fcompute):
         raise TepadError(f"compute {name}: fcompute must be callable, got {fcompute!r}")
-    names = _arg_names(fcompute, len(shape), name)
+    names = _arg_names(fcompute, len(shape), name, allow_fewer=True)
     axis = [IterVar(Range.from_min_extent(IntImm(0, s.dtype), s), Var(n, s.dtype))
             for n, s in zip(names, shape)]
     body = fcompute(*[iv.var for iv in axis])
+    if isinstance(body, TensorIntrinCall):
+        op = make_tensor_compute(name, tag, attrs, shape, axis, body)
+        outs = [op.output(k) for k in range(op.num_outputs)]
+        return outs[0] if len(outs) == 1 else outs
+    if len(names) < len(shape):
+        _arg_names(fcompute, len(shape), name)     # raises: too few index arguments
     bodies = list(body) if isinstance(body, (list, tuple)) else [body]
     if not bodies:
         raise TepadError(f"compute {name}: fcompute returned an empty list")
@@ -129,7 +136,7 @@ def _check_reduce_axes_reduced(body, name):
             f"axis={v.name}) (or te.max / te.min / a te.comm_reducer)")
 
 
-def _arg_names(fcompute, ndim, name):
+def _arg_names(fcompute, ndim, name, allow_fewer=False):
     try:
         sig = inspect.signature(fcompute)
     except (TypeError, ValueError):
@@ -140,7 +147,7 @@ def _arg_names(fcompute, ndim, name):
         return fixed + [f"i{k}" for k in range(len(fixed), ndim)]
     required = [p for p in params if p.default is p.empty and
                 p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    if len(required) != ndim:
+    if len(required) != ndim and not (allow_fewer and len(required) < ndim):
         raise TepadError(
             f"compute {name}: fcompute takes {len(required)} index arguments but the shape has "
             f"{ndim} dimensions")

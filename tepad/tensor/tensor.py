@@ -34,7 +34,8 @@ class Tensor:
         (``A[i][j]``); more indices, or a non-integer index, are a TepadError."""
         if not isinstance(indices, tuple):
             indices = (indices,)
-        if len(indices) < self.ndim:
+        if len(indices) < self.ndim or any(isinstance(i, slice) for i in indices):
+            # a region (``A[i, 0:16]``, an argument of a tensor intrinsic) or a partial index
             return _TensorSlice(self, indices)
         if len(indices) != self.ndim:
             raise TepadError(

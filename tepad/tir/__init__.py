@@ -8,7 +8,7 @@ from .expr import (Node, PrimExpr, ConstExpr, IntImm, FloatImm, StringImm, Var, 
 from .stmt import (ForKind, Stmt, For, SeqStmt, IfThenElse, ProducerStore, ProducerRealize,
                    BufferStore, BufferRealize, Allocate, AttrStmt, LetStmt, Evaluate, AssertStmt,
                    seq, is_no_op)
-from .buffer import AXIS_SEPARATOR, Buffer, decl_buffer
+from .buffer import AXIS_SEPARATOR, Buffer, decl_buffer, type_annotation
 from .function import PrimFunc
 from .module import IRModule
 from .functor import (Visitor, Mutator, post_order_visit, ir_transform, substitute,

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..errors import TepadError
 from . import dtype as dt
-from .expr import BufferLoad, PrimExpr, Var, convert, add, mul, const
+from .expr import BufferLoad, Call, PrimExpr, Var, convert, add, mul, const, sub
 from .stmt import BufferStore
 
 
@@ -26,7 +26,8 @@ class Buffer:
     """
 
     def __init__(self, shape, dtype="float32", name="buffer", data=None, strides=(),
-                 elem_offset=0, axis_separators=(), scope="global"):
+                 elem_offset=0, axis_separators=(), scope="global", data_alignment=-1,
+                 offset_factor=0, buffer_type=""):
         self.shape = tuple(convert(s) for s in shape)
         self.dtype = dt.canonical(dtype)
         self.name = name
@@ -35,6 +36,9 @@ class Buffer:
         self.elem_offset = convert(elem_offset)
         self.axis_separators = tuple(int(a) for a in axis_separators)
         self.scope = scope
+        self.data_alignment = int(data_alignment)
+        self.offset_factor = int(offset_factor)
+        self.buffer_type = buffer_type
         last = 0
         for a in self.axis_separators:
             if not last <= a <= len(self.shape):
@@ -56,17 +60,50 @@ class Buffer:
             indices = (indices,)
         return BufferLoad(self, [convert(i) for i in indices])
 
-    def vload(self, indices, dtype=None):
-        """The element at ``indices`` (an index or a tuple of them) as a BufferLoad."""
-        if not isinstance(indices, (tuple, list)):
-            indices = (indices,)
-        return self[tuple(indices)]
+    def vload(self, begin, dtype=None):
+        """The element at ``begin`` (one index per dimension) as a BufferLoad."""
+        if dtype is not None and dt.canonical(dtype) != self.dtype:
+            raise TepadError(f"buffer {self.name}: vload of dtype {dtype} from a {self.dtype} "
+                             "buffer; vector loads are not supported, load the buffer's dtype")
+        begin = begin if isinstance(begin, (list, tuple)) else [begin]
+        return self[tuple(begin)]
 
-    def vstore(self, indices, value):
-        """``self[indices] = value`` as a BufferStore statement."""
-        if not isinstance(indices, (tuple, list)):
-            indices = (indices,)
-        return BufferStore(self, value, [convert(i) for i in indices])
+    def vstore(self, begin, value):
+        """``BufferStore(self, value, begin)``: store ``value`` at ``begin``."""
+        begin = begin if isinstance(begin, (list, tuple)) else [begin]
+        return BufferStore(self, convert(value), [convert(i) for i in begin])
+
+    def access_ptr(self, access_mask, ptr_type="handle", content_lanes=1, offset=0,
+                   extent=None):
+        """TVM's ``Buffer.access_ptr``: ``tir.tvm_access_ptr(type_annotation(dtype), data,
+        elem_offset + offset, extent, mask)``.
+
+        ``access_mask`` is ``"r"``, ``"w"``, ``"rw"`` (bits 1 and 2) or the int itself. The
+        extent defaults to the buffer's element count (``strides[0] * shape[0]`` when strided)
+        less ``offset``. ``content_lanes`` > 1 is refused (vector element types)."""
+        mask = _access_mask(access_mask, self.name)
+        if int(content_lanes) != 1:
+            raise TepadError(f"buffer {self.name}: access_ptr(content_lanes={content_lanes}) "
+                             "needs vector element types, which tepad does not support; use "
+                             "content_lanes=1")
+        offset = convert(offset)
+        if extent is None:
+            if not self.shape:
+                extent = const(1)
+            elif len(self.strides) == len(self.shape):
+                extent = mul(self.strides[0], self.shape[0])
+            else:
+                extent = self.shape[0]
+                for e in self.shape[1:]:
+                    extent = mul(extent, e)
+            extent = sub(extent, offset) if not (hasattr(offset, "value") and
+                                                 offset.value == 0) else extent
+        else:
+            extent = convert(extent)
+        elem = add(self.elem_offset, offset) if not (hasattr(offset, "value") and
+                                                      offset.value == 0) else self.elem_offset
+        return Call(ptr_type, "tir.tvm_access_ptr",
+                    [type_annotation(self.dtype), self.data, elem, extent, const(mask)])
 
     def axis_groups(self) -> list[list[int]]:
         """Axis positions grouped by the separators: each group flattens to one physical axis."""
@@ -103,6 +140,42 @@ class Buffer:
                       axis_separators=list(range(1, n_groups)), scope=self.scope)
 
 
-def decl_buffer(shape, dtype="float32", name="buffer", **kw) -> Buffer:
-    """A new Buffer (TVM's ``tvm.tir.decl_buffer``); keywords go to ``Buffer``."""
-    return Buffer(shape, dtype, name, **kw)
+def type_annotation(dtype) -> Call:
+    """``tir.type_annotation()`` of ``dtype``: a call whose only meaning is its dtype."""
+    return Call(dt.canonical(dtype), "tir.type_annotation", [])
+
+
+def _access_mask(mask, name) -> int:
+    if isinstance(mask, str):
+        bits = 0
+        for ch in mask:
+            if ch not in "rw":
+                raise TepadError(f"buffer {name}: access mask {mask!r} may only contain 'r' "
+                                 "(read) and 'w' (write)")
+            bits |= 1 if ch == "r" else 2
+        return bits
+    if isinstance(mask, int) and 0 <= mask <= 3:
+        return mask
+    raise TepadError(f"buffer {name}: access mask {mask!r} must be 'r', 'w', 'rw' or 1..3")
+
+
+def decl_buffer(shape, dtype=None, name="buffer", data=None, strides=None, elem_offset=None,
+                scope="", data_alignment=-1, offset_factor=0, buffer_type="",
+                axis_separators=None, span=None) -> Buffer:
+    """A new Buffer (TVM's ``tvm.tir.decl_buffer``).
+
+    ``elem_offset=None`` with ``offset_factor`` != 0 gives a symbolic offset (a Var named
+    ``<name>_elem_offset``): such a buffer binds to a region of a bigger buffer (tensorize);
+    otherwise the offset is 0. ``strides`` of Vars likewise bind to the strides of that
+    buffer. ``dtype`` defaults to float32, ``scope`` "" to global."""
+    if isinstance(shape, (int, PrimExpr)):
+        shape = (shape,)
+    if elem_offset is None:
+        elem_offset = Var(name + "_elem_offset", "int32") if int(offset_factor) != 0 else 0
+    if buffer_type not in ("", "auto_broadcast", "default"):
+        raise TepadError(f"decl_buffer {name}: buffer_type {buffer_type!r} must be '' or "
+                         "'auto_broadcast'")
+    return Buffer(shape, dtype or "float32", name, data=data, strides=strides or (),
+                  elem_offset=elem_offset, axis_separators=axis_separators or (),
+                  scope=scope or "global", data_alignment=data_alignment,
+                  offset_factor=offset_factor, buffer_type=buffer_type)

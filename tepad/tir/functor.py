@@ -16,6 +16,8 @@ class Visitor:
     def visit(self, node):
         if isinstance(node, Node):
             meth = getattr(self, "visit_" + type(node).__name__, None)
+            if meth is None and isinstance(node, Var):     # SizeVar: visited as a Var
+                meth = getattr(self, "visit_Var", None)
             if meth is not None:
                 return meth(node)
             return self.generic_visit(node)
@@ -36,6 +38,8 @@ class Mutator:
     def visit(self, node):
         if isinstance(node, Node):
             meth = getattr(self, "visit_" + type(node).__name__, None)
+            if meth is None and isinstance(node, Var):     # SizeVar: visited as a Var
+                meth = getattr(self, "visit_Var", None)
             if meth is not None:
                 return meth(node)
             return self.generic_visit(node)

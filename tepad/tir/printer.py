@@ -115,8 +115,8 @@ class _Printer:
         if isinstance(x, E.Call):
             name = x.op[4:] if x.op.startswith("tir.") else x.op
             args = ", ".join(self.e(a) for a in x.args)
-            if name == "undef":
-                return f"T.undef({x.dtype!r})", _PREC["atom"]
+            if name in ("undef", "type_annotation"):
+                return f"T.{name}({x.dtype!r})", _PREC["atom"]
             return f"T.{name}({args})", _PREC["atom"]
         if isinstance(x, (E.ProducerLoad, E.BufferLoad)):
             obj = x.producer if isinstance(x, E.ProducerLoad) else x.buffer

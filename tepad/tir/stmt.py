@@ -72,6 +72,16 @@ class SeqStmt(Stmt):
     def __init__(self, seq):
         _set(self, seq=tuple(seq))
 
+    def __getitem__(self, k):
+        """``seq_stmt[k]``: the k-th statement (TVM's SeqStmt indexing)."""
+        return self.seq[k]
+
+    def __len__(self):
+        return len(self.seq)
+
+    def __bool__(self):
+        return True
+
 
 class IfThenElse(Stmt):
     __slots__ = ("condition", "then_case", "else_case")

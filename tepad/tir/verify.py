@@ -186,7 +186,9 @@ class _Verifier(Visitor):
 
     # --- expressions ---------------------------------------------------------------------------
     def visit_Var(self, v):
-        if v not in self.in_scope:
+        # a realized buffer's data var is defined inside its realize (a pointer to it:
+        # tvm_access_ptr of a tensorized stage)
+        if v not in self.in_scope and v not in self.buffer_data:
             self.undefined.setdefault(v, None)
             self.fail(f"{v.name} is used where no parameter, argument shape, loop or let "
                       "defines it")

@@ -22,20 +22,22 @@ PINNED_LINES = [
     "s[T0].unroll(T0_xi8)",
 ]
 
-# sha256(case.script(exact=True))[:16] of cases "pinned:0".."pinned:15"
+# sha256(case.script(exact=True))[:16] of cases "pinned:0".."pinned:15" (re-pinned for issue
+# 15: tensorize is drawn)
 PINNED_DEFAULT = [
-    "d3d4ffb4a09bba88", "e6ff69601eff5617", "035e3085f9e98e6b", "427d3ce9cf9a6251",
-    "3a51f45dd9369a41", "debd6e31b5ecedd1", "08b341437d9dbbf2", "e51c9def20b85f87",
-    "036c71a05f6ffb18", "ee9ed7083c31d7c0", "07352ca06cdfb0af", "6d16647aa7a252b0",
-    "26b4abdc26ac8462", "c51ad64c42f18b01", "afe062fa9dbd767e", "18bd3987ca1c5569",
+    "d3d4ffb4a09bba88", "470457a94f32dcf3", "11d9c74683024dab", "427d3ce9cf9a6251",
+    "3a51f45dd9369a41", "53a7616833622ac6", "bbd219c010ca623f", "b0312338ceb61406",
+    "11ef6e284b1a6455", "f29f36b8d3ccb66a", "a08607a4ba26f6e6", "6d16647aa7a252b0",
+    "87a0e11f8034a090", "19bf563878fbfade", "afe062fa9dbd767e", "18bd3987ca1c5569",
 ]
 # the same with layouts always on, many illegal steps and symbolic sizes
-# (re-pinned for issue 19: a stage with a layout may now be drawn at a loop of its consumer)
+# (re-pinned for issue 19: a stage with a layout may now be drawn at a loop of its consumer;
+# re-pinned for issue 15: tensorize is drawn, legal and as an illegal step)
 PINNED_LAYOUT = [
-    "52b1b998ec912539", "e1b66c4dfb254ceb", "78a1d6091c6ddb6d", "56afd7d77c734078",
-    "aaba4287bc7d870d", "40d17638e0ee09b5", "c00b4538ea8f278c", "aa088060ee3cdf5f",
-    "1f823d6c1e1dff98", "ee9ed7083c31d7c0", "d86c21529dbec509", "d378265a8e8e5436",
-    "9c384a6ff4c698dd", "40d09efed9468d4a", "e14cb16daf322fd9", "db1faa5143c9688c",
+    "870118d545ca6bbc", "a30418b333dc440b", "56af760a283d46f0", "df8011cc6cc11d5e",
+    "aaba4287bc7d870d", "40d17638e0ee09b5", "c00b4538ea8f278c", "37a0195cd70f4394",
+    "7b4891ea8d542037", "f29f36b8d3ccb66a", "b119dbd6745e78f3", "bda5b28a067bac39",
+    "752390e42998aa01", "65885d0d45426a9f", "e14cb16daf322fd9", "c8ecdc087d5f0bf0",
 ]
 
 
@@ -47,7 +49,7 @@ def _hashes(cfg):
 def test_pinned_case_text():
     case = generate(RandomSource("pinned:3"), Config(max_stages=2))
     assert case.lines == PINNED_LINES
-    assert case.data_seed == 52967
+    assert case.data_seed == 50825
 
 
 def test_pinned_case_hashes_default_config():

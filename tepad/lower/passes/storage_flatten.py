@@ -36,7 +36,7 @@ class _Flatten(Mutator):
     def __init__(self, func: PrimFunc):
         self.entries = {}
         # a realized buffer's data var -> its allocation's var (other uses of the pointer:
-        # views of the same memory, call arguments)
+        # views of the same memory, call arguments, a bound tensor intrinsic's buffer)
         self.data_map = {}
         self.views = {}
         for buf in func.buffer_map.values():
