@@ -8,6 +8,7 @@ from ..tensor.tensor import ComputeOp, Operation, PlaceholderOp, Tensor
 from .fingerprint import schedule_fingerprint
 from .dataflow import cache_read, cache_write, inline_stages, replace_dataflow
 from .relations import Fuse, Split
+from .rfactor import rfactor
 from .stage import AttachType, Stage
 
 
@@ -103,6 +104,13 @@ class Schedule:
     def cache_write(self, tensor, scope):
         """Compute ``tensor`` into a cache stage, then copy it to the original tensor."""
         return cache_write(self, tensor, scope)
+
+    def rfactor(self, tensor, axis, factor_axis=0):
+        """Factor ``tensor``'s reduction over leaf loop ``axis`` (a reduce axis or a split
+        part of one) into a new stage whose axis ``factor_axis`` is ``axis`` (data-parallel:
+        it can be parallelized or vectorized); ``tensor``'s stage then reduces over that
+        axis. Returns the factored tensor (a list for a tuple reduction)."""
+        return rfactor(self, tensor, axis, factor_axis)
 
     def _insert_stage(self, stage, index):
         self.stages.insert(index, stage)
