@@ -102,7 +102,9 @@ class Schedule:
         return cache_read(self, tensor, scope, readers)
 
     def cache_write(self, tensor, scope):
-        """Compute ``tensor`` into a cache stage, then copy it to the original tensor."""
+        """Compute ``tensor`` (or the list of all outputs of one compute) into a cache stage
+        in ``scope``, then copy it to the original tensor. After split/fuse/reorder the cache
+        is laid out in loop order and takes the loops' annotations (TVM's relayout)."""
         return cache_write(self, tensor, scope)
 
     def rfactor(self, tensor, axis, factor_axis=0):

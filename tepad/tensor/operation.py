@@ -203,12 +203,11 @@ def comm_reducer(fcombine, fidentity, name="reduce"):
         return res
 
     def reducer(expr, axis=None, where=None, init=None, *args):
+        if axis is None and args:
+            raise TepadError(f"{name}: call as {name}(expr, axis)")
         if axis is None:
             raise TepadError(f"{name} needs reduction axes: {name}(expr, axis=k)")
-        if not _is_axis(axis):
-            if isinstance(axis, (list, tuple)):
-                raise TepadError(f"{name}: axis must be a reduce_axis or a list of them, got "
-                                 f"{axis!r}")
+        if not isinstance(axis, (IterVar, list, tuple)):
             return reduce_directly(expr, axis, where, init, *args)
         if args:
             raise TepadError(f"{name}(expr, axis, where, init) takes no further arguments")

@@ -266,7 +266,10 @@ class _Oracle:
             init = [np.broadcast_to(np.asarray(outer(x)).astype(np.dtype(x.dtype), copy=False),
                                     list(out_shape) + [1] * len(r.axis)).reshape(out_shape)
                     for x in r.init]
-        accs = _fold_tuple(self, r, srcs, cond, out_shape, red_shape, init)
+        axis_env = dict(self.shape_env)
+        axis_env.update((iv.var, np.asarray(env[iv.var]).reshape(np.shape(env[iv.var])[:nout]))
+                        for iv in op.axis)
+        accs = _fold_tuple(self, r, axis_env, srcs, cond, out_shape, red_shape, init)
         for res, acc in zip(results, accs):
             res[...] = acc
         return results
@@ -294,6 +297,10 @@ class _Oracle:
         nred = len(r.axis)
         ndim = nout + nred
         outer = _Eval(self, env)
+        # the combiner and identity may read data-parallel vars: give them the output shape
+        axis_env = dict(self.shape_env)
+        axis_env.update((iv.var, np.asarray(env[iv.var]).reshape(np.shape(env[iv.var])[:nout]))
+                        for iv in op.axis)
         mask = None
         red_shape = []
         for k, iv in enumerate(r.axis):
@@ -325,8 +332,8 @@ class _Oracle:
         comb: CommReducer = r.combiner
         lhs, rhs = comb.lhs[r.value_index], comb.rhs[r.value_index]
         result = comb.result[r.value_index]
-        ident = np.asarray(_Eval(self, self.shape_env)(comb.identity_element[r.value_index]))
-        ident = ident.astype(dtype, copy=False)
+        ident = np.asarray(_Eval(self, axis_env)(comb.identity_element[r.value_index]))
+        ident = np.broadcast_to(ident.astype(dtype, copy=False), region)
         init = None
         if r.init:
             init_v = np.asarray(outer(r.init[r.value_index])).astype(dtype, copy=False)
@@ -340,7 +347,7 @@ class _Oracle:
                     red = np.add(init, red, dtype=dtype)
             else:
                 fn = np.max if known == "max" else np.min
-                red = fn(src, axis=axes, initial=ident.item(), where=cond)
+                red = fn(src, axis=axes, initial=ident.flat[0], where=cond)
                 if init is not None:
                     red = (np.maximum if known == "max" else np.minimum)(init, red)
             return np.asarray(red).astype(dtype, copy=False)
@@ -348,7 +355,7 @@ class _Oracle:
         acc = np.array(np.broadcast_to(init if init is not None else ident, region), dtype=dtype)
         for idx in np.ndindex(*red_shape):
             sel = (Ellipsis,) + idx
-            fenv = dict(self.shape_env)
+            fenv = dict(axis_env)
             fenv[lhs] = acc
             fenv[rhs] = src[sel]
             new = np.asarray(_Eval(self, fenv)(result)).astype(dtype, copy=False)
@@ -356,18 +363,18 @@ class _Oracle:
         return acc
 
 
-def _fold_tuple(oracle, r, srcs, cond, region, red_shape, init):
+def _fold_tuple(oracle, r, axis_env, srcs, cond, region, red_shape, init):
     """Fold a tuple reducer over the reduction points in order: every value updated at once
     from the old accumulators (the same order the lowered loops combine in)."""
     comb = r.combiner
     dtypes = [np.dtype(x.dtype) for x in r.source]
-    ident = [np.asarray(_Eval(oracle, oracle.shape_env)(x)).astype(d, copy=False)
+    ident = [np.asarray(_Eval(oracle, axis_env)(x)).astype(d, copy=False)
              for x, d in zip(comb.identity_element, dtypes)]
     start = init if init is not None else ident
     accs = [np.array(np.broadcast_to(a, region), dtype=d) for a, d in zip(start, dtypes)]
     for idx in np.ndindex(*red_shape):
         sel = (Ellipsis,) + idx
-        fenv = dict(oracle.shape_env)
+        fenv = dict(axis_env)
         fenv.update(zip(comb.lhs, accs))
         fenv.update((v, src[sel]) for v, src in zip(comb.rhs, srcs))
         ev = _Eval(oracle, fenv)
