@@ -22,6 +22,8 @@ class Config:
     layout_percent: int = 22       # cases where transform_layout may be drawn at all
     rolling_percent: int = 70      # per applicable compute_at'd stencil producer
     scope_percent: int = 10        # per materialized compute stage: set_scope
+    rfactor_percent: int = 25      # per reduction stage: rfactor (of a split part, often)
+    late_cache_percent: int = 10   # per split/fused/reordered stage: cache_write after it
 
 
 @dataclass

@@ -15,7 +15,7 @@ from __future__ import annotations
 from ..arith import Analyzer
 from ..errors import TepadError
 from ..tir import op as tirop
-from ..tir.expr import IntImm, ProducerLoad, Range, Var, Select
+from ..tir.expr import IntImm, ProducerLoad, Range, Var
 from ..tir.functor import substitute
 from ..tir.itervar import IterVar, IterVarType
 from ..tir.reduce import Reduce
@@ -23,7 +23,7 @@ from ..tensor.tensor import ComputeOp, Tensor
 from .dataflow import replace_dataflow
 from .index_flow import bound_checks, pass_down_domain, pass_up_index
 from .relations import Fuse, Rebase, Split
-from .stage import Stage
+from .stage import AttachType, Stage
 
 
 def _touched(stage, axis):
@@ -94,8 +94,9 @@ def rfactor(s, tensor: Tensor, axis: IterVar, factor_axis: int = 0):
     fiv = IterVar(fdom, axis.var, IterVarType.DataPar)
     f_axis = list(op.axis[:pos]) + [fiv] + list(op.axis[pos:])
     f_reduce = [iv for iv in op.reduce_axis if iv not in touched]
-    f_reduce += [IterVar(dom[iv], iv.var, iv.iter_type, iv.thread_tag)
-                 for iv in st.leaf_iter_vars if iv in touched and iv is not axis]
+    copies = {iv: IterVar(dom[iv], iv.var, iv.iter_type, iv.thread_tag)
+              for iv in st.leaf_iter_vars if iv in touched and iv is not axis}
+    f_reduce += list(copies.values())
     vsub = {iv.var: value[iv] for iv in touched_roots}
     cond = red.condition
     if preds:
@@ -111,7 +112,8 @@ def rfactor(s, tensor: Tensor, axis: IterVar, factor_axis: int = 0):
         f_body = sources
     else:
         # nothing left to reduce: the value where the condition holds, else the identity
-        f_body = [Select(cond, x, comb.identity(k)) for k, x in enumerate(sources)]
+        f_body = [tirop.if_then_else(cond, x, comb.identity(k))
+                  for k, x in enumerate(sources)]
     f_op = ComputeOp(op.name + ".rf", op.tag, op.attrs, f_axis, f_body)
 
     # the original stage: a reduction of the factored tensor over the factored axis
@@ -127,6 +129,11 @@ def rfactor(s, tensor: Tensor, axis: IterVar, factor_axis: int = 0):
     repl = ComputeOp(op.name, op.tag, op.attrs, new_axis,
                      [Reduce(comb, loads, [kv], None, k, init) for k in range(len(loads))])
 
+    moved = dict(copies)
+    moved.update({iv: iv for iv in list(op.axis) + f_reduce})
+    moved[axis] = fiv
+    attached = _attached_at(s, st, moved, where)
+
     old_outs = [op.output(k) for k in range(op.num_outputs)]
     k0 = next(k for k, x in enumerate(s.stages) if x is st)
     fst = Stage(f_op, s)
@@ -137,9 +144,27 @@ def rfactor(s, tensor: Tensor, axis: IterVar, factor_axis: int = 0):
     st.relations = []
     st.iter_var_attrs = {}
     st._layout_axes = list(repl.axis)
+    for other, iv in attached:
+        other.attach_stage, other.attach_ivar = fst, iv
     replace_dataflow(s, {t: repl.output(t.value_index) for t in old_outs}, k0 + 2)
     outs = [f_op.output(k) for k in range(f_op.num_outputs)]
     return outs[0] if len(outs) == 1 else outs
+
+
+def _attached_at(s, st, moved, where):
+    """The stages computed at a loop of ``st``, with the loop of the factored stage they move
+    to (they produce what ``st`` read, which the factored stage reads now)."""
+    out = []
+    for other in s.stages:
+        if other.attach_type != AttachType.Scope or other.attach_stage is not st:
+            continue
+        iv = moved.get(other.attach_ivar)
+        if iv is None:
+            raise TepadError(f"{where}: stage {other.name} is computed at loop "
+                             f"{other.attach_ivar.name} of {st.name}, which rfactor replaces; "
+                             f"call compute_at after rfactor")
+        out.append((other, iv))
+    return out
 
 
 def _is_true(e):
