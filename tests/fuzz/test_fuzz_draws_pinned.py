@@ -23,19 +23,22 @@ PINNED_LINES = [
 ]
 
 # sha256(case.script(exact=True))[:16] of cases "pinned:0".."pinned:15"
+# (re-pinned for issue 15: rfactor and cache_write after loop transforms joined the fuzzer)
 PINNED_DEFAULT = [
-    "d3d4ffb4a09bba88", "e6ff69601eff5617", "035e3085f9e98e6b", "427d3ce9cf9a6251",
-    "3a51f45dd9369a41", "debd6e31b5ecedd1", "08b341437d9dbbf2", "e51c9def20b85f87",
-    "036c71a05f6ffb18", "ee9ed7083c31d7c0", "07352ca06cdfb0af", "6d16647aa7a252b0",
-    "26b4abdc26ac8462", "c51ad64c42f18b01", "afe062fa9dbd767e", "18bd3987ca1c5569",
+    "d3d4ffb4a09bba88", "470457a94f32dcf3", "fea38f55b9b056c7", "d5dbb4c56fec42e8",
+    "d63671fb5a4cb8b8", "d0b589774a5b3bdd", "154a5af858ef6d33", "4759794b05cdfd4b",
+    "036c71a05f6ffb18", "c80b5c882d8b6798", "a37a60dec79e6583", "7188e3aa95e31583",
+    "1a21891cf8901a8c", "ae2f1e885e5c877b", "afe062fa9dbd767e", "8fb580c404b80575",
 ]
 # the same with layouts always on, many illegal steps and symbolic sizes
-# (re-pinned for issue 19: a stage with a layout may now be drawn at a loop of its consumer)
+# (re-pinned for issue 19: a stage with a layout may now be drawn at a loop of its consumer;
+# re-pinned for issue 15: rfactor and cache_write after loop transforms are drawn, and the
+# illegal cache_write step is now one after a reduce-axis split)
 PINNED_LAYOUT = [
-    "52b1b998ec912539", "e1b66c4dfb254ceb", "78a1d6091c6ddb6d", "56afd7d77c734078",
-    "aaba4287bc7d870d", "40d17638e0ee09b5", "c00b4538ea8f278c", "aa088060ee3cdf5f",
-    "1f823d6c1e1dff98", "ee9ed7083c31d7c0", "d86c21529dbec509", "d378265a8e8e5436",
-    "9c384a6ff4c698dd", "40d09efed9468d4a", "e14cb16daf322fd9", "db1faa5143c9688c",
+    "52b1b998ec912539", "e1b66c4dfb254ceb", "a9cf0d2663129f14", "2fdd698105833d6c",
+    "6de7c8e3be43a2d6", "c62e888302f19fe7", "5df950848936bbc7", "0f560d4b7e971d8e",
+    "1bd43c5261f0afe9", "c80b5c882d8b6798", "0961538e8d8e04d1", "1c2c56e05edcb2f9",
+    "4b67876ba7653b2b", "ebe31aad504f22db", "e14cb16daf322fd9", "c8ecdc087d5f0bf0",
 ]
 
 
@@ -47,7 +50,7 @@ def _hashes(cfg):
 def test_pinned_case_text():
     case = generate(RandomSource("pinned:3"), Config(max_stages=2))
     assert case.lines == PINNED_LINES
-    assert case.data_seed == 52967
+    assert case.data_seed == 50825
 
 
 def test_pinned_case_hashes_default_config():
