@@ -199,7 +199,9 @@ def cache_write(s, tensors, scope: str):
         raise TepadError(f"cache_write({tensor.name}) must come before transform_layout on "
                          f"stage {st.name} (the cache takes the stage's loops as its layout)")
     cache_op, leaf_map = _relayout_cache(st, op, scope, tensor.name)
-    args = _cache_indices(st, op, leaf_map)
+    # reduce axes whose domain reads a data axis were renamed in the cache
+    leaf_map.update(zip(op.reduce_axis, cache_op.reduce_axis))
+    args = _cache_indices(st, op, [iv for iv in leaf_map if iv not in op.reduce_axis])
     copy_op = ComputeOp(op.name, op.tag, op.attrs, op.axis,
                         [ProducerLoad(cache_op.output(k), args) for k in range(op.num_outputs)])
     old_outs = [op.output(k) for k in range(op.num_outputs)]
@@ -213,7 +215,7 @@ def cache_write(s, tensors, scope: str):
     cst = Stage(cache_op, s)
     cst.scope = scope
     for iv, attr in old_attrs.items():
-        new = leaf_map.get(iv, iv if iv in cache_op.reduce_axis else None)
+        new = leaf_map.get(iv)
         if new is not None:
             cst.iter_var_attrs[new] = attr.copy()
     s._insert_stage(cst, pos)
@@ -290,7 +292,7 @@ def _move_attachments(s, st, cst, leaf_map):
         if other.attach_type != AttachType.Scope or other.attach_stage is not st:
             continue
         iv = other.attach_ivar
-        new = leaf_map.get(iv, iv if iv in cst.op.reduce_axis else None)
+        new = leaf_map.get(iv)
         if new is None:
             raise TepadError(f"cache_write({st.name}): stage {other.name} is computed at loop "
                              f"{iv.name} of {st.name}, which the cache cannot keep; call "
