@@ -131,7 +131,7 @@ def cache_read(s, tensor: Tensor, scope: str, readers) -> Tensor:
     return cache
 
 
-def _substitute_body(body, vsub: dict):
+def substitute_body(body, vsub: dict):
     """``body`` with the Vars of ``vsub`` replaced everywhere they can occur: in a Reduce that
     includes its combiner's result and identity (a user reducer may read a data-parallel
     variable) and its reduce axes' domains (``te.reduce_axis((0, n))`` over a data axis ``n``).
@@ -253,7 +253,7 @@ def _relayout_cache(st, op, scope, tname):
         ana.bind(iv.var, iv.dom)
     preds = bound_checks(list(op.axis), dom, value, ana)
     vsub = {iv.var: value[iv] for iv in op.axis}
-    first = _substitute_body(op.body[0], vsub)
+    first = substitute_body(op.body[0], vsub)
     bodies = []
     for k, b in enumerate(op.body):
         if isinstance(first, Reduce):

@@ -16,11 +16,11 @@ from ..arith import Analyzer
 from ..errors import TepadError
 from ..tir import op as tirop
 from ..tir.expr import IntImm, ProducerLoad, Range, Var
-from ..tir.functor import substitute
+from ..tir.functor import collect_vars, substitute
 from ..tir.itervar import IterVar, IterVarType
 from ..tir.reduce import Reduce
 from ..tensor.tensor import ComputeOp, Tensor
-from .dataflow import replace_dataflow
+from .dataflow import replace_dataflow, substitute_body
 from .index_flow import bound_checks, pass_down_domain, pass_up_index
 from .relations import Fuse, Rebase, Split
 from .stage import AttachType, Stage
@@ -86,6 +86,12 @@ def rfactor(s, tensor: Tensor, axis: IterVar, factor_axis: int = 0):
     touched_roots = [iv for iv in op.reduce_axis if iv in touched]
     preds = bound_checks(touched_roots, dom, value, ana)
 
+    data_vars = {iv.var for iv in op.axis}
+    for iv in touched_roots:
+        if data_vars & (collect_vars(iv.dom.min) | collect_vars(iv.dom.extent)):
+            raise TepadError(f"{where}: the domain of reduce axis {iv.name} depends on a data "
+                             f"axis of {st.name} ({iv.dom.min} .. {iv.dom.min} + "
+                             f"{iv.dom.extent}); the factored axis needs a domain of its own")
     fdom = dom[axis]
     if not (isinstance(fdom.min, IntImm) and fdom.min.value == 0):
         raise TepadError(f"{where}: the factored loop must start at 0, but {axis.name} starts "
@@ -116,18 +122,20 @@ def rfactor(s, tensor: Tensor, axis: IterVar, factor_axis: int = 0):
                   for k, x in enumerate(sources)]
     f_op = ComputeOp(op.name + ".rf", op.tag, op.attrs, f_axis, f_body)
 
-    # the original stage: a reduction of the factored tensor over the factored axis
+    # the original stage: a reduction of the factored tensor over the factored axis, on
+    # fresh axes (the combiner and init may read the data axes: renamed with them)
     kv = IterVar(Range.from_min_extent(fdom.min, fdom.extent), Var(axis.name + ".v",
                                                                    axis.var.dtype),
                  IterVarType.CommReduce)
     new_axis = [IterVar(iv.dom, Var(iv.name, iv.var.dtype), iv.iter_type) for iv in op.axis]
-    idx = [iv.var for iv in new_axis]
+    idx = [iv.var for iv in op.axis]
     idx = idx[:pos] + [kv.var] + idx[pos:]
     loads = [ProducerLoad(f_op.output(k), idx) for k in range(f_op.num_outputs)]
-    init = tuple(substitute(x, {a.var: b.var for a, b in zip(op.axis, new_axis)})
-                 for x in red.init)
+    rename = {a.var: b.var for a, b in zip(op.axis, new_axis)}
+    first = substitute_body(Reduce(comb, loads, [kv], None, 0, red.init), rename)
     repl = ComputeOp(op.name, op.tag, op.attrs, new_axis,
-                     [Reduce(comb, loads, [kv], None, k, init) for k in range(len(loads))])
+                     [Reduce(first.combiner, first.source, first.axis, None, k, first.init)
+                      for k in range(len(loads))])
 
     moved = dict(copies)
     moved.update({iv: iv for iv in list(op.axis) + f_reduce})

@@ -210,3 +210,52 @@ def test_rfactor_mistakes_are_refused():
     f = s2[B].fuse(B.op.axis[0], B.op.reduce_axis[0])
     with pytest.raises(TepadError, match="was fused with the data axis i"):
         s2.rfactor(B, f)
+
+
+def test_rfactor_of_reducer_that_reads_the_data_axis():
+    # the combiner and identity read i: both the factored stage and B keep them bound
+    A = te.placeholder((6, 10), name="A")
+
+    def f(i):
+        k = te.reduce_axis((0, 10), "k")
+        red = te.comm_reducer(lambda x, y: te.max(x + y, i.astype("float32")),
+                              lambda t: i.astype(t), name="capped")
+        return red(A[i, k], axis=k)
+
+    B = te.compute((6,), f, name="B")
+    s = te.create_schedule(B.op)
+    ko, ki = s[B].split(s[B].op.reduce_axis[0], factor=3)
+    BF = s.rfactor(B, ki)
+    s[BF].parallel(BF.op.axis[0])
+    mod = tepad.build(s, [A, B])
+    a = np.random.default_rng(5).standard_normal((6, 10)).astype("float32")
+    b = np.zeros(6, "float32")
+    mod(a, b)
+    # rfactor regroups the fold; the reference folds in order: compare with a direct regrouping
+    want = np.zeros(6, "float32")
+    for i in range(6):
+        parts = []
+        for r in range(3):
+            acc = np.float32(i)
+            for o in range(4):
+                if o * 3 + r < 10:
+                    acc = max(acc + a[i, o * 3 + r], np.float32(i))
+            parts.append(acc)
+        acc = np.float32(i)
+        for x in parts:
+            acc = max(acc + x, np.float32(i))
+        want[i] = acc
+    np.testing.assert_allclose(b, want, rtol=1e-5)
+
+
+def test_rfactor_of_reduce_axis_whose_domain_reads_the_data_axis_is_refused():
+    A = te.placeholder((6, 6), name="A")
+
+    def f(i):
+        k = te.reduce_axis((0, i + 1), "k")
+        return te.sum(A[i, k], axis=k)
+
+    B = te.compute((6,), f, name="B")
+    s = te.create_schedule(B.op)
+    with pytest.raises(TepadError, match="the domain of reduce axis k depends on a data axis"):
+        s.rfactor(B, s[B].op.reduce_axis[0])
