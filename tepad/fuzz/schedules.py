@@ -199,10 +199,10 @@ class ScheduleDrawer:
         return s[self.ns[nm]]
 
     def maybe_late_cache_write(self, s, st):
-        """Sometimes cache_write a stage whose data loops were split/fused/reordered (the cache
-        takes them as its layout); returns the cache stage (or None)."""
-        if not st.relations or st.layout_transforms or \
-                st.attach_type.name in ("Inline", "InlinedAlready") or \
+        """Sometimes cache_write a stage whose data loops were split/fused/reordered or given a
+        transform_layout (the cache takes the loops as its layout); returns the cache stage
+        (or None)."""
+        if not st.relations or st.attach_type.name in ("Inline", "InlinedAlready") or \
                 not self.src.flag(self.cfg.late_cache_percent):
             return None
         reduce = set(st.op.reduce_axis)

@@ -171,8 +171,9 @@ def cache_write(s, tensors, scope: str):
 
     The cache's axes are the stage's current data-parallel loops in their order (TVM's
     relayout: after ``split``/``reorder`` the cache is stored in loop order), its reduce axes
-    the original ones; the original stage becomes the copy, with fresh loops. Annotations of
-    the loops (parallel, vectorize, ...) and stages computed at them move to the cache stage.
+    the original ones; the original stage becomes the copy, with fresh loops (the loops of its
+    ``transform_layout``, which stays with the tensor). Annotations of the loops (parallel,
+    vectorize, ...) and stages computed at them move to the cache stage.
     Returns the cache tensor (a list for a list).
     """
     single = isinstance(tensors, Tensor)
@@ -195,9 +196,6 @@ def cache_write(s, tensors, scope: str):
         raise TepadError(f"cache_write({tensor.name}): {st.name} has {op.num_outputs} outputs, "
                          f"which are cached together; pass all of them: "
                          f"s.cache_write([{names}], {scope!r})")
-    if any(isinstance(r, Transform) for r in st.relations):
-        raise TepadError(f"cache_write({tensor.name}) must come before transform_layout on "
-                         f"stage {st.name} (the cache takes the stage's loops as its layout)")
     cache_op, leaf_map = _relayout_cache(st, op, scope, tensor.name)
     # reduce axes whose domain reads a data axis were renamed in the cache
     leaf_map.update(zip(op.reduce_axis, cache_op.reduce_axis))
@@ -207,9 +205,13 @@ def cache_write(s, tensors, scope: str):
     old_outs = [op.output(k) for k in range(op.num_outputs)]
     old_attrs = st.iter_var_attrs
     s._replace_op(st, copy_op)
-    st.all_iter_vars = list(copy_op.root_iter_vars)
-    st.leaf_iter_vars = list(copy_op.root_iter_vars)
-    st.relations = []
+    # a transform_layout stays with the tensor (its storage), and its loops with the copy
+    layouts = [r for r in st.relations if isinstance(r, Transform)]
+    st.all_iter_vars = list(copy_op.root_iter_vars) + [tv for r in layouts
+                                                       for tv in r.transformed_vars]
+    st.leaf_iter_vars = list(layouts[-1].transformed_vars if layouts else
+                             copy_op.root_iter_vars)
+    st.relations = layouts
     st.iter_var_attrs = {}
     pos = _stage_index(s, st)
     cst = Stage(cache_op, s)

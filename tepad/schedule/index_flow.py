@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from ..errors import TepadError
 from ..tir.expr import IntImm, Range, cast, const, floordiv, floormod
-from .relations import Fuse, Rebase, Singleton, Split
+from ..tir.functor import substitute
+from .relations import Fuse, Rebase, Singleton, Split, Transform
 
 
 def _ceil_div(ana, a, b):
@@ -20,8 +21,8 @@ def _ceil_div(ana, a, b):
 
 def pass_down_domain(stage, dom, ana, what):
     """Fill ``dom`` ({IterVar: Range}) for every relation output whose inputs are in ``dom``;
-    binds each new leaf var in ``ana``. A relation other than split/fuse/rebase/fuse() is a
-    TepadError naming ``what`` (the rewrite that cannot follow it)."""
+    binds each new leaf var in ``ana``. An unknown relation is a TepadError naming ``what``
+    (the rewrite that cannot follow it)."""
     for rel in stage.relations:
         if isinstance(rel, Split):
             if rel.parent not in dom:
@@ -46,6 +47,11 @@ def pass_down_domain(stage, dom, ana, what):
             dom[rel.rebased] = Range.from_min_extent(const(0, p.extent.dtype), p.extent)
         elif isinstance(rel, Singleton):
             dom[rel.iter] = Range.from_min_extent(0, 1)
+        elif isinstance(rel, Transform):
+            if not all(ov in dom for ov in rel.original_vars):
+                continue
+            for tv in rel.transformed_vars:
+                dom[tv] = tv.dom            # the layout's (padded) shape
         else:
             raise TepadError(f"stage {stage.name}: {what} cannot follow the relation {rel!r} "
                              "(only split, fuse and reorder)")
@@ -82,6 +88,12 @@ def pass_up_index(stage, dom, value, ana):
             pmin = dom[rel.parent].min
             v = value[rel.rebased]
             value[rel.parent] = v if _is_zero(pmin) else ana.simplify(v + pmin)
+        elif isinstance(rel, Transform):
+            if not all(tv in value for tv in rel.transformed_vars):
+                continue
+            vmap = {tv.var: value[tv] for tv in rel.transformed_vars}
+            for ov, inv in zip(rel.original_vars, rel.inverse):
+                value[ov] = ana.simplify(substitute(inv, vmap))
 
 
 def pass_down_index(stage, dom, value, ana):
@@ -110,17 +122,24 @@ def pass_down_index(stage, dom, value, ana):
             value[rel.rebased] = v if _is_zero(pmin) else ana.simplify(v - pmin)
         elif isinstance(rel, Singleton):
             value[rel.iter] = const(0, rel.iter.var.dtype)
+        elif isinstance(rel, Transform):
+            if not all(ov in value for ov in rel.original_vars):
+                continue
+            mapped = rel.index_map.map_indices([value[ov] for ov in rel.original_vars])
+            for tv, e in zip(rel.transformed_vars, mapped):
+                value[tv] = ana.simplify(e)
 
 
 def bound_checks(ivs, dom, value, ana):
-    """``value[iv] < dom[iv].min + dom[iv].extent`` for each of ``ivs`` the analyzer cannot
-    prove (the tail of a split that does not divide its axis)."""
+    """``dom[iv].min <= value[iv] < dom[iv].min + dom[iv].extent`` for each of ``ivs``, the
+    parts the analyzer cannot prove (the tail of a split that does not divide its axis, the
+    padding of a layout)."""
     preds = []
     for iv in ivs:
         r = dom[iv]
-        c = value[iv] < r.min + r.extent
-        if not ana.can_prove(c):
-            preds.append(c)
+        for c in (value[iv] >= r.min, value[iv] < r.min + r.extent):
+            if not ana.can_prove(c):
+                preds.append(c)
     return preds
 
 

@@ -53,6 +53,9 @@ def rfactor(s, tensor: Tensor, axis: IterVar, factor_axis: int = 0):
     if not isinstance(op, ComputeOp) or not op.reduce_axis:
         raise TepadError(f"{where}: {st.name} is not a reduction (rfactor factors a te.sum / "
                          "te.max / comm_reducer compute)")
+    if st.layout_transforms:
+        raise TepadError(f"{where}: rfactor must come before transform_layout on stage "
+                         f"{st.name} (the rewrite replaces the stage's loops)")
     if not isinstance(axis, IterVar) or not any(x is axis for x in st.leaf_iter_vars):
         raise TepadError(f"{where}: the axis must be a leaf loop of stage {st.name}; its leaf "
                          f"loops are {[iv.name for iv in st.leaf_iter_vars]}")

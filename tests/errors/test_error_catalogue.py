@@ -323,13 +323,13 @@ def test_E_SDF_10_cache_write_of_outputs_of_two_computes():
         s.cache_write([P, O], "local")
 
 
-def test_E_SDF_11_cache_write_after_transform_layout():
-    A, B, C = chain()
-    s = te.create_schedule(C.op)
-    s[C].transform_layout(lambda i, j: [j, i])
-    with pytest.raises(TepadError, match=r"cache_write\(C\) must come before transform_layout on "
-                                         "stage C"):
-        s.cache_write(C, "local")
+def test_E_SDF_11_rfactor_after_transform_layout():
+    A, R, O, k = red()
+    s = te.create_schedule(O.op)
+    s[R].transform_layout(lambda i: [i // 4, i % 4])
+    with pytest.raises(TepadError, match=r"rfactor\(R, k\): rfactor must come before "
+                                         "transform_layout on stage R"):
+        s.rfactor(R, k)
 
 
 def test_E_SDF_12_rfactor_of_data_axis():

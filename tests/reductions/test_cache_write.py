@@ -207,7 +207,26 @@ def test_cache_write_mistakes_are_refused():
         s.cache_write(P, "local")
     with pytest.raises(TepadError, match="outputs of different computes"):
         s.cache_write([P, O], "local")
-    s2 = te.create_schedule(O.op)
-    s2[O].transform_layout(lambda i: [i // 2, i % 2])
-    with pytest.raises(TepadError, match="must come before transform_layout"):
-        s2.cache_write(O, "local")
+
+
+def test_cache_write_after_transform_layout_keeps_the_layout_on_the_tensor():
+    A = te.placeholder((10, 6), name="A")
+    B = te.compute((10, 6), lambda i, j: A[i, j] * 2.0 + 1.0, name="B")
+    C = te.compute((10, 6), lambda i, j: B[i, j] * 3.0, name="C")
+    s = te.create_schedule(C.op)
+    ax = s[B].transform_layout(lambda i, j: [j // 4, i, j % 4], pad_value=-1.0)
+    s[B].split(ax[1], factor=3)
+    s[B].vectorize(ax[2])
+    BL = s.cache_write(B, "local")
+    assert [int(d) for d in BL.shape] == [2, 4, 3, 4]     # the layout's loops, split
+    assert [iv.name for iv in s[B].leaf_iter_vars] == ["ax0", "ax1", "ax2"]
+    assert len(s[B].layout_transforms) == 1              # B is still stored transformed
+    f = tepad.build(s, [A, B, C], bounds_check=True)
+    a = np.random.default_rng(8).standard_normal((10, 6)).astype("float32")
+    b_phys = np.zeros((2, 10, 4), "float32")
+    c = np.zeros((10, 6), "float32")
+    f(a, b_phys, c)
+    np.testing.assert_allclose(c, (a * 2 + 1) * 3, rtol=1e-5, atol=1e-5)
+    logical = b_phys.transpose(1, 0, 2).reshape(10, 8)
+    np.testing.assert_allclose(logical[:, :6], a * 2 + 1, rtol=1e-6)
+    np.testing.assert_array_equal(logical[:, 6:], -1.0)     # the pad value
