@@ -274,8 +274,7 @@ def _update_stmt(red, outs, axis_vars):
     news = red.combiner.combine_all(olds, red.source)
     if len(outs) == 1:
         return ProducerStore(outs[0], news[0], axis_vars)
-    tmps = [Var(f"{t.name}.v{k}.new" if not t.name.endswith(f".v{k}") else f"{t.name}.new",
-                t.dtype) for k, t in enumerate(outs)]
+    tmps = [Var(f"{t.name}.new", t.dtype) for t in outs]
     body = seq(*[ProducerStore(t, v, axis_vars) for t, v in zip(outs, tmps)])
     for v, e in reversed(list(zip(tmps, news))):
         body = LetStmt(v, e, body)
