@@ -253,6 +253,30 @@ def prim_cache_write():
 
 
 @snippet
+def prim_cache_write_after_split():
+    A = te.placeholder((6, 8), "float32", name="A")
+    B = te.compute((6, 8), lambda i, j: A[i, j] * 2.0, name="B")
+    s = te.create_schedule(B.op)
+    jo, ji = s[B].split(B.op.axis[1], factor=4)
+    s[B].reorder(jo, B.op.axis[0], ji)
+    s[B].vectorize(ji)
+    s.cache_write(B, "local")
+    return _ir(s, [A, B])
+
+
+@snippet
+def prim_rfactor():
+    A = te.placeholder((4, 10), "float32", name="A")
+    k = te.reduce_axis((0, 10), name="k")
+    B = te.compute((4,), lambda i: te.sum(A[i, k], axis=k), name="B")
+    s = te.create_schedule(B.op)
+    ko, ki = s[B].split(k, factor=4)
+    BF = s.rfactor(B, ki)
+    s[BF].parallel(BF.op.axis[0])
+    return _ir(s, [A, B])
+
+
+@snippet
 def prim_transform_layout():
     A, B, s = _one(4, 6)
     s[B].transform_layout(lambda i, j: [j // 4, i, j % 4], pad_value=0.0)

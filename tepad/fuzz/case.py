@@ -25,6 +25,8 @@ class Config:
     scan_percent: int = 0          # per drawn op: a te.scan (0: never, and no choice drawn,
                                    # so the cases of a seed stay what they were)
     tensorize_percent: int = 25    # cases where one elementwise stage may be tensorized
+    rfactor_percent: int = 25      # per reduction stage: rfactor (of a split part, often)
+    late_cache_percent: int = 10   # per split/fused/reordered stage: cache_write after it
 
 
 @dataclass

@@ -123,12 +123,31 @@ def _inline_reduce(d, s, st, se, stages):
         case.run(f"{d.stage_expr(src.pick(reds))}.compute_inline()", illegal="inline_reduce")
 
 
-def _cache_write_after_split(d, s, st, se, stages):
+def _cache_write_after_reduce_split(d, s, st, se, stages):
+    # cache_write follows loop transforms of the data axes only
     case = d.case
-    if st.relations:
-        nm = f"{d.tnames[id(st.origin_op)]}_bad"
-        case.run(f"{nm} = s.cache_write({d.tnames[id(st.origin_op)]}, 'local')",
-                 illegal="cache_write_after_split")
+    tname = d.tnames[id(st.origin_op)]
+    reduce = set(st.op.reduce_axis)
+    split = [iv for iv in st.leaf_iter_vars if iv not in reduce and
+             iv.iter_type.name == "CommReduce"]
+    if not split:
+        roots = [iv for iv in st.leaf_iter_vars if iv in reduce]
+        if not roots:
+            return
+        o, i = d.new_ivs(st, ("o", "i"))
+        case.run(f"{o}, {i} = {se}.split({d.iv(st, roots[0])}, factor=2)")
+        d.bind_names(o, i)
+    case.run(f"{tname}_bad = s.cache_write({tname}, 'local')",
+             illegal="cache_write_after_reduce_split")
+
+
+def _rfactor_data_axis(d, s, st, se, stages):
+    case = d.case
+    data = [iv for iv in st.leaf_iter_vars if iv.iter_type.name == "DataPar"]
+    if st.op.reduce_axis and data:
+        tname = d.tnames[id(st.origin_op)]
+        case.run(f"{tname}_badrf = s.rfactor({tname}, {d.iv(st, d.src.pick(data))})",
+                 illegal="rfactor_data_axis")
 
 
 def _compute_at_self(d, s, st, se, stages):
@@ -239,7 +258,8 @@ KINDS = {
     "vectorize_reduce": _vectorize_reduce,
     "inline_output": _inline_output,
     "inline_reduce": _inline_reduce,
-    "cache_write_after_split": _cache_write_after_split,
+    "cache_write_after_reduce_split": _cache_write_after_reduce_split,
+    "rfactor_data_axis": _rfactor_data_axis,
     "compute_at_self": _compute_at_self,
     "attach_output": _attach_output,
     "rolling_root": _rolling_root,

@@ -105,12 +105,25 @@ class ScheduleDrawer:
         if self.illegal_at == 0:
             illegal_step(self, s)
         order = [st for st in reversed(s.stages) if is_compute(st)]
-        for k, st in enumerate(order):
-            if self.layout_on:  # before any loop transform: the axes must be adjacent leaves
+        half = len(order) // 2
+        self.made = set()       # id(Stage) of the stages rfactor / late cache_write made
+        k = 0
+        while k < len(order):
+            st = order[k]
+            # rfactor / cache_write make a new stage (a producer of st): it gets its own
+            # loops and attachment right after st
+            made = [] if self.frozen else [self.maybe_rfactor(s, st)]
+            if self.layout_on and id(st) not in self.made:
+                # before any loop transform: the axes must be adjacent leaves
                 maybe_layout(self, st)
             draw_loops(self, st)
             self.looped.add(id(st))
-            if self.illegal_at == 1 and k == len(order) // 2:
+            if not self.frozen:
+                made.append(self.maybe_late_cache_write(s, st))
+            made = [x for x in reversed(made) if x is not None]     # consumers first
+            self.made.update(id(x) for x in made)
+            order[k + 1:k + 1] = made
+            if self.illegal_at == 1 and k == half:
                 illegal_step(self, s)
             for hook in LAYOUT_HOOKS:
                 hook(case, src, self.tnames[id(st.origin_op)])
@@ -118,6 +131,7 @@ class ScheduleDrawer:
                 self.attach(s, st)
                 self.maybe_rolling(s, st)
             self.maybe_scope(st)
+            k += 1
         if not self.frozen:
             maybe_tensorize(self, s)
         if self.illegal_at is not None and self.illegal_at >= 2:
@@ -166,6 +180,46 @@ class ScheduleDrawer:
                 nm = f"{t.name}_s"
                 self.case.run(f"{nm} = s.cache_read({t.name}, 'shared', [{rnames}])")
                 self.tnames[id(self.ns[nm].op)] = nm
+
+    # rfactor / cache_write after loop transforms --------------------------------------------
+    def maybe_rfactor(self, s, st):
+        """Sometimes rfactor a reduction stage (before its loops are drawn) over a reduce axis
+        or a part of a split one; returns the new stage (or None)."""
+        src, run = self.src, self.case.run
+        if not st.op.reduce_axis or st.layout_transforms or st.relations or \
+                not src.flag(self.cfg.rfactor_percent):
+            return None
+        se, tname = self.stage_expr(st), self.tnames[id(st.origin_op)]
+        axis = self.iv(st, src.pick(list(st.op.reduce_axis)))
+        if src.flag(60):
+            o, i = self.new_ivs(st, ("o", "i"))
+            how = "nparts" if src.flag(30) else "factor"
+            run(f"{o}, {i} = {se}.split({axis}, {how}={src.pick([2, 3, 4, 8])})")
+            self.bind_names(o, i)
+            axis = src.pick([o, i])
+        ndim = len(st.op.axis)
+        fa = src.int(0, ndim) if src.flag(80) else -1
+        nm = f"{tname}_rf"
+        run(f"{nm} = s.rfactor({tname}, {axis}, {fa})")
+        self.tnames[id(self.ns[nm].op)] = nm
+        return s[self.ns[nm]]
+
+    def maybe_late_cache_write(self, s, st):
+        """Sometimes cache_write a stage whose data loops were split/fused/reordered or given a
+        transform_layout (the cache takes the loops as its layout); returns the cache stage
+        (or None)."""
+        if not st.relations or st.attach_type.name in ("Inline", "InlinedAlready") or \
+                not self.src.flag(self.cfg.late_cache_percent):
+            return None
+        reduce = set(st.op.reduce_axis)
+        if any(iv not in reduce and iv.iter_type.name != "DataPar"
+               for iv in st.leaf_iter_vars):
+            return None
+        tname = self.tnames[id(st.origin_op)]
+        nm = f"{tname}_lc"
+        self.case.run(f"{nm} = s.cache_write({tname}, 'local')")
+        self.tnames[id(self.ns[nm].op)] = nm
+        return s[self.ns[nm]]
 
     # attachment ---------------------------------------------------------------------------------
     def attach(self, s, st):

@@ -19,7 +19,7 @@ from ..tensor.tensor import PlaceholderOp
 from .extern_ops import extern_pipeline
 from ..tir import op as tirop
 from ..tir.expr import IntImm, ProducerLoad, Var, convert
-from ..tir.functor import Mutator, substitute
+from ..tir.functor import Mutator, post_order_visit, substitute
 from ..tir.itervar import IterVarType
 from ..tir.reduce import Reduce
 from ..tir.stmt import (AttrStmt, For, ForKind, IfThenElse, LetStmt, ProducerRealize,
@@ -232,7 +232,6 @@ def build_provide(stage, rmap, ana):
         return substitute(body, vmap)
 
     red = op.body[0]
-    out = op.output(0)
     flag = _reduce_flags(stage)
     leaves = stage.leaf_iter_vars
     num_common = next((k for k, iv in enumerate(leaves) if flag.get(iv, 0) & 2), len(leaves))
@@ -249,13 +248,13 @@ def build_provide(stage, rmap, ana):
                                   skip=red_leaf_set | set(op.reduce_axis),
                                   exact_splits=exact_splits)
     init_preds += _region_predicates(stage, rmap, init_value)
-    init_val = red.init[0] if red.init else red.combiner.identity()
-    init_store = ProducerStore(out, init_val, axis_vars)
+    outs = [op.output(k) for k in range(op.num_outputs)]
+    init_store = seq(*[ProducerStore(t, _init_value(op.body[k]), axis_vars)
+                       for k, t in enumerate(outs)])
     init_vmap = {iv.var: init_value[iv] for iv in op.axis if iv in init_value}
     init_stmt = substitute(init_nest.wrap(_guard(init_preds, init_store)), init_vmap)
 
-    update_val = red.combiner.combine(ProducerLoad(out, axis_vars), red.source[0])
-    update = ProducerStore(out, update_val, axis_vars)
+    update = _update_stmt(red, outs, axis_vars)
     if not _is_const(red.condition, 1):
         update = IfThenElse(red.condition, update)
     update = _guard(preds, update)
@@ -312,6 +311,28 @@ def _build_tensorized(stage, rmap, ana, plan):
     step = plan.body(vmap) if not first else \
         IfThenElse(tirop.all(*first), plan.body(vmap), plan.update(vmap))
     return common.wrap(update_loops.wrap(_guard(preds, step)))
+
+
+def _init_value(red):
+    """What output ``red.value_index`` starts from: its ``init=`` or the identity."""
+    k = red.value_index
+    return red.init[k] if red.init else red.combiner.identity(k)
+
+
+def _update_stmt(red, outs, axis_vars):
+    """``outs[k][axis] = combine(old values, source)[k]`` for every value of the reduction.
+
+    With several values, each new value is bound to a temporary before any store, so every
+    update reads the old values of all outputs (argmax's index update reads the old value)."""
+    olds = [ProducerLoad(t, axis_vars) for t in outs]
+    news = red.combiner.combine_all(olds, red.source)
+    if len(outs) == 1:
+        return ProducerStore(outs[0], news[0], axis_vars)
+    tmps = [Var(f"{t.name}.new", t.dtype) for t in outs]
+    body = seq(*[ProducerStore(t, v, axis_vars) for t, v in zip(outs, tmps)])
+    for v, e in reversed(list(zip(tmps, news))):
+        body = LetStmt(v, e, body)
+    return body
 
 
 def _count_items_before(nest, leaves, k):
@@ -379,11 +400,22 @@ class _PostProc(Mutator):
         return self.generic_visit(s)
 
     def visit_LetStmt(self, s):
-        self.vmap[s.var] = self.visit(s.value)
+        value = self.visit(s.value)
+        if _reads_tensor(value):
+            # a temporary of a tuple reduction: it must read before the stores that follow
+            body = self.visit(s.body)
+            return s if value is s.value and body is s.body else LetStmt(s.var, value, body)
+        self.vmap[s.var] = value
         return self.visit(s.body)
 
     def visit_Var(self, v):
         return self.vmap.get(v, v)
+
+
+def _reads_tensor(e):
+    found = []
+    post_order_visit(e, lambda n: found.append(n) if isinstance(n, ProducerLoad) else None)
+    return bool(found)
 
 
 def schedule_ops(s, rmap, keep_markers=False):

@@ -6,13 +6,17 @@ Each rewrite builds new operations (definitions are immutable) and re-points sta
 from __future__ import annotations
 
 from ..errors import TepadError
-from ..tir.expr import ProducerLoad, Range, Var, cast
+from ..arith import Analyzer
+from ..tir import op as tirop
+from ..tir.expr import ProducerLoad, Range, Var, cast, const
 from ..tir.functor import Mutator, collect_vars, substitute
-from ..tir.itervar import IterVar
+from ..tir.itervar import IterVar, IterVarType
 from ..tir.reduce import CommReducer, Reduce
 from ..tensor.scan import ScanOp
 from ..tensor.tensor import ComputeOp, Tensor
 from ..tensor.tensor_intrin import TensorComputeOp
+from .index_flow import bound_checks, pass_down_domain, pass_down_index, pass_up_index
+from .relations import Transform
 from .stage import AttachType, Stage
 from .tensorize import rebuild_tensor_compute, tensor_compute_cache_write
 
@@ -164,7 +168,7 @@ def cache_read(s, tensor: Tensor, scope: str, readers) -> Tensor:
     return cache
 
 
-def _substitute_body(body, vsub: dict):
+def substitute_body(body, vsub: dict):
     """``body`` with the Vars of ``vsub`` replaced everywhere they can occur: in a Reduce that
     includes its combiner's result and identity (a user reducer may read a data-parallel
     variable) and its reduce axes' domains (``te.reduce_axis((0, n))`` over a data axis ``n``).
@@ -198,28 +202,81 @@ def _substitute_body(body, vsub: dict):
                   [substitute(x, full) for x in body.init])
 
 
-def cache_write(s, tensor: Tensor, scope: str) -> Tensor:
+def cache_write(s, tensors, scope: str):
+    """Compute ``tensors`` (one tensor, or the list of all outputs of one compute) into a cache
+    stage in ``scope`` and copy them to the original tensors (TVM's cache_write).
+
+    The cache's axes are the stage's current data-parallel loops in their order (TVM's
+    relayout: after ``split``/``reorder`` the cache is stored in loop order), its reduce axes
+    the original ones; the original stage becomes the copy, with fresh loops (the loops of its
+    ``transform_layout``, which stays with the tensor). Annotations of the loops (parallel,
+    vectorize, ...) and stages computed at them move to the cache stage.
+    Returns the cache tensor (a list for a list).
+    """
+    single = isinstance(tensors, Tensor)
+    tlist = [tensors] if single else list(tensors) if isinstance(tensors, (list, tuple)) \
+        else None
+    if not tlist or not all(isinstance(t, Tensor) for t in tlist):
+        raise TepadError(f"cache_write expects a Tensor or a list of the outputs of one "
+                         f"compute, got {tensors!r}")
+    tensor = tlist[0]
     st = s[tensor]
     op = st.op
     if not isinstance(op, _READERS):
         raise TepadError(f"cache_write({tensor.name}): {tensor.name} is not a compute stage")
-    if op.num_outputs != 1:
-        raise TepadError(f"cache_write({tensor.name}): operations with several outputs are "
-                         "not supported")
-    if st.relations:
-        raise TepadError(f"cache_write({tensor.name}) must come before split/fuse/tile on "
-                         f"stage {st.name} (its loops are reset by the rewrite)")
     if isinstance(op, TensorComputeOp):
-        cache_op, copy_op = tensor_compute_cache_write(op, scope)
-    else:
-        new_axis = [IterVar(iv.dom, Var(iv.name + ".c", iv.var.dtype), iv.iter_type)
-                    for iv in op.axis]
-        vsub = {old.var: new.var for old, new in zip(op.axis, new_axis)}
-        cache_op = ComputeOp(f"{op.name}.{scope}", op.tag, op.attrs, new_axis,
-                             [_substitute_body(b, vsub) for b in op.body])
-        copy_op = ComputeOp(op.name, op.tag, op.attrs, op.axis,
-                            [ProducerLoad(cache_op.output(0), [iv.var for iv in op.axis])])
-    cache = cache_op.output(0)
+        return _cache_write_tensor_compute(s, st, tensor, scope)
+    for t in tlist[1:]:
+        if s[t] is not st:
+            raise TepadError(f"cache_write: {tensor.name} and {t.name} are outputs of different "
+                             "computes; a list must hold the outputs of one compute")
+    if len(tlist) != op.num_outputs:
+        names = ", ".join(op.output(k).name for k in range(op.num_outputs))
+        raise TepadError(f"cache_write({tensor.name}): {st.name} has {op.num_outputs} outputs, "
+                         f"which are cached together; pass all of them: "
+                         f"s.cache_write([{names}], {scope!r})")
+    cache_op, leaf_map = _relayout_cache(st, op, scope, tensor.name)
+    # reduce axes whose domain reads a data axis were renamed in the cache
+    leaf_map.update(zip(op.reduce_axis, cache_op.reduce_axis))
+    args = _cache_indices(st, op, [iv for iv in leaf_map if iv not in op.reduce_axis])
+    copy_op = ComputeOp(op.name, op.tag, op.attrs, op.axis,
+                        [ProducerLoad(cache_op.output(k), args) for k in range(op.num_outputs)])
+    old_outs = [op.output(k) for k in range(op.num_outputs)]
+    old_attrs = st.iter_var_attrs
+    s._replace_op(st, copy_op)
+    # a transform_layout stays with the tensor (its storage), and its loops with the copy
+    layouts = [r for r in st.relations if isinstance(r, Transform)]
+    st.all_iter_vars = list(copy_op.root_iter_vars) + [tv for r in layouts
+                                                       for tv in r.transformed_vars]
+    st.leaf_iter_vars = list(layouts[-1].transformed_vars if layouts else
+                             copy_op.root_iter_vars)
+    st.relations = layouts
+    st.iter_var_attrs = {}
+    pos = _stage_index(s, st)
+    cst = Stage(cache_op, s)
+    cst.scope = scope
+    for iv, attr in old_attrs.items():
+        new = leaf_map.get(iv)
+        if new is not None:
+            cst.iter_var_attrs[new] = attr.copy()
+    s._insert_stage(cst, pos)
+    _move_attachments(s, st, cst, leaf_map)
+    replace_dataflow(s, {t: copy_op.output(t.value_index) for t in old_outs}, pos + 2)
+    caches = [cache_op.output(t.value_index) for t in tlist]
+    return caches[0] if single else caches
+
+
+def _cache_write_tensor_compute(s, st, tensor, scope):
+    """cache_write of a TensorComputeOp stage: the intrinsic call moves to the cache, the
+    stage copies (before any split/fuse/tile: its loops are the op's own)."""
+    op = st.op
+    if op.num_outputs != 1:
+        raise TepadError(f"cache_write({tensor.name}): a tensor intrinsic with several "
+                         "outputs cannot be cached")
+    if st.relations:
+        raise TepadError(f"cache_write({tensor.name}) of a tensor-intrinsic stage must come "
+                         f"before split/fuse/tile on stage {st.name}")
+    cache_op, copy_op = tensor_compute_cache_write(op, scope)
     old_out = op.output(0)
     s._replace_op(st, copy_op)
     st.all_iter_vars = list(copy_op.root_iter_vars)
@@ -231,4 +288,79 @@ def cache_write(s, tensor: Tensor, scope: str) -> Tensor:
     cst.scope = scope
     s._insert_stage(cst, pos)
     replace_dataflow(s, {old_out: copy_op.output(0)}, pos + 2)
-    return cache
+    return cache_op.output(0)
+
+
+def _relayout_cache(st, op, scope, tname):
+    """The cache operation: one axis per data-parallel leaf of ``st`` (domain from the
+    relations), the body with the root axes rewritten in those axes and guarded where a split
+    leaves a tail. Returns it and {old leaf: new axis}."""
+    ana = Analyzer()
+    dom = {}
+    for iv in op.axis:
+        dom[iv] = iv.dom
+        ana.bind(iv.var, iv.dom)
+    pass_down_domain(st, dom, ana, f"cache_write({tname})")
+    reduce = set(op.reduce_axis)
+    leaf_map, value = {}, {}
+    for iv in st.leaf_iter_vars:
+        if iv in reduce:
+            continue
+        if iv.iter_type != IterVarType.DataPar or iv not in dom:
+            raise TepadError(f"cache_write({tname}): loop {iv.name} of stage {st.name} derives "
+                             "from a reduce axis (split or fused); cache_write can follow "
+                             "split/fuse/reorder of the data axes only: call it before "
+                             "splitting the reduce axes")
+        new = IterVar(dom[iv], Var(iv.name + ".c", iv.var.dtype), IterVarType.DataPar)
+        leaf_map[iv] = new
+        value[iv] = new.var
+    pass_up_index(st, dom, value, ana)
+    for iv in leaf_map.values():
+        ana.bind(iv.var, iv.dom)
+    preds = bound_checks(list(op.axis), dom, value, ana)
+    vsub = {iv.var: value[iv] for iv in op.axis}
+    first = substitute_body(op.body[0], vsub)
+    bodies = []
+    for k, b in enumerate(op.body):
+        if isinstance(first, Reduce):
+            b = first if k == 0 else Reduce(first.combiner, first.source, first.axis,
+                                            first.condition, b.value_index,
+                                            [substitute(x, vsub) for x in b.init])
+            if preds:
+                b = Reduce(b.combiner, b.source, b.axis, tirop.all(*preds, b.condition),
+                           b.value_index, b.init)
+        else:
+            b = first if k == 0 else substitute(b, vsub)
+            if preds:
+                b = tirop.if_then_else(tirop.all(*preds), b, const(0, b.dtype))
+        bodies.append(b)
+    cache_op = ComputeOp(f"{op.name}.{scope}", op.tag, op.attrs, list(leaf_map.values()),
+                         bodies)
+    return cache_op, leaf_map
+
+
+def _cache_indices(st, op, leaf_map):
+    """Where element ``op.axis`` of the original tensor lives in the cache."""
+    ana = Analyzer()
+    dom = {}
+    for iv in op.axis:
+        dom[iv] = iv.dom
+        ana.bind(iv.var, iv.dom)
+    pass_down_domain(st, dom, ana, "cache_write")
+    value = {iv: iv.var for iv in op.axis}
+    pass_down_index(st, dom, value, ana)
+    return [value[iv] for iv in leaf_map]
+
+
+def _move_attachments(s, st, cst, leaf_map):
+    """Stages computed at a loop of ``st`` are computed at the same loop of the cache."""
+    for other in s.stages:
+        if other.attach_type != AttachType.Scope or other.attach_stage is not st:
+            continue
+        iv = other.attach_ivar
+        new = leaf_map.get(iv)
+        if new is None:
+            raise TepadError(f"cache_write({st.name}): stage {other.name} is computed at loop "
+                             f"{iv.name} of {st.name}, which the cache cannot keep; call "
+                             "compute_at after cache_write")
+        other.attach_stage, other.attach_ivar = cst, new

@@ -9,6 +9,7 @@ from .fingerprint import schedule_fingerprint
 from .scan_analysis import mark_scan_bodies
 from .dataflow import cache_read, cache_write, inline_stages, replace_dataflow
 from .relations import Fuse, Split
+from .rfactor import rfactor
 from .stage import AttachType, Stage
 
 
@@ -105,10 +106,19 @@ class Schedule:
         return out
 
     def cache_write(self, tensor, scope):
-        """Compute ``tensor`` into a cache stage, then copy it to the original tensor."""
+        """Compute ``tensor`` (or the list of all outputs of one compute) into a cache stage
+        in ``scope``, then copy it to the original tensor. After split/fuse/reorder the cache
+        is laid out in loop order and takes the loops' annotations (TVM's relayout)."""
         out = cache_write(self, tensor, scope)
         mark_scan_bodies(self)
         return out
+
+    def rfactor(self, tensor, axis, factor_axis=0):
+        """Factor ``tensor``'s reduction over leaf loop ``axis`` (a reduce axis or a split
+        part of one) into a new stage whose axis ``factor_axis`` is ``axis`` (data-parallel:
+        it can be parallelized or vectorized); ``tensor``'s stage then reduces over that
+        axis. Returns the factored tensor (a list for a tuple reduction)."""
+        return rfactor(self, tensor, axis, factor_axis)
 
     def _insert_stage(self, stage, index):
         self.stages.insert(index, stage)

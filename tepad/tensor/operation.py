@@ -11,6 +11,7 @@ from ..tir.expr import PrimExpr, Range, Var, SizeVar, convert, const as _const, 
 from ..tir.functor import post_order_visit
 from ..tir.itervar import IterVar, IterVarType
 from ..tir.reduce import CommReducer, Reduce, check_no_nested_reduce
+from ..tir.structural import structural_equal
 from .tensor import ComputeOp, PlaceholderOp, Tensor
 from .tensor_intrin import TensorIntrinCall, make_tensor_compute
 
@@ -82,13 +83,29 @@ def compute(shape, fcompute, name="compute", tag="", attrs=None):
         else:
             check_no_nested_reduce(b, f"compute {name}")
     if len(bodies) > 1 and any(reduces):
-        raise TepadError(f"compute {name}: tuple reductions are not supported; write one "
-                         "compute per reduction")
+        _check_same_reduction(bodies, name)
     for b in bodies:
         _check_reduce_axes_reduced(b, name)
     op = ComputeOp(name, tag, attrs, axis, bodies)
     outs = [op.output(k) for k in range(op.num_outputs)]
     return outs if isinstance(body, (list, tuple)) else outs[0]
+
+
+def _check_same_reduction(bodies, name):
+    """The Reduce bodies of one compute must be the values of one tuple reduction: the same
+    combiner, sources, axes and condition, value indices 0, 1, ... in order."""
+    first = bodies[0]
+    for k, b in enumerate(bodies):
+        same = b.combiner is first.combiner and len(b.source) == len(bodies) and \
+            b.value_index == k and len(b.axis) == len(first.axis) and \
+            all(x is y for x, y in zip(b.axis, first.axis)) and \
+            all(structural_equal(x, y) for x, y in zip(b.source, first.source)) and \
+            structural_equal(b.condition, first.condition)
+        if not same:
+            raise TepadError(
+                f"compute {name}: the outputs of a compute may be reductions only when they "
+                "are the values of one tuple reduction (reducer((a, b), axis=k)), in order; "
+                "write one compute per reduction otherwise")
 
 
 # the vars of every te.reduce_axis still alive, by id (weak: forgotten with the axis)
@@ -177,18 +194,37 @@ def thread_axis(dom=None, tag="", name=""):
 
 def comm_reducer(fcombine, fidentity, name="reduce"):
     """A user reducer: ``fcombine(x, y)`` and ``fidentity(dtype)``; returns a callable like
-    ``te.sum(expr, axis, where=None, init=None)``."""
+    ``te.sum(expr, axis, where=None, init=None)``.
+
+    A tuple reducer (TVM's argmax) combines several values together: ``fcombine(x, y)`` gets
+    two tuples and returns a tuple, ``fidentity(t0, t1, ...)`` gets one dtype per value, and
+    ``reducer((e0, e1), axis=k)`` returns one Reduce per value (a multi-output compute body).
+    Called on plain expressions instead of axes (``reducer(a, b)``), it applies ``fcombine``.
+    """
+
+    def reduce_directly(*args):
+        args = [a for a in args if a is not None]
+        res = args[0]
+        for x in args[1:]:
+            res = fcombine(res, x)
+        return res
 
     def reducer(expr, axis=None, where=None, init=None, *args):
-        if axis is None and isinstance(expr, (PrimExpr, int, float)) and args:
+        if axis is None and args:
             raise TepadError(f"{name}: call as {name}(expr, axis)")
         if axis is None:
             raise TepadError(f"{name} needs reduction axes: {name}(expr, axis=k)")
-        expr = convert(expr)
+        if not isinstance(axis, (IterVar, list, tuple)):
+            return reduce_directly(expr, axis, where, init, *args)
+        if args:
+            raise TepadError(f"{name}(expr, axis, where, init) takes no further arguments")
         axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
         for a in axes:
             if not isinstance(a, IterVar) or a.iter_type != IterVarType.CommReduce:
                 raise TepadError(f"{name}: axis {a!r} is not a reduce_axis")
+        if isinstance(expr, (list, tuple)):
+            return _make_tuple_reduce(name, fcombine, fidentity, expr, axes, where, init)
+        expr = convert(expr)
         d = expr.dtype
         lhs, rhs = Var("x", d), Var("y", d)
         result = convert(fcombine(lhs, rhs))
@@ -205,8 +241,43 @@ def comm_reducer(fcombine, fidentity, name="reduce"):
     reducer.__doc__ = (f"Reduction ``{name}(expr, axis, where=None, init=None)``: combines "
                        "``expr`` over every point of the reduce axes ``axis`` (a reduce_axis "
                        "or a list of them) where ``where`` holds, starting from the identity "
-                       "(or ``init``). Only at the top of a compute body.")
+                       "(or ``init``). Only at the top of a compute body. A tuple ``expr`` "
+                       "gives one Reduce per value; two expressions instead of an axis "
+                       "combine them directly.")
     return reducer
+
+
+def _make_tuple_reduce(name, fcombine, fidentity, exprs, axes, where, init):
+    """One Reduce per value of a tuple reduction, all sharing one CommReducer."""
+    exprs = [convert(e) for e in exprs]
+    if not exprs:
+        raise TepadError(f"{name}: reducing an empty tuple")
+    dtypes = [e.dtype for e in exprs]
+    lhs = [Var(f"x_{k}", d) for k, d in enumerate(dtypes)]
+    rhs = [Var(f"y_{k}", d) for k, d in enumerate(dtypes)]
+    results = fcombine(tuple(lhs), tuple(rhs))
+    idents = fidentity(*dtypes)
+    results = list(results) if isinstance(results, (list, tuple)) else [results]
+    idents = list(idents) if isinstance(idents, (list, tuple)) else [idents]
+    for what, got in (("fcombine", results), ("fidentity", idents)):
+        if len(got) != len(exprs):
+            raise TepadError(f"{name}: {what} returned {len(got)} values for a reduction of "
+                             f"{len(exprs)} values; it must return one value per tuple entry")
+    results = [_as_dtype(convert(r), d) for r, d in zip(results, dtypes)]
+    idents = [_as_dtype(convert(i), d) for i, d in zip(idents, dtypes)]
+    combiner = CommReducer(lhs, rhs, results, idents, name)
+    inits = ()
+    if init is not None:
+        init = list(init) if isinstance(init, (list, tuple)) else [init]
+        if len(init) != len(exprs):
+            raise TepadError(f"{name}: init has {len(init)} values for a reduction of "
+                             f"{len(exprs)} values")
+        inits = tuple(_as_dtype(convert(i), d) for i, d in zip(init, dtypes))
+    return tuple(Reduce(combiner, exprs, axes, where, k, inits) for k in range(len(exprs)))
+
+
+def _as_dtype(e, d):
+    return e if e.dtype == d else tirop.cast(d, e)
 
 
 sum = comm_reducer(lambda x, y: x + y, lambda d: _const(0, d), name="sum")  # noqa: A001

@@ -233,6 +233,8 @@ class _Oracle:
         out_shape = self.shape_of([iv.dom.extent for iv in op.axis], f"compute {op.name}")
         mins = [self.scalar_int(iv.dom.min, f"compute {op.name}, axis {iv.var.name} min")
                 for iv in op.axis]
+        if isinstance(op.body[0], Reduce) and op.body[0].combiner.size > 1:
+            return self._eval_tuple_reduce(op, out_shape, mins)
         results = []
         for body in op.body:
             res = np.empty(out_shape, dtype=np.dtype(body.dtype))
@@ -263,6 +265,52 @@ class _Oracle:
             results.append(res)
         return results
 
+    def _eval_tuple_reduce(self, op, out_shape, mins):
+        """All outputs of a tuple reduction (argmax), evaluated together."""
+        r = op.body[0]
+        results = [np.empty(out_shape, dtype=np.dtype(b.dtype)) for b in op.body]
+        if math.prod(out_shape) == 0:
+            return results
+        env = dict(self.shape_env)
+        nout = len(op.axis)
+        ndim = nout + len(r.axis)
+        for d, iv in enumerate(op.axis):
+            vals = mins[d] + np.arange(out_shape[d], dtype=np.int64)
+            env[iv.var] = _along(vals.astype(np.dtype(iv.var.dtype)), d, ndim)
+        outer = _Eval(self, env)
+        red_shape = []
+        mask = None
+        for k, iv in enumerate(r.axis):
+            rmin, rext = np.asarray(outer(iv.dom.min)), np.asarray(outer(iv.dom.extent))
+            start = int(rmin.min()) if rmin.size else 0
+            stop = max(start, int((rmin + rext).max()) if (rmin + rext).size else 0)
+            kv = _along(np.arange(start, stop, dtype=np.int64).astype(np.dtype(iv.var.dtype)),
+                        nout + k, ndim)
+            m = (kv >= rmin) & (kv < rmin + rext)
+            mask = m if mask is None else (mask & m)
+            env[iv.var] = kv
+            red_shape.append(stop - start)
+        full = list(out_shape) + red_shape
+        ev = _Eval(self, env)
+        srcs = [np.broadcast_to(np.asarray(ev(x)).astype(np.dtype(x.dtype), copy=False), full)
+                for x in r.source]
+        cond = np.asarray(ev(r.condition)).astype(bool, copy=False)
+        if mask is not None:
+            cond = cond & mask
+        cond = np.broadcast_to(cond, full)
+        init = None
+        if r.init:
+            init = [np.broadcast_to(np.asarray(outer(x)).astype(np.dtype(x.dtype), copy=False),
+                                    list(out_shape) + [1] * len(r.axis)).reshape(out_shape)
+                    for x in r.init]
+        axis_env = dict(self.shape_env)
+        axis_env.update((iv.var, np.asarray(env[iv.var]).reshape(np.shape(env[iv.var])[:nout]))
+                        for iv in op.axis)
+        accs = _fold_tuple(self, r, axis_env, srcs, cond, out_shape, red_shape, init)
+        for res, acc in zip(results, accs):
+            res[...] = acc
+        return results
+
     def _eval_body(self, op, body, out_shape, mins, lo, hi):
         nout = len(op.axis)
         region = list(out_shape)
@@ -286,6 +334,10 @@ class _Oracle:
         nred = len(r.axis)
         ndim = nout + nred
         outer = _Eval(self, env)
+        # the combiner and identity may read data-parallel vars: give them the output shape
+        axis_env = dict(self.shape_env)
+        axis_env.update((iv.var, np.asarray(env[iv.var]).reshape(np.shape(env[iv.var])[:nout]))
+                        for iv in op.axis)
         mask = None
         red_shape = []
         for k, iv in enumerate(r.axis):
@@ -317,8 +369,8 @@ class _Oracle:
         comb: CommReducer = r.combiner
         lhs, rhs = comb.lhs[r.value_index], comb.rhs[r.value_index]
         result = comb.result[r.value_index]
-        ident = np.asarray(_Eval(self, self.shape_env)(comb.identity_element[r.value_index]))
-        ident = ident.astype(dtype, copy=False)
+        ident = np.asarray(_Eval(self, axis_env)(comb.identity_element[r.value_index]))
+        ident = np.broadcast_to(ident.astype(dtype, copy=False), region)
         init = None
         if r.init:
             init_v = np.asarray(outer(r.init[r.value_index])).astype(dtype, copy=False)
@@ -332,7 +384,7 @@ class _Oracle:
                     red = np.add(init, red, dtype=dtype)
             else:
                 fn = np.max if known == "max" else np.min
-                red = fn(src, axis=axes, initial=ident.item(), where=cond)
+                red = fn(src, axis=axes, initial=ident.flat[0], where=cond)
                 if init is not None:
                     red = (np.maximum if known == "max" else np.minimum)(init, red)
             return np.asarray(red).astype(dtype, copy=False)
@@ -340,12 +392,33 @@ class _Oracle:
         acc = np.array(np.broadcast_to(init if init is not None else ident, region), dtype=dtype)
         for idx in np.ndindex(*red_shape):
             sel = (Ellipsis,) + idx
-            fenv = dict(self.shape_env)
+            fenv = dict(axis_env)
             fenv[lhs] = acc
             fenv[rhs] = src[sel]
             new = np.asarray(_Eval(self, fenv)(result)).astype(dtype, copy=False)
             acc = np.where(cond[sel], new, acc).astype(dtype, copy=False)
         return acc
+
+
+def _fold_tuple(oracle, r, axis_env, srcs, cond, region, red_shape, init):
+    """Fold a tuple reducer over the reduction points in order: every value updated at once
+    from the old accumulators (the same order the lowered loops combine in)."""
+    comb = r.combiner
+    dtypes = [np.dtype(x.dtype) for x in r.source]
+    ident = [np.asarray(_Eval(oracle, axis_env)(x)).astype(d, copy=False)
+             for x, d in zip(comb.identity_element, dtypes)]
+    start = init if init is not None else ident
+    accs = [np.array(np.broadcast_to(a, region), dtype=d) for a, d in zip(start, dtypes)]
+    for idx in np.ndindex(*red_shape):
+        sel = (Ellipsis,) + idx
+        fenv = dict(axis_env)
+        fenv.update(zip(comb.lhs, accs))
+        fenv.update((v, src[sel]) for v, src in zip(comb.rhs, srcs))
+        ev = _Eval(oracle, fenv)
+        new = [np.asarray(ev(res)).astype(d, copy=False) for res, d in zip(comb.result, dtypes)]
+        accs = [np.where(cond[sel], nv, acc).astype(d, copy=False)
+                for nv, acc, d in zip(new, accs, dtypes)]
+    return accs
 
 
 def _known_reducer(comb, lhs, rhs, result):

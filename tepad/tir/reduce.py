@@ -9,7 +9,8 @@ from .functor import post_order_visit, substitute
 class CommReducer:
     """``result(lhs, rhs)`` combines two partial values; ``identity_element`` is its unit.
 
-    Single-value reducers only (lists of one element, kept as tuples for TVM parity).
+    A tuple reducer (argmax: ``(index, value)``) has one lhs/rhs Var, one result and one
+    identity per value; ``result[k]`` may read every lhs/rhs Var.
     """
 
     def __init__(self, lhs, rhs, result, identity_element, name="reduce"):
@@ -19,12 +20,29 @@ class CommReducer:
         self.identity_element = tuple(identity_element)
         self.name = name
 
+    @property
+    def size(self) -> int:
+        """The number of values combined together (1, or 2 for argmax)."""
+        return len(self.result)
+
     def combine(self, a: PrimExpr, b: PrimExpr) -> PrimExpr:
-        """Apply the combiner to two values (substituting lhs/rhs)."""
+        """Apply a single-value combiner to two values (substituting lhs/rhs)."""
         return substitute(self.result[0], {self.lhs[0]: a, self.rhs[0]: b})
 
-    def identity(self, dtype=None) -> PrimExpr:
-        return self.identity_element[0]
+    def combine_all(self, a, b) -> tuple:
+        """All results of the combiner for the value tuples ``a`` and ``b`` (substituted at
+        once: every result sees the old values of every lhs)."""
+        vmap = dict(zip(self.lhs, a))
+        vmap.update(zip(self.rhs, b))
+        return tuple(substitute(r, vmap) for r in self.result)
+
+    def __call__(self, a, b):
+        """TVM's ``combiner(lhs, rhs)``: the list of combined values."""
+        return list(self.combine_all(a, b))
+
+    def identity(self, value_index=0) -> PrimExpr:
+        """The identity element of value ``value_index``."""
+        return self.identity_element[value_index]
 
     def __repr__(self):
         return f"CommReducer({self.name})"

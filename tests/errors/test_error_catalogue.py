@@ -287,20 +287,21 @@ def test_E_SDF_06_cache_write_of_placeholder():
         s.cache_write(A, "local")
 
 
-def test_E_SDF_07_cache_write_after_split():
-    A, B, C = chain()
-    s = te.create_schedule(C.op)
-    s[C].split(C.op.axis[0], factor=4)
-    with pytest.raises(TepadError, match=r"cache_write\(C\) must come before split/fuse/tile on "
-                                         "stage C"):
-        s.cache_write(C, "local")
+def test_E_SDF_07_cache_write_after_reduce_split():
+    A, R, O, k = red()
+    s = te.create_schedule(O.op)
+    s[R].split(k, factor=4)
+    with pytest.raises(TepadError, match=r"cache_write\(R\): loop k.outer of stage R derives "
+                                         "from a reduce axis"):
+        s.cache_write(R, "local")
 
 
-def test_E_SDF_08_cache_write_of_multi_output():
+def test_E_SDF_08_cache_write_of_one_output_of_several():
     A = te.placeholder((4,), name="A")
     P, Q = te.compute((4,), lambda i: [A[i] + 1.0, A[i] * 2.0], name="PQ")
     s = te.create_schedule([P.op])
-    with pytest.raises(TepadError, match=r"cache_write\(PQ.*several outputs are not supported"):
+    with pytest.raises(TepadError, match=r"cache_write\(PQ.v0\): PQ has 2 outputs, which are "
+                                         r"cached together; pass all of them"):
         s.cache_write(P, "local")
 
 
@@ -311,6 +312,77 @@ def test_E_SDF_09_multi_output_inline():
     s = te.create_schedule(O.op)
     with pytest.raises(TepadError, match="stage PQ has several outputs and cannot be inlined"):
         s[P].compute_inline()
+
+def test_E_SDF_10_cache_write_of_outputs_of_two_computes():
+    A = te.placeholder((4,), name="A")
+    P, Q = te.compute((4,), lambda i: [A[i] + 1.0, A[i] * 2.0], name="PQ")
+    O = te.compute((4,), lambda i: A[i] * 3.0, name="O")
+    s = te.create_schedule([P.op, O.op])
+    with pytest.raises(TepadError, match="cache_write: PQ.v0 and O are outputs of different "
+                                         "computes"):
+        s.cache_write([P, O], "local")
+
+
+def test_E_SDF_11_rfactor_after_transform_layout():
+    A, R, O, k = red()
+    s = te.create_schedule(O.op)
+    s[R].transform_layout(lambda i: [i // 4, i % 4])
+    with pytest.raises(TepadError, match=r"rfactor\(R, k\): rfactor must come before "
+                                         "transform_layout on stage R"):
+        s.rfactor(R, k)
+
+
+def test_E_SDF_12_rfactor_of_data_axis():
+    A, R, O, k = red()
+    s = te.create_schedule(O.op)
+    with pytest.raises(TepadError, match=r"rfactor\(R, i\): i is not a reduction loop of R"):
+        s.rfactor(R, R.op.axis[0])
+
+
+def test_E_SDF_13_rfactor_of_non_leaf():
+    A, R, O, k = red()
+    s = te.create_schedule(O.op)
+    s[R].split(k, factor=4)
+    with pytest.raises(TepadError, match=r"rfactor\(R, k\): the axis must be a leaf loop of stage "
+                                         r"R; its leaf loops are \['i', 'k.outer', 'k.inner'\]"):
+        s.rfactor(R, k)
+
+
+def test_E_SDF_14_rfactor_of_non_reduction():
+    A, B, C = chain()
+    s = te.create_schedule(C.op)
+    with pytest.raises(TepadError, match=r"rfactor\(C, i\): C is not a reduction"):
+        s.rfactor(C, C.op.axis[0])
+
+
+def test_E_SDF_15_rfactor_of_loop_fused_with_data_axis():
+    A, R, O, k = red()
+    s = te.create_schedule(O.op)
+    f = s[R].fuse(R.op.axis[0], k)
+    with pytest.raises(TepadError, match="rfactor\\(R, i.k.fused\\): i.k.fused was fused with the "
+                                         "data axis i"):
+        s.rfactor(R, f)
+
+
+def test_E_SDF_16_rfactor_factor_axis_out_of_range():
+    A, R, O, k = red()
+    s = te.create_schedule(O.op)
+    with pytest.raises(TepadError, match=r"factor_axis=2 is out of range; the factored tensor has 2 "
+                                         r"axes \(valid: -2 .. 1\)"):
+        s.rfactor(R, k, 2)
+
+
+def test_E_SDF_17_rfactor_with_producer_at_replaced_loop():
+    A = te.placeholder((8, 8), name="A")
+    P = te.compute((8, 8), lambda i, j: A[i, j] * 2.0, name="P")
+    k = te.reduce_axis((0, 8), name="k")
+    R = te.compute((8,), lambda i: te.sum(P[i, k], axis=k), name="R")
+    s = te.create_schedule(R.op)
+    io, ii = s[R].split(R.op.axis[0], factor=2)
+    s[P].compute_at(s[R], io)
+    with pytest.raises(TepadError, match=r"stage P is computed at loop i.outer of R, which rfactor "
+                                         "replaces; call compute_at after rfactor"):
+        s.rfactor(R, k)
 
 
 # ------------------------------------------------------------------ definitions (E-TE)
@@ -342,10 +414,11 @@ def test_E_TE_05_mixed_reduction_outputs():
         te.compute((4,), lambda i: [te.sum(A[i, k], axis=k), A[i, 0]], name="X")
 
 
-def test_E_TE_06_tuple_reductions():
+def test_E_TE_06_unrelated_reductions_in_one_compute():
     A = te.placeholder((4, 4), name="A")
     k = te.reduce_axis((0, 4), name="k")
-    with pytest.raises(TepadError, match="compute X: tuple reductions are not supported"):
+    with pytest.raises(TepadError, match="compute X: the outputs of a compute may be reductions "
+                                         "only when they are the values of one tuple reduction"):
         te.compute((4,), lambda i: [te.sum(A[i, k], axis=k), te.max(A[i, k], axis=k)],
                    name="X")
 

@@ -35,7 +35,7 @@ def test_fixed_seed_batch():
 def test_illegal_steps_are_refused_with_tepad_error():
     cfg = Config(max_stages=3, symbolic_percent=0, illegal_rate=100)
     statuses = collections.Counter()
-    for i in range(25):
+    for i in range(40):
         out = run_source(RandomSource(f"illegal:{i}"), cfg)
         statuses[out.status] += 1
         assert not out.failed, f"{out.status}: {out.detail}\n{out.case.script()}"

@@ -101,14 +101,6 @@ def test_cache_read_inserts_stage_after_producer():
         s.cache_read(A, "shared", [C])
 
 
-def test_cache_write_before_split_only():
-    A, B, C = chain()
-    s = te.create_schedule(C.op)
-    s[C].split(C.op.axis[0], factor=2)
-    with pytest.raises(TepadError, match="before split"):
-        s.cache_write(C, "local")
-
-
 def test_rolling_buffer_refused_on_output_placeholder_and_root():
     A, B, C = chain()
     s = te.create_schedule(C.op)
