@@ -123,6 +123,16 @@ class _Verifier(Visitor):
         self.visit(s.value)
         if s.attr_key in _BINDING_ATTRS and isinstance(s.node, Var):
             self._scoped(s.node, f"{s.attr_key} {s.node.name}", s.body)
+        elif s.attr_key in _BINDING_ATTRS and isinstance(getattr(s.node, "var", None), Var):
+            # a thread IterVar (as TVM's lowering emits it): its index may be launched again
+            # in a sibling scope (two stages bound to the same thread), never inside itself
+            var = s.node.var
+            if var in self.in_scope:
+                self.fail(f"{var.name} is launched by {s.attr_key} inside a scope where it is "
+                          "already defined")
+            self.in_scope.add(var)
+            self.visit(s.body)
+            self.in_scope.discard(var)
         else:
             self.visit(s.body)
 

@@ -132,7 +132,10 @@ def test_thread_binding_is_refused_on_cpu():
     s = te.create_schedule(C.op)
     s[C].bind(C.op.axis[0], te.thread_axis("blockIdx.x"))
     with pytest.raises(TepadError, match="GPU"):
-        tepad.lower(s, [A, C])
+        tepad.build(s, [A, C])
+    lowered = tepad.lower(s, [A, C])
+    with pytest.raises(TepadError, match="stage C: a loop is bound to blockIdx.x"):
+        tepad.build(lowered)
 
 
 def test_module_argument_errors_name_the_argument():

@@ -1,0 +1,111 @@
+"""Thread-bound loops (``s[T].bind(iv, te.thread_axis(tag))``) in the lowered IR, and the CPU
+build's refusal of them.
+
+Lowering a bound leaf emits what TVM's MakeLoopNest emits: no ``For``, but
+``AttrStmt(thread_iv, "thread_extent", extent)`` around the leaf's body, and the leaf's index
+is the thread variable (``thread_iv.var``; its ``min``, 0, when the extent is 1). The thread
+variable ranges over ``[0, extent)`` inside the attribute (the simplifier and the IR verifier
+read it so). So a bound schedule lowers and prints as TVM prints it; building it needs a GPU
+code generator, which tepad's ``llvm`` target is not: ``check_cpu_buildable`` refuses it with
+the stage and axis named.
+"""
+from __future__ import annotations
+
+from ..errors import TepadError
+from ..tir.expr import IntImm
+from ..tir.functor import post_order_visit
+from ..tir.stmt import AttrStmt, BufferStore, ProducerStore
+
+THREAD_EXTENT = "thread_extent"
+
+
+def bound_thread(stage, iv):
+    """The thread IterVar leaf ``iv`` of ``stage`` is bound to, or None."""
+    attr = stage.iter_var_attrs.get(iv)
+    return attr.bind_thread if attr is not None else None
+
+
+def thread_nest_items(stage, iv, thread_iv, r) -> tuple[list, object]:
+    """Loop-nest items and the index value of leaf ``iv`` bound to ``thread_iv`` over range
+    ``r``: ``[("attr", thread_iv, "thread_extent", extent)]`` and the thread var (``r.min``
+    when the extent is 1). A bound leaf must start at 0 (TVM's rule; ``normalize`` makes
+    it so)."""
+    if not (isinstance(r.min, IntImm) and r.min.value == 0):
+        raise TepadError(f"stage {stage.name}: axis {iv.name} bound to {thread_iv.thread_tag} "
+                         f"starts at {r.min}, a thread index starts at 0 (call s.normalize())")
+    value = r.min if isinstance(r.extent, IntImm) and r.extent.value == 1 else thread_iv.var
+    return [("attr", thread_iv, THREAD_EXTENT, r.extent)], value
+
+
+def thread_var_ranges(stage, rmap) -> dict:
+    """``{thread var: range}`` for the bound leaves of ``stage`` (what a bound check proves
+    facts about: the loop value of a bound leaf is its thread var)."""
+    out = {}
+    for iv in stage.leaf_iter_vars:
+        t = bound_thread(stage, iv)
+        if t is not None and iv in rmap:
+            out[t.var] = rmap[iv]
+    return out
+
+
+def schedule_thread_bindings(s) -> list:
+    """``[(stage, leaf IterVar, thread IterVar)]`` for every binding that lowering emits (the
+    stage is not inlined and the axis is still a leaf)."""
+    out = []
+    for st in s.stages:
+        if st.attach_type.name in ("Inline", "InlinedAlready"):
+            continue
+        for iv in st.leaf_iter_vars:
+            t = bound_thread(st, iv)
+            if t is not None:
+                out.append((st, iv, t))
+    return out
+
+
+def func_thread_bindings(func) -> list:
+    """``[(thread IterVar, [names of the buffers written under it])]`` for every
+    ``thread_extent`` attribute of a lowered function, outermost first."""
+    out = []
+
+    def visit(n):
+        if isinstance(n, AttrStmt) and n.attr_key == THREAD_EXTENT:
+            written = []
+
+            def store(m):
+                if isinstance(m, BufferStore) and m.buffer.name not in written:
+                    written.append(m.buffer.name)
+                elif isinstance(m, ProducerStore) and m.producer.name not in written:
+                    written.append(m.producer.name)
+            post_order_visit(n.body, store)
+            out.append((n.node, written))
+    post_order_visit(func.body, visit)
+    out.reverse()
+    return out
+
+
+def check_cpu_buildable(s_or_func, target_name: str = "llvm") -> None:
+    """Raise TepadError when a schedule (or lowered PrimFunc) binds loops to GPU threads:
+    the ``llvm`` target runs loops on the CPU, which has no thread grid to launch."""
+    if hasattr(s_or_func, "stages"):
+        found = schedule_thread_bindings(s_or_func)
+        if found:
+            st, iv, t = found[0]
+            raise TepadError(
+                f"stage {st.name}: axis {iv.name} is bound to {t.thread_tag}; the "
+                f"{target_name!r} target builds CPU loops and cannot launch GPU threads "
+                f"(remove the bind, or use s[{st.name}].parallel({iv.name}) for CPU threads)")
+        return
+    if hasattr(s_or_func, "body"):
+        found = func_thread_bindings(s_or_func)
+        if found:
+            t, written = found[0]
+            what = f"stage {', '.join(written)}: " if written else ""
+            tag = getattr(t, "thread_tag", None) or getattr(t, "name", t)
+            raise TepadError(
+                f"{what}a loop is bound to {tag} (thread_extent in kernel "
+                f"{s_or_func.name}); the {target_name!r} target builds CPU loops and cannot "
+                f"launch GPU threads (remove the bind from the schedule)")
+
+
+__all__ = ["THREAD_EXTENT", "bound_thread", "thread_nest_items", "thread_var_ranges",
+           "schedule_thread_bindings", "func_thread_bindings", "check_cpu_buildable"]
