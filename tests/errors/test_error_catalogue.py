@@ -541,9 +541,13 @@ def test_E_EXPR_14_buffer_wrong_number_of_indices():
 def test_E_LOW_01_output_missing_from_args():
     A, B, C = chain()
     s = te.create_schedule(C.op)
-    with pytest.raises(TepadError, match="output C of the schedule is not in the argument list; "
-                                         "pass every output tensor in args"):
-        tepad.lower(s, [A])
+    lowered = tepad.lower(s, [A])          # TVM's lower accepts it: C lives in scratch memory
+    with pytest.raises(TepadError, match="output C of the schedule is not in the argument list, "
+                                         "so the kernel main would compute it into scratch "
+                                         "memory and lose it"):
+        tepad.build(s, [A])
+    with pytest.raises(TepadError, match="output C of the schedule is not in the argument list"):
+        tepad.build(lowered)
 
 
 def test_E_LOW_02_placeholder_missing_from_args():

@@ -107,7 +107,7 @@ def test_missing_placeholder_and_output_in_args():
     with pytest.raises(TepadError, match="placeholder A is read but not in the argument list"):
         tepad.lower(s, [C])
     with pytest.raises(TepadError, match="output C"):
-        tepad.lower(s, [A])
+        tepad.build(s, [A])
 
 
 def test_integer_true_division_is_rejected():
