@@ -12,11 +12,12 @@ the stage and axis named.
 from __future__ import annotations
 
 from ..errors import TepadError
-from ..tir.expr import IntImm
+from ..tir.expr import IntImm, cast
 from ..tir.functor import post_order_visit
 from ..tir.stmt import AttrStmt, BufferStore, ProducerStore
 
 THREAD_EXTENT = "thread_extent"
+VIRTUAL_THREAD = "virtual_thread"
 
 
 def bound_thread(stage, iv):
@@ -25,16 +26,50 @@ def bound_thread(stage, iv):
     return attr.bind_thread if attr is not None else None
 
 
+# TVM's ranks (thread_storage_scope.h): a stage stored at a rank above a thread's rank holds
+# one copy per thread, so that thread's index does not enter the stage's own indices
+_STORAGE_RANK = {"": 0, "global": 0, "shared": 1, "warp": 2, "local": 3}
+
+
+def _thread_rank(tag: str) -> int:
+    return 0 if tag.startswith("blockIdx") else 1
+
+
 def thread_nest_items(stage, iv, thread_iv, r) -> tuple[list, object]:
     """Loop-nest items and the index value of leaf ``iv`` bound to ``thread_iv`` over range
-    ``r``: ``[("attr", thread_iv, "thread_extent", extent)]`` and the thread var (``r.min``
-    when the extent is 1). A bound leaf must start at 0 (TVM's rule; ``normalize`` makes
-    it so)."""
+    ``r`` (TVM's MakeLoopNest for a bound leaf):
+
+    * ``vthread`` / ``cthread``: ``AttrStmt(thread_iv, "virtual_thread", extent)``, index the
+      thread var;
+    * ``pipeline``: ``AttrStmt(thread_iv, "pipeline_exec_scope", 1)``, index ``r.min``;
+    * a GPU thread: ``AttrStmt(thread_iv, "thread_extent", extent)``; the index is the thread
+      var, or ``r.min`` when the extent is 1 or when the stage's storage scope sits below the
+      thread (a ``local`` stage under ``threadIdx``: each thread has its own copy).
+
+    A bound leaf must start at 0 (``normalize`` makes it so)."""
+    tag = thread_iv.thread_tag
     if not (isinstance(r.min, IntImm) and r.min.value == 0):
-        raise TepadError(f"stage {stage.name}: axis {iv.name} bound to {thread_iv.thread_tag} "
-                         f"starts at {r.min}, a thread index starts at 0 (call s.normalize())")
-    value = r.min if isinstance(r.extent, IntImm) and r.extent.value == 1 else thread_iv.var
-    return [("attr", thread_iv, THREAD_EXTENT, r.extent)], value
+        raise TepadError(f"stage {stage.name}: axis {iv.name} bound to {tag} starts at "
+                         f"{r.min}, a thread index starts at 0 (call s.normalize())")
+    var = thread_iv.var
+    ext = r.extent if r.extent.dtype == var.dtype else cast(var.dtype, r.extent)
+    own = var if var.dtype == iv.var.dtype else cast(iv.var.dtype, var)
+    if tag in ("vthread", "cthread"):
+        if not (isinstance(r.extent, IntImm) and r.extent.value > 0):
+            raise TepadError(f"stage {stage.name}: axis {iv.name} bound to {tag} has extent "
+                             f"{r.extent}; a virtual thread needs a positive constant extent")
+        return [("attr", thread_iv, VIRTUAL_THREAD, ext)], own
+    if tag == "pipeline":
+        return [("attr", thread_iv, "pipeline_exec_scope", ext)], r.min
+    items = [("attr", thread_iv, THREAD_EXTENT, ext)]
+    if isinstance(r.extent, IntImm) and r.extent.value == 1:
+        return items, r.min
+    scope = stage.scope or ""
+    if scope == "" or _STORAGE_RANK.get(scope, 0) <= _thread_rank(tag):
+        return items, own
+    if scope == "warp" and tag == "threadIdx.x":
+        return items, own
+    return items, r.min
 
 
 def thread_var_ranges(stage, rmap) -> dict:
@@ -68,7 +103,7 @@ def func_thread_bindings(func) -> list:
     out = []
 
     def visit(n):
-        if isinstance(n, AttrStmt) and n.attr_key == THREAD_EXTENT:
+        if isinstance(n, AttrStmt) and n.attr_key in (THREAD_EXTENT, VIRTUAL_THREAD):
             written = []
 
             def store(m):
@@ -107,5 +142,5 @@ def check_cpu_buildable(s_or_func, target_name: str = "llvm") -> None:
                 f"launch GPU threads (remove the bind from the schedule)")
 
 
-__all__ = ["THREAD_EXTENT", "bound_thread", "thread_nest_items", "thread_var_ranges",
+__all__ = ["THREAD_EXTENT", "VIRTUAL_THREAD", "bound_thread", "thread_nest_items", "thread_var_ranges",
            "schedule_thread_bindings", "func_thread_bindings", "check_cpu_buildable"]
