@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ..errors import TepadError
 from ..tir.expr import IntImm, cast
-from ..tir.functor import post_order_visit
+from ..tir.functor import Visitor, post_order_visit
 from ..tir.stmt import AttrStmt, BufferStore, ProducerStore
 
 THREAD_EXTENT = "thread_extent"
@@ -97,25 +97,33 @@ def schedule_thread_bindings(s) -> list:
     return out
 
 
-def func_thread_bindings(func) -> list:
-    """``[(thread IterVar, [names of the buffers written under it])]`` for every
-    ``thread_extent`` attribute of a lowered function, outermost first."""
-    out = []
+class _Launches(Visitor):
+    """Thread-binding attributes in program order (outer before inner, first before next)."""
 
-    def visit(n):
-        if isinstance(n, AttrStmt) and n.attr_key in (THREAD_EXTENT, VIRTUAL_THREAD):
+    def __init__(self):
+        self.found = []
+
+    def visit_AttrStmt(self, n):
+        if n.attr_key in (THREAD_EXTENT, VIRTUAL_THREAD):
             written = []
 
             def store(m):
-                if isinstance(m, BufferStore) and m.buffer.name not in written:
-                    written.append(m.buffer.name)
-                elif isinstance(m, ProducerStore) and m.producer.name not in written:
-                    written.append(m.producer.name)
+                name = m.buffer.name if isinstance(m, BufferStore) else \
+                    m.producer.name if isinstance(m, ProducerStore) else None
+                if name is not None and name not in written:
+                    written.append(name)
             post_order_visit(n.body, store)
-            out.append((n.node, written))
-    post_order_visit(func.body, visit)
-    out.reverse()
-    return out
+            self.found.append((n.node, written))
+        self.generic_visit(n)
+
+
+def func_thread_bindings(func) -> list:
+    """``[(thread IterVar, [names of the buffers written under it])]`` for every
+    ``thread_extent`` / ``virtual_thread`` attribute of a lowered function, in program order
+    (outer launches before the ones they enclose)."""
+    v = _Launches()
+    v.visit(func.body)
+    return v.found
 
 
 def check_cpu_buildable(s_or_func, target_name: str = "llvm") -> None:
