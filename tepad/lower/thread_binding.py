@@ -3,9 +3,12 @@ build's refusal of them.
 
 Lowering a bound leaf emits what TVM's MakeLoopNest emits: no ``For``, but
 ``AttrStmt(thread_iv, "thread_extent", extent)`` around the leaf's body, and the leaf's index
-is the thread variable (``thread_iv.var``; its ``min``, 0, when the extent is 1). The thread
-variable ranges over ``[0, extent)`` inside the attribute (the simplifier and the IR verifier
-read it so). So a bound schedule lowers and prints as TVM prints it; building it needs a GPU
+is the thread variable (``thread_iv.var``; the range's ``min``, 0, when the extent is 1 or
+when the stage's storage scope is private to that thread); ``vthread`` gives a
+``virtual_thread`` attribute. The thread variable ranges over ``[0, extent)`` inside the
+attribute (the simplifier reads it so) and is the kernel's everywhere (the IR verifier accepts
+it in a region written outside its launch, as TVM's lowering produces for stages attached
+inside a bound loop). So a bound schedule lowers and prints as TVM prints it; building it needs a GPU
 code generator, which tepad's ``llvm`` target is not: ``check_cpu_buildable`` refuses it with
 the stage and axis named.
 """
@@ -14,7 +17,7 @@ from __future__ import annotations
 from ..errors import TepadError
 from ..tir.expr import IntImm, cast
 from ..tir.functor import Visitor, post_order_visit
-from ..tir.stmt import AttrStmt, BufferStore, ProducerStore
+from ..tir.stmt import BufferStore, ProducerStore
 
 THREAD_EXTENT = "thread_extent"
 VIRTUAL_THREAD = "virtual_thread"
@@ -150,5 +153,6 @@ def check_cpu_buildable(s_or_func, target_name: str = "llvm") -> None:
                 f"launch GPU threads (remove the bind from the schedule)")
 
 
-__all__ = ["THREAD_EXTENT", "VIRTUAL_THREAD", "bound_thread", "thread_nest_items", "thread_var_ranges",
+__all__ = ["THREAD_EXTENT", "VIRTUAL_THREAD", "bound_thread", "thread_nest_items",
+           "thread_var_ranges",
            "schedule_thread_bindings", "func_thread_bindings", "check_cpu_buildable"]

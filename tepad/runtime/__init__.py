@@ -12,5 +12,6 @@ from .container import Array, Map, convert, const
 from .timing import BenchmarkResult
 
 __all__ = ["ArgInfo", "ArgChecker", "arg_info_from_func", "Module", "build_module",
-           "load_module", "library", "Device", "device", "cpu", "cuda", "gpu", "opencl", "vulkan", "metal", "rocm", "ext_dev",
+           "load_module", "library", "Device", "device", "cpu", "cuda", "gpu", "opencl",
+           "vulkan", "metal", "rocm", "ext_dev",
            "ndarray", "NDArray", "Array", "Map", "convert", "const", "BenchmarkResult"]

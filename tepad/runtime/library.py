@@ -190,7 +190,7 @@ def shared_library_path(path: str, tmp: str) -> str:
     """``path`` itself for a shared library; a library linked in ``tmp`` from an object file
     (``.o``) or from the objects of a ``.tar`` (what ``export_library`` writes)."""
     ext = os.path.splitext(path)[1].lower()
-    if ext in _SHARED:
+    if ext in _SHARED or ".so." in os.path.basename(path):       # libk.so.1 too
         return path
     if ext in (".o", ".obj"):
         objs = [path]
