@@ -85,7 +85,8 @@ class _StmtSimplifier(Mutator):
     def visit_AttrStmt(self, op):
         value = self.ana.simplify(op.value)
         node = op.node
-        if op.attr_key == "thread_extent" and hasattr(node, "var") and hasattr(node, "dom") \
+        if op.attr_key in ("thread_extent", "virtual_thread") and hasattr(node, "var") and \
+                hasattr(node, "dom") \
                 and isinstance(value, E.PrimExpr):
             with self.ana.bind_scope(node.var, E.Range.from_min_extent(
                     E.IntImm(0, value.dtype), value)):

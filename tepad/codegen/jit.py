@@ -64,15 +64,17 @@ def have_gomp() -> bool:
 
 
 def host_target_machine(opt: int = 3, cpu: str | None = None,
-                        features: str | None = None) -> llvm.TargetMachine:
+                        features: str | None = None, pic: bool = False) -> llvm.TargetMachine:
     """TargetMachine for this CPU: ``cpu`` (default: the host's name) and the feature string
-    ``features`` (default: the host's, AVX2 / AVX-512 ...)."""
+    ``features`` (default: the host's, AVX2 / AVX-512 ...). ``pic``: position-independent
+    code for an object file that goes into a shared library, instead of JIT code."""
     _init()
     target = llvm.Target.from_default_triple()
     return target.create_target_machine(cpu=cpu or llvm.get_host_cpu_name(),
                                         features=features if features is not None
                                         else llvm.get_host_cpu_features().flatten(),
-                                        opt=opt, jit=True)
+                                        opt=opt, reloc="pic" if pic else "default",
+                                        jit=not pic)
 
 
 # LLVM 22.1 (llvmlite 0.50) miscompiles valid IR in both of its auto-vectorizers, so both stay
@@ -113,6 +115,7 @@ class JitModule:
     def __init__(self, llvm_ir: str, opt_level: int = 3, cpu: str | None = None,
                  features: str | None = None):
         self._cpu, self._features = cpu, features
+        self.cpu, self.features = cpu, features      # None: the host's
         with _lock:  # LLVM context operations are not guaranteed thread-safe
             tm = host_target_machine(cpu=cpu, features=features)
             try:

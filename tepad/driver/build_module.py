@@ -14,6 +14,7 @@ from collections import OrderedDict
 from ..codegen import compile_cache_enabled, compile_kernel, default_num_threads
 from ..errors import TepadError
 from ..lower.pipeline import Options, PassLog, lower, lower_for_codegen, schedule_to_module
+from ..lower.thread_binding import check_cpu_buildable
 from ..runtime import ArgInfo, Module
 from ..runtime.args import param_info
 from ..runtime.multi import ModuleGroup
@@ -56,6 +57,7 @@ def build(s_or_func, args=None, target=None, name="main", bounds_check=False,
     if tgt.kind.name != "llvm":
         raise TepadError(f"target {str(tgt)!r}: tepad builds for 'llvm' (the CPU) only; "
                          f"{tgt.kind.name} code generation is not there yet")
+    check_cpu_buildable(s_or_func, str(tgt))
     opts = Options.from_context(checked=checked, bounds_check=bounds_check, target="llvm")
     key = _build_key(s_or_func, args, name, opts, exact_bounds, tgt)
     hit = _cache_get(key)

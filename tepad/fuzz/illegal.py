@@ -218,9 +218,10 @@ def _layout_pad_reads_other(d, s, st, se, stages):
 
 
 def _bind_cpu(d, s, st, se, stages):
-    # tepad builds for the CPU only: lowering refuses any thread binding of a loop it emits
-    # (an inlined stage emits none). Only once the stage's loops are drawn: a later split of
-    # the bound axis drops the binding without an error.
+    # tepad builds for the CPU only: lowering emits a thread_extent for a bound loop and the
+    # llvm build refuses it (an inlined stage emits no loop, so no refusal). Only once the
+    # stage's loops are drawn: a later split of the bound axis drops the binding without an
+    # error.
     if st.attach_type.name in ("Inline", "InlinedAlready") or not st.leaf_iter_vars or \
             id(st) not in d.looped:
         return

@@ -54,6 +54,9 @@ from .passes.vectorize_loop import vectorize_loop
 from .schedule_ops import schedule_ops
 from .to_primfunc import to_primfunc
 
+# PrimFunc attribute: names of schedule outputs lowered without an argument (scratch memory)
+SCRATCH_OUTPUTS = "tepad.outputs_not_in_args"
+
 LOWER = "lower"
 BUILD = "build"
 PHASES = (LOWER, BUILD)
@@ -347,12 +350,6 @@ def _arg_tensors(s: Schedule, args):
     for k, t in enumerate(cur):
         if t in states and states[t] not in cur:
             cur[k] = states[t]
-    for op in s.outputs:
-        st = s[op]
-        for k in range(st.op.num_outputs):
-            if st.op.output(k) not in cur:
-                raise TepadError(f"output {st.op.output(k).name} of the schedule is not in the "
-                                 "argument list; pass every output tensor in args")
     read = set()
     for st in s.stages:
         if not isinstance(st.op, PlaceholderOp):
@@ -361,6 +358,26 @@ def _arg_tensors(s: Schedule, args):
         if t not in cur:
             raise TepadError(f"placeholder {t.name} is read but not in the argument list")
     return cur, names
+
+
+def _outputs_not_in_args(s: Schedule, cur) -> tuple:
+    """Names of the schedule's outputs missing from the argument tensors ``cur``: TVM's lower
+    realizes those in scratch memory (``tvm.lower(s, [A])`` prints a sum of rows into an
+    allocated ``B``); tepad's build refuses them (``refuse_scratch_outputs``)."""
+    return tuple(s[op].op.output(k).name for op in s.outputs for k in range(s[op].op.num_outputs)
+                 if s[op].op.output(k) not in cur)
+
+
+def refuse_scratch_outputs(func: PrimFunc) -> PrimFunc:
+    """``func`` unchanged, or a TepadError when it was lowered without some output of its
+    schedule in the arguments (the kernel would compute it into memory nobody sees)."""
+    missing = func.attrs.get(SCRATCH_OUTPUTS)
+    if missing:
+        raise TepadError(
+            f"output {', '.join(missing)} of the schedule is not in the argument list, so the "
+            f"kernel {func.name} would compute it into scratch memory and lose it; pass every "
+            "output tensor in args to build (lower accepts it, as TVM's lower does)")
+    return func
 
 
 def _layouts(s: Schedule) -> dict:
@@ -398,12 +415,15 @@ def schedule_to_primfunc(s: Schedule, args, name="main", exact_bounds=False,
     t0 = time.perf_counter()
     s2 = s.copy().normalize()
     cur, names = _arg_tensors(s2, args)
+    scratch = _outputs_not_in_args(s2, cur)
     preconditions = check_reads([st.op for st in s2.stages],
                                 [t.shape for t in cur if isinstance(t, Tensor)])
     bounds = infer_bound(s2, exact=exact_bounds)
     stmt = schedule_ops(s2, bounds)
     func = to_primfunc(stmt, cur, names, name, _layouts(s2))
     func = check_free_vars(func.with_attr("tepad.read_preconditions", preconditions or None))
+    if scratch:
+        func = func.with_attr(SCRATCH_OUTPUTS, scratch)
     if log is not None:
         log.record("schedule_ops", None, func, time.perf_counter() - t0)
     return func
@@ -462,10 +482,12 @@ def lower_for_codegen(s_or_func, args=None, name="main", opts: Options = Options
     if isinstance(s_or_func, Schedule):
         if args is None:
             raise TypeError("build(schedule, args): args (the tensors, in order) are required")
-        func = schedule_to_primfunc(s_or_func, args, name, exact_bounds, log)
+        func = refuse_scratch_outputs(schedule_to_primfunc(s_or_func, args, name,
+                                                           exact_bounds, log))
         return run_pipeline(func, PHASES, opts, log)
     if isinstance(s_or_func, PrimFunc):
-        return run_pipeline(check_free_vars(s_or_func), (BUILD,), opts, log)
+        return run_pipeline(check_free_vars(refuse_scratch_outputs(s_or_func)), (BUILD,),
+                            opts, log)
     raise TypeError(f"build expects a Schedule or a PrimFunc, got {type(s_or_func).__name__}")
 
 

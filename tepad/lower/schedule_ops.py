@@ -28,6 +28,7 @@ from ..bound.message_passing import pass_up_bound_check, pass_up_index
 from .scan_ops import (alias_scan_state, inject_scan_step, make_scan_pipeline, scan_inits,
                        scan_step_owner)
 from .tensorize import check_whole_tile, first_iteration, plan_tensorize
+from .thread_binding import thread_nest_items, thread_var_ranges
 
 LOOP_SCOPE = "loop_scope"
 
@@ -87,9 +88,11 @@ def make_loop_nest(stage, rmap, begin=0, new_loop_var=False, skip=(), extents=No
             continue
         attr = stage.iter_var_attrs.get(iv)
         if attr is not None and attr.bind_thread is not None:
-            raise TepadError(f"stage {stage.name}: axis {iv.name} is bound to "
-                             f"{attr.bind_thread.thread_tag}; thread binding needs a GPU target, "
-                             "and tepad builds for the CPU (llvm) only")
+            items, value[iv] = thread_nest_items(stage, iv, attr.bind_thread, r)
+            nest.items.extend(items)
+            if not new_loop_var:
+                nest.items.append(("attr", iv, LOOP_SCOPE, iv.var))
+            continue
         kind = _KIND.get(attr.iter_type if attr is not None else None, ForKind.SERIAL)
         var = Var(iv.name + ".init", iv.var.dtype) if new_loop_var else iv.var
         renamed[iv.var] = var
@@ -108,7 +111,9 @@ def make_loop_nest(stage, rmap, begin=0, new_loop_var=False, skip=(), extents=No
 
 
 def _leaf_ranges(stage, rmap):
-    return {iv.var: IntSet.from_range(rmap[iv]) for iv in stage.leaf_iter_vars if iv in rmap}
+    out = {iv.var: IntSet.from_range(rmap[iv]) for iv in stage.leaf_iter_vars if iv in rmap}
+    out.update((v, IntSet.from_range(r)) for v, r in thread_var_ranges(stage, rmap).items())
+    return out
 
 
 def exact_tail_extents(stage, rmap, ana):

@@ -1,8 +1,10 @@
 """Runtime: the callable ``Module`` around a ``codegen.CompiledKernel``, argument checking,
-``build_module`` (compile + wrap), and TVM's runtime names: ``Device`` / ``device`` / ``cpu``,
+``build_module`` (compile + wrap), files (``Module.save`` / ``export_library``,
+``load_module``: ``library``), and TVM's runtime names: ``Device`` / ``device`` / ``cpu``,
 ``NDArray`` (``ndarray.array``, ``ndarray.empty``), ``convert``, ``Array``, ``Map``."""
 from .args import ArgInfo, ArgChecker, arg_info_from_func
-from .module import Module, build_module
+from .module import Module, build_module, load_module
+from . import library
 from .device import Device, device, cpu, cuda, gpu, opencl, vulkan, metal, rocm, ext_dev
 from . import ndarray
 from .ndarray import NDArray
@@ -10,7 +12,8 @@ from .container import Array, Map, convert, const
 from .timing import BenchmarkResult
 from .registry import register_func, get_global_func, list_global_func_names
 
-__all__ = ["ArgInfo", "ArgChecker", "arg_info_from_func", "Module", "build_module", "Device",
-           "device", "cpu", "cuda", "gpu", "opencl", "vulkan", "metal", "rocm", "ext_dev",
-           "ndarray", "NDArray", "Array", "Map", "convert", "const", "BenchmarkResult", "register_func", "get_global_func",
+__all__ = ["ArgInfo", "ArgChecker", "arg_info_from_func", "Module", "build_module",
+           "load_module", "library", "Device", "device", "cpu", "cuda", "gpu", "opencl",
+           "vulkan", "metal", "rocm", "ext_dev", "ndarray", "NDArray", "Array", "Map",
+           "convert", "const", "BenchmarkResult", "register_func", "get_global_func",
            "list_global_func_names"]

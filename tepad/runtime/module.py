@@ -2,12 +2,15 @@
 from __future__ import annotations
 
 import ctypes
+import os
+import tempfile
 
 from .. import tir
 from ..codegen import CompiledKernel, compile_kernel
 from ..errors import TepadAttributeError, TepadError, TepadTypeError
 from .args import ArgChecker, ArgInfo, arg_info_from_func, scalar_ctype
 from .device import check_host
+from .library import export_library, load_library, save_module, shared_library_path
 from .ndarray import numpy_of
 from .registry import take_error
 from .timing import BenchmarkResult, time_repeats
@@ -22,7 +25,9 @@ class Module:
 
     TVM's module methods: ``mod[name]`` / ``mod.get_function(name)`` (the entry, itself
     callable: tepad modules hold one function), ``mod.entry_name``, ``mod.get_source()``
-    (LLVM IR text), ``mod.time_evaluator(name, dev, number, repeat, min_repeat_ms)``.
+    (LLVM IR text), ``mod.time_evaluator(name, dev, number, repeat, min_repeat_ms)``,
+    ``mod.save(path)`` and ``mod.export_library(path)`` (``tepad.runtime.load_module`` loads
+    them back).
 
     Attributes: ``ll`` (optimized LLVM IR), ``unoptimized_ll`` (as emitted), ``arg_info``
     (list of ``ArgInfo``), ``name`` (kernel symbol), ``shape_vars`` (the symbolic vars passed
@@ -141,9 +146,35 @@ class Module:
                 cooldown_s=cooldown_interval_ms / 1e3, repeats_to_cooldown=repeats_to_cooldown))
         return evaluator
 
+    # --- files (tepad.runtime.library) --------------------------------------------------------
+    def save(self, file_name, fmt: str = "") -> None:
+        """Write the module to ``file_name``: an object file (``.o``, for
+        ``tepad.contrib.cc.create_shared`` and ``load_module``), LLVM IR (``.ll``), assembly
+        (``.s``) or bitcode (``.bc``), by ``fmt`` or the extension (TVM's ``Module.save``)."""
+        save_module(self, file_name, fmt)
+
+    def export_library(self, file_name, fcompile=None, workspace_dir=None, **kwargs) -> None:
+        """Write the module as a shared library (or a ``.tar`` of its object) that
+        ``tepad.runtime.load_module`` loads back into a Module with the same argument checks
+        (TVM's ``Module.export_library``; ``fcompile`` / ``kwargs`` as
+        ``tepad.contrib.cc.create_shared``'s)."""
+        export_library(self, file_name, fcompile, workspace_dir, **kwargs)
+
     def __repr__(self):
         args = ", ".join(f"{a.name}: {a.dtype}" for a in self.arg_info)
         return f"<tepad.runtime.Module {self.name}({args})>"
+
+
+def load_module(path, fmt: str = "") -> Module:
+    """The Module saved at ``path`` (TVM's ``tvm.runtime.load_module``): a shared library from
+    ``export_library`` or ``create_shared``, an object file from ``Module.save`` (linked
+    first, with the system compiler), or a ``.tar`` from ``export_library``."""
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        raise TepadError(f"load_module: no file {path!r}")
+    with tempfile.TemporaryDirectory(prefix="tepad_load_") as tmp:
+        kernel, arg_info = load_library(shared_library_path(path, tmp))
+    return Module(kernel, arg_info)
 
 
 def build_module(func: tir.PrimFunc, arg_info: list[ArgInfo] | None = None,

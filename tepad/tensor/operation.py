@@ -31,11 +31,16 @@ def const(value, dtype=None) -> PrimExpr:
     return _const(value, dt.canonical(dtype) if dtype is not None else None)
 
 
-def _shape(shape, what):
-    if isinstance(shape, (int, PrimExpr)) or hasattr(shape, "as_expr"):
+def _shape(shape, what, integral_floats=False):
+    """Shape entries as integer expressions. ``integral_floats``: a Python float with an
+    integer value (``N / bn`` in Python 3) counts as that int, as TVM's ``te.compute`` takes
+    it; a fractional one is refused (TVM would truncate it silently)."""
+    if isinstance(shape, (int, float, PrimExpr)) or hasattr(shape, "as_expr"):
         shape = (shape,)
     out = []
     for k, s in enumerate(shape):
+        if integral_floats and isinstance(s, float) and s.is_integer():
+            s = int(s)
         e = convert(s)
         if not dt.is_int(e.dtype):
             raise TepadError(f"{what}: shape entry {k} must be an integer, got {s!r}")
@@ -56,7 +61,7 @@ def compute(shape, fcompute, name="compute", tag="", attrs=None):
     Var names come from the lambda's parameter names (``i0, i1, ...`` for ``*indices``).
     Returns a Tensor, or a list of Tensors when ``fcompute`` returns a list/tuple.
     """
-    shape = _shape(shape, f"compute {name}")
+    shape = _shape(shape, f"compute {name}", integral_floats=True)
     if not callable(fcompute):
         raise TepadError(f"compute {name}: fcompute must be callable, got {fcompute!r}")
     names = _arg_names(fcompute, len(shape), name, allow_fewer=True)

@@ -65,6 +65,36 @@ class Tensor:
         shape = ", ".join(expr_to_str(s) for s in self.shape)
         return f"Tensor(name={self.name}, shape=({shape}), dtype={self.dtype})"
 
+    # ``A + B``, ``A * 2.0``, ``A / B``: new tensors by topi's broadcasting operators, as in
+    # TVM (whose topi binds them to Tensor on import, as tepad.topi does through
+    # ``register_elementwise``: this layer sits below topi)
+    def __add__(self, o): return _elementwise("add", self, o)
+    def __radd__(self, o): return _elementwise("add", o, self)
+    def __sub__(self, o): return _elementwise("subtract", self, o)
+    def __rsub__(self, o): return _elementwise("subtract", o, self)
+    def __mul__(self, o): return _elementwise("multiply", self, o)
+    def __rmul__(self, o): return _elementwise("multiply", o, self)
+    def __truediv__(self, o): return _elementwise("divide", self, o)
+    def __rtruediv__(self, o): return _elementwise("divide", o, self)
+    def __neg__(self): return _elementwise("multiply", self, -1)
+
+
+# name -> function(lhs, rhs) for the Tensor operators above; filled by tepad.topi
+_ELEMENTWISE: dict = {}
+
+
+def register_elementwise(name: str, fn) -> None:
+    """Make ``fn(lhs, rhs)`` the implementation of Tensor operator ``name`` ("add",
+    "subtract", "multiply", "divide")."""
+    _ELEMENTWISE[name] = fn
+
+
+def _elementwise(name, lhs, rhs):
+    fn = _ELEMENTWISE.get(name)
+    if fn is None:
+        raise TepadError(f"Tensor operator {name} needs tepad.topi (import tepad loads it)")
+    return fn(lhs, rhs)
+
 
 class _TensorSlice:
     """A tensor indexed with fewer indices than it has dimensions (``A[i]`` of a 2-D ``A``).

@@ -211,6 +211,12 @@ class _Printer:
             self.line(ind, f"{self.e(x.buffer_var)} = T.allocate([{ext}], {x.dtype!r}, "
                            f"{scope!r})")
             self.s(x.body, ind)
+        elif isinstance(x, S.AttrStmt) and x.attr_key == "thread_extent" and \
+                isinstance(getattr(x.node, "var", None), E.Var):
+            # a thread launch, as TVMScript writes it: the body follows at the same depth
+            self.line(ind, f"{self._obj_name(x.node.var)} = T.launch_thread("
+                           f"{x.node.thread_tag or x.node.var.name!r}, {self.e(x.value)})")
+            self.s(x.body, ind)
         elif isinstance(x, S.AttrStmt):
             node = x.node
             if isinstance(node, E.PrimExpr):

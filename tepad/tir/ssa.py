@@ -113,6 +113,7 @@ class _ConvertSSA(Mutator):
     def visit_AttrStmt(self, s):
         val = self.visit(s.value)
         if not (s.attr_key in _BINDING_ATTRS and isinstance(s.node, Var)):
+            # a thread IterVar keeps its index: sibling launches of one thread share it
             return s.replace(value=val, body=self.visit(s.body))
         fresh = self._enter(s.node)
         body = self._scoped(s.node, fresh, lambda: self.visit(s.body))

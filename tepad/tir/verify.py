@@ -24,7 +24,8 @@ from ..errors import InternalError
 from . import dtype as dt
 from .expr import BinaryOp, CmpOp, LogicOp, PrimExpr, Var
 from .function import PrimFunc
-from .functor import Visitor
+from .functor import Visitor, post_order_visit
+from .stmt import AttrStmt
 
 # AttrStmt keys whose ``node`` is a Var that the statement binds (a thread index).
 _BINDING_ATTRS = ("thread_extent", "virtual_thread")
@@ -50,6 +51,11 @@ class _Verifier(Visitor):
             self.buffer_data.add(buf.data)
             for e in (*buf.shape, *buf.strides, buf.elem_offset):
                 self._declare_free_vars(e)
+        # a thread index launched anywhere in a kernel is that kernel's (TVM: the region of a
+        # stage attached inside a bound loop may be written in the thread index)
+        self.launched: set = set()
+        for node in _launched_threads(func.body):
+            self.in_scope.add(node.var)
 
     def _declare_free_vars(self, e):
         stack = [e]
@@ -125,6 +131,15 @@ class _Verifier(Visitor):
         self.visit(s.value)
         if s.attr_key in _BINDING_ATTRS and isinstance(s.node, Var):
             self._scoped(s.node, f"{s.attr_key} {s.node.name}", s.body)
+        elif s.attr_key in _BINDING_ATTRS and isinstance(getattr(s.node, "var", None), Var):
+            # a thread IterVar (as TVM's lowering emits it): its index may be launched again
+            # in a sibling scope (two stages bound to the same thread), never inside itself
+            var = s.node.var
+            if var in self.launched:
+                self.fail(f"{var.name} is launched by {s.attr_key} inside its own launch")
+            self.launched.add(var)
+            self.visit(s.body)
+            self.launched.discard(var)
         else:
             self.visit(s.body)
 
@@ -258,6 +273,18 @@ class _Verifier(Visitor):
 
     def visit_Broadcast(self, e):
         self.visit(e.value)
+
+
+def _launched_threads(body) -> list:
+    """The thread IterVars of the thread-binding AttrStmts in ``body``."""
+    out = []
+
+    def visit(n):
+        if isinstance(n, AttrStmt) and n.attr_key in _BINDING_ATTRS and \
+                isinstance(getattr(n.node, "var", None), Var):
+            out.append(n.node)
+    post_order_visit(body, visit)
+    return out
 
 
 def verify(func: PrimFunc) -> list:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..errors import TepadError
 from ..tensor import Tensor, compute
+from ..tensor.tensor import register_elementwise
 from ..tir import op as tirop
 from ..tir.expr import IntImm, PrimExpr, convert
 
@@ -74,5 +75,9 @@ multiply = _binary("multiply", lambda a, b: a * b)
 divide = _binary("divide", lambda a, b: a / b)
 maximum = _binary("maximum", tirop.max)
 minimum = _binary("minimum", tirop.min)
+
+for _name, _fn in (("add", add), ("subtract", subtract), ("multiply", multiply),
+                   ("divide", divide)):
+    register_elementwise(_name, _fn)
 
 __all__ = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "broadcast_shape"]

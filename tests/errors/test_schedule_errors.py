@@ -107,7 +107,7 @@ def test_missing_placeholder_and_output_in_args():
     with pytest.raises(TepadError, match="placeholder A is read but not in the argument list"):
         tepad.lower(s, [C])
     with pytest.raises(TepadError, match="output C"):
-        tepad.lower(s, [A])
+        tepad.build(s, [A])
 
 
 def test_integer_true_division_is_rejected():
@@ -132,7 +132,10 @@ def test_thread_binding_is_refused_on_cpu():
     s = te.create_schedule(C.op)
     s[C].bind(C.op.axis[0], te.thread_axis("blockIdx.x"))
     with pytest.raises(TepadError, match="GPU"):
-        tepad.lower(s, [A, C])
+        tepad.build(s, [A, C])
+    lowered = tepad.lower(s, [A, C])
+    with pytest.raises(TepadError, match="stage C: a loop is bound to blockIdx.x"):
+        tepad.build(lowered)
 
 
 def test_module_argument_errors_name_the_argument():
