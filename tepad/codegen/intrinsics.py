@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import llvmlite.ir as ir
 
+from .. import tir
 from ..errors import InternalError
-from .lltypes import I1, ll_type
+from .lltypes import I1, I32, PTR, ll_type
 
 # tir math call -> LLVM intrinsic base name (".f32"/".v8f32" suffix added per type).
 MATH_INTRINSICS = {
@@ -37,6 +38,14 @@ class CallEmitter:
             return ir.Constant(ll_type(e.dtype), None)
         if op == "tir.assume":
             return ir.Constant(I1, 1)
+        if op == "tir.address_of":
+            return self.address_of(e.args[0])
+        if op == "tir.prefetch":
+            # llvm.prefetch(ptr, rw, locality, cache type): a hint; never faults
+            ptr = self.expr(e.args[0])
+            fn = self.intrinsic("llvm.prefetch", ir.VoidType(), [PTR, I32, I32, I32], [PTR])
+            self.b.call(fn, [ptr] + [I32(int(a.value)) for a in e.args[1:4]])
+            return I32(0)
         if op == "tir.sigmoid":
             x = self.expr(e.args[0])
             one = _fconst(x.type, 1.0)
@@ -46,6 +55,14 @@ class CallEmitter:
         if base is None:
             raise InternalError(f"codegen: unknown call {e.op!r} in {e!r}")
         return self.call_intrinsic(base, [self.expr(a) for a in e.args])
+
+    def address_of(self, load):
+        """The address of a scalar ``BufferLoad``'s element (``tir.address_of``)."""
+        if not isinstance(load, tir.BufferLoad) or len(load.indices) != 1:
+            raise InternalError(f"codegen: tir.address_of needs a flat BufferLoad, got {load!r}")
+        elem_t = ll_type(load.buffer.dtype, memory=True)
+        return self.b.gep(self.buffer_ptr(load.buffer), [self.expr(load.indices[0])],
+                          source_etype=elem_t)
 
     def call_intrinsic(self, base, args):
         """Call the intrinsic ``base`` overloaded on, and returning, the first argument's type."""

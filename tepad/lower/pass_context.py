@@ -32,6 +32,9 @@ CONFIG_KEYS = {
     "tir.disable_cse_tir": "accepted; tepad has no TIR common-subexpression pass (LLVM's "
                            "GVN does that work)",
     "tir.debug_keep_trivial_loop": "accepted; tepad's lowering keeps no trivial loops",
+    "tir.UnrollLoop": "{'auto_max_step': n, 'auto_max_depth': d, 'auto_max_extent': e, "
+                      "'explicit_unroll': b}: small inner loops unrolled as TVM's UnrollLoop "
+                      "picks them (unroll_loop); tepad always unrolls explicitly",
 }
 
 # TVM passes tepad has no counterpart of, because LLVM or another tepad pass does that work:
@@ -43,7 +46,6 @@ NO_COUNTERPART = {
     "tir.NarrowDataType": "tepad keeps index dtypes as written",
     "tir.InjectDoubleBuffer": "tepad has no double buffering",
     "tir.LowerIntrin": "codegen lowers intrinsics itself",
-    "tir.InjectPrefetch": "prefetch hints are lowered by codegen",
 }
 
 # TVM's pass names (``tir.VectorizeLoop``) -> tepad's (``vectorize_loop``).

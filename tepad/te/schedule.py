@@ -3,6 +3,7 @@ helpers (``CreateReadGraph``, ``PostDFSOrder``, ``AutoInlineElemWise``) and the 
 relation classes (``Split``, ``Fuse``, ``Singleton``, ...)."""
 from ..bound import infer_bound
 from ..lower.schedule_ops import schedule_ops
+from ..lower.to_primfunc import postproc_to_primfunc
 from ..runtime.container import Map
 from ..schedule import (Fuse, Rebase, Relation, Schedule, Singleton, Split,  # noqa: F401
                         Stage, Transform, create_schedule)
@@ -25,6 +26,13 @@ def InferBound(s):  # noqa: N802 - TVM name
 def ScheduleOps(s, bounds):  # noqa: N802 - TVM name
     """The loop-nest statement of the schedule for the given bounds."""
     return schedule_ops(s, bounds)
+
+
+def SchedulePostProcToPrimFunc(arg_list, body, bindings):  # noqa: N802 - TVM name
+    """A PrimFunc of the statement ``body`` (ScheduleOps' output or a hand-built statement):
+    tensors become the Buffers ``bindings`` gives them; ``arg_list`` (Buffers, Tensors, Vars)
+    are its parameters."""
+    return postproc_to_primfunc(arg_list, body, bindings)
 
 
 def CreateReadGraph(roots):  # noqa: N802 - TVM name
