@@ -69,6 +69,7 @@ class Stage:
         self.attach_type = AttachType.GroupRoot
         self.attach_ivar = None
         self.attach_stage = None
+        self.group = None       # the innermost GroupStage holding this stage (create_group)
         self.scope = ""
         self.is_output = False
         # rolling_buffer is a method; the flag lives in ``is_rolling``
