@@ -174,15 +174,16 @@ def create_group(s, outputs, inputs, include_inputs=False) -> GroupStage:
             entry[1] += 1
             if entry[1] == g.group.num_child_stages:
                 stack.append(g.group)
+    for g, c in counts.values():
+        if g is not parent and g.num_child_stages != c:
+            raise TepadError(f"create_group: the new group would cut through {g.name}, which "
+                             "holds stages both inside and outside it")
     gstage = GroupStage(s, parent, name=f"group{len(s.groups)}")
     if parent is not None:
         parent.num_child_stages += 1
     for g, c in counts.values():
         if g is parent:
             continue
-        if g.num_child_stages != c:
-            raise TepadError(f"create_group: the new group would cut through {g.name}, which "
-                             "holds stages both inside and outside it")
         if g.group is parent:
             g.group = gstage
             gstage.num_child_stages += 1

@@ -127,12 +127,17 @@ class Stage:
             f"{self._leaf_names()}")
 
     # --- loop structure -----------------------------------------------------------------------
-    def split(self, parent, factor=None, nparts=None):
+    def split(self, parent, factor=None, nparts=None, disable_predication=False):
         """Split ``parent`` into ``(outer, inner)`` by ``factor`` (inner extent) or ``nparts``.
 
         ``factor``/``nparts`` must be an integer: a Python/numpy int (not a bool) or an
         integer expression (e.g. a ``te.var``); anything else raises a TepadError naming the
         stage and the axis, as does a constant that is not positive.
+
+        ``disable_predication=True`` is recorded on the Split (TVM: emit no guard for this
+        split, the user accepting overcompute). tepad emits no guard where the split provably
+        divides, as always; where it may not, tepad keeps the guard, since storing past the
+        region would write out of bounds.
         """
         self._check_compute("split")
         k = self._leaf_index(parent, "split")
@@ -152,7 +157,8 @@ class Stage:
         inner = IterVar(None, Var(parent.name + ".inner", dtype), parent.iter_type)
         self.relations.append(Split(parent, outer, inner,
                                     amount if factor is not None else None,
-                                    amount if nparts is not None else None))
+                                    amount if nparts is not None else None,
+                                    bool(disable_predication)))
         self.all_iter_vars += [outer, inner]
         self.leaf_iter_vars[k:k + 1] = [outer, inner]
         return outer, inner
@@ -335,7 +341,9 @@ class Stage:
             return self.unroll(var)
         if pragma_type == "vectorize":
             return self.vectorize(var)
-        if pragma_value is not None:
+        if isinstance(pragma_value, str):
+            pragma_value = StringImm(pragma_value)
+        elif pragma_value is not None:
             try:
                 pragma_value = convert(pragma_value)
             except TypeError:

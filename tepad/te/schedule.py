@@ -1,5 +1,6 @@
 """``te.schedule``: TVM's module of that name: ``InferBound``, ``ScheduleOps``, the read-graph
-helpers (``CreateReadGraph``, ``PostDFSOrder``, ``AutoInlineElemWise``) and the IterVar
+helpers (``CreateReadGraph``, ``PostDFSOrder``, ``AutoInlineElemWise`` / ``Broadcast`` /
+``Injective``, ``SchedulePostProcToPrimFunc``) and the IterVar
 relation classes (``Split``, ``Fuse``, ``Singleton``, ...)."""
 from ..bound import infer_bound
 from ..lower.schedule_ops import schedule_ops
@@ -63,9 +64,32 @@ def _is_elementwise(op) -> bool:
     return ok[0]
 
 
+def _inlinable(st) -> bool:
+    """A single-output, non-output compute stage nobody has scheduled yet (TVM's
+    ``!is_scheduled()``: at the root, no split/fuse/...), without a reduction."""
+    return (not st.is_output and isinstance(st.op, ComputeOp) and st.op.num_outputs == 1 and
+            not st.op.reduce_axis and st.attach_type == AttachType.GroupRoot and
+            not st.relations)
+
+
 def AutoInlineElemWise(s):  # noqa: N802 - TVM name
     """Inline every non-output elementwise stage into its consumers (TVM's helper)."""
     for st in s.stages:
-        if not st.is_output and not isinstance(st.op, PlaceholderOp) and \
-                st.attach_type == AttachType.GroupRoot and _is_elementwise(st.op):
+        if _inlinable(st) and _is_elementwise(st.op):
+            st.compute_inline()
+
+
+def AutoInlineBroadcast(s):  # noqa: N802 - TVM name
+    """Inline every unscheduled non-output stage without a reduction (TVM: elementwise or
+    broadcast; TVM's broadcast test accepts every such compute, and so does tepad)."""
+    for st in s.stages:
+        if _inlinable(st):
+            st.compute_inline()
+
+
+def AutoInlineInjective(s):  # noqa: N802 - TVM name
+    """Inline every unscheduled non-output injective stage (a compute without a
+    reduction)."""
+    for st in s.stages:
+        if _inlinable(st):
             st.compute_inline()
