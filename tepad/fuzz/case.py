@@ -22,6 +22,10 @@ class Config:
     layout_percent: int = 22       # cases where transform_layout may be drawn at all
     rolling_percent: int = 70      # per applicable compute_at'd stencil producer
     scope_percent: int = 10        # per materialized compute stage: set_scope
+    pragma_percent: int = 10       # per compute stage: a pragma on a leaf
+    prefetch_percent: int = 6      # per compute stage: prefetch of a placeholder it reads
+    align_percent: int = 8         # per attached/root compute stage: storage_align
+    group_percent: int = 40        # per case: create_group of a stage and its producer
 
 
 @dataclass

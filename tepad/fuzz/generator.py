@@ -34,7 +34,10 @@ cache_read, cache_write (drawn before any loop transform of the stage), split (f
 nparts, non-divisible welcome), fuse, reorder, tile, vectorize, unroll, parallel,
 compute_inline, compute_root, compute_at at legal points only (every consumer of the stage,
 looking through inlined stages, is inside the chosen loop), set_scope, and bind, which is
-always illegal (tepad builds for the CPU only) and so only drawn as an illegal step.
+always illegal (tepad builds for the CPU only) and so only drawn as an illegal step; pragma
+(auto unrolling budgets, TVM's parallel pragmas, an unknown one), prefetch of an input,
+storage_align (``annotations.py``) and create_group of a stage with its only-consumed producer,
+attached where the stage was (``groups.py``).
 
 Layouts and rolling buffers: in about ``layout_percent`` % of the cases, inputs and compute
 stages (before their loop transforms, so the axes are adjacent leaves) sometimes get one or two

@@ -1,12 +1,15 @@
 """Drawing a case's schedule: outputs, dataflow rewrites, then per stage (consumers first)
-layouts, loops (loops.py), attachment and rolling buffers, with at most one illegal step.
+layouts, loops (loops.py), pragmas and prefetches (annotations.py), attachment, rolling
+buffers and storage_align, then sometimes a group (groups.py), with at most one illegal step.
 
 Every schedule line is executed at once through ``Case.run``; IterVars get Python names as
 they are first used (``iv``), so the lines form a runnable program.
 """
 from __future__ import annotations
 
+from .annotations import maybe_pragma, maybe_prefetch, maybe_storage_align
 from .attach_points import can_inline, is_compute, legal_attach_points
+from .groups import maybe_group
 from .illegal import illegal_step
 from .layout_maps import maybe_layout
 from .loops import draw_loops
@@ -106,6 +109,8 @@ class ScheduleDrawer:
             if self.layout_on:  # before any loop transform: the axes must be adjacent leaves
                 maybe_layout(self, st)
             draw_loops(self, st)
+            maybe_pragma(self, st)
+            maybe_prefetch(self, s, st)
             self.looped.add(id(st))
             if self.illegal_at == 1 and k == len(order) // 2:
                 illegal_step(self, s)
@@ -115,6 +120,10 @@ class ScheduleDrawer:
                 self.attach(s, st)
                 self.maybe_rolling(s, st)
             self.maybe_scope(st)
+            if st.attach_type.name not in ("Inline", "InlinedAlready"):
+                maybe_storage_align(self, st)
+        if not self.frozen:
+            maybe_group(self, s)
         if self.illegal_at is not None and self.illegal_at >= 2:
             illegal_step(self, s)
 

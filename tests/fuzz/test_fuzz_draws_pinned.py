@@ -20,22 +20,24 @@ PINNED_LINES = [
     "T0_xo10, T0_yo11, T0_xi12, T0_yi13 = s[T0].tile(T0_xi4, T0_yi5, 4, 5)",
     "s[T0].reorder(T0_xo6, T0_yo7, T0_xi8, T0_yi9, T0_xo10, T0_yo11, T0_xi12, T0_yi13)",
     "s[T0].unroll(T0_xi8)",
+    "s[T0].storage_align(s[T0].op.axis[1], 3, 2)",
 ]
 
 # sha256(case.script(exact=True))[:16] of cases "pinned:0".."pinned:15"
 PINNED_DEFAULT = [
-    "d3d4ffb4a09bba88", "e6ff69601eff5617", "035e3085f9e98e6b", "427d3ce9cf9a6251",
-    "3a51f45dd9369a41", "debd6e31b5ecedd1", "08b341437d9dbbf2", "e51c9def20b85f87",
-    "036c71a05f6ffb18", "ee9ed7083c31d7c0", "07352ca06cdfb0af", "6d16647aa7a252b0",
-    "26b4abdc26ac8462", "c51ad64c42f18b01", "afe062fa9dbd767e", "18bd3987ca1c5569",
+    "a54748b5f061e056", "695a1fe6ecdb6662", "7319fe9a5bd5d499", "c8185ed5ab5f32fe",
+    "2492226766e5f7a1", "c53d49a92c63e6e1", "5f6dd902eacefe1e", "111f4e535613144c",
+    "03e59fd5d9039a1a", "13435c60d7316960", "01da0ecf05a65ce4", "5098deed77a475dc",
+    "8297007cd4b8d654", "2e24e2384483e9a1", "c6df7aa01fdd450b", "60f4bc3416da67e0",
 ]
 # the same with layouts always on, many illegal steps and symbolic sizes
-# (re-pinned for issue 19: a stage with a layout may now be drawn at a loop of its consumer)
+# (re-pinned for issue 19: a stage with a layout may now be drawn at a loop of its consumer;
+# all re-pinned for issue 15: pragma, prefetch, storage_align and create_group are drawn)
 PINNED_LAYOUT = [
-    "52b1b998ec912539", "e1b66c4dfb254ceb", "78a1d6091c6ddb6d", "56afd7d77c734078",
-    "aaba4287bc7d870d", "40d17638e0ee09b5", "c00b4538ea8f278c", "aa088060ee3cdf5f",
-    "1f823d6c1e1dff98", "ee9ed7083c31d7c0", "d86c21529dbec509", "d378265a8e8e5436",
-    "9c384a6ff4c698dd", "40d09efed9468d4a", "e14cb16daf322fd9", "db1faa5143c9688c",
+    "193b8166d2254d84", "402fc648735e911f", "d36587229357b12a", "cf59c4ed8e2d25fd",
+    "15637e579257d741", "19d6a8644301c3f8", "e329f4fc02b2940f", "e222b6985c34c779",
+    "cfbc81960757fcac", "13435c60d7316960", "d9f67a2729af4c7a", "0025512922d24fc6",
+    "14e0ad566c1dc97f", "f22d93cfe110e726", "c7c40d027821d386", "94c18c21c0f94251",
 ]
 
 
@@ -47,7 +49,7 @@ def _hashes(cfg):
 def test_pinned_case_text():
     case = generate(RandomSource("pinned:3"), Config(max_stages=2))
     assert case.lines == PINNED_LINES
-    assert case.data_seed == 52967
+    assert case.data_seed == 13743
 
 
 def test_pinned_case_hashes_default_config():

@@ -12,9 +12,9 @@ the buffer).
 from __future__ import annotations
 
 from ...arith import IntSet, eval_set, union
-from ...tir import Mutator, PrimFunc, post_order_visit
+from ...tir import Mutator, PrimFunc, Visitor, collect_vars, post_order_visit
 from ...tir.expr import BufferLoad, Range
-from ...tir.stmt import For, Prefetch, seq
+from ...tir.stmt import Prefetch, seq
 
 PREFETCH_SCOPE = "prefetch_scope"
 
@@ -41,14 +41,33 @@ class _Inject(Mutator):
         return seq(Prefetch(s.node, region), body)
 
 
-def _region_read(buf, body, loop, offset):
-    """Ranges of ``buf`` read in ``body`` at iteration ``loop.var + offset``; None if none."""
-    dom = {loop.loop_var: IntSet.single_point(loop.loop_var + offset)}
+class _Scopes(Visitor):
+    """The ranges of the variables bound inside a statement (loops: their range; lets: the
+    set of their value), outer bindings first."""
 
-    def inner(n):
-        if isinstance(n, For):
-            dom[n.loop_var] = IntSet.from_range(Range.from_min_extent(n.min, n.extent))
-    post_order_visit(body, inner)
+    def __init__(self, dom):
+        self.dom = dom
+        self.bound = set()
+
+    def visit_For(self, s):
+        lo = eval_set(s.min, self.dom)
+        hi = eval_set(s.min + s.extent - 1, self.dom)
+        self.dom[s.loop_var] = union([lo, hi])
+        self.bound.add(s.loop_var)
+        self.visit(s.body)
+
+    def visit_LetStmt(self, s):
+        self.dom[s.var] = eval_set(s.value, self.dom)
+        self.bound.add(s.var)
+        self.visit(s.body)
+
+
+def _region_read(buf, body, loop, offset):
+    """Ranges of ``buf`` read in ``body`` at iteration ``loop.var + offset``; None if none
+    or if a bound depends on a variable bound inside ``body``."""
+    dom = {loop.loop_var: IntSet.single_point(loop.loop_var + offset)}
+    scopes = _Scopes(dom)
+    scopes.visit(body)
     loads = []
     post_order_visit(body, lambda n: loads.append(n) if isinstance(n, BufferLoad) and
                      n.buffer is buf else None)
@@ -59,7 +78,10 @@ def _region_read(buf, body, loop, offset):
         s = union([eval_set(ld.indices[d], dom) for ld in loads])
         if not (s.has_lower_bound() and s.has_upper_bound()):
             return None
-        region.append(Range.from_min_extent(s.min(), s.max() - s.min() + 1))
+        r = Range.from_min_extent(s.min(), s.max() - s.min() + 1)
+        if any(v in scopes.bound for v in collect_vars(r.min) | collect_vars(r.extent)):
+            return None
+        region.append(r)
     return region
 
 
