@@ -1,8 +1,9 @@
 """create_group draws (through a ``ScheduleDrawer`` ``d``), after every stage is drawn.
 
 A group is drawn as ``{Y, X}`` for a stage X and a producer Y of it whose only effective
-consumer is X, Y sitting at the root or at a loop of X. Creating the group sends X to the
-root when it was attached (its attachment lies outside the group); then, often,
+consumer is X, Y sitting at the root or at a loop of X. X is first sent to the root when it
+was attached (create_group would do so, with a warning: its attachment lies outside the
+group); then, often,
 ``g.compute_at(P, iv)`` at a point where X itself may be computed (every consumer of X inside
 it, P neither Y nor attached inside Y) puts X there with Y in front of it. That is legal:
 Y's only consumer is X, and Y's own producers are at the root or inside Y's (or X's) loops.
@@ -44,6 +45,8 @@ def maybe_group(d, s):
               if p is not y and not attached_inside(p, y)]
     xn, yn = d.tnames[id(x.origin_op)], d.tnames[id(y.origin_op)]
     name = f"g{len(s.groups)}"
+    if x.attach_type.name == "Scope":     # create_group would do it, with a warning
+        d.case.run(f"{d.stage_expr(x)}.compute_root()")
     d.case.run(f"{name} = s.create_group(outputs={xn}, inputs={yn}, include_inputs=True)")
     if points and src.flag(75):
         p, iv = src.pick(points)

@@ -13,6 +13,8 @@ member at its group's root gets the attachment of the nearest enclosing group th
 """
 from __future__ import annotations
 
+import warnings
+
 from ..errors import TepadError
 from ..tensor.tensor import PlaceholderOp, Tensor
 from .stage import AttachType, Stage
@@ -151,7 +153,7 @@ def create_group(s, outputs, inputs, include_inputs=False) -> GroupStage:
     The group nests inside the innermost group holding all of them; an existing group is
     moved inside the new one when all its stages are, and a group only partly covered is a
     TepadError. A member computed at a stage outside the new group is computed at the root
-    again (TVM does the same, with a warning)."""
+    again, with a warning (as in TVM)."""
     ops = get_sub_graph(_ops(s, outputs, "outputs"), _ops(s, inputs, "inputs"),
                         include_inputs)
     if not ops:
@@ -197,6 +199,9 @@ def create_group(s, outputs, inputs, include_inputs=False) -> GroupStage:
                 parent.num_child_stages -= 1
     for st in stages:
         if st.attach_type == AttachType.Scope and not gstage.contains(st.attach_stage):
+            warnings.warn(f"create_group: stage {st.name} was computed at "
+                          f"{st.attach_stage.name}, outside the new group; it is computed at "
+                          "the group's root now", stacklevel=3)
             st.compute_root()
     s.groups.append(gstage)
     return gstage

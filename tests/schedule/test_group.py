@@ -96,7 +96,8 @@ def test_member_attached_outside_the_new_group_goes_back_to_root():
     A, x, x1, x2 = chain3()
     s = te.create_schedule(x2.op)
     s[x].compute_at(s[x2], x2.op.axis[0])
-    s.create_group(outputs=x1, inputs=A)
+    with pytest.warns(UserWarning, match="stage x was computed at x2"):
+        s.create_group(outputs=x1, inputs=A)
     assert s[x].attach_type == AttachType.GroupRoot
     check(s, A, x2, lambda a: a * 2 + 3)
 
