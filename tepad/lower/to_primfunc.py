@@ -47,6 +47,10 @@ class _ToBuffers(Mutator):
         return buf
 
     def visit_AttrStmt(self, s):
+        if s.attr_key == "prefetch_scope" and s.node not in self.buffers:
+            # a prefetch of a tensor not realized here (inlined, or computed inside this
+            # loop): nothing to prefetch; a hint, so it goes
+            return self.visit(s.body)
         if isinstance(s.node, Tensor):
             return AttrStmt(self._buffer(s.node), s.attr_key, self.visit(s.value),
                             self.visit(s.body))

@@ -105,3 +105,22 @@ def test_prefetch_errors():
         s[B].prefetch("A", io, 1)
     with pytest.raises(TepadError, match="stage B.*offset must be an integer"):
         s[B].prefetch(A, io, 1.5)
+
+
+def test_prefetch_of_an_intermediate_in_scope_or_not():
+    A = te.placeholder((16, 16), name="A")
+    B = te.compute((16, 16), lambda i, j: A[i, j] + 1.0, name="B")
+    C = te.compute((16, 16), lambda i, j: B[i, j] * 2.0, name="C")
+    for attach in ("root", "at", "inline"):
+        s = te.create_schedule(C.op)
+        s[C].prefetch(B, C.op.axis[0], 1)
+        if attach == "at":
+            s[B].compute_at(s[C], C.op.axis[1])
+        elif attach == "inline":
+            s[B].compute_inline()
+        f = lower_primfunc(s, [A, C])
+        assert len(nodes(f.body, tir.Prefetch)) == (1 if attach == "root" else 0), attach
+        a = np.random.rand(16, 16).astype("float32")
+        c = np.empty_like(a)
+        tepad.build(s, [A, C])(a, c)
+        np.testing.assert_allclose(c, (a + 1) * 2, rtol=1e-6)
