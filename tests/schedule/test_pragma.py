@@ -6,7 +6,7 @@ import pytest
 
 import tepad
 from tepad import TepadError, te, tir
-from tepad.lower.pipeline import lower_primfunc, run_pipeline
+from tepad.lower.pipeline import run_pipeline, schedule_to_primfunc
 from tepad.tir.itervar import IterVarType
 
 
@@ -56,7 +56,7 @@ def test_pragma_attrs_wrap_the_loop_in_order():
     xo, xi = s[B].split(B.op.axis[0], factor=8)
     s[B].pragma(xo, "first")
     s[B].pragma(xo, "second", "text")
-    f = lower_primfunc(s, [A, B])
+    f = schedule_to_primfunc(s, [A, B])       # the entry: before any pass
     outer = f.body
     assert isinstance(outer, tir.AttrStmt) and outer.attr_key == "pragma_first"
     assert outer.node is xo and outer.value.value == 1
@@ -70,7 +70,7 @@ def test_unknown_pragma_is_kept_through_build_and_changes_nothing():
     s = te.create_schedule(B.op)
     s[B].pragma(B.op.axis[0], "import_llvm", "; not linked by tepad")
     s[B].pragma(B.op.axis[1], "no_such_pragma")
-    built = run_pipeline(lower_primfunc(s, [A, B]))
+    built = run_pipeline(schedule_to_primfunc(s, [A, B]))
     keys = {a.attr_key for a in attrs_of(built.body)}
     assert {"pragma_import_llvm", "pragma_no_such_pragma"} <= keys
     a, b = run(s, [A, B], (64, 8))
@@ -82,7 +82,7 @@ def test_auto_unroll_max_step_unrolls_small_inner_loops_only():
     s = te.create_schedule(B.op)
     # the inner loop (8 stores) fits 16 steps; the outer one (64 * 8) does not
     s[B].pragma(B.op.axis[0], "auto_unroll_max_step", 16)
-    built = run_pipeline(lower_primfunc(s, [A, B]))
+    built = run_pipeline(schedule_to_primfunc(s, [A, B]))
     loops = loops_of(built.body)
     assert [lp.loop_var.name for lp in loops] == ["i"]
     stores = []
@@ -99,7 +99,7 @@ def test_auto_unroll_counts_the_product_of_nested_extents():
     B = te.compute((4, 4, 4), lambda i, j, k: A[i, j, k] + 1.0, name="B")
     s = te.create_schedule(B.op)
     s[B].pragma(B.op.axis[0], "auto_unroll_max_step", 16)
-    built = run_pipeline(lower_primfunc(s, [A, B]))
+    built = run_pipeline(schedule_to_primfunc(s, [A, B]))
     # k (4 steps) and j (16 steps) unroll; i would make 64
     assert [lp.loop_var.name for lp in loops_of(built.body)] == ["i"]
     a = np.random.rand(4, 4, 4).astype("float32")
@@ -113,12 +113,12 @@ def test_unroll_loop_config_in_pass_context():
     s = te.create_schedule(B.op)
     cfg = {"tir.UnrollLoop": {"auto_max_step": 16, "explicit_unroll": True}}
     with tepad.transform.PassContext(config=cfg):
-        built = run_pipeline(lower_primfunc(s, [A, B]),
+        built = run_pipeline(schedule_to_primfunc(s, [A, B]),
                              opts=tepad.lower.Options.from_context())
         a, b = run(s, [A, B], (64, 8))
     assert len(loops_of(built.body)) == 1
     np.testing.assert_allclose(b, a * 2 + 1, rtol=1e-6)
-    plain = run_pipeline(lower_primfunc(s, [A, B]))
+    plain = run_pipeline(schedule_to_primfunc(s, [A, B]))
     assert len(loops_of(plain.body)) == 2
     with pytest.raises(TepadError, match="auto_max_stepp"):
         with tepad.transform.PassContext(config={"tir.UnrollLoop": {"auto_max_stepp": 1}}):
@@ -172,7 +172,7 @@ def test_pragma_on_a_reduction_init_and_update():
     s = te.create_schedule(B.op)
     s[B].pragma(k, "auto_unroll_max_step", 32)
     s[B].pragma(B.op.axis[0], "marker")
-    built = run_pipeline(lower_primfunc(s, [A, B]))
+    built = run_pipeline(schedule_to_primfunc(s, [A, B]))
     assert [lp.loop_var.name for lp in loops_of(built.body)] == ["i"]
     a = np.random.rand(8, 16).astype("float32")
     b = np.empty(8, "float32")

@@ -6,7 +6,7 @@ import pytest
 import tepad
 from tepad import TepadError, te, tir
 from tepad.lower.passes.storage_flatten import aligned_strides
-from tepad.lower.pipeline import lower_primfunc, run_pipeline
+from tepad.lower.pipeline import run_pipeline, schedule_to_primfunc
 
 
 def chain(m=8, n=16):
@@ -30,7 +30,7 @@ def store_indices(f, name):
 
 
 def built(s, args):
-    return run_pipeline(lower_primfunc(s, args), ("build",))
+    return run_pipeline(schedule_to_primfunc(s, args))      # every pass, as build runs them
 
 
 def test_flatten_pads_the_row_stride():
