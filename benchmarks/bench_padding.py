@@ -54,7 +54,7 @@ def row_summation(rows=ROWS):
     s[B].parallel(io)
     jo, ji = s[B].split(j, factor=4)
     s[B].unroll(ji)
-    f = tepad.lower(s, [A, B])
+    f = tepad.lower(s, [A, B], flatten=False)
     a = np.random.default_rng(0).random((rows, 14), dtype="float32")
     ap = to_physical(a, lay, 0.0)
     return f, [ap], (rows,), lambda: a.sum(axis=1), a.sum(axis=1)
@@ -74,7 +74,7 @@ def padded_conv1d(n=CONV_N):
     o, i = s[B].transform_layout(lay, pad_value=0.0)
     oo, oi = s[B].split(o, nparts=2)
     s[B].parallel(oo)
-    f = tepad.lower(s, [A, F, B])
+    f = tepad.lower(s, [A, F, B], flatten=False)
     rng = np.random.default_rng(1)
     a = rng.random(n, dtype="float32")
     w = rng.random(3, dtype="float32")
@@ -109,7 +109,7 @@ def padding_markdown() -> str:
     rows = _run(f"row summation ({ROWS} x 14 -> 16, pad 0)", row_summation) + \
         _run(f"padded conv1d (n = {CONV_N}, [(i+2)//8, (i+2)%8], pad 0)", padded_conv1d)
     lines = ["## RFC 0077 padding: branchy vs branch-free", "",
-             "`remove_branching_through_overcompute` applied to `tepad.lower`'s output; "
+             "`remove_branching_through_overcompute` applied to `tepad.lower(..., flatten=False)`'s output; "
              f"median of {RUNS} runs; IfThenElse = guard statements left in the lowered IR.", "",
              "| kernel | variant | IfThenElse | time (ms) | vs numpy | vs branchy | correct |",
              "|---|---|---:|---:|---:|---:|---|"]

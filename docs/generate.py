@@ -36,6 +36,7 @@ sys.path.insert(0, str(DOCS))
 import tepad  # noqa: E402
 from tepad import cli, te, tir  # noqa: E402
 import api_reference  # noqa: E402
+import tvm_names  # noqa: E402
 
 API = DOCS / "api.md"
 
@@ -336,6 +337,22 @@ def ib_ex5():
 
 
 @snippet
+def ib_scan():
+    m, n = 6, 8
+    X = te.placeholder((m, n), name="X")
+    state = te.placeholder((m, n), name="state")
+    init = te.compute((1, n), lambda _, i: X[0, i], name="init")
+    h = te.compute((m, n), lambda t, i: state[t - 1, i] * 0.5, name="h")
+    update = te.compute((m, n), lambda t, i: h[t, i] + X[t, i], name="update")
+    res = te.scan(init, update, state, name="res")
+    last = te.compute((4,), lambda i: res[m - 1, i], name="last")
+    s = te.create_schedule(last.op)
+    xo, xi = s[update].split(update.op.axis[1], factor=2)
+    s[h].compute_at(s[update], xo)
+    return _ib(s, [X, last])
+
+
+@snippet
 def ib_chain():
     C = te.compute((5, 16), lambda i, j: tir.const(5, "int32"), name="C")
     D = te.compute((5, 16), lambda di, dj: C[di, dj] * 2, name="D")
@@ -398,7 +415,7 @@ def pad_rowsum_loops():
     s = te.create_schedule(B.op)
     s[A].transform_layout(mod.layout, pad_value=0.0)
     jo, ji = s[B].split(j, factor=4)
-    f = tepad.lower(s, [A, B])
+    f = tepad.lower(s, [A, B], flatten=False)
     from tepad.lower.passes.remove_branching_through_overcompute import \
         remove_branching_through_overcompute
     return "# tepad.lower:\n" + f.script() + \
@@ -493,6 +510,11 @@ def tvm_script_source():
     return TVM_SCRIPT.rstrip("\n")
 
 
+@snippet
+def tvm_names_table():
+    return tvm_names.table()
+
+
 # ----------------------------------------------------------------------------- driver
 BLOCK = re.compile(r"(<!-- tepad:(?P<name>[\w]+) -->\n)(?P<body>.*?)(<!-- /tepad:(?P=name) -->)",
                    re.S)
@@ -500,6 +522,8 @@ BLOCK = re.compile(r"(<!-- tepad:(?P<name>[\w]+) -->\n)(?P<body>.*?)(<!-- /tepad
 
 def render(name):
     text = SNIPPETS[name]()
+    if name.endswith("_table"):          # markdown, pasted as it is
+        return text + "\n"
     lang = "python" if name.endswith("_source") else "text"
     return f"```{lang}\n{text}\n```\n"
 

@@ -12,6 +12,7 @@ from . import bound
 from . import lower
 from . import runtime
 from .runtime import Device, device, cpu, cuda, gpu, opencl, vulkan, metal, rocm, ext_dev
+from .runtime import register_func, get_global_func
 from .driver import build
 from . import target
 from . import transform
@@ -26,4 +27,4 @@ from . import testing
 __all__ = ["TVMError", "TepadError", "InternalError", "error", "tir", "te", "schedule", "bound",
            "lower", "runtime", "Device", "device", "cpu", "cuda", "gpu", "opencl", "vulkan",
            "metal", "rocm", "ext_dev", "build", "target", "transform", "topi", "nd", "container",
-           "ir", "IRModule", "layout", "testing"]
+           "ir", "IRModule", "layout", "testing", "register_func", "get_global_func"]

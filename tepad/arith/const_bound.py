@@ -386,6 +386,11 @@ class BoundEvaluator:
             return default_bound(dt.element_of(e.dtype))
         if t is E.Broadcast:
             return self.bound(e.value)
+        if t is E.Shuffle:
+            out = self.bound(e.vectors[0])
+            for v in e.vectors[1:]:
+                out = b_union(out, self.bound(v))
+            return out
         if t is E.Ramp:
             base = self.bound(e.base)
             step = b_mul(self.bound(e.stride), (0, e.lanes - 1))

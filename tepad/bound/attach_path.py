@@ -9,15 +9,17 @@ def attach_path(stage) -> list:
     """Leaf IterVars of every loop that encloses ``stage``, innermost first.
 
     For a stage computed at ``D.dk`` where D loops ``(di, dj, dk)`` this is ``[dk, dj, di]``;
-    when D is itself attached inside E, E's enclosing loops follow.
+    when D is itself attached inside E, E's enclosing loops follow. A stage of a scan's body
+    (``ScanUpdate``) is inside all of the scan's loops.
     """
     path, s, seen = [], stage, set()
-    while s.attach_type == AttachType.Scope:
+    while s.attach_type in (AttachType.Scope, AttachType.ScanUpdate):
         if id(s) in seen:
             raise TepadError(f"compute_at cycle through stage {s.name}")
         seen.add(id(s))
+        # a stage of a scan's body sits inside every loop of the scan (its time loop)
+        started = s.attach_type == AttachType.ScanUpdate
         target, s = s.attach_ivar, s.attach_stage
-        started = False
         for iv in reversed(s.leaf_iter_vars):
             if not started and iv is target:
                 started = True

@@ -62,6 +62,7 @@ from ..arith.isl_bridge import Names as IslNames
 from ..errors import TepadError
 from ..schedule.relations import Fuse, Rebase, Singleton, Split, Transform
 from ..schedule.stage import AttachType
+from ..tensor.extern import ExternOp
 from ..tensor.tensor import PlaceholderOp
 from ..tir import op as tirop
 from ..tir.expr import IntImm, Mul, ProducerLoad, Range, Var, cast, logical_and
@@ -563,6 +564,11 @@ def infer_bound_exact(s):
         bm.exact_fallbacks = [Fallback("*", None, None,
                                        "thread-bound loops: interval mode used for everything")]
         log.debug("exact bounds: thread binding present, using interval mode")
+        return bm
+    if any(isinstance(st.op, ExternOp) for st in s.stages):
+        bm = infer_bound_interval(s)    # extern ops read and write whole tensors
+        bm.exact_fallbacks = [Fallback("*", None, None,
+                                       "extern ops: interval mode used for everything")]
         return bm
     rmap = BoundMap()
     rmap.exact_tails = True

@@ -28,6 +28,7 @@ from .attach_path import attach_path
 from .exact import Exact, Names, loads_of
 from .infer_bound import infer_bound
 from .interval import BoundContext
+from .scan_bound import has_scan
 
 
 @dataclass
@@ -241,6 +242,10 @@ def _needed(ex: Exact, s, stages, notes):
 def explain(s, shape_env=None) -> BoundExplain:
     """Per-stage elements computed vs needed and buffer bytes, interval vs exact InferBound."""
     s2 = s.copy().normalize()
+    if has_scan(s2):
+        raise TepadError("explain: the schedule has a te.scan, whose element counts exact mode "
+                         "does not model (its state is one buffer for init, update and the "
+                         "state placeholder); `tepad bounds` still shows its interval ranges")
     env = dict(shape_env or {})
     stages = _compute_stages(s2)
     bm_i = infer_bound(s2)

@@ -8,15 +8,17 @@ from __future__ import annotations
 
 from .exact import infer_bound_exact
 from .interval import BoundMap, infer_bound_interval, infer_root_bound
+from .scan_bound import has_scan
 
 
 def infer_bound(s, exact: bool = False) -> BoundMap:
     """``{IterVar: Range}`` for every IterVar of every stage of ``s``.
 
     Interval mode follows TVM's algorithm; ``exact=True`` computes the requested regions with
-    ISL instead (see ``tepad.bound.exact``) and is never looser than interval mode.
+    ISL instead (see ``tepad.bound.exact``) and is never looser than interval mode. A schedule
+    with a ``te.scan`` is bounded in interval mode either way (see ``tepad.bound.scan_bound``).
     """
-    if exact:
+    if exact and not has_scan(s):
         return infer_bound_exact(s)
     return infer_bound_interval(s)
 

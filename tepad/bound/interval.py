@@ -21,12 +21,15 @@ from ..arith import Analyzer, IntSet, union
 from ..arith.int_set import union_with
 from ..errors import TepadError
 from ..schedule.stage import AttachType
+from ..tensor.extern import ExternOp
+from ..tensor.scan import ScanOp
 from ..tensor.tensor import PlaceholderOp
 from ..tir.expr import IntImm, Max, Min, ProducerLoad, Range, cast
 from ..tir.op import all as all_expr, max as max_expr, min as min_expr
 from ..tir.functor import collect_vars, post_order_visit
 from .attach_path import attach_path
 from .message_passing import pass_down_domain, pass_up_domain
+from .scan_bound import scan_gather_bound, scan_prop_bound_to_inputs
 
 
 class BoundMap(dict):
@@ -106,6 +109,9 @@ class BoundContext:
 
 def consumer_request(ctx, stage, consumer, rmap, ana, tmap):
     """Phases 1-3 for one consumer: append its requests on ``stage``'s outputs to ``tmap``."""
+    if isinstance(consumer.op, ExternOp):
+        whole_tensor_request(consumer.op, tmap)
+        return
     apath = ctx.paths[id(stage)]
     scope_rank = ctx.storage_rank(stage)
     found = False
@@ -156,6 +162,9 @@ def consumer_request(ctx, stage, consumer, rmap, ana, tmap):
             dom[iv.var] = IntSet.interval(lo, hi)
         else:
             dom[iv.var] = IntSet.from_range(r)
+    if isinstance(consumer.op, ScanOp):
+        scan_prop_bound_to_inputs(consumer.op, dom, tmap, rmap)
+        return
     facts = [] if consumer.is_rolling or not _clamped_reads(consumer.op, tmap) else \
         _inside_domain(consumer, dom, ana)
     if not facts:
@@ -173,6 +182,14 @@ def consumer_request(ctx, stage, consumer, rmap, ana, tmap):
                 tmap[t][k].extend(sets)
             else:
                 tmap[t][k].append(sets)
+
+
+def whole_tensor_request(op, tmap):
+    """An extern op reads each of its inputs whole: the full range of every dimension."""
+    for t in op.input_tensors:
+        if t in tmap:
+            for k, d in enumerate(t.shape):
+                tmap[t][k].append(IntSet.interval(IntImm(0, d.dtype), d - 1))
 
 
 def _clamped_reads(op, tmap):
@@ -301,13 +318,13 @@ def infer_root_bound(ctx, stage, rmap, ana):
     if stage.attach_type == AttachType.InlinedAlready:
         return
     op = stage.op
-    if isinstance(op, PlaceholderOp):
+    if isinstance(op, (PlaceholderOp, ExternOp)):   # no iteration axes to bound
         return
     if stage.is_output:
         for iv in op.root_iter_vars:
             rmap[iv] = iv.dom
         return
-    tmap = {op.output(k): [[] for _ in op.axis] for k in range(op.num_outputs)}
+    tmap = {op.output(k): [[] for _ in op.output(k).shape] for k in range(op.num_outputs)}
     consumers = []
     for t in tmap:
         for c in ctx.feed.get(t, []):
@@ -315,7 +332,10 @@ def infer_root_bound(ctx, stage, rmap, ana):
                 consumers.append(c)
     for c in consumers:
         consumer_request(ctx, stage, c, rmap, ana, tmap)
-    _gather_bound(stage, tmap, rmap, ana)
+    if isinstance(op, ScanOp):
+        scan_gather_bound(stage, tmap, rmap, ana)
+    else:
+        _gather_bound(stage, tmap, rmap, ana)
 
 
 def infer_bound_interval(s) -> BoundMap:

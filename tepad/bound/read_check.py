@@ -17,6 +17,9 @@ bounds, that is a ``TepadError`` too; when only some bindings do (say ``A`` of s
 read at ``i < n``), the result is a ``ReadPrecondition`` that the runtime checks on the bound
 sizes before native code runs.
 
+The stages of a ``te.scan``'s body are checked at the time steps the scan computes them at
+(``scan_bound.scan_time_ranges``), so ``update[t] = state[t - 1] + ...`` over ``t >= 1`` passes.
+
 Reads the analysis cannot describe (an index or a guard that is not quasi-affine in the axes
 and size variables, e.g. ``A[B[i]]``) are not checked here; ``build(bounds_check=True)``
 guards them at run time.
@@ -31,6 +34,7 @@ from ..errors import TepadError
 from ..tir import expr as E
 from ..tir.functor import post_order_visit
 from ..tir.reduce import Reduce
+from .scan_bound import scan_time_ranges
 
 
 @dataclass(repr=False)
@@ -106,12 +110,15 @@ def _fmt_point(names_vals) -> str:
     return ", ".join(f"{n} = {v}" for n, v in names_vals)
 
 
-def _check_read(op, load, guards, raxes, arg_shapes):
-    """None, a ReadPrecondition, or raise TepadError for one read of ``op``."""
+def _check_read(op, load, guards, raxes, arg_shapes, time=None):
+    """None, a ReadPrecondition, or raise TepadError for one read of ``op``; ``time``
+    (min, extent) replaces the range of axis 0 (the steps a scan computes ``op`` at)."""
     axes = list(op.axis) + list(raxes)
     loop_vars = [iv.var for iv in axes]
     shape = list(load.producer.shape)
     ranges = [(iv.dom.min, iv.dom.extent) for iv in axes]
+    if time is not None:
+        ranges[0] = time
     exprs = list(load.indices) + shape + [x for r in ranges for x in r] + list(guards)
     params = _free_vars(exprs + [d for s in arg_shapes for d in s], set(loop_vars))
     names = {v: f"v{k}" for k, v in enumerate(loop_vars)}
@@ -169,6 +176,7 @@ def check_reads(ops, arg_shapes=()) -> list:
     ``arg_shapes`` (shape tuples of the kernel's arguments) restrict bindings to sizes >= 0.
     """
     pre = []
+    steps = scan_time_ranges(ops)
     for op in ops:
         if not hasattr(op, "body") or not hasattr(op, "axis"):
             continue
@@ -181,7 +189,7 @@ def check_reads(ops, arg_shapes=()) -> list:
             if key in seen:
                 continue
             seen.add(key)
-            p = _check_read(op, load, guards, raxes, arg_shapes)
+            p = _check_read(op, load, guards, raxes, arg_shapes, steps.get(op))
             if p is not None:
                 pre.append(p)
     return pre

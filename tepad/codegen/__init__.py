@@ -4,7 +4,8 @@
 ``tepad.runtime.build_module`` wraps its result in a callable ``Module``.
 
 Modules: ``llvm_ir`` (the kernel's signature, ``emit_llvm_module``), the emitter's parts
-(``emitter``, ``statements``, ``memory``, ``expressions``, ``intrinsics``, ``parallel``),
+(``emitter``, ``statements``, ``memory``, ``expressions``, ``intrinsics``, ``packed``,
+``parallel``),
 ``analysis`` and ``lltypes`` (what they share), ``jit`` (LLVM optimization and MCJIT),
 ``compiler`` (``compile_kernel`` and its cache).
 """

@@ -7,8 +7,9 @@ from ..tir import dtype as dt
 
 
 def shape_vars(func: tir.PrimFunc) -> list:
-    """Symbolic shape variables of the argument buffers, in the kernel's argument order."""
-    out, seen = [], set()
+    """Symbolic shape variables of the argument buffers, in the kernel's argument order;
+    variables that are themselves parameters (scalar arguments) are not repeated."""
+    out, seen = [], set(p for p in func.params if p not in func.buffer_map)
     for p in func.params:
         buf = func.buffer_map.get(p)
         if buf is None:

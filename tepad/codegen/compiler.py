@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import llvmlite.binding as llvm
 
 from .. import tir
+from ..errors import InternalError, TepadError
 from . import parallel
 from .analysis import shape_vars
 from .jit import JitModule, have_gomp
@@ -93,6 +94,22 @@ def cache_key(func: tir.PrimFunc, name: str, num_threads: int, cpu: str | None =
     return h.hexdigest()
 
 
+def _direct_llvm_calls(func: tir.PrimFunc) -> list:
+    """Names of the LLVM intrinsics and C functions ``func`` calls by name."""
+    names = []
+
+    def visit(n):
+        if isinstance(n, tir.Call) and n.op in _DIRECT_CALLS and n.args and \
+                isinstance(n.args[0], tir.StringImm) and n.args[0].value not in names:
+            names.append(n.args[0].value)
+    tir.post_order_visit(func.body, visit)
+    return names
+
+
+_DIRECT_CALLS = ("tir.call_llvm_intrin", "tir.call_llvm_pure_intrin", "tir.call_extern",
+                 "tir.call_pure_extern")
+
+
 def compile_kernel(func: tir.PrimFunc, name: str | None = None,
                    num_threads: int | None = None, cpu: str | None = None,
                    features: str | None = None) -> CompiledKernel:
@@ -120,9 +137,17 @@ def compile_kernel(func: tir.PrimFunc, name: str | None = None,
                               num_threads)
     stats["misses"] += 1
     text, messages, svars = emit_llvm_module(func, name, num_threads, use_gomp=have_gomp())
-    jit = JitModule(text, cpu=cpu, features=features)
+    try:
+        jit = JitModule(text, cpu=cpu, features=features)
+    except InternalError as err:
+        calls = _direct_llvm_calls(func)
+        if not calls:
+            raise
+        # LLVM's verifier rejects how the kernel uses an intrinsic the user called by name
+        raise TepadError(f"kernel {name}: LLVM rejected a call the kernel makes directly "
+                         f"({', '.join(calls)}): {str(err).splitlines()[0]}") from None
     messages = tuple(messages)
-    if key is not None:
+    if key is not None and not jit.missing:   # (a later compile may find the symbols loaded)
         with _cache_lock:
             _cache[key] = (jit, messages, text)
             while len(_cache) > CACHE_SIZE:

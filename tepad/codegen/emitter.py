@@ -43,7 +43,8 @@ class EmitterBase:
         self.messages: list[str] = []
         self.n_parallel = 0
         self.ctx: FnCtx | None = None
-        self.reduction_update = None  # the Add/Mul node combining a reduction (see FLOAT_FLAGS)
+        self.reduction_update = None
+        self.statement_call = None  # the Call an Evaluate is emitting (its value unused)  # the Add/Mul node combining a reduction (see FLOAT_FLAGS)
 
     @property
     def b(self) -> ir.IRBuilder:

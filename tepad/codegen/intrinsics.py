@@ -1,12 +1,18 @@
-"""Calls: TIR builtins (``if_then_else``, ``likely``, ``undef``, ``assume``) and math
-functions, which become LLVM intrinsics."""
+"""Calls: TIR builtins (``if_then_else``, ``likely``, ``undef``, ``assume``, ``prefetch``,
+``address_of``, ``atomic_add``), math functions (LLVM intrinsics), C functions
+(``call_extern``) and LLVM intrinsics by name (``call_llvm_intrin``); ``call_packed`` is in
+``packed``."""
 from __future__ import annotations
+
+import re
 
 import llvmlite.ir as ir
 
+from ..errors import InternalError, TepadError
+from ..tir import dtype as dt
+from ..target.codegen import llvm_get_intrinsic_name
 from .. import tir
-from ..errors import InternalError
-from .lltypes import I1, I32, PTR, ll_type
+from .lltypes import I1, I32, PTR, VOID, ll_type, type_suffix
 
 # tir math call -> LLVM intrinsic base name (".f32"/".v8f32" suffix added per type).
 MATH_INTRINSICS = {
@@ -16,6 +22,18 @@ MATH_INTRINSICS = {
     "tir.cos": "llvm.cos", "tir.exp2": "llvm.exp2", "tir.log2": "llvm.log2",
     "tir.trunc": "llvm.trunc", "tir.tanh": "llvm.tanh",
 }
+
+
+# TIR calls of C functions, LLVM intrinsics and builtins -> the emitter method emitting them
+_CALLS = {"tir.call_extern": "call_extern", "tir.call_pure_extern": "call_extern",
+          "tir.call_llvm_intrin": "call_llvm_intrin",
+          "tir.call_llvm_pure_intrin": "call_llvm_intrin",
+          "tir.prefetch": "prefetch", "tir.address_of": "address_of",
+          "tir.atomic_add": "atomic_add", "tir.tvm_call_packed": "call_packed",
+          "tir.tvm_call_cpacked": "call_packed"}
+
+
+_TYPE_SUFFIX = re.compile(r"^(v\d+)?([if]\d+|p\d+|bf16)$")
 
 
 def _fconst(t, value):
@@ -38,31 +56,18 @@ class CallEmitter:
             return ir.Constant(ll_type(e.dtype), None)
         if op == "tir.assume":
             return ir.Constant(I1, 1)
-        if op == "tir.address_of":
-            return self.address_of(e.args[0])
-        if op == "tir.prefetch":
-            # llvm.prefetch(ptr, rw, locality, cache type): a hint; never faults
-            ptr = self.expr(e.args[0])
-            fn = self.intrinsic("llvm.prefetch", ir.VoidType(), [PTR, I32, I32, I32], [PTR])
-            self.b.call(fn, [ptr] + [I32(int(a.value)) for a in e.args[1:4]])
-            return I32(0)
         if op == "tir.sigmoid":
             x = self.expr(e.args[0])
             one = _fconst(x.type, 1.0)
             ex = self.call_intrinsic("llvm.exp", [self.b.fneg(x)])
             return self.b.fdiv(one, self.b.fadd(one, ex))
+        handler = _CALLS.get(op)
+        if handler is not None:
+            return getattr(self, handler)(e)
         base = MATH_INTRINSICS.get(op)
         if base is None:
             raise InternalError(f"codegen: unknown call {e.op!r} in {e!r}")
         return self.call_intrinsic(base, [self.expr(a) for a in e.args])
-
-    def address_of(self, load):
-        """The address of a scalar ``BufferLoad``'s element (``tir.address_of``)."""
-        if not isinstance(load, tir.BufferLoad) or len(load.indices) != 1:
-            raise InternalError(f"codegen: tir.address_of needs a flat BufferLoad, got {load!r}")
-        elem_t = ll_type(load.buffer.dtype, memory=True)
-        return self.b.gep(self.buffer_ptr(load.buffer), [self.expr(load.indices[0])],
-                          source_etype=elem_t)
 
     def call_intrinsic(self, base, args):
         """Call the intrinsic ``base`` overloaded on, and returning, the first argument's type."""
@@ -107,3 +112,83 @@ class CallEmitter:
         phi.add_incoming(t, t_end)
         phi.add_incoming(f, f_end)
         return phi
+
+    # ------------------------------------------------------------------ C functions, LLVM intrinsics
+    def _declared(self, name, ret, args, what):
+        """The module's declaration of ``name`` with this signature (a TepadError when an
+        earlier call declared it with another one)."""
+        g = self.module.globals.get(name)
+        ftype = ir.FunctionType(ret, args)
+        if g is not None and g.function_type != ftype:
+            raise TepadError(f"{what} {name!r} is called with two signatures: "
+                             f"{g.function_type} and {ftype}")
+        return self.declare(name, ret, args)
+
+    def _ret_type(self, e):
+        """LLVM type a call returns: ``void`` for a ``handle`` call used as a statement."""
+        if e.dtype == "handle" and e is self.statement_call:
+            return VOID
+        return ll_type(e.dtype)
+
+    def call_extern(self, e):
+        """``tir.call_extern(dtype, "f", *args)``: declare the C function ``f`` with the
+        argument types of the values passed and call it (resolved when the kernel loads)."""
+        name = name_arg(e)
+        vals = [self.expr(a) for a in e.args[1:]]
+        fn = self._declared(name, self._ret_type(e), [v.type for v in vals], "extern function")
+        r = self.b.call(fn, vals)
+        return ir.Constant(I32, 0) if isinstance(r.type, ir.VoidType) else r
+
+    def call_llvm_intrin(self, e):
+        """``tir.call_llvm_intrin(dtype, name_or_id, num_signature, *args)``: a call of an LLVM
+        intrinsic. A name without a type suffix is mangled with the return type (the first
+        argument's for a void intrinsic) when ``num_signature`` > 0."""
+        first = e.args[0]
+        name = first.value if isinstance(first, tir.StringImm) else \
+            llvm_get_intrinsic_name(int(first.value))
+        if len(e.args) < 2 or not isinstance(e.args[1], tir.IntImm):
+            raise TepadError(f"{e.op}({name!r}, ...): the first argument after the name must be "
+                             "the number of overloaded signature types (an integer constant)")
+        nsig = int(e.args[1].value)
+        vals = [self.expr(a) for a in e.args[2:]]
+        ret = self._ret_type(e)
+        last = name.rsplit(".", 1)[-1]
+        if nsig > 0 and not _TYPE_SUFFIX.match(last):
+            over = ret if not isinstance(ret, ir.VoidType) else (vals[0].type if vals else None)
+            if over is not None:
+                name = f"{name}.{type_suffix(over)}"
+        fn = self._declared(name, ret, [v.type for v in vals], "LLVM intrinsic")
+        r = self.b.call(fn, vals)
+        return ir.Constant(I32, 0) if isinstance(r.type, ir.VoidType) else r
+
+    def address_of(self, e):
+        """``tir.address_of(buffer[index])``: the address of that element."""
+        load = e.args[0]
+        if not isinstance(load, tir.BufferLoad) or len(load.indices) != 1:
+            raise TepadError(f"tir.address_of takes one flat buffer element, got {load!r}")
+        elem_t = ll_type(load.buffer.dtype, memory=True)
+        return self.b.gep(self.buffer_ptr(load.buffer), [self.expr(load.indices[0])],
+                          inbounds=True, source_etype=elem_t)
+
+    def prefetch(self, e):
+        """``tir.prefetch(address, rw, locality, cache_type)``: ``llvm.prefetch`` (value 0)."""
+        addr = self.expr(e.args[0])
+        rest = [self.cast_to(self.expr(a), a.dtype, "int32") for a in e.args[1:4]]
+        fn = self.declare("llvm.prefetch.p0", VOID, [PTR, I32, I32, I32])
+        self.b.call(fn, [addr] + rest)
+        return ir.Constant(ll_type(e.dtype), 0)
+
+    def atomic_add(self, e):
+        """``tir.atomic_add(address, value)``: add ``value`` at ``address`` atomically; the
+        value there before."""
+        addr, val = self.expr(e.args[0]), self.expr(e.args[1])
+        op = "fadd" if dt.is_float(e.args[1].dtype) else "add"
+        return self.b.atomic_rmw(op, addr, val, "seq_cst")
+
+
+def name_arg(e) -> str:
+    """The function name a call_extern / call_packed carries as its first argument."""
+    first = e.args[0] if e.args else None
+    if not isinstance(first, tir.StringImm):
+        raise TepadError(f"{e.op}: the first argument must be the function name, got {first!r}")
+    return first.value

@@ -14,7 +14,7 @@ import threading
 
 import llvmlite.binding as llvm
 
-from ..errors import InternalError
+from ..errors import InternalError, TepadError
 
 log = logging.getLogger(__name__)
 _lock = threading.Lock()
@@ -99,6 +99,14 @@ def optimize(mod: llvm.ModuleRef, tm: llvm.TargetMachine, speed_level: int = 3) 
     pb.getModulePassManager().run(mod, pb)
 
 
+def unresolved_symbols(mod: llvm.ModuleRef) -> list:
+    """Names of the functions ``mod`` declares but does not define (LLVM intrinsics aside)
+    that no library loaded in this process provides."""
+    return [f.name for f in mod.functions
+            if f.is_declaration and not f.name.startswith("llvm.")
+            and not llvm.address_of_symbol(f.name)]
+
+
 class JitModule:
     """Parse, verify, optimize and JIT one LLVM module; keeps the engine alive."""
 
@@ -119,11 +127,17 @@ class JitModule:
             optimize(mod, tm, opt_level)
             self.ll = str(mod)
             self._asm = None
-            self._engine = llvm.create_mcjit_compiler(mod, tm)
-            self._engine.finalize_object()
-            self._engine.run_static_constructors()
             self._tm = tm
             self._mod = mod
+            self._engine = None
+            # MCJIT aborts the process on a symbol it cannot resolve: a kernel calling an
+            # extern function that is not loaded is compiled (its source can be read) but
+            # not loaded, and asking for its address is a TepadError.
+            self.missing = unresolved_symbols(mod)
+            if not self.missing:
+                self._engine = llvm.create_mcjit_compiler(mod, tm)
+                self._engine.finalize_object()
+                self._engine.run_static_constructors()
 
     @property
     def asm(self) -> str:
@@ -134,6 +148,12 @@ class JitModule:
         return self._asm
 
     def address(self, name: str) -> int:
+        if self._engine is None:
+            raise TepadError(
+                f"kernel {name} calls external functions that are not loaded in this "
+                f"process: {', '.join(self.missing)} (load their library with "
+                "llvmlite.binding.load_library_permanently, or register a ctypes function "
+                "with llvmlite.binding.add_symbol, before building)")
         addr = self._engine.get_function_address(name)
         if not addr:
             raise InternalError(f"no function {name!r} in the JIT module")

@@ -7,6 +7,7 @@ from ..errors import InternalError
 from ..tir import dtype as dt
 
 I1, I8, I32, I64 = ir.IntType(1), ir.IntType(8), ir.IntType(32), ir.IntType(64)
+I16 = ir.IntType(16)
 PTR = ir.PointerType()      # opaque: tepad never emits typed pointers
 VOID = ir.VoidType()
 
@@ -14,6 +15,7 @@ _SCALAR_TYPES = {
     "bool": I1, "int8": I8, "uint8": I8, "int16": ir.IntType(16), "uint16": ir.IntType(16),
     "int32": I32, "uint32": I32, "int64": I64, "uint64": I64,
     "float16": ir.HalfType(), "float32": ir.FloatType(), "float64": ir.DoubleType(),
+    "bfloat16": ir.FloatType(),     # in registers: a float32 holding a bfloat16 value
     "handle": PTR,
 }
 
@@ -24,6 +26,8 @@ def ll_type(dtype: str, memory: bool = False) -> ir.Type:
     t = _SCALAR_TYPES[d.scalar]
     if memory and d.is_bool:
         t = I8
+    if memory and d.scalar == "bfloat16":
+        t = ir.IntType(16)
     return t if d.lanes == 1 else ir.VectorType(t, d.lanes)
 
 
@@ -53,3 +57,19 @@ def is_unsigned(dtype: str) -> bool:
 def ident(name: str) -> str:
     """``name`` reduced to characters LLVM prints unquoted (never empty)."""
     return "".join(c if c.isalnum() or c in "_." else "_" for c in str(name)) or "v"
+
+
+def is_bf16(dtype: str) -> bool:
+    return dt.parse(dtype).scalar == "bfloat16"
+
+
+def retype(t: ir.Type, element: ir.Type) -> ir.Type:
+    """``element``, or a vector of it with as many lanes as ``t`` has."""
+    return ir.VectorType(element, t.count) if isinstance(t, ir.VectorType) else element
+
+
+def splat(t: ir.Type, value) -> ir.Constant:
+    """The constant ``value`` of type ``t`` (in every lane when ``t`` is a vector)."""
+    if isinstance(t, ir.VectorType):
+        return ir.Constant(t, [ir.Constant(t.element, value)] * t.count)
+    return ir.Constant(t, value)

@@ -25,14 +25,15 @@ from .analysis import FreeVars, shape_vars, static_bytes
 from .emitter import EmitterBase
 from .expressions import ExprEmitter
 from .intrinsics import CallEmitter
+from .packed import PackedCallEmitter
 from .lltypes import I32, PTR, ident, ll_type
 from .memory import MemoryEmitter
 from .parallel import ParallelEmitter, default_num_threads
 from .statements import StatementEmitter
 
 
-class KernelEmitter(StatementEmitter, MemoryEmitter, ParallelEmitter, CallEmitter, ExprEmitter,
-                    EmitterBase):
+class KernelEmitter(StatementEmitter, MemoryEmitter, ParallelEmitter, CallEmitter,
+                    PackedCallEmitter, ExprEmitter, EmitterBase):
     """Emits one ``PrimFunc`` as the kernel function of a fresh LLVM module (``run``)."""
 
     def run(self) -> str:
@@ -41,12 +42,15 @@ class KernelEmitter(StatementEmitter, MemoryEmitter, ParallelEmitter, CallEmitte
         func = self.func
         arg_types, arg_names = [], []
         for p in func.params:
-            if p not in func.buffer_map:
-                raise TepadError(
-                    f"kernel {self.name}: parameter {p.name!r} is not bound to a buffer; only "
-                    "buffer arguments are supported")
-            arg_types.append(PTR)
-            arg_names.append(func.buffer_map[p].name)
+            if p in func.buffer_map:
+                arg_types.append(PTR)
+                arg_names.append(func.buffer_map[p].name)
+            elif isinstance(p, tir.Var):    # a scalar argument, or a raw pointer (handle)
+                arg_types.append(ll_type(p.dtype))
+                arg_names.append(p.name)
+            else:
+                raise TepadError(f"kernel {self.name}: parameter {p!r} is neither a buffer "
+                                 "nor a variable")
         svars = shape_vars(func)
         for v in svars:
             arg_types.append(ll_type(v.dtype))
@@ -73,7 +77,10 @@ class KernelEmitter(StatementEmitter, MemoryEmitter, ParallelEmitter, CallEmitte
         for k, p in enumerate(func.params):
             a = fn.args[k]
             a.name = ident(arg_names[k])
-            buf = func.buffer_map[p]
+            buf = func.buffer_map.get(p)
+            if buf is None:
+                self.ctx.vars[p] = a
+                continue
             if buf.data not in seen_data:  # the same buffer twice must not claim noalias
                 a.add_attribute("noalias")
             seen_data.add(buf.data)

@@ -8,7 +8,7 @@ from ..errors import InternalError
 from .. import tir
 from ..tir import dtype as dt
 from .analysis import is_contiguous, reduction_update
-from .lltypes import I1, I8, I32, I64, PTR, VOID, ident, ll_type
+from .lltypes import I1, I8, I16, I32, I64, PTR, VOID, ident, is_bf16, ll_type, retype, splat
 
 # Constant-size allocations up to this many bytes live on the stack (entry-block alloca).
 STACK_ALLOC_LIMIT = 64 * 1024
@@ -47,7 +47,7 @@ class MemoryEmitter:
                                  elem_t)
             else:
                 v = self._scalar_load(base, index, elem_t, align)
-            return self.b.trunc(v, I1) if is_bool else v
+            return self.b.trunc(v, I1) if is_bool else self._from_memory(v, e.buffer.dtype)
         vt = ir.VectorType(elem_t, lanes)
         if is_contiguous(index):
             ptr = self.b.gep(base, [self.expr(index.base)], inbounds=True, source_etype=elem_t)
@@ -69,7 +69,31 @@ class MemoryEmitter:
                 v = self.b.insert_element(v, x, I32(k))
         if is_bool:
             return self.b.icmp_unsigned("!=", v, ir.Constant(vt, None))
-        return v
+        return self._from_memory(v, e.buffer.dtype)
+
+    def _from_memory(self, v, dtype):
+        """A loaded value as computed: bfloat16 bits widened to the float32 they stand for."""
+        if not is_bf16(dtype):
+            return v
+        i32 = retype(v.type, I32)
+        bits = self.b.shl(self.b.zext(v, i32), splat(i32, 16))
+        return self.b.bitcast(bits, retype(v.type, ir.FloatType()))
+
+    def _to_memory(self, v, dtype):
+        """A value as stored: bfloat16 as the top 16 bits of its (rounded) float32."""
+        if not is_bf16(dtype):
+            return v
+        bits = self.b.bitcast(self.round_bf16(v), retype(v.type, I32))
+        return self.b.trunc(self.b.lshr(bits, splat(bits.type, 16)), retype(v.type, I16))
+
+    def round_bf16(self, v):
+        """Float32 ``v`` rounded to the nearest bfloat16 (ties to even), still a float32."""
+        i32 = retype(v.type, I32)
+        bits = self.b.bitcast(v, i32)
+        odd = self.b.and_(self.b.lshr(bits, splat(i32, 16)), splat(i32, 1))
+        bits = self.b.add(bits, self.b.add(odd, splat(i32, 0x7FFF)))
+        bits = self.b.and_(bits, splat(i32, -65536))
+        return self.b.bitcast(bits, v.type)
 
     def _scalar_load(self, base, index, elem_t, align):
         p = self.b.gep(base, [self.expr(index)], inbounds=True, source_etype=elem_t)
@@ -108,6 +132,7 @@ class MemoryEmitter:
         lanes = dt.lanes(index.dtype)
         if lanes > 1 and not isinstance(value.type, ir.VectorType):
             value = self.broadcast(value, lanes)
+        value = self._to_memory(value, s.buffer.dtype)
         base = self.buffer_ptr(s.buffer)
         elem_t = ll_type(s.buffer.dtype, memory=True)
         align = dt.parse(s.buffer.dtype).bytes

@@ -40,7 +40,9 @@ class StatementEmitter:
         v = s.value
         if isinstance(v, (tir.ConstExpr, tir.StringImm)) or tir.is_call(v, "tir.assume"):
             return
+        self.statement_call = v      # its value is unused: a handle call may return void
         self.expr(v)
+        self.statement_call = None
 
     def stmt_AssertStmt(self, s):
         msg = s.message.value if isinstance(s.message, tir.StringImm) else str(s.message)

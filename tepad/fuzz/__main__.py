@@ -30,7 +30,8 @@ def _case_seed(seed, i):
 
 
 def _config(args):
-    return Config(max_stages=args.max_stages, illegal_rate=args.illegal_rate)
+    return Config(max_stages=args.max_stages, illegal_rate=args.illegal_rate,
+                  scan_percent=args.scan_percent)
 
 
 def worker(args):
@@ -69,7 +70,7 @@ def worker(args):
 def _spawn(args, start, count):
     cmd = [sys.executable, "-m", "tepad.fuzz", "--worker", "--seed", str(args.seed),
            "--start", str(start), "--cases", str(count), "--max-stages", str(args.max_stages),
-           "--illegal-rate", str(args.illegal_rate),
+           "--illegal-rate", str(args.illegal_rate), "--scan-percent", str(args.scan_percent),
            "--shrink-seconds", str(args.shrink_seconds)]
     if args.exact:
         cmd.append("--exact")
@@ -213,6 +214,9 @@ def main(argv=None):
     p.add_argument("--max-stages", type=int, default=5)
     p.add_argument("--illegal-rate", type=int, default=8,
                    help="percent of cases with a deliberately illegal step")
+    p.add_argument("--scan-percent", type=int, default=0,
+                   help="percent of drawn ops that are a te.scan (0: none; other values "
+                        "change which case a seed draws)")
     p.add_argument("--timeout", type=float, default=20.0, help="seconds per case")
     p.add_argument("--shrink-seconds", type=float, default=60.0)
     p.add_argument("--no-shrink", action="store_true")

@@ -9,7 +9,24 @@ def is_compute(st):
 
 def can_inline(st):
     """May ``st.compute_inline()`` be drawn as a legal step?"""
-    return not st.is_output and not st.op.reduce_axis and st.op.num_outputs == 1
+    return not st.is_output and not st.op.reduce_axis and st.op.num_outputs == 1 and \
+        not _scan_state(st)
+
+
+def _scan_state(st):
+    """Is ``st``'s tensor the init, update or state placeholder of a scan (its values are the
+    scan's state buffer)?"""
+    t = st.op.output(0)
+    return any(type(x.op).__name__ == "ScanOp" and
+               t in x.op.init + x.op.update + x.op.state_placeholder
+               for x in st.schedule.stages)
+
+
+def scan_related(st):
+    """Is ``st`` a scan, a stage of a scan's body, or a scan's init/update/state (stages
+    transform_layout refuses)?"""
+    return type(st.op).__name__ == "ScanOp" or getattr(st, "scan_stage", None) is not None \
+        or _scan_state(st)
 
 
 def consumers(s, st):
@@ -70,5 +87,5 @@ def legal_attach_points(s, st):
     return out
 
 
-__all__ = ["is_compute", "can_inline", "consumers", "effective_consumers", "attached_inside",
+__all__ = ["is_compute", "can_inline", "scan_related", "consumers", "effective_consumers", "attached_inside",
            "legal_attach_points"]

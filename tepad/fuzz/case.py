@@ -22,6 +22,8 @@ class Config:
     layout_percent: int = 22       # cases where transform_layout may be drawn at all
     rolling_percent: int = 70      # per applicable compute_at'd stencil producer
     scope_percent: int = 10        # per materialized compute stage: set_scope
+    scan_percent: int = 0          # per drawn op: a te.scan (0: never, and no choice drawn,
+                                   # so the cases of a seed stay what they were)
     pragma_percent: int = 10       # per compute stage: a pragma on a leaf
     prefetch_percent: int = 6      # per compute stage: prefetch of a placeholder it reads
     align_percent: int = 8         # per attached/root compute stage: storage_align
@@ -52,6 +54,7 @@ class Case:
     ns: dict = field(default_factory=dict)
     tensors: list = field(default_factory=list)
     placeholders: list = field(default_factory=list)   # Tens
+    aux: list = field(default_factory=list)            # names of a scan's own tensors
     outputs: list = field(default_factory=list)        # Tens
     bases: dict = field(default_factory=dict)           # base -> int or var name
     base_values: list = field(default_factory=list)     # runtime bindings for symbolic bases

@@ -11,7 +11,7 @@ import tepad
 from tepad import te, tir
 
 from .case import Case, Config, GenerationRefused, Tens
-from .ops import OPS, op_elementwise
+from .ops import OPS, op_elementwise, op_scan
 from .sources import Source
 
 _BASES = ("H", "W", "K")
@@ -126,6 +126,9 @@ class DefinitionDrawer:
 
     def add_op(self):
         """Append one drawn op; raises ``GenerationRefused`` when it does not fit."""
+        if self.cfg.scan_percent and self.src.flag(self.cfg.scan_percent):
+            op_scan(self, self.src.pick(self.case.tensors))
+            return
         kind = self.src.pick(OPS)
         # recent tensors are likelier sources (deeper DAGs)
         ts = self.case.tensors

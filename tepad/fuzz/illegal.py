@@ -109,6 +109,8 @@ def _vectorize_reduce(d, s, st, se, stages):
 def _inline_output(d, s, st, se, stages):
     src, case = d.src, d.case
     outs = [x for x in stages if x.is_output]
+    if not outs:
+        return              # the outputs are scans, not compute stages
     x = src.pick(outs)
     case.run(f"{d.stage_expr(x)}.compute_inline()", illegal="inline_output")
 
@@ -138,6 +140,8 @@ def _compute_at_self(d, s, st, se, stages):
 def _attach_output(d, s, st, se, stages):
     src, case = d.src, d.case
     outs = [x for x in stages if x.is_output]
+    if not outs:
+        return              # the outputs are scans, not compute stages
     x = src.pick(outs)
     others = [p for p in stages if p is not x and p.leaf_iter_vars]
     if others:

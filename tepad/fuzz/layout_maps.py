@@ -4,7 +4,7 @@
 """
 from __future__ import annotations
 
-from .attach_points import is_compute
+from .attach_points import is_compute, scan_related
 
 
 def layout_map(src, names, permute_only=False):
@@ -71,6 +71,8 @@ def maybe_layout(d, st):
     ndim = len(t.shape)
     if ndim == 0 or getattr(st, "relations", None):
         return              # (an earlier illegal step may already have split an axis)
+    if scan_related(st):
+        return              # refused by design: the scan's state is one shared buffer
     se = d.stage_expr(st)
     symbolic = any(isinstance(b, str) for b in d.case.bases.values())
     # A splitting layout on a symbolic *argument* can leave a size variable only inside

@@ -208,6 +208,42 @@ def op_matmul(g, x):
            f"te.sum({x.name}[i, {rn}] * {y.name}[{rn}, j], axis={rn}), name={nm!r})")
 
 
+def op_scan(g, x):
+    """A ``te.scan`` over the first axis of a 2-D ``x``: rows ``[0, t0)`` copied from ``x``,
+    then ``S[t] = f(S[t - 1], x[t])`` (a running sum, max, or a scaled or shifted recurrence),
+    sometimes through a body stage between the state and the update. Only the scan's output
+    joins the case's tensors (the state, init, update and body stages are the scan's own:
+    ``case.aux``)."""
+    if len(x.dims) != 2:
+        raise GenerationRefused()
+    if not g.fits(x.dims):
+        raise GenerationRefused()
+    nm = g.fresh("S")
+    d = x.dtype
+    shape = g.shape_text(x.dims)
+    rows = g.min_extent(*x.dims[0])
+    t0 = 2 if rows is not None and rows >= 2 and g.src.flag(30) else 1
+    w = g.extent_text(*x.dims[1])
+    run = g.case.run
+    run(f"{nm}_st = te.placeholder({shape}, {d!r}, name={nm + '_st'!r})")
+    run(f"{nm}_init = te.compute(({t0}, {w}), lambda t, j: {x.name}[t, j], "
+        f"name={nm + '_init'!r})")
+    aux = [f"{nm}_st", f"{nm}_init"]
+    prev = g.src.pick([f"{nm}_st[t - 1, j]", f"{nm}_st[t - 1, (j + 1) % ({w})]"])
+    if g.src.flag(40):
+        c = g.const(d, 1, 2)
+        run(f"{nm}_h = te.compute({shape}, lambda t, j: {prev} * {c}, name={nm + '_h'!r})")
+        aux.append(f"{nm}_h")
+        prev = f"{nm}_h[t, j]"
+    cur = f"{x.name}[t, j]"
+    f = g.src.pick([f"{prev} + {cur}", f"tir.max({prev}, {cur})", f"{prev} - {cur}"])
+    run(f"{nm}_up = te.compute({shape}, lambda t, j: {f}, name={nm + '_up'!r})")
+    aux.append(f"{nm}_up")
+    g.case.aux.extend(aux)
+    g.emit(Tens(nm, list(x.dims), d),
+           f"{nm} = te.scan({nm}_init, {nm}_up, {nm}_st, name={nm!r})")
+
+
 # the kinds in the order they are drawn (a choice indexes this order)
 OPS = {
     "elementwise": op_elementwise, "binary": op_binary, "stencil": op_stencil,

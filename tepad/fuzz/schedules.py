@@ -94,6 +94,8 @@ class ScheduleDrawer:
         case.placeholders = [t for t in case.placeholders if self.ns[t.name].op in s.stage_map]
         for t in case.tensors:
             self.tnames[id(self.ns[t.name].op)] = t.name
+        for name in case.aux:
+            self.tnames[id(self.ns[name].op)] = name
         self.illegal_at = src.int(0, 4) if src.flag(self.cfg.illegal_rate) else None
         self.frozen = False     # an accepted illegal step: no later attachment may undo it
         self.dataflow_rewrites(s)
@@ -155,7 +157,8 @@ class ScheduleDrawer:
             st = s.stage_map.get(obj.op)
             if st is None:
                 continue
-            if not t.placeholder and self.src.flag(pct) and not st.relations:
+            if not t.placeholder and self.src.flag(pct) and not st.relations and \
+                    is_compute(st):
                 nm = f"{t.name}_l"
                 self.case.run(f"{nm} = s.cache_write({t.name}, 'local')")
                 self.tnames[id(self.ns[nm].op)] = nm

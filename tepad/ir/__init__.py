@@ -3,6 +3,7 @@
 from ..tir import PrimExpr, Range, IRModule, assert_structural_equal, structural_equal
 from . import container
 from .container import Array, Map
+from .json_io import load_json, save_json
 
 __all__ = ["PrimExpr", "Range", "IRModule", "assert_structural_equal", "structural_equal",
-           "container", "Array", "Map"]
+           "container", "Array", "Map", "save_json", "load_json"]

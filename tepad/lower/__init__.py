@@ -7,7 +7,7 @@ import types
 from . import passes
 from .pipeline import (PIPELINE, Pass, Options, PassLog, lower, lower_for_codegen,
                        lower_primfunc,
-                       run_pipeline, run_passes, schedule_to_primfunc)
+                       run_pipeline, run_passes, schedule_to_primfunc, schedule_to_module)
 from .schedule_ops import schedule_ops
 
 
@@ -20,4 +20,4 @@ sys.modules[__name__].__class__ = _CallableModule
 
 __all__ = ["passes", "PIPELINE", "Pass", "Options", "PassLog", "lower", "lower_for_codegen",
            "lower_primfunc",
-           "run_pipeline", "run_passes", "schedule_to_primfunc", "schedule_ops"]
+           "run_pipeline", "run_passes", "schedule_to_primfunc", "schedule_to_module", "schedule_ops"]

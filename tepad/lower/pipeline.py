@@ -32,6 +32,7 @@ from ..bound.read_check import check_reads
 from ..errors import InternalError, TepadError
 from ..schedule import Schedule
 from ..tensor.tensor import PlaceholderOp, Tensor
+from ..tir.expr import Var
 from ..tir.function import PrimFunc
 from ..tir.module import IRModule
 from ..tir.ssa import convert_ssa
@@ -47,6 +48,7 @@ from .passes.instrument_bound_checks import instrument_bound_checks
 from .passes.remove_assume import remove_assume
 from .passes.remove_skipped_regions import remove_skipped_regions
 from .passes.remove_store_undef import remove_store_undef
+from .scan_ops import scan_state_outputs
 from .passes.simplify import simplify
 from .passes.storage_flatten import storage_flatten
 from .passes.unroll_loop import unroll_config, unroll_loop
@@ -67,17 +69,20 @@ class Options:
     """What selects passes in PIPELINE. ``checked``: input padding promises (``tir.assume``)
     become runtime checks; ``bounds_check``: every buffer access is guarded; ``target``: the
     code generator the result is for (a kind name); ``disabled``: names of optional passes
-    not to run (a ``PassContext``'s ``disabled_pass``)."""
+    not to run (a ``PassContext``'s ``disabled_pass``); ``flatten``: the lower phase ends with
+    storage_flatten, as TVM's lower does (False keeps the N-d function RFC 0077's opt-in
+    passes work on; build flattens it then)."""
     checked: bool = False
     bounds_check: bool = False
     target: str = "llvm"
     disabled: frozenset = frozenset()
     user_passes: tuple = ()
+    flatten: bool = True
     unroll: tuple = ()      # the tir.UnrollLoop config as sorted (key, value) pairs
 
     @staticmethod
     def from_context(ctx: PassContext | None = None, checked=False, bounds_check=False,
-                     target="llvm") -> "Options":
+                     target="llvm", flatten=True) -> "Options":
         """The options of ``ctx`` (default: the current PassContext) merged with the
         arguments; a disabled pass that does not exist or that codegen needs is a
         TepadError."""
@@ -94,7 +99,7 @@ class Options:
                                  f"its result; optional passes: {', '.join(optional)}")
         return Options(checked=bool(checked), bounds_check=bool(bounds_check) or
                        ctx.bounds_check, target=target, disabled=disabled,
-                       user_passes=ctx.user_passes,
+                       user_passes=ctx.user_passes, flatten=bool(flatten),
                        unroll=tuple(sorted(unroll_config(ctx.config.get("tir.UnrollLoop"))
                                            .items())))
 
@@ -138,6 +143,15 @@ PIPELINE: tuple = (
          "logical -> physical indices; pad values written / assumed"),
     Pass(simplify, LOWER, "cancel (4*io + ii)//4 and friends; drop provable guards",
          optional=True),
+    Pass(storage_flatten, LOWER,
+         "N-d realize/loads/stores -> Allocate + one index per axis group (what TVM's lower "
+         "returns)", when=lambda o: o.flatten),
+    Pass(simplify, LOWER, "fold the index math flattening produced", optional=True,
+         when=lambda o: o.flatten),
+    Pass(hoist_expression, LOWER,
+         "loop-invariant guards out of loops, as TVM's lower places them (a reduction's init "
+         "and update under one guard: LLVM drops the init store the update overwrites)",
+         optional=True, when=lambda o: o.flatten),
     Pass(convert_ssa, BUILD, "one binding per Var: hand-built functions and RFC 0077's opt-in "
          "passes may reuse a loop variable"),
     Pass(check_assumes, BUILD, "input padding promises become runtime checks",
@@ -145,11 +159,12 @@ PIPELINE: tuple = (
     Pass(remove_assume, BUILD, "facts are not code: tir.assume goes before codegen"),
     Pass(remove_store_undef, BUILD, "stores of tir.undef (padding nobody reads) go"),
     Pass(storage_flatten, BUILD,
-         "N-d realize/loads/stores -> Allocate + one index per axis group"),
-    Pass(simplify, BUILD, "fold the index math flattening produced", optional=True),
-    Pass(hoist_expression, BUILD,
-         "loop-invariant guards out of loops (a reduction's init and update under one "
-         "guard: LLVM drops the init store the update overwrites)", optional=True),
+         "a function lowered with flatten=False (or hand-built) is flattened here; "
+         "unchanged when the lower phase flattened it"),
+    Pass(simplify, BUILD, "fold the index math flattening produced", optional=True,
+         skip_if_unchanged=True),
+    Pass(hoist_expression, BUILD, "what the lower phase did, for a function it did not "
+         "flatten", optional=True, skip_if_unchanged=True),
     Pass(lambda f, o: unroll_loop(f, **dict(o.unroll)), BUILD,
          "after simplify: unrolled extents must be constants; auto unrolling (pragma "
          "auto_unroll_max_step, tir.UnrollLoop config)", optional=True, name="unroll_loop",
@@ -324,12 +339,26 @@ def _arg_tensors(s: Schedule, args):
     if not isinstance(args, (list, tuple)):
         raise TypeError(f"args must be a list of tensors, got {type(args).__name__}")
     cur, names = [], []
+    states = scan_state_outputs(s)
     for k, a in enumerate(args):
+        if isinstance(a, Var):       # a scalar parameter (TVM: ``build(s, [A, n])``)
+            cur.append(a)
+            names.append(a.name)
+            continue
         if not isinstance(a, Tensor):
-            raise TypeError(f"argument {k} of lower/build must be a te.Tensor, got {a!r}")
+            raise TypeError(f"argument {k} of lower/build must be a te.Tensor or a scalar "
+                            f"te.var, got {a!r}")
+        if isinstance(a.op, PlaceholderOp) and a.op not in s.stage_map:
+            cur.append(a)            # an input the schedule never reads: still a parameter
+            names.append(a.name)
+            continue
         st = s[a]
         cur.append(st.op.output(a.value_index) if not isinstance(st.op, PlaceholderOp) else a)
         names.append(a.name)
+    # a scan's state placeholder passed without the scan's output stands for that output
+    for k, t in enumerate(cur):
+        if t in states and states[t] not in cur:
+            cur[k] = states[t]
     for op in s.outputs:
         st = s[op]
         for k in range(st.op.num_outputs):
@@ -340,7 +369,7 @@ def _arg_tensors(s: Schedule, args):
     for st in s.stages:
         if not isinstance(st.op, PlaceholderOp):
             read.update(t for t in st.op.input_tensors if isinstance(t.op, PlaceholderOp))
-    for t in read:
+    for t in read - set(states):
         if t not in cur:
             raise TepadError(f"placeholder {t.name} is read but not in the argument list")
     return cur, names
@@ -381,7 +410,8 @@ def schedule_to_primfunc(s: Schedule, args, name="main", exact_bounds=False,
     t0 = time.perf_counter()
     s2 = s.copy().normalize()
     cur, names = _arg_tensors(s2, args)
-    preconditions = check_reads([st.op for st in s2.stages], [t.shape for t in cur])
+    preconditions = check_reads([st.op for st in s2.stages],
+                                [t.shape for t in cur if isinstance(t, Tensor)])
     bounds = infer_bound(s2, exact=exact_bounds)
     stmt = schedule_ops(s2, bounds)
     func = to_primfunc(stmt, cur, names, name, _layouts(s2))
@@ -391,23 +421,37 @@ def schedule_to_primfunc(s: Schedule, args, name="main", exact_bounds=False,
     return func
 
 
+def schedule_to_module(s: Schedule, args, name="main", binds=None) -> IRModule:
+    """TVM's ``schedule_to_module``: an IRModule holding the function ScheduleOps builds,
+    before any pass of PIPELINE (realize regions, tensors as N-d buffers). ``binds`` is not
+    supported (tepad declares one buffer per argument tensor)."""
+    if binds:
+        raise TepadError("schedule_to_module(binds=...): custom argument buffers are not "
+                         "supported; tepad declares one buffer per argument tensor")
+    return IRModule({name: schedule_to_primfunc(s, args, name)})
+
+
 def lower(s: Schedule, args, name="main", exact_bounds=False, passes=None, binds=None,
-          simple_mode=False, log=None) -> IRModule:
+          simple_mode=False, log=None, flatten=True) -> IRModule:
     """An ``IRModule`` whose function ``mod[name]`` is schedule ``s`` lowered with arguments
     ``args`` (tensors, in order), as TVM's ``tvm.lower``.
 
-    The function has physical (layout-transformed) N-d buffers and keeps ``tir.assume`` /
-    ``tir.undef``: the ``lower`` phase of PIPELINE (``lower_primfunc`` gives it without the
-    module); ``tepad.build`` runs the ``build`` phase.
+    The function is the ``lower`` phase of PIPELINE (``lower_primfunc`` gives it without the
+    module): layouts applied, then flattened as TVM's lower flattens, one index per axis group
+    of each buffer (RFC 0039 axis separators), ``tir.assume`` / ``tir.undef`` kept.
+    ``flatten=False`` (tepad's addition) stops before storage_flatten: realize regions and
+    physical N-d buffers, the form RFC 0077's opt-in passes (remove_no_op,
+    reduce_loop_extents, ...) work on; ``tepad.build`` flattens such a function itself.
+    ``tepad.build`` runs the ``build`` phase.
     ``passes`` (a list of pass functions) replaces the lower phase.
     ``simple_mode`` is accepted for TVM scripts (tepad's printout is always the simple one);
     ``binds`` (TVM's custom argument buffers) is not supported."""
-    func = lower_primfunc(s, args, name, exact_bounds, passes, binds, log)
+    func = lower_primfunc(s, args, name, exact_bounds, passes, binds, log, flatten)
     return IRModule({name: func})
 
 
 def lower_primfunc(s: Schedule, args, name="main", exact_bounds=False, passes=None, binds=None,
-                   log=None) -> PrimFunc:
+                   log=None, flatten=True) -> PrimFunc:
     """What ``lower`` puts in its module: the lowered ``tir.PrimFunc`` itself."""
     if binds:
         raise TepadError("lower(binds=...): custom argument buffers are not supported; tepad "
@@ -416,7 +460,7 @@ def lower_primfunc(s: Schedule, args, name="main", exact_bounds=False, passes=No
     func = schedule_to_primfunc(s, args, name, exact_bounds, log)
     if passes is not None:
         return run_passes(func, passes, log)
-    return run_pipeline(func, (LOWER,), Options.from_context(), log)
+    return run_pipeline(func, (LOWER,), Options.from_context(flatten=flatten), log)
 
 
 def lower_for_codegen(s_or_func, args=None, name="main", opts: Options = Options(),
@@ -438,6 +482,7 @@ def lower_for_codegen(s_or_func, args=None, name="main", opts: Options = Options
 
 
 __all__ = ["PIPELINE", "Pass", "Options", "PassLog", "Step", "LOWER", "BUILD", "PHASES",
-           "labelled", "select", "run_pipeline", "run_passes", "schedule_to_primfunc", "lower",
+           "labelled", "select", "run_pipeline", "run_passes", "schedule_to_primfunc",
+           "schedule_to_module", "lower",
            "lower_primfunc",
            "lower_for_codegen", "format_step"]

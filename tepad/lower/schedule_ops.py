@@ -2,7 +2,8 @@
 
 Stages are visited consumers first. A root stage wraps what was built so far:
 ``realize T { T's loop nest; <consumers> }``; a stage computed at ``C.i`` is injected at the start
-of that loop's body (found through the ``loop_scope`` marker left on every loop). Loops come from
+of that loop's body (found through the ``loop_scope`` marker left on every loop); a scan and the
+stages of its init and time step are built by ``scan_ops``. Loops come from
 the stage's leaf IterVars and the bound map; root indices from PassUpIndex; guards only where a
 split does not provably divide or a region reaches past the tensor's declared shape.
 """
@@ -12,7 +13,10 @@ from ..arith import Analyzer, IntSet
 from ..errors import InternalError, TepadError
 from ..schedule.relations import Fuse, Rebase, Singleton, Split, Transform
 from ..schedule.stage import AttachType
+from ..tensor.extern import ExternOp
+from ..tensor.scan import ScanOp
 from ..tensor.tensor import PlaceholderOp
+from .extern_ops import extern_pipeline
 from ..tir import op as tirop
 from ..tir.expr import IntImm, ProducerLoad, Var, convert
 from ..tir.functor import Mutator, substitute
@@ -21,6 +25,8 @@ from ..tir.reduce import Reduce
 from ..tir.stmt import (AttrStmt, For, ForKind, IfThenElse, LetStmt, ProducerRealize,
                         ProducerStore, seq)
 from ..bound.message_passing import pass_up_bound_check, pass_up_index
+from .scan_ops import (alias_scan_state, inject_scan_step, make_scan_pipeline, scan_inits,
+                       scan_step_owner)
 
 LOOP_SCOPE = "loop_scope"
 
@@ -326,6 +332,8 @@ ROLLING_BUFFER_SCOPE = "rolling_buffer_scope"
 
 
 def make_pipeline(stage, rmap, consumer, ana):
+    if isinstance(stage.op, ExternOp):
+        return extern_pipeline(stage, consumer)
     producer = build_provide(stage, rmap, ana)
     pipe = producer if consumer is None else seq(producer, consumer)
     if stage.is_rolling:
@@ -377,6 +385,7 @@ def schedule_ops(s, rmap, keep_markers=False):
     for iv, r in rmap.items():
         ana.bind(iv.var, r)
     body = None
+    inits = scan_inits(s)
     for stage in reversed(s.stages):
         if isinstance(stage.op, PlaceholderOp):
             continue
@@ -385,7 +394,12 @@ def schedule_ops(s, rmap, keep_markers=False):
                              "s.normalize() before ScheduleOps")
         if stage.attach_type == AttachType.InlinedAlready:
             continue
-        if stage.attach_type == AttachType.GroupRoot:
+        owner = scan_step_owner(stage, inits)
+        if owner is not None:
+            body = inject_scan_step(stage, owner, body, rmap, ana, make_pipeline)
+        elif isinstance(stage.op, ScanOp):
+            body = make_scan_pipeline(stage, rmap, body, ana)
+        elif stage.attach_type == AttachType.GroupRoot:
             body = make_pipeline(stage, rmap, body, ana)
         elif stage.attach_type == AttachType.Scope:
             m = _InjectAttach(stage, rmap, ana)
@@ -401,6 +415,7 @@ def schedule_ops(s, rmap, keep_markers=False):
             raise InternalError(f"unknown attach type {stage.attach_type}")
     if body is None:
         raise TepadError("the schedule computes nothing (no compute stages)")
+    body = alias_scan_state(body, s)
     if keep_markers:
         return body
     return _PostProc().visit(body)

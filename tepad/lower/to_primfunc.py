@@ -8,10 +8,12 @@ from __future__ import annotations
 from ..errors import TepadError
 from ..tensor.tensor import Tensor
 from ..tir.buffer import Buffer
+from ..tir import dtype as dt
 from ..tir.expr import BufferLoad, Var
 from ..tir.function import PrimFunc
 from ..tir.functor import Mutator
 from ..tir.stmt import AttrStmt, BufferRealize, BufferStore
+from .extern_ops import BUFFER_BIND_SCOPE, bind_buffer
 
 
 class _ToBuffers(Mutator):
@@ -51,6 +53,9 @@ class _ToBuffers(Mutator):
             # a prefetch of a tensor not realized here (inlined, or computed inside this
             # loop): nothing to prefetch; a hint, so it goes
             return self.visit(s.body)
+        if s.attr_key == BUFFER_BIND_SCOPE:     # an extern op's buffer: the tensor's memory
+            declared, t = s.node
+            return self.visit(bind_buffer(s.body, declared, self._buffer(t)))
         if isinstance(s.node, Tensor):
             return AttrStmt(self._buffer(s.node), s.attr_key, self.visit(s.value),
                             self.visit(s.body))
@@ -75,6 +80,14 @@ def to_primfunc(body, arg_tensors, names, name="main", layouts=None) -> PrimFunc
     params = []
     seen_names = set()
     for t, nm in zip(arg_tensors, names):
+        if isinstance(t, Var):
+            if t in params:
+                raise TepadError(f"variable {nm} appears twice in the argument list")
+            if t.dtype == "handle" or not (dt.is_int(t.dtype) or dt.is_float(t.dtype)):
+                raise TepadError(f"scalar argument {nm} must have an integer or float dtype, "
+                                 f"got {t.dtype}")
+            params.append(t)
+            continue
         if not isinstance(t, Tensor):
             raise TepadError(f"lower/build arguments must be tensors, got {t!r}")
         if t in arg_buffers:

@@ -8,7 +8,9 @@ from . import ndarray
 from .ndarray import NDArray
 from .container import Array, Map, convert, const
 from .timing import BenchmarkResult
+from .registry import register_func, get_global_func, list_global_func_names
 
 __all__ = ["ArgInfo", "ArgChecker", "arg_info_from_func", "Module", "build_module", "Device",
            "device", "cpu", "cuda", "gpu", "opencl", "vulkan", "metal", "rocm", "ext_dev",
-           "ndarray", "NDArray", "Array", "Map", "convert", "const", "BenchmarkResult"]
+           "ndarray", "NDArray", "Array", "Map", "convert", "const", "BenchmarkResult", "register_func", "get_global_func",
+           "list_global_func_names"]

@@ -23,13 +23,23 @@ class ArgInfo:
     axis_separators: tuple = ()
     pad_value: object = None
     is_output: bool = False
+    kind: str = "buffer"         # "buffer", "scalar" (a te.var parameter) or "pointer"
+
+
+def param_info(p) -> ArgInfo:
+    """ArgInfo of a parameter bound to no buffer: a scalar, or a raw pointer (handle)."""
+    return ArgInfo(p.name, p.dtype, (), (), (), None, p.dtype == "handle",
+                   "pointer" if p.dtype == "handle" else "scalar")
 
 
 def arg_info_from_func(func: tir.PrimFunc) -> list[ArgInfo]:
     """ArgInfo per parameter from ``func.buffer_map`` (logical shape = physical shape)."""
     out = []
     for p in func.params:
-        buf = func.buffer_map[p]
+        buf = func.buffer_map.get(p)
+        if buf is None:
+            out.append(param_info(p))
+            continue
         out.append(ArgInfo(buf.name, buf.dtype, tuple(buf.shape), tuple(buf.shape),
                            tuple(buf.axis_separators), None, True))
     return out
@@ -43,11 +53,18 @@ _CTYPES = {"int8": ctypes.c_int8, "int16": ctypes.c_int16, "int32": ctypes.c_int
            "uint32": ctypes.c_uint32, "uint64": ctypes.c_uint64, "bool": ctypes.c_bool}
 
 
+_FLOAT_CTYPES = {"float32": ctypes.c_float, "float64": ctypes.c_double}
+
+
 def scalar_ctype(dtype: str):
-    try:
-        return _CTYPES[dtype]
-    except KeyError:
-        raise TepadError(f"shape variables must be integers, got dtype {dtype}") from None
+    """The ctypes type a scalar argument of ``dtype`` is passed as."""
+    if dtype == "handle":
+        return ctypes.c_void_p
+    t = _CTYPES.get(dtype) or _FLOAT_CTYPES.get(dtype)
+    if t is None:
+        raise TepadError(f"scalar arguments must be integers, float32 or float64, got "
+                         f"dtype {dtype}")
+    return t
 
 
 def eval_int(e, env: dict) -> int | None:
@@ -115,8 +132,13 @@ class ArgChecker:
     def __init__(self, func: tir.PrimFunc, arg_info: list, shape_vars: list):
         self.shape_vars = list(shape_vars)
         self.plans = []
+        self.scalars = {}            # parameter position -> Var, for parameters not buffers
         for k, p in enumerate(func.params):
-            buf = func.buffer_map[p]
+            buf = func.buffer_map.get(p)
+            if buf is None:
+                self.scalars[k] = p
+                self.plans.append(None)
+                continue
             info = arg_info[k] if arg_info is not None and k < len(arg_info) else None
             grouped = None
             if buf.axis_separators:
@@ -128,10 +150,17 @@ class ArgChecker:
             logical = tuple(getattr(info, "logical_shape", None) or buf.shape)
             if [str(d) for d in logical] == [str(d) for d in buf.shape]:
                 logical = None
-            self.plans.append(_ArgPlan(k, name, np.dtype(dt.parse(buf.dtype).scalar
+            shape = tuple(buf.shape)
+            lanes = dt.lanes(buf.dtype)
+            if lanes > 1:      # vector elements: the array has one more axis, the lanes
+                shape += (tir.IntImm(lanes, "int32"),)
+                grouped = None if grouped is None else grouped + (tir.IntImm(lanes, "int32"),)
+                logical = None if logical is None else logical + (tir.IntImm(lanes, "int32"),)
+            self.plans.append(_ArgPlan(k, name, np.dtype(dt.numpy_name(buf.dtype)
                                                          if buf.dtype != "bool" else np.bool_),
-                                       tuple(buf.shape), grouped, writable, [], logical))
+                                       shape, grouped, writable, [], logical))
         self.n_args = len(self.plans)
+        self.buffer_plans = [p for p in self.plans if p is not None]
         self._check_bindable()
         # reads that leave a tensor for some size bindings (tepad.bound.read_check)
         self.preconditions = tuple(func.attrs.get("tepad.read_preconditions") or ())
@@ -139,7 +168,7 @@ class ArgChecker:
         # Fully static signatures get a fast path (see ``pointers``): per argument its dtype,
         # shape as ints, and whether it is written.
         self._static = None
-        if not self.shape_vars and not self.preconditions and \
+        if not self.shape_vars and not self.preconditions and not self.scalars and \
                 all(isinstance(d, (int, tir.IntImm)) for p in self.plans for d in p.shape):
             self._static = tuple((p.np_dtype, tuple(int(d) for d in p.shape), p.writable)
                                  for p in self.plans)
@@ -177,11 +206,11 @@ class ArgChecker:
     def _check_bindable(self):
         """Every shape variable must be some argument's whole dimension, or no array shape
         could say its value (``(n + 3) // 4`` is the same for n = 5..8)."""
-        plain = {d for p in self.plans for shp in (p.shape, p.grouped or ()) for d in shp
+        plain = {d for p in self.buffer_plans for shp in (p.shape, p.grouped or ()) for d in shp
                  if isinstance(d, tir.Var)}
         for v in self.shape_vars:
             if v not in plain:
-                uses = [f"'{p.name}' {self._fmt(p.shape, {})}" for p in self.plans
+                uses = [f"'{p.name}' {self._fmt(p.shape, {})}" for p in self.buffer_plans
                         if any(v in collect_vars(d) for d in p.shape)]
                 raise TepadError(
                     f"size variable {v.name} cannot be bound from the arguments: it only "
@@ -204,12 +233,18 @@ class ArgChecker:
         (a ``ValueError``) for a wrong shape, contiguity or a read-only output; every message
         names the argument."""
         if len(arrays) != self.n_args:
-            names = ", ".join(p.name for p in self.plans)
+            names = ", ".join(p.name if p is not None else self.scalars[k].name
+                              for k, p in enumerate(self.plans))
             raise TepadTypeError(f"expected {self.n_args} arguments ({names}), got {len(arrays)}")
         env: dict = {}
         pending = []
         ptrs = []
-        for plan, arr in zip(self.plans, arrays):
+        for k, v in self.scalars.items():
+            env[v] = self._scalar_value(k, v, arrays[k])
+        for k, (plan, arr) in enumerate(zip(self.plans, arrays)):
+            if plan is None:
+                ptrs.append(env[self.scalars[k]])
+                continue
             where = self._where(plan)
             if isinstance(arr, NDArray):
                 arr = arr._arr
@@ -262,6 +297,34 @@ class ArgChecker:
         if self.preconditions:
             self._check_reads(env)
         return ptrs, out
+
+    @staticmethod
+    def _scalar_value(k, v, x):
+        """The value passed for scalar parameter ``v`` (position ``k``): an int or float for
+        a scalar, the data address of an array for a raw pointer (``handle``)."""
+        where = f"argument {k} '{v.name}'"
+        if v.dtype == "handle":
+            if isinstance(x, NDArray):
+                x = x._arr
+            if not isinstance(x, np.ndarray):
+                raise TepadTypeError(f"{where}: expected an array for a pointer argument, got "
+                                     f"{type(x).__name__}")
+            return x.ctypes.data
+        if isinstance(x, np.ndarray) and x.ndim == 0:
+            x = x.item()
+        if isinstance(x, np.generic):
+            x = x.item()
+        if dt.is_float(v.dtype):
+            if not isinstance(x, (int, float)) or isinstance(x, bool):
+                raise TepadTypeError(f"{where}: expected a number ({v.dtype}), got "
+                                     f"{type(x).__name__}")
+            return float(x)
+        if not isinstance(x, int) or isinstance(x, bool):
+            raise TepadTypeError(f"{where}: expected an int ({v.dtype}), got {type(x).__name__}")
+        info = np.iinfo(v.dtype)
+        if not info.min <= x <= info.max:
+            raise TepadError(f"{where}: {x} does not fit in {v.dtype}")
+        return x
 
     @staticmethod
     def _dtype_mismatch(want: np.dtype, got: np.dtype) -> str:

@@ -9,6 +9,7 @@ from ..errors import TepadAttributeError, TepadError, TepadTypeError
 from .args import ArgChecker, ArgInfo, arg_info_from_func, scalar_ctype
 from .device import check_host
 from .ndarray import numpy_of
+from .registry import take_error
 from .timing import BenchmarkResult, time_repeats
 
 # TVM's name for a module's main function (``mod.entry_name``); accepted by ``mod[...]``
@@ -46,11 +47,17 @@ class Module:
         self.ll = kernel.jit.ll
         self.unoptimized_ll = kernel.source_ll
         self._checker = ArgChecker(func, self.arg_info, self.shape_vars)
-        argtypes = [ctypes.c_void_p] * len(func.params) + \
-            [scalar_ctype(v.dtype) for v in self.shape_vars]
-        self._cfunc = kernel.jit.function(self.name, ctypes.c_int32, *argtypes)
+        argtypes = [ctypes.c_void_p if p in func.buffer_map else scalar_ctype(p.dtype)
+                    for p in func.params] + [scalar_ctype(v.dtype) for v in self.shape_vars]
+        # a kernel calling extern functions that are not loaded is not loaded itself: asking
+        # for its code raises the TepadError naming them (so it can still be inspected)
+        self._cfunc = None if kernel.jit.missing else \
+            kernel.jit.function(self.name, ctypes.c_int32, *argtypes)
+        self._argtypes = argtypes
 
     def __call__(self, *arrays):
+        if self._cfunc is None:
+            self._jit.address(self.name)          # raises: names the missing symbols
         ptrs = self._checker.pointers(arrays)
         if ptrs is not None:                       # static shapes, every argument as expected
             status = self._cfunc(*ptrs)
@@ -58,6 +65,9 @@ class Module:
             ptrs, scalars = self._checker.check_call(arrays)
             status = self._cfunc(*ptrs, *scalars)
         if status != 0:
+            err = take_error()           # a registered function called by the kernel raised
+            if err is not None:
+                raise err
             msg = self.messages[status - 1] if 0 < status <= len(self.messages) else \
                 f"kernel {self.name} failed with status {status}"
             raise TepadError(msg)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import TepadError, TepadTypeError
+from ..tir import dtype as tir_dtype
 from .device import Device, check_host, cpu
 
 
@@ -151,6 +152,15 @@ def empty(shape, dtype="float32", device=None, mem_scope=None) -> NDArray:
         raise TepadTypeError(f"tepad.nd.empty: shape must be ints, got {shape!r}") from None
     if any(d < 0 for d in dims):
         raise TepadError(f"tepad.nd.empty: negative dimension in shape {dims}")
+    if isinstance(dtype, str) and dtype not in ("", "void"):
+        try:                       # tepad's names: vector lanes ("float32x4") and bfloat16
+            d = tir_dtype.parse(tir_dtype.canonical(dtype))
+        except Exception:  # noqa: BLE001 - numpy's names are tried next
+            d = None
+        if d is not None and d.code != "handle":
+            if d.lanes > 1:        # a trailing axis holds the lanes (as TVM's numpy() shows)
+                dims += (d.lanes,)
+            dtype = tir_dtype.numpy_name(d.name) if not d.is_bool else "bool"
     try:
         npd = np.dtype(str(dtype) if not isinstance(dtype, np.dtype) else dtype)
     except TypeError:

@@ -10,6 +10,7 @@ from ..tir.expr import ProducerLoad, Range, Var, cast
 from ..tir.functor import Mutator, collect_vars, substitute
 from ..tir.itervar import IterVar
 from ..tir.reduce import CommReducer, Reduce
+from ..tensor.scan import ScanOp
 from ..tensor.tensor import ComputeOp, Tensor
 from .stage import AttachType, Stage
 
@@ -34,8 +35,10 @@ class _ReplaceLoads(Mutator):
         return rep(idx)
 
 
-def _rebuild(op: ComputeOp, vmap) -> ComputeOp:
+def _rebuild(op, vmap):
     """``op`` with its loads rewritten by ``vmap``, or ``op`` itself if nothing changed."""
+    if isinstance(op, ScanOp):
+        return _rebuild_scan(op, vmap)
     m = _ReplaceLoads(vmap)
     body = [m.visit(b) for b in op.body]
     if all(a is b for a, b in zip(body, op.body)):
@@ -43,11 +46,39 @@ def _rebuild(op: ComputeOp, vmap) -> ComputeOp:
     return ComputeOp(op.name, op.tag, op.attrs, op.axis, body)
 
 
+def _newest(t, vmap):
+    seen = 0
+    while t in vmap and seen < 64:
+        t = vmap[t]
+        seen += 1
+        if not isinstance(t, Tensor):
+            return None
+    return t
+
+
+def _rebuild_scan(op: ScanOp, vmap) -> ScanOp:
+    """The scan over the newest versions of its init/update/inputs tensors (same axes)."""
+    parts = []
+    for ts in (op.init, op.update, op.inputs):
+        new = []
+        for t in ts:
+            n = _newest(t, vmap)
+            if n is None:
+                raise TepadError(f"scan {op.name}: {t.name} was inlined, but the scan stores "
+                                 "it as its state; an init or update cannot be inlined")
+            new.append(n)
+        parts.append(new)
+    if all(a is b or a == b for old, new in zip((op.init, op.update, op.inputs), parts)
+           for a, b in zip(old, new)):
+        return op
+    return op.replace_inputs(*parts)
+
+
 def replace_dataflow(s, vmap: dict, start: int = 0):
     """Rebuild every stage (from ``start``) whose op reads a tensor in ``vmap``; the rebuilt
     op's outputs join ``vmap`` so consumers further down follow."""
     for st in s.stages[start:]:
-        if not isinstance(st.op, ComputeOp):
+        if not isinstance(st.op, (ComputeOp, ScanOp)):
             continue
         new = _rebuild(st.op, vmap)
         if new is not st.op:
@@ -72,7 +103,7 @@ def inline_stages(s):
         # the newest version of everything rebuilt before it
         vmap = {op.output(0): expand}
         for other in s.stages[idx + 1:]:
-            if isinstance(other.op, ComputeOp):
+            if isinstance(other.op, (ComputeOp, ScanOp)):
                 new = _rebuild(other.op, vmap)
                 if new is not other.op:
                     for k in range(other.op.num_outputs):

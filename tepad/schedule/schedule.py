@@ -7,6 +7,7 @@ from ..errors import TepadError
 from ..tensor.tensor import ComputeOp, Operation, PlaceholderOp, Tensor
 from .fingerprint import schedule_fingerprint
 from .group import GroupStage, create_group, resolve_group_attach
+from .scan_analysis import mark_scan_bodies
 from .dataflow import cache_read, cache_write, inline_stages, replace_dataflow
 from .relations import Fuse, Split
 from .stage import AttachType, Stage
@@ -74,6 +75,7 @@ class Schedule:
             st.is_output = op in ops
             self.stages.append(st)
             self.stage_map[op] = st
+        mark_scan_bodies(self)
 
     def fingerprint(self) -> tuple:
         """A hashable value that differs whenever lowering this schedule could differ (see
@@ -102,11 +104,15 @@ class Schedule:
     # --- dataflow rewrites ------------------------------------------------------------------
     def cache_read(self, tensor, scope, readers):
         """A stage copying ``tensor`` into ``scope`` storage, read by ``readers`` instead."""
-        return cache_read(self, tensor, scope, readers)
+        out = cache_read(self, tensor, scope, readers)
+        mark_scan_bodies(self)
+        return out
 
     def cache_write(self, tensor, scope):
         """Compute ``tensor`` into a cache stage, then copy it to the original tensor."""
-        return cache_write(self, tensor, scope)
+        out = cache_write(self, tensor, scope)
+        mark_scan_bodies(self)
+        return out
 
     def create_group(self, outputs, inputs, include_inputs=False) -> GroupStage:
         """A group of the stages between ``inputs`` and ``outputs`` (tensors or lists of
@@ -140,6 +146,8 @@ class Schedule:
         for st in s.stages + s.groups:
             if st.attach_stage is not None:
                 st.attach_stage = mapping[id(st.attach_stage)]
+            if getattr(st, "scan_stage", None) is not None:     # a GroupStage has none
+                st.scan_stage = mapping[id(st.scan_stage)]
             if st.group is not None:
                 st.group = mapping[id(st.group)]
         s.stage_map = {op: mapping[id(st)] for op, st in self.stage_map.items()}

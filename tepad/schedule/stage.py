@@ -11,18 +11,22 @@ from ..tir import dtype as dt
 from ..tir.expr import BufferLoad, IntImm, ProducerLoad, Range, StringImm, Var, convert
 from ..tir.functor import post_order_visit, substitute
 from ..tir.itervar import IterVar, IterVarType
+from ..tensor.scan import ScanOp
 from ..tensor.tensor import ComputeOp, PlaceholderOp, Tensor
 from .relations import Fuse, Rebase, Singleton, Split, Transform
 
 
 class AttachType(enum.IntEnum):
     """Where a stage is computed: at the root (GroupRoot), inlined into its consumers (Inline,
-    InlinedAlready once done), or inside a loop of another stage (Scope, compute_at)."""
+    InlinedAlready once done), inside a loop of another stage (Scope, compute_at), or at every
+    time step of a scan (ScanUpdate: the stages of a te.scan's body, ``attach_stage`` the
+    scan)."""
 
     GroupRoot = 1
     Inline = 2
     InlinedAlready = 3
     Scope = 4
+    ScanUpdate = 5
 
 
 class IterVarAttr:
@@ -61,14 +65,17 @@ class Stage:
         self.op = op
         self.origin_op = op
         self.schedule = schedule
-        roots = list(op.root_iter_vars) if isinstance(op, ComputeOp) else []
+        roots = list(op.root_iter_vars) if isinstance(op, (ComputeOp, ScanOp)) else []
         self.all_iter_vars = list(roots)
-        self.leaf_iter_vars = list(roots)
+        # opaque roots (a scan's spatial axes) are not loops
+        self.leaf_iter_vars = [iv for iv in roots if iv.iter_type != IterVarType.Opaque]
         self.relations: list = []
         self.iter_var_attrs: dict = {}
         self.attach_type = AttachType.GroupRoot
         self.attach_ivar = None
         self.attach_stage = None
+        # the scan stage whose body this stage belongs to (compute_root puts it back there)
+        self.scan_stage = None
         self.group = None       # the innermost GroupStage holding this stage (create_group)
         self.scope = ""
         self.is_output = False
@@ -99,6 +106,8 @@ class Stage:
         lines.append("  leaves: " + ", ".join(iv.name for iv in self.leaf_iter_vars))
         if self.attach_type == AttachType.Scope:
             lines.append(f"  compute_at {self.attach_stage.name}.{self.attach_ivar.name}")
+        elif self.attach_type == AttachType.ScanUpdate:
+            lines.append(f"  in the body of scan {self.attach_stage.name}")
         elif self.attach_type != AttachType.GroupRoot:
             lines.append(f"  {self.attach_type.name}")
         return "\n".join(lines)
@@ -284,14 +293,34 @@ class Stage:
         if self.op.reduce_axis:
             raise TepadError(f"stage {self.name} is a reduction and cannot be inlined; use "
                              "compute_at instead")
+        scan = self._scan_reading(self.op.output(0))
+        if scan is not None:
+            raise TepadError(f"stage {self.name} is an init or update of scan {scan.name} and "
+                             "cannot be inlined (the scan stores it as its state); inline the "
+                             "stages it reads instead")
         self.attach_type = AttachType.Inline
         self.attach_ivar = self.attach_stage = None
 
     def compute_root(self):
-        """Compute this stage in its own loop nest at the root (undoes compute_at/inline)."""
+        """Compute this stage in its own loop nest at the root (undoes compute_at/inline); a
+        stage of a scan's body goes back to the scan's time step, where it belongs."""
         self._check_compute("compute_root")
         self.attach_type = AttachType.GroupRoot
         self.attach_ivar = self.attach_stage = None
+        if self.scan_stage is not None:
+            self.attach_type = AttachType.ScanUpdate
+            self.attach_stage = self.scan_stage
+
+    def _scan_reading(self, tensor):
+        """The scan operation of this schedule whose init, update or state placeholder is
+        ``tensor``, or None."""
+        if self.schedule is None:
+            return None
+        for st in self.schedule.stages:
+            if isinstance(st.op, ScanOp) and \
+                    tensor in st.op.init + st.op.update + st.op.state_placeholder:
+                return st.op
+        return None
 
     # --- annotations --------------------------------------------------------------------------
     def _annotate(self, iv, kind, what):
@@ -410,6 +439,12 @@ class Stage:
         and the new IterVars are returned; for a placeholder only accesses change (None).
         """
         op = self.op
+        if isinstance(op, ScanOp) or self.scan_stage is not None or \
+                self._scan_reading(op.output(0)) is not None:
+            raise TepadError(f"stage {self.name}: transform_layout of a te.scan, its init, "
+                             "update or body stages is not supported (they share the scan's "
+                             "state buffer or live inside its time loop); transform the "
+                             "stages that read the scan's output instead")
         if isinstance(op, ComputeOp) and op.num_outputs != 1:
             raise TepadError(f"stage {self.name}: transform_layout needs a single-output stage")
         if any(a.dim_align_factor for a in self.iter_var_attrs.values()):
@@ -522,7 +557,7 @@ class Stage:
 
     def _rebase_roots(self):
         """normalize(): replace every root axis that is still a leaf by a fresh rebased leaf."""
-        if not isinstance(self.op, ComputeOp):
+        if not isinstance(self.op, (ComputeOp, ScanOp)):
             return {}
         remap = {}
         for iv in self.op.root_iter_vars:

@@ -6,13 +6,13 @@ expression helpers from ``tepad.tir``, schedules from ``tepad.schedule``) and ho
 """
 from ..tir.op import (if_then_else, max_value, min_value, exp, log, sqrt, tanh, abs, floor,
                       ceil, power, sigmoid, floordiv, floormod, truncdiv, truncmod, indexdiv,
-                      indexmod, all, any, round, sin, cos)
+                      indexmod, all, any, round, sin, cos, div)
 from ..tir.itervar import IterVar
 from ..tir.buffer import AXIS_SEPARATOR
-from ..tensor import (Tensor, Operation, PlaceholderOp, ComputeOp, var, size_var, const,
-                      placeholder, compute, reduce_axis, thread_axis, comm_reducer, sum, max,
-                      min)
+from ..tensor import (Tensor, Operation, PlaceholderOp, ComputeOp, ScanOp, ExternOp, var,
+                      size_var, const, placeholder, compute, scan, extern, reduce_axis,
+                      thread_axis, comm_reducer, sum, max, min)
 from ..schedule import create_schedule, Schedule, Stage
-from . import schedule
+from . import schedule, tensor
 
 __all__ = [n for n in dir() if not n.startswith("_")]

@@ -1,7 +1,8 @@
 """``te.schedule``: TVM's module of that name: ``InferBound``, ``ScheduleOps``, the read-graph
-helpers (``CreateReadGraph``, ``PostDFSOrder``, ``AutoInlineElemWise`` / ``Broadcast`` /
-``Injective``, ``SchedulePostProcToPrimFunc``) and the IterVar
-relation classes (``Split``, ``Fuse``, ``Singleton``, ...)."""
+helpers (``CreateReadGraph``, ``PostDFSOrder``, ``CreateAttachPath``, ``AutoInlineElemWise`` /
+``Broadcast`` / ``Injective``, ``SchedulePostProcToPrimFunc``), the scan analyses
+(``ScanGetBody``, ``ScanFixPointAnalysis``) and the IterVar relation classes (``Split``,
+``Fuse``, ``Singleton``, ...)."""
 from ..bound import infer_bound
 from ..lower.schedule_ops import schedule_ops
 from ..lower.to_primfunc import postproc_to_primfunc
@@ -9,8 +10,11 @@ from ..runtime.container import Map
 from ..schedule import (Fuse, Rebase, Relation, Schedule, Singleton, Split,  # noqa: F401
                         Stage, Transform, create_schedule)
 from ..schedule.schedule import dataflow_graph, post_dfs_order
+from ..schedule.scan_analysis import scan_fix_point_analysis, scan_get_body
+from ..bound.attach_path import attach_paths
 from ..schedule.stage import AttachType
 from ..tensor import ComputeOp, PlaceholderOp
+from ..tir.buffer import Buffer  # noqa: F401 - TVM name (te.schedule.Buffer)
 from ..tir.expr import ProducerLoad
 from ..tir.functor import post_order_visit
 from ..tir.itervar import IterVar  # noqa: F401 - TVM name
@@ -45,6 +49,24 @@ def CreateReadGraph(roots):  # noqa: N802 - TVM name
 def PostDFSOrder(roots, g=None):  # noqa: N802 - TVM name
     """The operations ``roots`` reach, every producer before its consumers."""
     return post_dfs_order([getattr(r, "op", r) for r in roots])
+
+
+def ScanGetBody(scan_op):  # noqa: N802 - TVM name
+    """The operations of a scan's body (between its state placeholders / inputs and its
+    updates), producers first."""
+    return list(scan_get_body(scan_op))
+
+
+def ScanFixPointAnalysis(scan_op):  # noqa: N802 - TVM name
+    """A ``Map`` spatial IterVar of the scan -> IntImm 1 (a fix point of the recurrence: it
+    may be sliced) or 0."""
+    return Map(scan_fix_point_analysis(scan_op))
+
+
+def CreateAttachPath(s):  # noqa: N802 - TVM name
+    """A ``Map`` operation -> the leaf IterVars of the loops enclosing its stage, innermost
+    first (a stage of a scan's body is inside the scan's time loop)."""
+    return Map(attach_paths(s))
 
 
 def _is_elementwise(op) -> bool:

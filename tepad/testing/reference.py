@@ -21,6 +21,10 @@ Semantics (the IR's, as codegen must implement them):
   reductions with ``where=``; other reducers fold ``combine(acc, value)`` over the reduction
   points in row-major order starting from the identity; with ``init`` the result is
   ``combine(init, reduction)``; points where ``where`` is false are skipped.
+* ``te.scan``: rows ``[0, T0)`` of each state are its init's; then, one time step ``t`` after
+  another, the body (every compute on a path from a state placeholder to an update) is
+  evaluated on its whole grid with the state placeholders bound to the states so far, and row
+  ``t`` of each update becomes row ``t`` of its state;
 * symbolic shapes are bound from the input arrays (a dimension that is a bare Var binds it);
   ``inputs`` may also map a Var to an int. Other shape expressions are checked.
 """
@@ -34,6 +38,7 @@ import numpy as np
 from ..errors import TepadError
 from ..tir import expr as E
 from ..tir.reduce import CommReducer, Reduce
+from ..tensor.scan import ScanOp
 from ..tensor.tensor import ComputeOp, PlaceholderOp, Tensor
 
 # Above this many grid x reduction elements a compute is evaluated in chunks of its first axis.
@@ -173,10 +178,14 @@ class _Oracle:
             stack.append((op, True))
             if isinstance(op, PlaceholderOp):
                 continue
-            if not isinstance(op, ComputeOp):
+            if isinstance(op, ScanOp):
+                needs = _scan_needs(op)
+            elif isinstance(op, ComputeOp):
+                needs = _input_tensors(op.body)
+            else:
                 raise TepadError(f"reference: cannot evaluate operation {op!r} "
-                                 "(only placeholders and computes)")
-            for t in reversed(_input_tensors(op.body)):
+                                 "(only placeholders, computes and scans)")
+            for t in reversed(needs):
                 st = state.get(t.op)
                 if st == 1:
                     raise TepadError(f"reference: cycle through {t.op!r}")
@@ -189,7 +198,35 @@ class _Oracle:
                 raise TepadError(
                     f"reference: no array given for placeholder {op.name} "
                     f"(shape {_shape_str(op.shape)}, dtype {op.dtype})")
-            self.values[op] = self._eval_compute(op)
+            if isinstance(op, ScanOp):
+                self.values[op] = self._eval_scan(op)
+            else:
+                self.values[op] = self._eval_compute(op)
+
+    def _eval_scan(self, op):
+        """Row ``t < T0`` of state ``i`` is ``init[i][t]``; for ``T0 <= t < T``, the body is
+        evaluated on the states as they are after step ``t - 1`` and row ``t`` of
+        ``update[i]`` is taken. Rows not yet computed read as zero."""
+        body = _scan_body(op)
+        t0 = self.scalar_int(op.init[0].shape[0], f"scan {op.name}, init time extent")
+        states = []
+        for ini, up in zip(op.init, op.update):
+            shape = self.shape_of(up.shape, f"scan {op.name}, state {up.name}")
+            st = np.zeros(shape, dtype=np.dtype(up.dtype))
+            st[:t0] = self.tensor_value(ini)[:t0]
+            states.append(st)
+        for ph, st in zip(op.state_placeholder, states):
+            self.values[ph.op] = [st]
+        for t in range(t0, states[0].shape[0] if states[0].ndim else 0):
+            for b in body:
+                self.values[b] = self._eval_compute(b)
+            for st, up in zip(states, op.update):
+                st[t] = self.tensor_value(up)[t]
+        for ph in op.state_placeholder:
+            del self.values[ph.op]
+        for b in body:
+            self.values.pop(b, None)
+        return states
 
     def _eval_compute(self, op):
         nout = len(op.axis)
@@ -332,6 +369,45 @@ def _along(vals, dim, ndim):
 
 def _shape_str(shape):
     return "(" + ", ".join(repr(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _scan_body(op):
+    """The compute operations of a scan's body, producers first: those on a path from a state
+    placeholder to an update (own walk, as everything here)."""
+    states = {id(t.op) for t in op.state_placeholder}
+    reaches, order = {}, []
+
+    def visit(o):
+        if id(o) in reaches:
+            return reaches[id(o)]
+        if id(o) in states:
+            return True
+        reaches[id(o)] = False
+        if not isinstance(o, ComputeOp):
+            return False
+        r = False
+        for t in _input_tensors(o.body):
+            r = visit(t.op) or r
+        reaches[id(o)] = r
+        if r:
+            order.append(o)
+        return r
+    for u in op.update:
+        visit(u.op)
+    return order
+
+
+def _scan_needs(op):
+    """What must be evaluated before a scan: its inits and every tensor its body reads that is
+    neither a state placeholder nor computed in the body."""
+    body = _scan_body(op)
+    inside = {id(b) for b in body} | {id(t.op) for t in op.state_placeholder}
+    needs = list(op.init)
+    for b in body:
+        for t in _input_tensors(b.body):
+            if id(t.op) not in inside and t not in needs:
+                needs.append(t)
+    return needs
 
 
 def _input_tensors(exprs):

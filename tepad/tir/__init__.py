@@ -3,6 +3,7 @@ from . import dtype
 from .expr import (Node, PrimExpr, ConstExpr, IntImm, FloatImm, StringImm, Var, SizeVar, Add,
                    Sub, Mul, Div, Mod, FloorDiv, FloorMod, Min, Max, EQ, NE, LT, LE, GT, GE, And,
                    Or, Not, Select, Cast, Call, ProducerLoad, BufferLoad, Ramp, Broadcast, Let,
+                   Shuffle,
                    Range, BinaryOp, CmpOp, const, convert, cast, select)
 from .stmt import (ForKind, Stmt, For, SeqStmt, IfThenElse, ProducerStore, ProducerRealize,
                    BufferStore, BufferRealize, Allocate, AttrStmt, LetStmt, Evaluate, AssertStmt,
@@ -18,11 +19,11 @@ from .op import (min, max, all, any, if_then_else, exp, log, sqrt, tanh, floor, 
                  sigmoid, abs, power, pow, max_value, min_value, likely, assume, undef,
                  is_call, call_intrin, call_extern, call_pure_extern, call_llvm_intrin,
                  call_llvm_pure_intrin, floordiv, floormod, truncdiv, truncmod, indexdiv,
-                 indexmod, round, sin, cos)
+                 indexmod, round, sin, cos, div, call_packed, call_cpacked)
 from .itervar import IterVar, IterVarType
 from .reduce import CommReducer, Reduce
 from .ssa import convert_ssa
 from .verify import verify, verify_well_formed
-from . import stmt_functor, transform
+from . import stmt_functor, transform, ir_builder
 
 __all__ = [n for n in dir() if not n.startswith("_")]

@@ -4,6 +4,7 @@ from __future__ import annotations
 from ..errors import TepadError
 from . import dtype as dt
 from .expr import BufferLoad, PrimExpr, Var, convert, add, mul, const
+from .stmt import BufferStore
 
 
 class _AxisSeparator:
@@ -55,8 +56,17 @@ class Buffer:
             indices = (indices,)
         return BufferLoad(self, [convert(i) for i in indices])
 
-    def vload(self, indices):
+    def vload(self, indices, dtype=None):
+        """The element at ``indices`` (an index or a tuple of them) as a BufferLoad."""
+        if not isinstance(indices, (tuple, list)):
+            indices = (indices,)
         return self[tuple(indices)]
+
+    def vstore(self, indices, value):
+        """``self[indices] = value`` as a BufferStore statement."""
+        if not isinstance(indices, (tuple, list)):
+            indices = (indices,)
+        return BufferStore(self, value, [convert(i) for i in indices])
 
     def axis_groups(self) -> list[list[int]]:
         """Axis positions grouped by the separators: each group flattens to one physical axis."""

@@ -12,7 +12,16 @@ _SCALARS = {
     "int64": ("int", 64), "uint8": ("uint", 8), "uint16": ("uint", 16), "uint32": ("uint", 32),
     "uint64": ("uint", 64), "float16": ("float", 16), "float32": ("float", 32),
     "float64": ("float", 64), "handle": ("handle", 64),
+    # bfloat16: stored as 16 bits (numpy sees uint16), computed in float32 and rounded back
+    # to bfloat16 after every operation (TVM's BF16 legalization)
+    "bfloat16": ("float", 16),
 }
+
+
+def numpy_name(dtype: str) -> str:
+    """The numpy dtype name of ``dtype``'s elements (bfloat16: uint16, its storage)."""
+    s = parse(dtype).scalar
+    return "uint16" if s == "bfloat16" else s
 
 
 class DType:
@@ -95,9 +104,16 @@ def with_lanes(dtype: str, n: int) -> str:
     return s if n == 1 else f"{s}x{n}"
 
 
+# TVM's short names: "float" is float32, "int" int32, "uint" uint32, "int1" bool
+ALIASES = {"float": "float32", "int": "int32", "uint": "uint32", "int1": "bool",
+           "double": "float64"}
+
+
 def canonical(dtype) -> str:
-    """Accept numpy dtypes and type objects as well as strings."""
+    """Accept numpy dtypes and type objects as well as strings (and TVM's short names,
+    ``ALIASES``)."""
     if isinstance(dtype, str):
+        dtype = ALIASES.get(dtype, dtype)
         parse(dtype)
         return dtype
     try:

@@ -46,6 +46,15 @@ class PrimExpr(Node):
             object.__setattr__(self, "_hash", h)
         return h
 
+    def __getstate__(self):
+        # the cached hash is not carried across processes: it may mix in object ids and
+        # Python's per-process string hashing
+        state = {name: getattr(self, name) for cls in type(self).__mro__
+                 for name in getattr(cls, "__slots__", ())
+                 if name not in ("__weakref__", "__dict__") and hasattr(self, name)}
+        state["_hash"] = None
+        return None, state
+
     # --- arithmetic operators (TVM semantics) -------------------------------------------------
     def __add__(self, o): return add(self, o)
     def __radd__(self, o): return add(o, self)
@@ -85,6 +94,10 @@ class PrimExpr(Node):
 
     def astype(self, dtype: str) -> "PrimExpr":
         return cast(dtype, self)
+
+    def equal(self, o) -> "PrimExpr":
+        """``self == o`` as an expression (TVM's ``expr.equal``)."""
+        return _cmp(EQ, self, o)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -160,7 +173,7 @@ class Var(PrimExpr):
     _fields = ("name", "dtype")
 
     def __init__(self, name: str = "v", dtype: str = "int32"):
-        dt.parse(dtype)
+        dtype = dt.canonical(dtype)
         object.__setattr__(self, "name", str(name))
         object.__setattr__(self, "dtype", dtype)
         object.__setattr__(self, "_hash", None)
@@ -294,10 +307,13 @@ class Call(PrimExpr):
     _fields = ("dtype", "op", "args")
 
     def __init__(self, dtype: str, op: str, args):
-        dt.parse(dtype)
+        dtype = "handle" if dtype in ("", "void") else dt.canonical(dtype)  # TVM's void calls
+        # Python numbers and strings among the arguments become constants (as in TVM)
+        args = tuple(StringImm(a) if isinstance(a, str) else
+                     convert(a) if isinstance(a, (bool, int, float)) else a for a in args)
         object.__setattr__(self, "dtype", dtype)
         object.__setattr__(self, "op", str(op))
-        object.__setattr__(self, "args", tuple(args))
+        object.__setattr__(self, "args", args)
         object.__setattr__(self, "_hash", None)
 
 
@@ -322,7 +338,9 @@ class BufferLoad(PrimExpr):
         object.__setattr__(self, "buffer", buffer)
         object.__setattr__(self, "indices", indices)
         lanes = max([dt.lanes(i.dtype) for i in indices] + [1])
-        object.__setattr__(self, "dtype", dt.with_lanes(buffer.dtype, lanes))
+        # a buffer of vector elements gives its lanes for each element read
+        object.__setattr__(self, "dtype", dt.with_lanes(buffer.dtype,
+                                                        lanes * dt.lanes(buffer.dtype)))
         object.__setattr__(self, "_hash", None)
 
 
@@ -348,6 +366,41 @@ class Broadcast(PrimExpr):
         object.__setattr__(self, "lanes", int(lanes))
         object.__setattr__(self, "dtype", dt.with_lanes(value.dtype, int(lanes)))
         object.__setattr__(self, "_hash", None)
+
+
+class Shuffle(PrimExpr):
+    """Lanes picked from the concatenation of ``vectors`` (scalars count as one lane): lane
+    ``k`` of the result is lane ``indices[k]`` of that concatenation (TVM's ``tir.Shuffle``)."""
+    __slots__ = ("vectors", "indices")
+    _fields = ("vectors", "indices")
+
+    def __init__(self, vectors, indices):
+        vectors = tuple(convert(v) for v in vectors)
+        indices = tuple(convert(i) for i in indices)
+        if not vectors:
+            raise TepadError("Shuffle needs at least one vector")
+        scalar = dt.element_of(vectors[0].dtype)
+        total = 0
+        for v in vectors:
+            if dt.element_of(v.dtype) != scalar:
+                raise TepadError(f"Shuffle: vectors of different element types "
+                                 f"({vectors[0].dtype} and {v.dtype})")
+            total += dt.lanes(v.dtype)
+        for i in indices:
+            if not isinstance(i, IntImm) or not 0 <= i.value < total:
+                raise TepadError(f"Shuffle: index {i!r} is not a constant lane in "
+                                 f"[0, {total})")
+        object.__setattr__(self, "vectors", vectors)
+        object.__setattr__(self, "indices", indices)
+        object.__setattr__(self, "dtype", dt.with_lanes(scalar, len(indices)))
+        object.__setattr__(self, "_hash", None)
+
+    @staticmethod
+    def concat(vectors) -> "Shuffle":
+        """The lanes of ``vectors``, one after the other."""
+        vectors = [convert(v) for v in vectors]
+        total = sum(dt.lanes(v.dtype) for v in vectors)
+        return Shuffle(vectors, [IntImm(k, "int32") for k in range(total)])
 
 
 class Let(PrimExpr):
@@ -443,6 +496,9 @@ def const(value, dtype: str | None = None) -> PrimExpr:
             dtype = "float32"
         else:
             raise TypeError(f"cannot make a constant from {value!r}")
+    dtype = dt.canonical(dtype)
+    if dt.lanes(dtype) > 1:         # a vector constant: the scalar in every lane
+        return Broadcast(const(value, dt.element_of(dtype)), dt.lanes(dtype))
     if dt.is_float(dtype):
         return FloatImm(value, dtype)
     return IntImm(value, dtype)

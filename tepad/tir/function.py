@@ -1,6 +1,7 @@
 """PrimFunc: a lowered function over buffers."""
 from __future__ import annotations
 
+from .buffer import Buffer
 from .expr import Node, Var
 
 
@@ -16,9 +17,17 @@ Its text form (``repr``, ``script()``) is installed by ``tir.printer``.
     _fields = ("params", "body", "buffer_map", "attrs")
 
     def __init__(self, params, body, buffer_map=None, attrs=None):
-        object.__setattr__(self, "params", tuple(params))
+        buffer_map = dict(buffer_map or {})
+        plist = []
+        for p in params:
+            p = getattr(p, "param_var", p)       # an ir_builder pointer: its handle Var
+            if isinstance(p, Buffer):            # TVM's PrimFunc([buffer, ...]): bind it
+                buffer_map[p.data] = p
+                p = p.data
+            plist.append(p)
+        object.__setattr__(self, "params", tuple(plist))
         object.__setattr__(self, "body", body)
-        object.__setattr__(self, "buffer_map", dict(buffer_map or {}))
+        object.__setattr__(self, "buffer_map", buffer_map)
         object.__setattr__(self, "attrs", dict(attrs or {}))
 
     @property

@@ -6,10 +6,12 @@ import functools
 import numpy as np
 
 from ..errors import TepadError
+from ..target.codegen import llvm_get_intrinsic_name
 from . import dtype as dt
+from .buffer import Buffer
 from .expr import (Call, IntImm, FloatImm, PrimExpr, StringImm, _match, cast, const, convert,
                    floordiv, floormod, logical_and, logical_or, max_expr, min_expr, select,
-                   truncdiv, truncmod)
+                   true_div, truncdiv, truncmod)
 
 # Intrinsic names understood by codegen. Pure math calls map to LLVM intrinsics or libm.
 MATH_INTRINSICS = ("tir.exp", "tir.log", "tir.sqrt", "tir.tanh", "tir.fabs", "tir.floor",
@@ -200,9 +202,13 @@ def call_intrin(dtype, op, *args):
 
 
 def _extern_call(kind, dtype, name, args):
+    if isinstance(name, (int, IntImm)) and "llvm" in kind:   # TVM's intrinsic id
+        name = llvm_get_intrinsic_name(int(name))
     if not isinstance(name, str) or not name:
         raise TepadError(f"{kind}: the function name must be a non-empty string, got {name!r}")
-    return Call(dt.canonical(dtype), kind, [StringImm(name)] + [convert(a) for a in args])
+    # TVM's void calls ("" dtype) are handle calls; used as a statement they return nothing
+    dtype = "handle" if dtype in ("", "void", None) else dt.canonical(dtype)
+    return Call(dtype, kind, [StringImm(name)] + [convert(a) for a in args])
 
 
 def call_extern(dtype, func_name, *args):
@@ -227,6 +233,40 @@ def call_llvm_pure_intrin(dtype, name, *args):
     return _extern_call("tir.call_llvm_pure_intrin", dtype, name, args)
 
 
+def div(a, b) -> PrimExpr:
+    """``a / b`` with C semantics (TVM's ``tir.div``): float division for floats, division
+    rounding toward zero (``truncdiv``) for integers."""
+    a, b = _match(a, b)
+    if dt.is_float(a.dtype):
+        return true_div(a, b)
+    return truncdiv(a, b)
+
+
+def _packed_arg(a):
+    """A call_packed argument: a Buffer becomes ``tir.tepad_array(data, dtype, *shape)`` (the
+    array the called function receives), anything else an expression."""
+    if hasattr(a, "asobject"):                 # an ir_builder BufferVar: its buffer
+        a = a.asobject()
+    if isinstance(a, Buffer):
+        return Call("handle", "tir.tepad_array", [a.data, StringImm(a.dtype), *a.shape])
+    return convert(a)
+
+
+def call_packed(func_name, *args):
+    """``tir.call_packed("name", *args)``: call the function registered as ``name``
+    (``tepad.register_func``) from generated code. Buffers arrive as NDArrays over the
+    kernel's memory, handles as pointers, numbers as numbers; the value is 0, and an exception
+    the function raises stops the kernel and is raised again by the Module."""
+    if not isinstance(func_name, str) or not func_name:
+        raise TepadError(f"call_packed: the function name must be a non-empty string, got "
+                         f"{func_name!r}")
+    return Call("int32", "tir.tvm_call_packed",
+                [StringImm(func_name)] + [_packed_arg(a) for a in args])
+
+
+call_cpacked = call_packed
+
+
 indexdiv = floordiv
 indexmod = floormod
 
@@ -234,4 +274,4 @@ __all__ = ["min", "max", "all", "any", "if_then_else", "exp", "log", "sqrt", "ta
            "ceil", "sigmoid", "abs", "power", "pow", "max_value", "min_value", "likely", "assume",
            "undef", "is_call", "call_intrin", "call_extern", "call_pure_extern",
            "call_llvm_intrin", "call_llvm_pure_intrin", "floordiv", "floormod", "truncdiv", "truncmod",
-           "indexdiv", "indexmod", "cast", "const", "round", "sin", "cos", "MATH_INTRINSICS"]
+           "indexdiv", "indexmod", "div", "call_packed", "call_cpacked", "cast", "const", "round", "sin", "cos", "MATH_INTRINSICS"]

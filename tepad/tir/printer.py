@@ -126,6 +126,10 @@ class _Printer:
             return f"T.Ramp({self.e(x.base)}, {self.e(x.stride)}, {x.lanes})", _PREC["atom"]
         if isinstance(x, E.Broadcast):
             return f"T.Broadcast({self.e(x.value)}, {x.lanes})", _PREC["atom"]
+        if isinstance(x, E.Shuffle):
+            vecs = ", ".join(self.e(v) for v in x.vectors)
+            idx = ", ".join(str(i.value) for i in x.indices)
+            return f"T.Shuffle([{vecs}], [{idx}])", _PREC["atom"]
         if isinstance(x, E.Let):
             return (f"T.Let({self.e(x.body)}, where={{{self.e(x.var)}: {self.e(x.value)}}})",
                     _PREC["atom"])

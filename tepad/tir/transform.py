@@ -63,6 +63,27 @@ def prim_func_pass(pass_func=None, opt_level=0, name=None, required=None):
     return wrap(pass_func) if pass_func is not None else wrap
 
 
+class Sequential:
+    """Passes run one after another (TVM's ``tvm.transform.Sequential``): called on a module
+    or function, it gives what the last pass returned."""
+
+    def __init__(self, passes=None, opt_level=0, name="sequential", required=None):
+        self.passes = list(passes or [])
+        for p in self.passes:
+            if not callable(p):
+                raise TepadError(f"Sequential: {p!r} is not a pass (a pass object or a "
+                                 "function of a PrimFunc)")
+        self.opt_level, self.name, self.required = opt_level, name, list(required or [])
+
+    def __call__(self, mod_or_func, ctx=None):
+        for p in self.passes:
+            mod_or_func = p(mod_or_func)
+        return mod_or_func
+
+    def __repr__(self):
+        return f"Sequential({', '.join(getattr(p, 'name', repr(p)) for p in self.passes)})"
+
+
 def register(tvm_name: str, fn) -> None:
     """Make ``tepad.tir.transform.<tvm_name>()`` a pass object running ``fn``."""
     _REGISTRY[tvm_name] = fn
@@ -86,4 +107,4 @@ def __getattr__(name):
     return make
 
 
-__all__ = ["PrimFuncPass", "prim_func_pass", "register", "registered"]
+__all__ = ["PrimFuncPass", "prim_func_pass", "Sequential", "register", "registered"]

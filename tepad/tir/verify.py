@@ -44,6 +44,8 @@ class _Verifier(Visitor):
         self.realized: set = set()          # Buffers / producers realized around here
         for p in func.params:
             self.in_scope.add(p)
+            if p.dtype == "handle" and p not in func.buffer_map:
+                self.buffer_data.add(p)     # a pointer parameter: buffers over its memory
         for buf in func.buffer_map.values():
             self.buffer_data.add(buf.data)
             for e in (*buf.shape, *buf.strides, buf.elem_offset):
@@ -139,13 +141,18 @@ class _Verifier(Visitor):
     def _realize(self, key, data, body):
         fresh = key not in self.realized
         self.realized.add(key)
+        # the realized buffer's pointer may be used inside (an extern op passes it on)
+        new_ptr = data is not None and data not in self.in_scope
         if data is not None:
             self.buffer_data.add(data)
+            self.in_scope.add(data)
         self.visit(body)
         if fresh:
             self.realized.discard(key)
             if data is not None:
                 self.buffer_data.discard(data)
+        if new_ptr:
+            self.in_scope.discard(data)
 
     def visit_IfThenElse(self, s):
         self.visit(s.condition)

@@ -598,11 +598,12 @@ def test_E_LOW_07_symbolic_size_bound_by_no_argument():
         tepad.build(s, [A, B])
 
 
-def test_E_LOW_08_parameter_not_bound_to_buffer():
-    v = tir.Var("x", "handle")
-    f = tir.PrimFunc([v], tir.Evaluate(tir.const(0)), {}, {"global_symbol": "main"})
-    with pytest.raises(TepadError, match="parameter 'x' is not bound to a buffer"):
-        tepad.build(f)
+def test_E_LOW_08_scalar_argument_dtype():
+    A, B, C = chain()
+    h = tir.Var("h", "handle")
+    with pytest.raises(TepadError, match="scalar argument h must have an integer or float "
+                                         "dtype, got handle"):
+        tepad.build(te.create_schedule(C.op), [A, C, h])
 
 
 def test_E_LOW_09_bad_thread_count(monkeypatch):
@@ -629,10 +630,11 @@ def test_E_RUN_01_kernel_error_status_bounds_check():
         mod(np.zeros(4, "float32"))
 
 
-def test_E_RUN_02_shape_var_must_be_integer():
+def test_E_RUN_02_scalar_argument_dtype():
     from tepad.runtime.args import scalar_ctype
-    with pytest.raises(TepadError, match="shape variables must be integers, got dtype float32"):
-        scalar_ctype("float32")
+    with pytest.raises(TepadError, match="scalar arguments must be integers, float32 or "
+                                         "float64, got dtype float16"):
+        scalar_ctype("float16")
 
 
 def test_E_RUN_04_big_endian_argument():

@@ -72,7 +72,7 @@ def test_local_buffer_has_the_layout_of_the_region():
     io, ii = s[C].split(C.op.axis[0], factor=4)
     s[B].compute_at(s[C], io)
     s[B].transform_layout(lambda i, j: [j // 4, i, j % 4], pad_value=0.0)
-    f = tepad.lower(s, [A, C])["main"]
+    f = tepad.lower(s, [A, C], flatten=False)["main"]
     (r,) = _realizes(f, "B")
     assert [int(x.min) for x in r.bounds] == [0, 0, 0]
     assert [int(x.extent) for x in r.bounds] == [4, 6, 4]

@@ -35,7 +35,7 @@ def row_sum_schedule(rows=64, pad=0.0):
 
 def test_row_summation_with_and_without_branch_removal():
     s, A, B = row_sum_schedule()
-    f = tepad.lower(s, [A, B])["main"]
+    f = tepad.lower(s, [A, B], flatten=False)["main"]
     assert [int(d) for d in f.buffer_map[f.params[0]].shape] == [64, 4, 4]
     # the consumer keeps the `j < 14` test; the assume states the padding holds zeros
     assert any(nodes(l, tir.IfThenElse) for l in innermost_loops(f))
@@ -52,13 +52,13 @@ def test_row_summation_with_and_without_branch_removal():
 
 def test_branch_removal_needs_the_promised_pad_value():
     s, A, B = row_sum_schedule(pad=None)
-    g = remove_branching_through_overcompute(tepad.lower(s, [A, B])["main"])
+    g = remove_branching_through_overcompute(tepad.lower(s, [A, B], flatten=False)["main"])
     assert any(nodes(l, tir.IfThenElse) for l in innermost_loops(g))
 
 
 def test_checked_build_rejects_wrong_padding():
     s, A, B = row_sum_schedule()
-    mod = tepad.build(tepad.lower(s, [A, B]), checked=True)
+    mod = tepad.build(tepad.lower(s, [A, B], flatten=False), checked=True)
     a = rng.random((64, 14), dtype="float32")
     ap = to_physical(a, lambda i, j: [i, j // 4, j % 4], pad_value=0.0)
     b = np.zeros(64, "float32")
@@ -82,7 +82,7 @@ def test_padded_conv1d_on_input_and_output():
     s[A].transform_layout(lay, pad_value=0.0)
     ax = s[B].transform_layout(lay, pad_value=0.0)
     assert [int(iv.dom.extent) for iv in ax] == [3, 8]
-    f = tepad.lower(s, [A, F, B])["main"]
+    f = tepad.lower(s, [A, F, B], flatten=False)["main"]
     shapes = [[int(d) for d in f.buffer_map[p].shape] for p in f.params]
     assert shapes == [[3, 8], [3], [3, 8]]
     a = rng.random(16, dtype="float32")
@@ -105,7 +105,7 @@ def test_elementwise_undef_padding_becomes_branch_free():
     lay = lambda i: [i // 4, i % 4]   # noqa: E731
     s[A].transform_layout(lay, pad_value=lambda io, ii: tir.undef("int32"))
     s[B].transform_layout(lay, pad_value=lambda io, ii: tir.undef("int32"))
-    f = tepad.lower(s, [A, B])["main"]
+    f = tepad.lower(s, [A, B], flatten=False)["main"]
     assert any(tir.is_call(c, "tir.undef") for c in nodes(f, tir.Call))
     g = remove_branching_through_overcompute(f)
     compute_loops = [l for l in innermost_loops(g) if nodes(l, tir.BufferStore) and not
@@ -126,7 +126,7 @@ def test_multiple_transformations_apply_in_order():
     s = te.create_schedule(B.op)
     s[A].transform_layout(lambda i, j: [i // 4, i % 4, j])
     s[A].transform_layout(lambda io, ii, j: [io, ii, j // 8, j % 8], pad_value=0)
-    f = tepad.lower(s, [A, B])["main"]
+    f = tepad.lower(s, [A, B], flatten=False)["main"]
     assert [int(d) for d in f.buffer_map[f.params[0]].shape] == [4, 4, 8, 8]
     a = rng.integers(-9, 9, (14, 60)).astype("int32")
     ap = to_physical(a, [lambda i, j: [i // 4, i % 4, j],
@@ -145,7 +145,7 @@ def test_each_transform_owns_the_padding_it_introduced():
     s[A].transform_layout(lambda i, j: [i // 4, i % 4, j],
                           pad_value=lambda io, ii, j: tir.undef("int32"))
     s[A].transform_layout(lambda io, ii, j: [io, ii, j // 8, j % 8], pad_value=0)
-    f = tepad.lower(s, [A, B])["main"]
+    f = tepad.lower(s, [A, B], flatten=False)["main"]
     assumes = [c for c in nodes(f, tir.Call) if tir.is_call(c, "tir.assume")]
     assert len(assumes) == 1        # only the second map promises a value (0)
     maps = [lambda i, j: [i // 4, i % 4, j], lambda io, ii, j: [io, ii, j // 8, j % 8]]
@@ -170,7 +170,7 @@ def test_nhwc_to_nchwc_shapes_and_indices():
     s = te.create_schedule([x.op, y.op])
     ax = s[x].transform_layout(lambda n, h, w, c: [n, c // 4, h, w, c % 4])
     assert [int(iv.dom.extent) for iv in ax] == [16, 32, 64, 64, 4]
-    f = tepad.lower(s, [A, x, y])["main"]
+    f = tepad.lower(s, [A, x, y], flatten=False)["main"]
     assert [int(d) for d in f.buffer_map[f.params[1]].shape] == [16, 32, 64, 64, 4]
     loads = [l for l in nodes(f, tir.BufferLoad) if l.buffer.name == "x"]
     assert [int(i) for i in loads[0].indices] == [11, 101 // 4, 37, 23, 101 % 4]
@@ -187,7 +187,7 @@ def test_texture_layout_with_axis_separator_is_2d():
     y = te.compute((1,), lambda _: x[11, 37, 23, 101], name="y")
     s = te.create_schedule([x.op, y.op])
     s[x].transform_layout(lambda n, h, w, c: [n, c // 4, h, te.AXIS_SEPARATOR, w, c % 4])
-    f = tepad.lower(s, [A, x, y])["main"]
+    f = tepad.lower(s, [A, x, y], flatten=False)["main"]
     xb = f.buffer_map[f.params[1]]
     assert list(xb.axis_separators) == [3]
     flat = tepad.lower.passes.storage_flatten(f)

@@ -49,11 +49,14 @@ def test_build_takes_a_module():
     np.testing.assert_array_equal(b, a[:14] * 2.0)
 
 
-def test_a_module_with_two_functions_is_refused_by_build():
+def test_a_module_with_two_functions_builds_both_and_refuses_one_symbol_twice():
     s, args = scaled()
     f = tepad.lower(s, args)["main"]
-    two = tepad.IRModule({"a": f, "b": f})
-    with pytest.raises(TepadError, match="build takes a module with one function"):
-        tepad.build(two)
+    two = tepad.IRModule({"a": f.with_attr("global_symbol", "a"),
+                          "b": f.with_attr("global_symbol", "b")})
+    mod = tepad.build(two)
+    assert sorted(mod.modules) == ["a", "b"] and mod["b"].name == "b"
+    with pytest.raises(TepadError, match="two functions are named 'main'"):
+        tepad.build(tepad.IRModule({"a": f, "b": f}))
     with pytest.raises(TepadError, match="maps names to PrimFuncs"):
         tepad.IRModule({"a": 1})

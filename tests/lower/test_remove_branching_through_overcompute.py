@@ -21,7 +21,7 @@ def row_sum(pad):
     s = te.create_schedule(B.op)
     s[B].split(k, factor=4)
     s[A].transform_layout(MAP, pad_value=pad)
-    return tepad.lower(s, [A, B])["main"]
+    return tepad.lower(s, [A, B], flatten=False)["main"]
 
 
 def test_row_summation_with_zero_padding_loses_its_guard():
@@ -93,7 +93,7 @@ def multi_transform_reduction(red, dtype, a_pad, b_pad="absent"):
     if b_pad != "absent":
         s[B].transform_layout(B_MAP, pad_value=b_pad)
     ko, ki = s[B].split(k, factor=8)
-    return tepad.lower(s, [A, B])["main"], (ko.var, ki.var)
+    return tepad.lower(s, [A, B], flatten=False)["main"], (ko.var, ki.var)
 
 
 def opt(f):
@@ -177,5 +177,5 @@ def test_max_from_a_user_init_below_the_finite_minimum_keeps_its_guard():
     s = te.create_schedule(B.op)
     s[A].transform_layout(A_MAP, pad_value=te.min_value("float32"))
     ko, ki = s[B].split(k, factor=8)
-    g = opt(tepad.lower(s, [A, B])["main"])
+    g = opt(tepad.lower(s, [A, B], flatten=False)["main"])
     assert guards_on(g, (ko.var, ki.var))

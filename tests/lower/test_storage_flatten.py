@@ -16,7 +16,7 @@ def pair_compute_at():
     C = te.compute((8, 8), lambda i, j: B[i, j] + 1.0, name="C")
     s = te.create_schedule(C.op)
     s[B].compute_at(s[C], C.op.axis[0])
-    return tepad.lower(s, [A, C])["main"]
+    return tepad.lower(s, [A, C], flatten=False)["main"]
 
 
 def test_realize_becomes_allocate_of_region_size_and_indices_are_shifted():

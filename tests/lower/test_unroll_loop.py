@@ -15,7 +15,7 @@ def unrolled_schedule(extent=4):
     B = te.compute((8, extent), lambda i, j: A[i, j] * 2.0 + 1.0, name="B")
     s = te.create_schedule(B.op)
     s[B].unroll(B.op.axis[1])
-    return tepad.lower(s, [A, B])["main"]
+    return tepad.lower(s, [A, B], flatten=False)["main"]
 
 
 def test_unrolled_loop_is_replaced_by_copies():
@@ -75,5 +75,5 @@ def test_symbolic_or_too_large_extent_becomes_serial():
 def test_nothing_to_do_returns_same_object():
     A = te.placeholder((8,), "float32", name="A")
     B = te.compute((8,), lambda i: A[i] * 3.0, name="B")
-    f = tepad.lower(te.create_schedule(B.op), [A, B])["main"]
+    f = tepad.lower(te.create_schedule(B.op), [A, B], flatten=False)["main"]
     assert unroll_loop(f) is f

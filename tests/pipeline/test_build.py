@@ -99,7 +99,7 @@ def test_blur_compute_at_inside_tile(tile):
     a = rand(n + 2, n + 2)
     (b,), _ = run(s, [A, By], [a], [(n, n)])
     np.testing.assert_allclose(b, blur_ref(a), rtol=1e-5, atol=1e-5)
-    func = tepad.lower(s, [A, By])["main"]
+    func = tepad.lower(s, [A, By], flatten=False)["main"]
     realizes = []
     tir.post_order_visit(func.body, lambda x: realizes.append(x)
                          if isinstance(x, tir.BufferRealize) else None)

@@ -17,7 +17,10 @@ Algorithm (TVM's InjectRollingBuffer, generalised as in its pull request, apache
    exactly one (sequential) enclosing loop var ``v`` (``v*c + k``; offsets and parameters
    allowed: the stride is ``c``); ``floordiv(v*c + k, q)`` (stride ``ceil(c/q)``, upscaling);
    or another form. The extent may be constant or vary with ``v`` only (exact bounds: a smaller
-   last tile); ``ext`` is then its largest value. Overlap = ``ext - stride``.
+   last tile); ``ext`` is then its largest value. Overlap = ``ext - stride`` for linear mins;
+   for ``floordiv(v*c + k, q)`` the advance alternates between ``floor(c/q)`` and
+   ``ceil(c/q)``, the dimension rolls when its largest overlap ``ext - floor(c/q)`` is
+   positive, and the skip guard (step 4) uses the exact per-iteration overlap.
 2. Rolling axis: the outermost loop that is the single loop var of some dimension with a
    positive overlap; that dimension (the first such one) is folded to ``ext``. No such
    dimension: TepadError naming the buffer, each dim's overlap, and what would be valid.
@@ -100,15 +103,20 @@ class _Dim:
         self.extent = rng.extent
         self.loop_vars = []      # enclosing loop vars used by min/extent, outermost first
         self.var = None          # the single loop var of a supported form
-        self.stride = None
+        self.stride = None       # the largest advance per iteration (ceil(c / q))
+        self.div = 1             # q of a floordiv(v*c + k, q) min
+        self.coef = None         # c
         self.ext = None          # constant extent, or None
         self.form_error = None   # why the min is not of a supported form
 
     @property
     def overlap(self):
+        """The largest overlap between consecutive iterations: ``ext - floor(|c| / q)`` (for
+        ``q = 1`` the overlap of every pair). A floordiv min advances by ``floor(c/q)`` or
+        ``ceil(c/q)``, so with ``q > 1`` some pairs may overlap by less."""
         if self.var is None or self.ext is None or self.stride is None:
             return 0
-        return self.ext - abs(self.stride)
+        return self.ext - abs(self.coef) // self.div
 
 
 class _Info:
@@ -339,6 +347,7 @@ class _Inject(Mutator):
             dim.form_error = (f"region extent {_fmt(dim.extent)} changes with other loops")
             return
         dim.var = u
+        dim.coef, dim.div = c, div
         dim.stride = int(math.copysign(math.ceil(abs(c) / div), c))
 
     def _union(self, x, buf, inside, ana):
@@ -429,8 +438,10 @@ class _Inject(Mutator):
         ov = ana.simplify(E.sub(end_prev, x.min))
         if isinstance(ov, IntImm):
             return ov
-        if x.ext is not None and _const(x.extent) is not None:
+        if x.ext is not None and _const(x.extent) is not None and x.div == 1:
             return IntImm(x.overlap, x.min.dtype)       # linear min: constant E - stride
+        # a floordiv min (upscaling) overlaps by different amounts in different iterations:
+        # the exact end(v - 1) - min(v), never a constant that could skip a new row
         return ov
 
     def _check_guards(self, info, x, index, local):

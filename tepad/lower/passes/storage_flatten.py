@@ -5,7 +5,8 @@ size, indices shifted by the region's origin); every BufferLoad/BufferStore has 
 axis group of its buffer (one index without axis separators), row-major; argument buffers keep
 their N-d declaration in ``buffer_map`` while the body uses flat views sharing the same data var.
 A realize under ``buffer_dim_align`` attrs (``Stage.storage_align``) gets TVM's padded strides:
-its allocation is ``stride[0] * extent[0]`` elements and the attrs are removed.
+its allocation is ``stride[0] * extent[0]`` elements and the attrs are removed. A ``Prefetch``
+becomes loops of ``tir.prefetch`` calls, one per cache line.
 """
 from __future__ import annotations
 
@@ -26,6 +27,8 @@ BUFFER_DIM_ALIGN = "buffer_dim_align"
 
 def _simplify(e):
     return Analyzer().simplify(e)
+
+
 
 
 class _Entry:
@@ -97,6 +100,10 @@ class _Flatten(Mutator):
     def __init__(self, func: PrimFunc, cache_line_size: int = 64):
         self.cache_line_size = cache_line_size
         self.entries = {}
+        # a realized buffer's data var -> its allocation's var (other uses of the pointer:
+        # views of the same memory, call arguments)
+        self.data_map = {}
+        self.views = {}
         for buf in func.buffer_map.values():
             self.entries[buf] = _Entry(buf.get_flattened_buffer(), None, buf.shape,
                                        buf.axis_groups())
@@ -120,13 +127,17 @@ class _Flatten(Mutator):
             strides, size = aligned_strides(clamped, align)
             flat = Buffer([size], buf.dtype, buf.name, data=data, scope=buf.scope)
             self.entries[buf] = _Entry(flat, origin, extents, tmp.axis_groups(), strides)
+            self.data_map[buf.data] = data
             body = self.visit(inner)
             del self.entries[buf]
+            del self.data_map[buf.data]
             return Allocate(data, buf.dtype, [size], s.condition, body,
                             {"scope": buf.scope or "global"})
         self.entries[buf] = _Entry(flat, origin, extents, tmp.axis_groups())
+        self.data_map[buf.data] = data
         body = self.visit(s.body)
         del self.entries[buf]
+        del self.data_map[buf.data]
         shape = flat.shape
         if not all(isinstance(e, IntImm) for e in extents):
             # an exact-bounds extent is a formula that can go negative where the region is
@@ -144,15 +155,38 @@ class _Flatten(Mutator):
         idx = self.visit(s.indices)
         val = self.visit(s.value)
         if e is None:
-            return BufferStore(s.buffer, val, idx)
+            buf = self._view(s.buffer)
+            if buf is s.buffer and val is s.value and \
+                    all(a is b for a, b in zip(idx, s.indices)):
+                return s
+            return BufferStore(buf, val, idx)
         return BufferStore(e.flat, val, e.index(idx))
 
     def visit_BufferLoad(self, x):
         e = self.entries.get(x.buffer)
         idx = self.visit(x.indices)
         if e is None:
-            return BufferLoad(x.buffer, idx)
+            buf = self._view(x.buffer)
+            if buf is x.buffer and all(a is b for a, b in zip(idx, x.indices)):
+                return x
+            return BufferLoad(buf, idx)
         return BufferLoad(e.flat, e.index(idx))
+
+    def visit_Var(self, v):
+        return self.data_map.get(v, v)
+
+    def _view(self, buf):
+        """A buffer this pass does not flatten, over the memory of a realized one: the same
+        view of the allocation."""
+        data = self.data_map.get(buf.data)
+        if data is None:
+            return buf
+        v = self.views.get((buf, data))
+        if v is None:
+            v = self.views[(buf, data)] = Buffer(buf.shape, buf.dtype, buf.name, data=data,
+                                                 axis_separators=buf.axis_separators,
+                                                 scope=buf.scope)
+        return v
 
 
     def visit_Prefetch(self, s):
@@ -217,8 +251,14 @@ def _row_major(index, shape):
     return [e if e is not None else IntImm(0)]
 
 
-def storage_flatten(func: PrimFunc, cache_line_size: int = 64) -> PrimFunc:
-    """Flatten every buffer access of ``func`` (see module docstring); ``cache_line_size``
-    (bytes, TVM's StorageFlatten argument) sizes the loops a ``Prefetch`` becomes."""
-    body = _Flatten(func, cache_line_size).visit(func.body)
-    return func.with_body(body)
+def storage_flatten(func: PrimFunc, cache_line_size=None, create_bound_attributes=False) \
+        -> PrimFunc:
+    """Flatten every buffer access of ``func`` (see module docstring). An already flattened
+    function (no realize, every access through a flat view) is returned as it is.
+
+    ``cache_line_size`` and ``create_bound_attributes`` are TVM's arguments
+    (``tir.transform.StorageFlatten(64)``): the cache line (bytes, default 64) sizes the loops
+    a ``Prefetch`` becomes; allocations get the code generator's alignment, and no bound
+    attributes are needed downstream."""
+    body = _Flatten(func, cache_line_size or 64).visit(func.body)
+    return func if body is func.body else func.with_body(body)

@@ -11,22 +11,28 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-from .codegen import compile_cache_enabled, compile_kernel, default_num_threads
-from .errors import TepadError
-from .lower.pipeline import Options, PassLog, lower_for_codegen
-from .runtime import ArgInfo, Module
-from .target import Target, as_target
-from .schedule import Schedule
-from .tir.function import PrimFunc
-from .tir.module import IRModule
-from .tir.functor import post_order_visit
-from .tir.stmt import BufferStore
+from ..codegen import compile_cache_enabled, compile_kernel, default_num_threads
+from ..errors import TepadError
+from ..lower.pipeline import Options, PassLog, lower, lower_for_codegen, schedule_to_module
+from ..runtime import ArgInfo, Module
+from ..runtime.args import param_info
+from ..runtime.multi import ModuleGroup
+from ..target import Target, as_target
+from ..schedule import Schedule
+from ..tir.function import PrimFunc
+from ..tir.module import IRModule
+from ..tir.functor import post_order_visit
+from ..tir.expr import BufferLoad, Call, Var
+from ..tir.stmt import BufferStore
 
 
 def build(s_or_func, args=None, target=None, name="main", bounds_check=False,
           checked=False, exact_bounds=False):
-    """A callable ``Module`` for a schedule (with ``args``), or an already lowered PrimFunc or
-    one-function IRModule (what ``tepad.lower`` returns).
+    """A callable ``Module`` for a schedule (with ``args``: tensors, and scalar ``te.var``s
+    passed as numbers), or an already lowered PrimFunc or one-function IRModule (what
+    ``tepad.lower`` returns). Several functions (an IRModule holding more than one, a list of
+    lowered modules / PrimFuncs as in TVM's ``build([f1, f2])``, or ``{"llvm": mod}``) give a
+    ``ModuleGroup``: ``mod["f1"]`` is each function's Module.
 
     ``target``: a ``tepad.target.Target`` or its string (``"llvm -mcpu=... -mattr=..."``);
     default: the ``with Target(...)`` target, else the host CPU. Options of the current
@@ -38,8 +44,14 @@ def build(s_or_func, args=None, target=None, name="main", bounds_check=False,
     that raise ``TepadError`` when the caller's padding does not hold the promised value.
     Both select passes of ``tepad.lower.pipeline.PIPELINE``.
     """
-    if isinstance(s_or_func, IRModule):
-        s_or_func = s_or_func.only_function("build")
+    funcs = _functions_of(s_or_func)
+    if funcs is not None:
+        if len(funcs) > 1:
+            return ModuleGroup({k: build(f, None, target, k, bounds_check, checked, exact_bounds)
+                                for k, f in funcs.items()})
+        (key, s_or_func), = funcs.items()
+        if name == "main":
+            name = key
     tgt = as_target(target)
     if tgt.kind.name != "llvm":
         raise TepadError(f"target {str(tgt)!r}: tepad builds for 'llvm' (the CPU) only; "
@@ -50,8 +62,40 @@ def build(s_or_func, args=None, target=None, name="main", bounds_check=False,
     if hit is not None:
         return hit
     mod = _build(s_or_func, args, name, opts, exact_bounds, tgt)
-    _cache_put(key, mod, (s_or_func, args))
+    if not mod.kernel.jit.missing:   # rebuilt once the extern functions it calls are loaded
+        _cache_put(key, mod, (s_or_func, args))
     return mod
+
+
+def _functions_of(x) -> dict | None:
+    """``{name: PrimFunc}`` for what ``build`` takes beside a schedule or one PrimFunc: an
+    IRModule, a list of IRModules / PrimFuncs (TVM's ``build([f1, f2])``), or TVM's
+    ``{target: IRModule}``; None for a schedule or a PrimFunc."""
+    if isinstance(x, dict):
+        for k in x:
+            if as_target(k).kind.name != "llvm":
+                raise TepadError(f"build: target {k!r} is not the CPU; tepad builds for "
+                                 "'llvm' only")
+        x = list(x.values())
+    if isinstance(x, IRModule):
+        x = [x]
+    if not isinstance(x, (list, tuple)):
+        return None
+    out = {}
+    for item in x:
+        pairs = item.items() if isinstance(item, IRModule) else \
+            [(item.name, item)] if isinstance(item, PrimFunc) else None
+        if pairs is None:
+            raise TepadError(f"build: expected IRModules or PrimFuncs in the list, got "
+                             f"{type(item).__name__}")
+        for k, f in pairs:
+            k = f.attrs.get("global_symbol", k)
+            if k in out:
+                raise TepadError(f"build: two functions are named {k!r}")
+            out[k] = f
+    if not out:
+        raise TepadError("build: no functions to build")
+    return out
 
 
 def _build(s_or_func, args, name, opts, exact_bounds, tgt: Target):
@@ -111,17 +155,31 @@ def _cache_put(key, mod, keepalive):
 def arg_info_of(func: PrimFunc) -> list:
     """One ArgInfo per parameter: logical/physical shapes, pad value, written or not."""
     written = set()
-    post_order_visit(func.body, lambda n: written.add(n.buffer.data)
-                     if isinstance(n, BufferStore) else None)
+
+    def visit(n):
+        if isinstance(n, BufferStore):
+            written.add(n.buffer.data)
+        elif isinstance(n, Call):
+            # memory handed to a call (an extern or packed function, an atomic through
+            # address_of) may be written by it
+            for a in n.args:
+                if isinstance(a, Var) and a.dtype == "handle":
+                    written.add(a)
+                elif n.op == "tir.address_of" and isinstance(a, BufferLoad):
+                    written.add(a.buffer.data)
+    post_order_visit(func.body, visit)
     layouts = func.attrs.get("arg_layouts", {})
     out = []
     for k, p in enumerate(func.params):
         buf = func.buffer_map.get(p)
         if buf is None:
-            raise TepadError(f"parameter {p.name!r} is not bound to a buffer in buffer_map "
-                             f"(parameter {k} of {func.name}); tepad kernels take buffers only")
+            out.append(param_info(p))
+            continue
         lay = layouts.get(p, {})
         out.append(ArgInfo(buf.name, buf.dtype, tuple(lay.get("logical_shape", buf.shape)),
                            tuple(buf.shape), tuple(buf.axis_separators),
                            lay.get("pad_value"), p in written))
     return out
+
+
+__all__ = ["build", "lower", "schedule_to_module", "arg_info_of"]

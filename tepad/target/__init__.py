@@ -18,7 +18,8 @@ import threading
 
 import llvmlite.binding as llvm
 
-from .errors import TepadError
+from ..errors import TepadError
+from . import codegen  # TVM's tvm.target.codegen
 
 _CPU_KINDS = {"llvm": "llvm", "c": "llvm", "cpu": "llvm"}
 _KNOWN_KINDS = set(_CPU_KINDS) | {"cuda", "nvptx", "rocm", "opencl", "vulkan", "metal"}

@@ -1,0 +1,33 @@
+"""``topi.nn.pad``: constant padding of a tensor (a ``PadInput`` / ``pad_temp`` stage)."""
+from __future__ import annotations
+
+from ...tensor import Tensor, compute
+from ...tir import op as tirop
+from ...tir.expr import IntImm, PrimExpr, const
+from .utils import ints as _ints
+
+
+def pad(data: Tensor, pad_before, pad_after=None, pad_value=0.0, name="PadInput") -> Tensor:
+    """``data`` with ``pad_before[k]`` / ``pad_after[k]`` elements of ``pad_value`` added on
+    each side of axis k (``pad_after`` defaults to ``pad_before``)."""
+    n = len(data.shape)
+    before = _ints(pad_before, n, "pad: pad_before")
+    after = _ints(pad_after if pad_after is not None else pad_before, n, "pad: pad_after")
+    shape = [s + b + a for s, b, a in zip(data.shape, before, after)]
+    fill = pad_value if isinstance(pad_value, PrimExpr) else const(pad_value, data.dtype)
+
+    def body(*idx):
+        conds, src = [], []
+        for i, s, b in zip(idx, data.shape, before):
+            if b:
+                conds.append(i >= b)
+            if b or not isinstance(s, IntImm):
+                conds.append(i < s + b)
+            src.append(i - b if b else i)
+        if not conds:
+            return data[tuple(src)]
+        return tirop.if_then_else(tirop.all(*conds), data[tuple(src)], fill)
+    return compute(tuple(shape), body, name=name, tag="injective,pad")
+
+
+__all__ = ["pad"]

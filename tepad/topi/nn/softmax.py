@@ -1,0 +1,34 @@
+"""``topi.nn.softmax``: four stages, as TVM builds it."""
+from __future__ import annotations
+
+from ...errors import TepadError
+from ...tensor import Tensor, compute, reduce_axis
+from ...tensor import operation as te_op
+from ...tir import op as tirop
+
+
+def softmax(x: Tensor, axis=-1) -> Tensor:
+    """``exp(x - max) / sum(exp(x - max))`` along ``axis`` (four stages, as TVM's)."""
+    n = len(x.shape)
+    if not -n <= axis < n:
+        raise TepadError(f"softmax: axis {axis} is out of range for {x.name} ({n} dims)")
+    axis %= n
+    reduced = [s for k, s in enumerate(x.shape) if k != axis]
+    k1 = reduce_axis((0, x.shape[axis]), name="k1")
+    k2 = reduce_axis((0, x.shape[axis]), name="k2")
+
+    def at(idx, v):
+        full = list(idx[:axis]) + [v] + list(idx[axis:])
+        return tuple(full)
+
+    maxelem = compute(tuple(reduced), lambda *i: te_op.max(x[at(i, k1)], axis=k1),
+                      name="T_softmax_maxelem")
+    ex = compute(x.shape, lambda *i: tirop.exp(x[i] - maxelem[i[:axis] + i[axis + 1:]]),
+                 name="T_softmax_exp")
+    expsum = compute(tuple(reduced), lambda *i: te_op.sum(ex[at(i, k2)], axis=k2),
+                     name="T_softmax_expsum")
+    return compute(x.shape, lambda *i: ex[i] / expsum[i[:axis] + i[axis + 1:]],
+                   name="T_softmax_norm", tag="softmax_output")
+
+
+__all__ = ["softmax"]
