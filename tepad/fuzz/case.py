@@ -27,6 +27,10 @@ class Config:
     tensorize_percent: int = 25    # cases where one elementwise stage may be tensorized
     rfactor_percent: int = 25      # per reduction stage: rfactor (of a split part, often)
     late_cache_percent: int = 10   # per split/fused/reordered stage: cache_write after it
+    pragma_percent: int = 10       # per compute stage: a pragma on a leaf
+    prefetch_percent: int = 6      # per compute stage: prefetch of a placeholder it reads
+    align_percent: int = 8         # per attached/root compute stage: storage_align
+    group_percent: int = 40        # per case: create_group of a stage and its producer
 
 
 @dataclass

@@ -36,7 +36,10 @@ compute_inline, compute_root, compute_at at legal points only (every consumer of
 looking through inlined stages, is inside the chosen loop), set_scope, tensorize (the
 innermost loop of a stage elementwise along its last axis, with an intrinsic declared from the
 stage's own definition and a plain-TIR body: ``tensorize.py``), and bind, which is
-always illegal (tepad builds for the CPU only) and so only drawn as an illegal step.
+always illegal (tepad builds for the CPU only) and so only drawn as an illegal step; pragma
+(auto unrolling budgets, TVM's parallel pragmas, an unknown one), prefetch of an input,
+storage_align (``annotations.py``) and create_group of a stage with its only-consumed producer,
+attached where the stage was (``groups.py``).
 
 Layouts and rolling buffers: in about ``layout_percent`` % of the cases, inputs and compute
 stages (before their loop transforms, so the axes are adjacent leaves) sometimes get one or two

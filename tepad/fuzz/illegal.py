@@ -174,7 +174,9 @@ def _rolling_root(d, s, st, se, stages):
     src, case = d.src, d.case
     # a rolling buffer needs a compute_at; at the root lower() refuses it (no later
     # attachment happens: the accepted step freezes the schedule)
-    roots = [x for x in stages if not x.is_output and x.attach_type.name == "GroupRoot"]
+    # (a member of a create_group is attached where its group is, not at the root)
+    roots = [x for x in stages if not x.is_output and x.attach_type.name == "GroupRoot"
+             and getattr(x, "group", None) is None]
     if roots:
         case.run(f"{d.stage_expr(src.pick(roots))}.rolling_buffer()", illegal="rolling_root")
 

@@ -1,12 +1,15 @@
 """Drawing a case's schedule: outputs, dataflow rewrites, then per stage (consumers first)
-layouts, loops (loops.py), attachment and rolling buffers, with at most one illegal step.
+layouts, loops (loops.py), pragmas and prefetches (annotations.py), attachment, rolling
+buffers and storage_align, then sometimes a group (groups.py), with at most one illegal step.
 
 Every schedule line is executed at once through ``Case.run``; IterVars get Python names as
 they are first used (``iv``), so the lines form a runnable program.
 """
 from __future__ import annotations
 
+from .annotations import maybe_pragma, maybe_prefetch, maybe_storage_align
 from .attach_points import can_inline, is_compute, legal_attach_points
+from .groups import maybe_group
 from .illegal import illegal_step
 from .layout_maps import maybe_layout
 from .loops import draw_loops
@@ -117,6 +120,8 @@ class ScheduleDrawer:
                 # before any loop transform: the axes must be adjacent leaves
                 maybe_layout(self, st)
             draw_loops(self, st)
+            maybe_pragma(self, st)
+            maybe_prefetch(self, s, st)
             self.looped.add(id(st))
             if not self.frozen:
                 made.append(self.maybe_late_cache_write(s, st))
@@ -131,8 +136,13 @@ class ScheduleDrawer:
                 self.attach(s, st)
                 self.maybe_rolling(s, st)
             self.maybe_scope(st)
+            if st.attach_type.name not in ("Inline", "InlinedAlready"):
+                maybe_storage_align(self, st)
             k += 1
         if not self.frozen:
+            # groups first: regrouping moves a stage, which would change a tensorized tile
+            # after tensorize checked it
+            maybe_group(self, s)
             maybe_tensorize(self, s)
         if self.illegal_at is not None and self.illegal_at >= 2:
             illegal_step(self, s)
@@ -211,6 +221,9 @@ class ScheduleDrawer:
         if not st.relations or st.attach_type.name in ("Inline", "InlinedAlready") or \
                 not self.src.flag(self.cfg.late_cache_percent):
             return None
+        if st.scan_stage is not None and \
+                any(type(r).__name__ != "Transform" for r in st.relations):
+            return None          # refused: a scan body stage is cached before its loops change
         reduce = set(st.op.reduce_axis)
         if any(iv not in reduce and iv.iter_type.name != "DataPar"
                for iv in st.leaf_iter_vars):

@@ -34,6 +34,9 @@ CONFIG_KEYS = {
     "tir.debug_keep_trivial_loop": "accepted; tepad's lowering keeps no trivial loops",
     "tir.disable_assert": "accepted; the asserts tepad emits guard memory (bounds_check=True, "
                           "checked=True) and stay",
+    "tir.UnrollLoop": "{'auto_max_step': n, 'auto_max_depth': d, 'auto_max_extent': e, "
+                      "'explicit_unroll': b}: small inner loops unrolled as TVM's UnrollLoop "
+                      "picks them (unroll_loop); tepad always unrolls explicitly",
 }
 
 # TVM passes tepad has no counterpart of, because LLVM or another tepad pass does that work:
@@ -45,7 +48,6 @@ NO_COUNTERPART = {
     "tir.NarrowDataType": "tepad keeps index dtypes as written",
     "tir.InjectDoubleBuffer": "tepad has no double buffering",
     "tir.LowerIntrin": "codegen lowers intrinsics itself",
-    "tir.InjectPrefetch": "prefetch hints are lowered by codegen",
 }
 
 # TVM's pass names (``tir.VectorizeLoop``) -> tepad's (``vectorize_loop``).

@@ -42,14 +42,16 @@ from .passes.apply_buffer_transforms import PadPerMap, apply_buffer_transforms
 from .passes.check_assumes import check_assumes
 from .passes.flatten_physical_axes import flatten_physical_axes
 from .passes.hoist_expression import hoist_expression
+from .passes.inject_prefetch import inject_prefetch
 from .passes.inject_rolling_buffer import inject_rolling_buffer
 from .passes.instrument_bound_checks import instrument_bound_checks
 from .passes.remove_assume import remove_assume
+from .passes.remove_skipped_regions import remove_skipped_regions
 from .passes.remove_store_undef import remove_store_undef
 from .scan_ops import scan_state_outputs
 from .passes.simplify import simplify
 from .passes.storage_flatten import storage_flatten
-from .passes.unroll_loop import unroll_loop
+from .passes.unroll_loop import unroll_config, unroll_loop
 from .passes.vectorize_loop import vectorize_loop
 from .schedule_ops import schedule_ops
 from .to_primfunc import to_primfunc
@@ -79,6 +81,7 @@ class Options:
     disabled: frozenset = frozenset()
     user_passes: tuple = ()
     flatten: bool = True
+    unroll: tuple = ()      # the tir.UnrollLoop config as sorted (key, value) pairs
 
     @staticmethod
     def from_context(ctx: PassContext | None = None, checked=False, bounds_check=False,
@@ -99,7 +102,9 @@ class Options:
                                  f"its result; optional passes: {', '.join(optional)}")
         return Options(checked=bool(checked), bounds_check=bool(bounds_check) or
                        ctx.bounds_check, target=target, disabled=disabled,
-                       user_passes=ctx.user_passes, flatten=bool(flatten))
+                       user_passes=ctx.user_passes, flatten=bool(flatten),
+                       unroll=tuple(sorted(unroll_config(ctx.config.get("tir.UnrollLoop"))
+                                           .items())))
 
 
 def _always(opts: Options) -> bool:
@@ -121,6 +126,7 @@ class Pass:
     skip_if_unchanged: bool = False
     optional: bool = False
     name: str = field(default="")
+    with_options: bool = False      # fn(func, opts) instead of fn(func)
 
     def __post_init__(self):
         if self.phase not in PHASES:
@@ -130,6 +136,10 @@ class Pass:
 
 
 PIPELINE: tuple = (
+    Pass(remove_skipped_regions, LOWER, "pragma debug_skip_region: the region is dropped",
+         optional=True),
+    Pass(inject_prefetch, LOWER, "Stage.prefetch markers -> Prefetch of the region read "
+         "iterations ahead", optional=True),
     Pass(inject_rolling_buffer, LOWER,
          "on N-d realize regions in tensor coordinates, before layouts"),
     Pass(apply_buffer_transforms, LOWER,
@@ -158,8 +168,10 @@ PIPELINE: tuple = (
          skip_if_unchanged=True),
     Pass(hoist_expression, BUILD, "what the lower phase did, for a function it did not "
          "flatten", optional=True, skip_if_unchanged=True),
-    Pass(unroll_loop, BUILD, "after simplify: unrolled extents must be constants",
-         optional=True),
+    Pass(lambda f, o: unroll_loop(f, **dict(o.unroll)), BUILD,
+         "after simplify: unrolled extents must be constants; auto unrolling (pragma "
+         "auto_unroll_max_step, tir.UnrollLoop config)", optional=True, name="unroll_loop",
+         with_options=True),
     Pass(vectorize_loop, BUILD, "vectorized loops -> Ramp/Broadcast vector statements",
          optional=True),
     Pass(simplify, BUILD, "fold what unrolling and vectorizing exposed", optional=True),
@@ -304,7 +316,7 @@ def run_pipeline(func: PrimFunc, phases=PHASES, opts: Options = Options(), log=N
             log.record(label, func, func, 0.0, skipped=True)
             continue
         t0 = time.perf_counter()
-        out = p.fn(func)
+        out = p.fn(func, opts) if p.with_options else p.fn(func)
         if not isinstance(out, PrimFunc):
             raise InternalError(f"pass {label} returned {type(out).__name__}, not a PrimFunc")
         previous_changed = out is not func

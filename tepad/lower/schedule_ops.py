@@ -73,6 +73,7 @@ def make_loop_nest(stage, rmap, begin=0, new_loop_var=False, skip=(), extents=No
         if iv in skip:
             continue
         r = rmap[iv]
+        _pragma_items(nest, stage, iv)
         if extents and iv in extents:
             var = Var(iv.name + ".init", iv.var.dtype) if new_loop_var else iv.var
             renamed[iv.var] = var
@@ -84,6 +85,7 @@ def make_loop_nest(stage, rmap, begin=0, new_loop_var=False, skip=(), extents=No
                                substitute(extents[iv], renamed), kind))
             value[iv] = var
             if not new_loop_var:
+                _prefetch_items(nest, stage, iv)
                 nest.items.append(("attr", iv, LOOP_SCOPE, iv.var))
             continue
         attr = stage.iter_var_attrs.get(iv)
@@ -106,8 +108,36 @@ def make_loop_nest(stage, rmap, begin=0, new_loop_var=False, skip=(), extents=No
             nest.items.append(("let", var, r.min + idx))
         value[iv] = var
         if not new_loop_var:
+            _prefetch_items(nest, stage, iv)
             nest.items.append(("attr", iv, LOOP_SCOPE, iv.var))
     return nest, value
+
+
+PRAGMA_PREFIX = "pragma_"
+PREFETCH_SCOPE = "prefetch_scope"
+BUFFER_DIM_ALIGN = "buffer_dim_align"
+
+
+def _pragma_items(nest, stage, iv):
+    """``AttrStmt(iv, "pragma_<type>", value)`` around the loop of ``iv``, one per pragma in
+    the order given (TVM's MakeLoopNest); a pragma without a value gets 1."""
+    attr = stage.iter_var_attrs.get(iv)
+    if attr is None:
+        return
+    for key, val in zip(attr.pragma_keys, attr.pragma_values):
+        nest.items.append(("attr", iv, PRAGMA_PREFIX + key.value,
+                           IntImm(1, "int32") if val is None else val))
+
+
+def _prefetch_items(nest, stage, iv):
+    """``AttrStmt(tensor, "prefetch_scope", offset)`` just inside the loop of ``iv``;
+    inject_prefetch turns it into a ``Prefetch`` of the region read ``offset`` iterations
+    ahead."""
+    attr = stage.iter_var_attrs.get(iv)
+    if attr is None:
+        return
+    for t, off in zip(attr.prefetch_data, attr.prefetch_offset):
+        nest.items.append(("attr", t, PREFETCH_SCOPE, off))
 
 
 def _leaf_ranges(stage, rmap):
@@ -353,11 +383,22 @@ def _count_items_before(nest, leaves, k):
 
 
 def build_realize(stage, rmap, body):
+    """``realize`` of each output over its region; a storage_align'ed axis adds
+    ``AttrStmt(tensor, "buffer_dim_align", tvm_tuple(dim, factor, offset))`` just inside
+    (TVM puts it just outside; inside, the tensor already has its buffer in to_primfunc)."""
     op = stage.op
     bounds = [rmap[iv] for iv in op.axis]
     for k in reversed(range(op.num_outputs)):
-        body = ProducerRealize(op.output(k), bounds, IntImm(1, "bool"), body,
-                               stage.scope or "global")
+        t = op.output(k)
+        inner = body
+        for dim, iv in enumerate(op.axis):
+            a = stage.iter_var_attrs.get(iv)
+            if a is not None and a.dim_align_factor:
+                inner = AttrStmt(t, BUFFER_DIM_ALIGN,
+                                 tirop.call_intrin("handle", "tir.tvm_tuple", dim,
+                                                   a.dim_align_factor, a.dim_align_offset),
+                                 inner)
+        body = ProducerRealize(t, bounds, IntImm(1, "bool"), inner, stage.scope or "global")
     return body
 
 

@@ -52,6 +52,10 @@ class _ToBuffers(Mutator):
         return buf
 
     def visit_AttrStmt(self, s):
+        if s.attr_key == "prefetch_scope" and s.node not in self.buffers:
+            # a prefetch of a tensor not realized here (inlined, or computed inside this
+            # loop): nothing to prefetch; a hint, so it goes
+            return self.visit(s.body)
         if s.attr_key == BUFFER_BIND_SCOPE:
             declared, t = s.node
             if isinstance(s.value, Call):        # a tensor intrinsic's buffer: a region
@@ -113,3 +117,27 @@ def to_primfunc(body, arg_tensors, names, name="main", layouts=None) -> PrimFunc
         attrs["layout_axis_separators"] = {b: list(v[1]) for b, v in conv.layout_of.items()}
         attrs["layout_pad_value"] = {b: v[2] for b, v in conv.layout_of.items()}
     return PrimFunc(params, new_body, buffer_map, attrs)
+
+
+def postproc_to_primfunc(arg_list, body, binds, name="main") -> PrimFunc:
+    """TVM's ``SchedulePostProcToPrimFunc(arg_list, body, binds)``: ``arg_list`` holds
+    Buffers, Tensors (their buffer: ``binds[tensor]``, else a new dense one) or Vars, in
+    parameter order; ``binds`` maps tensors read or written in ``body`` to Buffers."""
+    arg_buffers = dict(binds or {})
+    params, buffer_map = [], {}
+    for a in arg_list:
+        if isinstance(a, Tensor):
+            buf = arg_buffers.setdefault(a, Buffer(a.shape, a.dtype, a.op.name))
+        elif isinstance(a, Buffer):
+            buf = a
+        elif isinstance(a, Var):
+            params.append(a)
+            continue
+        else:
+            raise TepadError(f"SchedulePostProcToPrimFunc: argument {a!r} is not a Tensor, "
+                             "Buffer or Var")
+        params.append(buf.data)
+        buffer_map[buf.data] = buf
+    new_body = _ToBuffers(arg_buffers, {}).visit(body)
+    return PrimFunc(params, new_body, buffer_map,
+                    {"global_symbol": name, "from_legacy_te_schedule": True})

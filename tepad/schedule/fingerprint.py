@@ -13,7 +13,7 @@ from __future__ import annotations
 import enum
 
 from .relations import Relation
-from .stage import IterVarAttr, Stage
+from .stage import IterVarAttr
 
 # Attributes that point back up (the owning schedule) rather than describe the stage.
 _BACK_REFERENCES = ("schedule",)
@@ -33,15 +33,17 @@ def _value(x):
     return ("id", id(x))
 
 
-def stage_fingerprint(st: Stage) -> tuple:
-    """Every attribute of ``st`` (stages it refers to, by identity)."""
+def stage_fingerprint(st) -> tuple:
+    """Every attribute of ``st``, a Stage or GroupStage (stages and groups it refers to, by
+    identity)."""
     return tuple((k, _value(v)) for k, v in vars(st).items() if k not in _BACK_REFERENCES)
 
 
 def schedule_fingerprint(s) -> tuple:
-    """The outputs, the stage order and every stage's fingerprint."""
+    """The outputs, the stage order, every stage's fingerprint and every group's."""
     return (tuple(id(op) for op in s.outputs),
-            tuple((id(st),) + stage_fingerprint(st) for st in s.stages))
+            tuple((id(st),) + stage_fingerprint(st) for st in s.stages),
+            tuple((id(g),) + stage_fingerprint(g) for g in getattr(s, "groups", ())))
 
 
 __all__ = ["schedule_fingerprint", "stage_fingerprint"]

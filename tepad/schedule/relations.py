@@ -22,9 +22,12 @@ class Split(Relation):
     """``parent = outer * factor + inner`` (``Stage.split``); ``nparts`` fixes the outer
     extent instead of the inner one."""
 
-    def __init__(self, parent, outer, inner, factor=None, nparts=None):
+    def __init__(self, parent, outer, inner, factor=None, nparts=None,
+                 disable_predication=False):
         self.parent, self.outer, self.inner = parent, outer, inner
         self.factor, self.nparts = factor, nparts
+        # TVM's flag; tepad keeps the guard of a split that may not divide (Stage.split)
+        self.disable_predication = disable_predication
 
     def inputs(self):
         return [self.parent]

@@ -6,9 +6,10 @@ import networkx as nx
 from ..errors import TepadError
 from ..tensor.tensor import ComputeOp, Operation, PlaceholderOp, Tensor
 from .fingerprint import schedule_fingerprint
+from .group import GroupStage, create_group, resolve_group_attach
 from .scan_analysis import mark_scan_bodies
 from .dataflow import cache_read, cache_write, inline_stages, replace_dataflow
-from .relations import Fuse, Split
+from .relations import Fuse, Split, Transform
 from .rfactor import rfactor
 from .stage import AttachType, Stage
 
@@ -69,6 +70,7 @@ class Schedule:
         self.outputs = ops
         self.stages: list[Stage] = []
         self.stage_map: dict = {}
+        self.groups: list[GroupStage] = []
         for op in _post_dfs_order(ops):
             st = Stage(op, self)
             st.is_output = op in ops
@@ -84,6 +86,8 @@ class Schedule:
     def __getitem__(self, key) -> Stage:
         """The Stage of a tensor or operation of this schedule (``s[B]``); anything else is a
         TepadError listing the stages."""
+        if isinstance(key, (Stage, GroupStage)) and key.schedule is self:
+            return key
         op = key.op if isinstance(key, Tensor) else key
         st = self.stage_map.get(op)
         if st is None:
@@ -109,6 +113,14 @@ class Schedule:
         """Compute ``tensor`` (or the list of all outputs of one compute) into a cache stage
         in ``scope``, then copy it to the original tensor. After split/fuse/reorder the cache
         is laid out in loop order and takes the loops' annotations (TVM's relayout)."""
+        first = tensor[0] if isinstance(tensor, (list, tuple)) and tensor else tensor
+        st = self[first] if isinstance(first, Tensor) else None
+        if st is not None and st.scan_stage is not None and \
+                any(not isinstance(r, Transform) for r in st.relations):
+            # the scan bounds its body stages along their first (time) axis; a relaid-out
+            # cache has the stage's loops as axes instead
+            raise TepadError(f"cache_write({first.name}): {st.name} is a stage of the body of "
+                             f"scan {st.scan_stage.name}; cache it before split/fuse/reorder")
         out = cache_write(self, tensor, scope)
         mark_scan_bodies(self)
         return out
@@ -119,6 +131,11 @@ class Schedule:
         it can be parallelized or vectorized); ``tensor``'s stage then reduces over that
         axis. Returns the factored tensor (a list for a tuple reduction)."""
         return rfactor(self, tensor, axis, factor_axis)
+
+    def create_group(self, outputs, inputs, include_inputs=False) -> GroupStage:
+        """A group of the stages between ``inputs`` and ``outputs`` (tensors or lists of
+        them), attached as one with ``g.compute_at(...)``; see ``tepad.schedule.group``."""
+        return create_group(self, outputs, inputs, include_inputs)
 
     def _insert_stage(self, stage, index):
         self.stages.insert(index, stage)
@@ -141,18 +158,24 @@ class Schedule:
         s = Schedule.__new__(Schedule)
         s.outputs = list(self.outputs)
         mapping = {id(st): st._copy(s) for st in self.stages}
+        mapping.update({id(g): g._copy(s) for g in self.groups})
         s.stages = [mapping[id(st)] for st in self.stages]
-        for st in s.stages:
+        s.groups = [mapping[id(g)] for g in self.groups]
+        for st in s.stages + s.groups:
             if st.attach_stage is not None:
                 st.attach_stage = mapping[id(st.attach_stage)]
-            if st.scan_stage is not None:
+            if getattr(st, "scan_stage", None) is not None:     # a GroupStage has none
                 st.scan_stage = mapping[id(st.scan_stage)]
+            if st.group is not None:
+                st.group = mapping[id(st.group)]
         s.stage_map = {op: mapping[id(st)] for op, st in self.stage_map.items()}
         return s
 
     def normalize(self) -> "Schedule":
         """Inline stages marked compute_inline, rebase root loops to start at 0, and re-point
-        attachments whose axis was split/fused after compute_at. Idempotent; returns self."""
+        attachments whose axis was split/fused after compute_at; stages at the root of a
+        group take the group's attachment. Idempotent; returns self."""
+        resolve_group_attach(self)
         inline_stages(self)
         remap = {}
         for st in self.stages:

@@ -8,7 +8,7 @@ import numpy as np
 from ..arith.index_map import IndexMap
 from ..errors import TepadError
 from ..tir import dtype as dt
-from ..tir.expr import BufferLoad, IntImm, ProducerLoad, Range, Var, convert
+from ..tir.expr import BufferLoad, IntImm, ProducerLoad, Range, StringImm, Var, convert
 from ..tir.functor import post_order_visit, substitute
 from ..tir.itervar import IterVar, IterVarType
 from ..tensor.scan import ScanOp
@@ -35,15 +35,30 @@ class AttachType(enum.IntEnum):
 
 
 class IterVarAttr:
-    """Per-leaf annotations: loop kind (vectorize/unroll/parallel) and thread binding."""
+    """Per-axis annotations: loop kind (vectorize/unroll/parallel), thread binding, pragmas
+    (``pragma_keys``: StringImm, ``pragma_values``: expression or None, in call order),
+    prefetches (``prefetch_data``: tensors, ``prefetch_offset``: expressions) and the storage
+    alignment of a root axis (``dim_align_factor`` 0: none; ``dim_align_offset``)."""
 
     def __init__(self, iter_type=None, bind_thread=None, tensor_intrin=None):
         self.iter_type = iter_type
         self.bind_thread = bind_thread
         self.tensor_intrin = tensor_intrin
+        self.pragma_keys: list = []
+        self.pragma_values: list = []
+        self.prefetch_data: list = []
+        self.prefetch_offset: list = []
+        self.dim_align_factor = 0
+        self.dim_align_offset = 0
 
     def copy(self):
-        return IterVarAttr(self.iter_type, self.bind_thread, self.tensor_intrin)
+        a = IterVarAttr(self.iter_type, self.bind_thread, self.tensor_intrin)
+        a.pragma_keys = list(self.pragma_keys)
+        a.pragma_values = list(self.pragma_values)
+        a.prefetch_data = list(self.prefetch_data)
+        a.prefetch_offset = list(self.prefetch_offset)
+        a.dim_align_factor, a.dim_align_offset = self.dim_align_factor, self.dim_align_offset
+        return a
 
 
 _SPLITTABLE = (IterVarType.DataPar, IterVarType.CommReduce, IterVarType.Ordered)
@@ -67,6 +82,7 @@ class Stage:
         self.attach_stage = None
         # the scan stage whose body this stage belongs to (compute_root puts it back there)
         self.scan_stage = None
+        self.group = None       # the innermost GroupStage holding this stage (create_group)
         self.scope = ""
         self.is_output = False
         # rolling_buffer is a method; the flag lives in ``is_rolling``
@@ -135,12 +151,17 @@ class Stage:
             f"{self._leaf_names()}")
 
     # --- loop structure -----------------------------------------------------------------------
-    def split(self, parent, factor=None, nparts=None):
+    def split(self, parent, factor=None, nparts=None, disable_predication=False):
         """Split ``parent`` into ``(outer, inner)`` by ``factor`` (inner extent) or ``nparts``.
 
         ``factor``/``nparts`` must be an integer: a Python/numpy int (not a bool) or an
         integer expression (e.g. a ``te.var``); anything else raises a TepadError naming the
         stage and the axis, as does a constant that is not positive.
+
+        ``disable_predication=True`` is recorded on the Split (TVM: emit no guard for this
+        split, the user accepting overcompute). tepad emits no guard where the split provably
+        divides, as always; where it may not, tepad keeps the guard, since storing past the
+        region would write out of bounds.
         """
         self._check_compute("split")
         k = self._leaf_index(parent, "split")
@@ -160,7 +181,8 @@ class Stage:
         inner = IterVar(None, Var(parent.name + ".inner", dtype), parent.iter_type)
         self.relations.append(Split(parent, outer, inner,
                                     amount if factor is not None else None,
-                                    amount if nparts is not None else None))
+                                    amount if nparts is not None else None,
+                                    bool(disable_predication)))
         self.all_iter_vars += [outer, inner]
         self.leaf_iter_vars[k:k + 1] = [outer, inner]
         return outer, inner
@@ -359,6 +381,82 @@ class Stage:
             raise TepadError(f"stage {self.name}: bind({iv.name}, ...) needs a te.thread_axis")
         self.iter_var_attrs.setdefault(iv, IterVarAttr()).bind_thread = thread_iv
 
+    def pragma(self, var, pragma_type, pragma_value=None):
+        """Annotate leaf ``var`` with ``pragma_type`` (TVM's ``Stage.pragma``): the loop is
+        wrapped in ``AttrStmt(var, "pragma_<type>", value or 1)``. ``"unroll"`` and
+        ``"vectorize"`` are the loop annotations of those names. What tepad does with each
+        pragma: docs/primitives.md (pragmas); an unknown one is kept in the IR and changes
+        nothing (as in TVM)."""
+        self._check_compute("pragma")
+        self._leaf_index(var, "pragma")
+        if not isinstance(pragma_type, str) or not pragma_type:
+            raise TepadError(f"stage {self.name}: pragma({var.name}, {pragma_type!r}) needs "
+                             "the pragma type as a non-empty string, e.g. "
+                             "'auto_unroll_max_step'")
+        if pragma_type == "unroll":
+            return self.unroll(var)
+        if pragma_type == "vectorize":
+            return self.vectorize(var)
+        if isinstance(pragma_value, str):
+            pragma_value = StringImm(pragma_value)
+        elif pragma_value is not None:
+            try:
+                pragma_value = convert(pragma_value)
+            except TypeError:
+                raise TepadError(f"stage {self.name}: pragma({var.name}, {pragma_type!r}) "
+                                 f"value {pragma_value!r} is not an expression or string"
+                                 ) from None
+        attr = self.iter_var_attrs.setdefault(var, IterVarAttr())
+        attr.pragma_keys.append(StringImm(pragma_type))
+        attr.pragma_values.append(pragma_value)
+        return None
+
+    def prefetch(self, tensor, var, offset):
+        """Prefetch the region of ``tensor`` that iteration ``var + offset`` of leaf ``var``
+        reads, at the start of each iteration of ``var`` (TVM's ``Stage.prefetch``)."""
+        self._check_compute("prefetch")
+        self._leaf_index(var, "prefetch")
+        if not isinstance(tensor, Tensor):
+            raise TepadError(f"stage {self.name}: prefetch expects a te.Tensor to prefetch, "
+                             f"got {tensor!r}")
+        try:
+            off = convert(offset)
+        except TypeError:
+            off = None
+        if off is None or not dt.is_int(off.dtype):
+            raise TepadError(f"stage {self.name}: prefetch({tensor.name}, {var.name}, "
+                             f"{offset!r}): the offset must be an integer (iterations ahead)")
+        attr = self.iter_var_attrs.setdefault(var, IterVarAttr())
+        attr.prefetch_data.append(tensor)
+        attr.prefetch_offset.append(off)
+
+    def storage_align(self, axis, factor, offset):
+        """Pad the storage of this stage's tensor so that the stride of dimension ``axis``
+        (a root axis of the stage) is ``offset`` modulo ``factor`` (TVM's
+        ``Stage.storage_align``; StorageFlatten pads the realized buffer's strides). It
+        applies to buffers tepad allocates; a tensor passed as an argument keeps the
+        caller's dense layout."""
+        self._check_compute("storage_align")
+        if not isinstance(axis, IterVar) or not any(axis is iv for iv in self.op.axis):
+            names = [iv.name for iv in self.op.axis]
+            raise TepadError(f"stage {self.name}: storage_align needs one of the stage's "
+                             f"root data axes {names} (op.axis[k]), got {axis!r}")
+        vals = []
+        for what, v in (("factor", factor), ("offset", offset)):
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+                raise TepadError(f"stage {self.name}: storage_align({axis.name}) {what} must "
+                                 f"be an integer constant, got {v!r}")
+            vals.append(int(v))
+        factor, offset = vals
+        if factor <= 0 or not 0 <= offset < factor:
+            raise TepadError(f"stage {self.name}: storage_align({axis.name}, {factor}, "
+                             f"{offset}) needs factor > 0 and 0 <= offset < factor")
+        if self.layout_transforms:
+            raise TepadError(f"stage {self.name}: storage_align after transform_layout is not "
+                             "supported (the aligned dimension is a logical axis)")
+        attr = self.iter_var_attrs.setdefault(axis, IterVarAttr())
+        attr.dim_align_factor, attr.dim_align_offset = factor, offset
+
     def transform_layout(self, mapping, pad_value=None):
         """Store this stage's tensor in a transformed (physical) layout (RFC 0039/0077).
 
@@ -378,6 +476,9 @@ class Stage:
             self._check_compute("transform_layout", tensor_compute=False)
         if isinstance(op, ComputeOp) and op.num_outputs != 1:
             raise TepadError(f"stage {self.name}: transform_layout needs a single-output stage")
+        if any(a.dim_align_factor for a in self.iter_var_attrs.values()):
+            raise TepadError(f"stage {self.name}: transform_layout after storage_align is not "
+                             "supported (storage_align pads a logical axis)")
         if isinstance(op, ComputeOp):
             axes = self._layout_axes
             in_shape = [iv.dom.extent for iv in axes]

@@ -1,9 +1,11 @@
 """``te.schedule``: TVM's module of that name: ``InferBound``, ``ScheduleOps``, the read-graph
-helpers (``CreateReadGraph``, ``PostDFSOrder``, ``CreateAttachPath``, ``AutoInlineElemWise``), the
-scan analyses (``ScanGetBody``, ``ScanFixPointAnalysis``) and the IterVar
-relation classes (``Split``, ``Fuse``, ``Singleton``, ...)."""
+helpers (``CreateReadGraph``, ``PostDFSOrder``, ``CreateAttachPath``, ``AutoInlineElemWise`` /
+``Broadcast`` / ``Injective``, ``SchedulePostProcToPrimFunc``), the scan analyses
+(``ScanGetBody``, ``ScanFixPointAnalysis``) and the IterVar relation classes (``Split``,
+``Fuse``, ``Singleton``, ...)."""
 from ..bound import infer_bound
 from ..lower.schedule_ops import schedule_ops
+from ..lower.to_primfunc import postproc_to_primfunc
 from ..runtime.container import Map
 from ..schedule import (Fuse, Rebase, Relation, Schedule, Singleton, Split,  # noqa: F401
                         Stage, Transform, create_schedule)
@@ -31,6 +33,13 @@ def InferBound(s):  # noqa: N802 - TVM name
 def ScheduleOps(s, bounds):  # noqa: N802 - TVM name
     """The loop-nest statement of the schedule for the given bounds."""
     return schedule_ops(s, bounds)
+
+
+def SchedulePostProcToPrimFunc(arg_list, body, bindings):  # noqa: N802 - TVM name
+    """A PrimFunc of the statement ``body`` (ScheduleOps' output or a hand-built statement):
+    tensors become the Buffers ``bindings`` gives them; ``arg_list`` (Buffers, Tensors, Vars)
+    are its parameters."""
+    return postproc_to_primfunc(arg_list, body, bindings)
 
 
 def CreateReadGraph(roots):  # noqa: N802 - TVM name
@@ -79,9 +88,32 @@ def _is_elementwise(op) -> bool:
     return ok[0]
 
 
+def _inlinable(st) -> bool:
+    """A single-output, non-output compute stage nobody has scheduled yet (TVM's
+    ``!is_scheduled()``: at the root, no split/fuse/...), without a reduction."""
+    return (not st.is_output and isinstance(st.op, ComputeOp) and st.op.num_outputs == 1 and
+            not st.op.reduce_axis and st.attach_type == AttachType.GroupRoot and
+            not st.relations)
+
+
 def AutoInlineElemWise(s):  # noqa: N802 - TVM name
     """Inline every non-output elementwise stage into its consumers (TVM's helper)."""
     for st in s.stages:
-        if not st.is_output and not isinstance(st.op, PlaceholderOp) and \
-                st.attach_type == AttachType.GroupRoot and _is_elementwise(st.op):
+        if _inlinable(st) and _is_elementwise(st.op):
+            st.compute_inline()
+
+
+def AutoInlineBroadcast(s):  # noqa: N802 - TVM name
+    """Inline every unscheduled non-output stage without a reduction (TVM: elementwise or
+    broadcast; TVM's broadcast test accepts every such compute, and so does tepad)."""
+    for st in s.stages:
+        if _inlinable(st):
+            st.compute_inline()
+
+
+def AutoInlineInjective(s):  # noqa: N802 - TVM name
+    """Inline every unscheduled non-output injective stage (a compute without a
+    reduction)."""
+    for st in s.stages:
+        if _inlinable(st):
             st.compute_inline()

@@ -237,6 +237,8 @@ class _Printer:
         elif isinstance(x, S.AssertStmt):
             self.line(ind, f"assert {self.e(x.condition)}, {self.e(x.message)}")
             self.s(x.body, ind)
+        elif isinstance(x, S.Prefetch):
+            self.line(ind, f"T.prefetch({self._obj_name(x.buffer)}[{self._region(x.bounds)}])")
         else:
             self.line(ind, repr(x))
 

@@ -171,6 +171,17 @@ class AssertStmt(Stmt):
         _set(self, condition=convert(condition), message=message, body=body)
 
 
+class Prefetch(Stmt):
+    """Hint that ``buffer``'s region ``bounds`` (a tuple of Range, one per axis) is read soon
+    (TVM's ``tir.Prefetch``). storage_flatten lowers it to loops of ``tir.prefetch`` calls,
+    one per cache line; it reads and writes nothing."""
+    __slots__ = ("buffer", "bounds")
+    _fields = ("buffer", "bounds")
+
+    def __init__(self, buffer, bounds):
+        _set(self, buffer=buffer, bounds=tuple(bounds))
+
+
 def seq(*stmts) -> Stmt:
     """Sequence of statements, flattening nested SeqStmts and dropping ``None``/no-ops."""
     flat = []
@@ -197,4 +208,4 @@ def is_no_op(s) -> bool:
 
 __all__ = ["ForKind", "Stmt", "For", "SeqStmt", "IfThenElse", "ProducerStore", "ProducerRealize",
            "BufferStore", "BufferRealize", "Allocate", "AttrStmt", "LetStmt", "Evaluate",
-           "AssertStmt", "seq", "is_no_op", "Range", "PrimExpr"]
+           "AssertStmt", "Prefetch", "seq", "is_no_op", "Range", "PrimExpr"]

@@ -19,29 +19,27 @@ PINNED_LINES = [
     'T0_xo10, T0_yo11, T0_xi12, T0_yi13 = s[T0].tile(T0_xi4, T0_yi5, 4, 5)',
     's[T0].reorder(T0_xo6, T0_yo7, T0_xi8, T0_yi9, T0_xo10, T0_yo11, T0_xi12, T0_yi13)',
     's[T0].unroll(T0_xi8)',
+    "s[T0].set_scope('warp')",
     'from tepad.fuzz.tensorize import matching_intrinsic',
     'T0_intrin = matching_intrinsic(s[T0], 1)',
     's[T0].tensorize(T0_yi13, T0_intrin)',
 ]
 
 # sha256(case.script(exact=True))[:16] of cases "pinned:0".."pinned:15"
-# (re-pinned for issue 15: rfactor, cache_write after loop transforms and tensorize joined the
-# fuzzer)
 PINNED_DEFAULT = [
-    "33b1fd2b24333400", "b97cf1bc271b93e8", "bed0cc1029ce396c", "57530b5ef45c6984",
-    "28fdfba1753252f5", "f4a66c9f2ef83ebf", "154a5af858ef6d33", "4759794b05cdfd4b",
-    "11ef6e284b1a6455", "f8deca4da2a419a0", "f4599c17d0624339", "8bd0f164104f0f67",
-    "b0ffe078d27e7ee8", "98a5c32c55e6f925", "afe062fa9dbd767e", "da84b7b723cf7185",
+    "6a76ec6a3a1b68da", "0fe90e87e7b5e4e3", "340e1d1b66e4a91b", "be9ee6dff4faaee9",
+    "f97e1b2f5249c5d4", "2156b6e8b53e3370", "8ac20b71bb48b4dc", "bb1344ff65acab11",
+    "dc01c5a814d2975c", "e7e14b86ba0b6f5c", "7750a3b24fb2e94a", "cbb48b9ae8fad00a",
+    "f04259422ee877e9", "47b29172dce6fbd1", "eddd01788b3afdbc", "81d9c4ef9b35f85d",
 ]
 # the same with layouts always on, many illegal steps and symbolic sizes
 # (re-pinned for issue 19: a stage with a layout may now be drawn at a loop of its consumer;
-# re-pinned for issue 15: rfactor and cache_write after loop transforms are drawn, and the
-# illegal cache_write step is now one after a reduce-axis split)
+# all re-pinned for issue 15: pragma, prefetch, storage_align and create_group are drawn)
 PINNED_LAYOUT = [
-    "870118d545ca6bbc", "a30418b333dc440b", "1189051f1619d33c", "03779b88a7a38957",
-    "e948f7b92e9dccf5", "7deccb8dc414bfb2", "d8f532148387c464", "d7b1264533684e8c",
-    "3ccfdd74c8d35645", "f8deca4da2a419a0", "2226fc67ebb7a4c7", "1c2c56e05edcb2f9",
-    "143b978ffbb424fe", "18ff377098f80314", "1dc18a9aa4140e28", "7613e1cdfbb93101",
+    "8f0e84b1559f5132", "591a6ab6f228bce3", "bbc8e2cd7f62e2a0", "1bc02525d6031ace",
+    "e7028c024a9232a6", "dbccc73df9314290", "7277de03de925f44", "d3b43da500aa9db8",
+    "cfbc81960757fcac", "e7e14b86ba0b6f5c", "3d372096ea1e56c5", "332d9b158ea674d0",
+    "368dc11eef6e800b", "9965a8315021d04a", "2f4eba24ff566ebe", "94c18c21c0f94251",
 ]
 
 
@@ -53,7 +51,7 @@ def _hashes(cfg):
 def test_pinned_case_text():
     case = generate(RandomSource("pinned:3"), Config(max_stages=2))
     assert case.lines == PINNED_LINES
-    assert case.data_seed == 50825
+    assert case.data_seed == 13743
 
 
 def test_pinned_case_hashes_default_config():

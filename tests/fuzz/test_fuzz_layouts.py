@@ -15,10 +15,11 @@ CFG = Config(max_stages=4, illegal_rate=0, layout_percent=40)
 SEED = "layout-ci"
 
 # case numbers (of RandomSource(f"{SEED}:{i}") under CFG)
-# (re-picked when rfactor and cache_write after split joined the fuzzer)
-PADDED_LAYOUT = [6, 25, 31, 32]    # splitting transform_layouts with a pad_value
-ROLLING = [34, 383, 918]           # rolling_buffer (918 also has padded layouts)
-ATTACHED_LAYOUT = [4, 6, 9, 27]    # a stage with a transform_layout computed at a loop
+# (re-picked when rfactor, late cache_write, tensorize, pragma/prefetch/storage_align and
+# create_group joined the fuzzer)
+PADDED_LAYOUT = [3, 7, 8, 25]     # splitting transform_layouts with a pad_value
+ROLLING = [184, 250, 765]          # rolling_buffer
+ATTACHED_LAYOUT = [18, 56, 60, 88]  # a stage with a transform_layout computed at a loop
 
 
 def _has_padded_layout(case):
@@ -51,7 +52,6 @@ def test_padded_layouts_pass():
 def test_rolling_buffers_pass():
     for i in ROLLING:
         _check(i, _has_rolling, "rolling_buffer")
-    assert _has_padded_layout(generate(RandomSource(f"{SEED}:918"), CFG))
 
 
 def _has_attached_layout(case):

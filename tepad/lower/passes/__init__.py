@@ -9,6 +9,7 @@ from .apply_buffer_transforms import apply_buffer_transforms
 from .check_assumes import check_assumes
 from .flatten_physical_axes import flatten_physical_axes
 from .hoist_expression import hoist_expression
+from .inject_prefetch import inject_prefetch
 from .inject_rolling_buffer import inject_rolling_buffer
 from .instrument_bound_checks import instrument_bound_checks
 from .merge_adjacent_loops import merge_adjacent_loops
@@ -17,6 +18,7 @@ from .remove_assume import remove_assume
 from .remove_branching_through_overcompute import remove_branching_through_overcompute
 from .remove_no_op import remove_no_op
 from .remove_overcompute_through_branching import remove_overcompute_through_branching
+from .remove_skipped_regions import remove_skipped_regions
 from .remove_store_undef import remove_store_undef
 from .simplify import simplify
 from .simplify_with_facts import simplify_with_facts
@@ -31,17 +33,19 @@ from ...tir.ssa import convert_ssa
  inject_rolling_buffer, instrument_bound_checks, merge_adjacent_loops, reduce_loop_extents,
  remove_assume, remove_branching_through_overcompute, remove_no_op,
  remove_overcompute_through_branching, remove_store_undef, simplify, simplify_with_facts,
- storage_flatten, unroll_loop, vectorize_loop) = map(accepts_module, (
+ storage_flatten, unroll_loop, vectorize_loop, remove_skipped_regions,
+ inject_prefetch) = map(accepts_module, (
     apply_buffer_transforms, check_assumes, flatten_physical_axes, hoist_expression,
     inject_rolling_buffer, instrument_bound_checks, merge_adjacent_loops, reduce_loop_extents,
     remove_assume, remove_branching_through_overcompute, remove_no_op,
     remove_overcompute_through_branching, remove_store_undef, simplify, simplify_with_facts,
-    storage_flatten, unroll_loop, vectorize_loop))
+    storage_flatten, unroll_loop, vectorize_loop, remove_skipped_regions, inject_prefetch))
 
 # TVM's names for tepad's passes: ``tepad.tir.transform.<Name>()`` makes a pass object of
 # each, and PassContext(disabled_pass=["tir.<Name>"]) finds them.
 TVM_NAMES = {
     "InjectRollingBuffer": inject_rolling_buffer,
+    "InjectPrefetch": inject_prefetch,
     "ApplyLayoutTransforms": apply_buffer_transforms,
     "Simplify": simplify,
     "StorageFlatten": storage_flatten,
@@ -61,10 +65,10 @@ for _name, _fn in TVM_NAMES.items():
     tir_transform.register(_name, _fn)
 
 
-__all__ = ["apply_buffer_transforms", "check_assumes", "flatten_physical_axes",
+__all__ = ["apply_buffer_transforms", "inject_prefetch", "check_assumes", "flatten_physical_axes",
            "hoist_expression", "inject_rolling_buffer", "instrument_bound_checks",
            "merge_adjacent_loops", "reduce_loop_extents", "remove_assume",
            "remove_branching_through_overcompute", "remove_no_op",
-           "remove_overcompute_through_branching", "remove_store_undef",
+           "remove_overcompute_through_branching", "remove_store_undef", "remove_skipped_regions",
            "simplify", "simplify_with_facts", "storage_flatten", "unroll_loop", "vectorize_loop",
            "TVM_NAMES"]

@@ -1,0 +1,56 @@
+"""Per-stage annotations that change no value: pragma, prefetch and storage_align (drawn
+through a ``ScheduleDrawer`` ``d``). Each keeps the schedule legal.
+
+pragma types drawn: ``auto_unroll_max_step`` (a small step budget, so unrolling stays
+cheap), ``unroll_explicit``, TVM's parallel pragmas (accepted, no effect in tepad) and an
+unknown one (kept in the IR, ignored). ``debug_skip_region`` is never drawn: it drops the
+loop's stores, so the result would differ from the oracle by design.
+"""
+from __future__ import annotations
+
+PRAGMAS = [("auto_unroll_max_step", [4, 16, 64]), ("unroll_explicit", [0, 1]),
+           ("parallel_launch_point", None), ("parallel_stride_pattern", None),
+           ("parallel_barrier_when_finish", None), ("fuzz_marker", [3])]
+
+
+def maybe_pragma(d, st):
+    """Sometimes one pragma on a leaf of ``st``."""
+    src = d.src
+    if not st.leaf_iter_vars or not src.flag(d.cfg.pragma_percent):
+        return
+    iv = src.pick(st.leaf_iter_vars)
+    kind, values = src.pick(PRAGMAS)
+    value = "" if values is None else f", {src.pick(values)}"
+    d.case.run(f"{d.stage_expr(st)}.pragma({d.iv(st, iv)}, {kind!r}{value})")
+
+
+def maybe_prefetch(d, s, st):
+    """Sometimes prefetch, at a leaf of ``st``, a placeholder it reads (one without a layout:
+    an argument buffer is in scope everywhere)."""
+    src = d.src
+    if not st.leaf_iter_vars or not src.flag(d.cfg.prefetch_percent):
+        return
+    inputs = [t for t in st.op.input_tensors
+              if type(t.op).__name__ == "PlaceholderOp" and id(t.op) in d.tnames and
+              not s[t].layout_transforms]
+    if not inputs:
+        return
+    t = src.pick(inputs)
+    iv = src.pick(st.leaf_iter_vars)
+    d.case.run(f"{d.stage_expr(st)}.prefetch({d.tnames[id(t.op)]}, {d.iv(st, iv)}, "
+               f"{src.int(0, 3)})")
+
+
+def maybe_storage_align(d, st):
+    """Sometimes storage_align on a root axis of a stage without a layout."""
+    src = d.src
+    if st.layout_transforms or not st.op.axis or not src.flag(d.cfg.align_percent):
+        return
+    k = src.int(0, len(st.op.axis) - 1)
+    factor = src.pick([2, 3, 4, 8, 16])
+    offset = src.int(0, factor - 1)
+    d.case.run(f"{d.stage_expr(st)}.storage_align({d.stage_expr(st)}.op.axis[{k}], "
+               f"{factor}, {offset})")
+
+
+__all__ = ["maybe_pragma", "maybe_prefetch", "maybe_storage_align", "PRAGMAS"]
