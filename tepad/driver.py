@@ -13,6 +13,7 @@ from collections import OrderedDict
 
 from .codegen import compile_cache_enabled, compile_kernel, default_num_threads
 from .errors import TepadError
+from .lower.deep_stack import deep_stack
 from .lower.pipeline import Options, PassLog, lower_for_codegen
 from .runtime import ArgInfo, Module
 from .target import Target, as_target
@@ -54,6 +55,7 @@ def build(s_or_func, args=None, target=None, name="main", bounds_check=False,
     return mod
 
 
+@deep_stack
 def _build(s_or_func, args, name, opts, exact_bounds, tgt: Target):
     if isinstance(s_or_func, PrimFunc) and name != "main" and s_or_func.name != name:
         s_or_func = s_or_func.with_attr("global_symbol", name)
