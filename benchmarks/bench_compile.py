@@ -192,7 +192,9 @@ def run(ns, reps, timeout, log=print):
 def markdown(rows, reps, timeout=60.0):
     out = [SECTION, "", BEGIN,
            f"`python benchmarks/bench_compile.py` on {_cpu()} ({os.cpu_count()} CPUs), "
-           f"Python {platform.python_version()}. Lower / build in ms of process CPU time (the machine is shared with other jobs; CPU time is what they disturb least), each point in a fresh "
+           f"Python {platform.python_version()}. Lower / build in ms of process CPU time (the "
+           "machine is shared with other jobs; CPU time is what they disturb least), each point "
+           "in a fresh "
            f"process, median of {reps} fresh schedules for N <= 20 (one for larger N), simplifier "
            "memo and compile cache emptied before each. Workloads: see the script's docstring "
            f"(256 x 256 fp32 stencil chains, 32 x 32 tiles). `timeout`: over {timeout:.0f} s of "

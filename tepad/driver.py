@@ -38,6 +38,7 @@ def build(s_or_func, args=None, target=None, name="main", bounds_check=False,
     ``checked=True`` turns the ``tir.assume`` facts about input padding into runtime checks
     that raise ``TepadError`` when the caller's padding does not hold the promised value.
     Both select passes of ``tepad.lower.pipeline.PIPELINE``.
+    Lowering and code generation run on a deep stack (``tepad.lower.deep_stack``).
     """
     if isinstance(s_or_func, IRModule):
         s_or_func = s_or_func.only_function("build")

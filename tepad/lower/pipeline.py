@@ -419,7 +419,10 @@ def lower(s: Schedule, args, name="main", exact_bounds=False, passes=None, binds
     ``tepad.build`` runs the ``build`` phase.
     ``passes`` (a list of pass functions) replaces the lower phase.
     ``simple_mode`` is accepted for TVM scripts (tepad's printout is always the simple one);
-    ``binds`` (TVM's custom argument buffers) is not supported."""
+    ``binds`` (TVM's custom argument buffers) is not supported.
+    Lowering runs on a deep stack (``tepad.lower.deep_stack``: a worker thread; while it
+    runs, the interpreter's recursion limit is at least 40000), so pipelines nested 100
+    stages deep lower as well."""
     func = lower_primfunc(s, args, name, exact_bounds, passes, binds, log, flatten)
     return IRModule({name: func})
 
