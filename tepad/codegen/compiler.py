@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import llvmlite.binding as llvm
 
 from .. import tir
+from ..lower.deep_stack import carry_thread_local
 from . import parallel
 from .analysis import shape_vars
 from .jit import JitModule, have_gomp
@@ -28,6 +29,7 @@ CACHE_SIZE = 256
 _cache: OrderedDict = OrderedDict()
 _cache_lock = threading.Lock()
 _disabled = threading.local()
+carry_thread_local(_disabled, "depth")      # tepad.build compiles on a deep-stack worker
 stats = {"hits": 0, "misses": 0}
 
 

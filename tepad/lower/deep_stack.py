@@ -12,8 +12,9 @@ recursion limit of at least ``RECURSION_LIMIT``. What the caller sees:
 
 * the same result or the same exception (raised again in the caller's thread, with its
   traceback); nested wrapped calls run directly in the worker;
-* the caller's ``with PassContext(...)`` and ``with Target(...)`` contexts hold in the worker
-  (they are thread-local, so they are handed over); user passes run in the worker thread;
+* the caller's thread-local settings hold in the worker: ``with PassContext(...)``,
+  ``with Target(...)`` and every setting registered with ``carry_thread_local`` (such as
+  ``tepad.codegen.cache_disabled()``) are handed over; user passes run in the worker thread;
 * while any wrapped call runs, ``sys.getrecursionlimit()`` is at least ``RECURSION_LIMIT`` for
   the whole interpreter (Python has one limit for all threads); the caller's value is put back
   when the last wrapped call ends, unless someone changed it meanwhile.
@@ -35,6 +36,16 @@ STACK_BYTES = 512 * 1024 * 1024
 RECURSION_LIMIT = 40_000
 
 _in_worker = threading.local()
+# (threading.local, attribute): thread-local settings a worker starts with the caller's value of
+_CARRIED = [(_pass_context_local, "items"), (_target_local, "stack")]
+
+
+def carry_thread_local(local: threading.local, attr: str):
+    """Hand ``local.attr`` (a thread-local setting of a module above this one) from the caller
+    to the worker thread. A list value is copied, so ``with`` blocks inside the worker leave
+    the caller's list alone."""
+    if not any(lo is local and a == attr for lo, a in _CARRIED):
+        _CARRIED.append((local, attr))
 _lock = threading.Lock()
 _active = 0
 _saved_limit = None
@@ -74,14 +85,18 @@ def call_with_deep_stack(fn, *args, **kwargs):
     inside such a call."""
     if getattr(_in_worker, "active", False):
         return fn(*args, **kwargs)
-    pass_contexts = list(getattr(_pass_context_local, "items", None) or [])
-    targets = list(getattr(_target_local, "stack", None) or [])
+    missing = object()
+    carried = []
+    for local, attr in _CARRIED:
+        v = getattr(local, attr, missing)
+        if v is not missing:
+            carried.append((local, attr, list(v) if isinstance(v, list) else v))
     out = {}
 
     def work():
         _in_worker.active = True
-        _pass_context_local.items = pass_contexts
-        _target_local.stack = targets
+        for local, attr, v in carried:
+            setattr(local, attr, v)
         try:
             out["value"] = fn(*args, **kwargs)
         except BaseException as e:      # handed to the caller's thread
@@ -114,4 +129,4 @@ def deep_stack(fn):
     return wrapper
 
 
-__all__ = ["deep_stack", "call_with_deep_stack", "STACK_BYTES", "RECURSION_LIMIT"]
+__all__ = ["deep_stack", "call_with_deep_stack", "carry_thread_local", "STACK_BYTES", "RECURSION_LIMIT"]

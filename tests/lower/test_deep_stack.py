@@ -134,3 +134,17 @@ def test_user_passes_see_the_pass_context_of_the_caller():
     with ctx:
         tepad.lower(s, [A, B])
     assert seen and all(c is ctx for c in seen)
+
+
+def test_registered_thread_locals_reach_the_worker_and_stay_the_callers():
+    local = threading.local()
+    deep_stack.carry_thread_local(local, "stack")
+    deep_stack.carry_thread_local(local, "stack")      # once is enough
+    local.stack = ["outer"]
+
+    def push():
+        local.stack.append("inner")
+        return list(local.stack)
+
+    assert deep_stack.call_with_deep_stack(push) == ["outer", "inner"]
+    assert local.stack == ["outer"]
