@@ -20,6 +20,8 @@ recursion limit of at least ``RECURSION_LIMIT``. What the caller sees:
   when the last wrapped call ends, unless someone changed it meanwhile.
   ``threading.stack_size()`` is changed only for the moment the worker starts, under a lock.
 * Ctrl-C interrupts the caller's wait; the worker (a daemon thread) finishes on its own.
+* Where the system refuses a thread with such a stack (a small address-space limit), the call
+  runs directly in the caller's thread, with the caller's limits.
 
 The cost is one thread start per top-level call (about 0.1 ms).
 """
@@ -70,12 +72,17 @@ def _restore_limit():
             sys.setrecursionlimit(_saved_limit)
 
 
-def _start(worker: threading.Thread):
+def _start(worker: threading.Thread) -> bool:
+    """Start ``worker`` with a ``STACK_BYTES`` stack; False when the system refuses one
+    (a small address-space limit): the caller then runs the call itself."""
     with _lock:
         old = threading.stack_size()
-        threading.stack_size(STACK_BYTES)
         try:
+            threading.stack_size(STACK_BYTES)
             worker.start()
+            return True
+        except (RuntimeError, ValueError, OverflowError, MemoryError):
+            return False
         finally:
             threading.stack_size(old)
 
@@ -106,10 +113,13 @@ def call_with_deep_stack(fn, *args, **kwargs):
                               daemon=True)
     _raise_limit()
     try:
-        _start(worker)
-        worker.join()
+        started = _start(worker)
+        if started:
+            worker.join()
     finally:
         _restore_limit()
+    if not started:
+        return fn(*args, **kwargs)
     if "error" in out:
         err = out.pop("error")
         try:
@@ -129,4 +139,5 @@ def deep_stack(fn):
     return wrapper
 
 
-__all__ = ["deep_stack", "call_with_deep_stack", "carry_thread_local", "STACK_BYTES", "RECURSION_LIMIT"]
+__all__ = ["deep_stack", "call_with_deep_stack", "carry_thread_local", "STACK_BYTES",
+           "RECURSION_LIMIT"]

@@ -148,3 +148,11 @@ def test_registered_thread_locals_reach_the_worker_and_stay_the_callers():
 
     assert deep_stack.call_with_deep_stack(push) == ["outer", "inner"]
     assert local.stack == ["outer"]
+
+
+def test_without_a_deep_stack_the_call_runs_in_the_caller(monkeypatch):
+    monkeypatch.setattr(deep_stack, "STACK_BYTES", 1 << 62)     # no system grants that
+    limit = sys.getrecursionlimit()
+    here = threading.current_thread()
+    assert deep_stack.call_with_deep_stack(lambda: threading.current_thread()) is here
+    assert sys.getrecursionlimit() == limit
