@@ -85,7 +85,24 @@ class BoundProofs:
             return lo, hi
 
     def _prove_le(self, a, b):
-        """a <= b."""
+        """a <= b.
+
+        Memoized per context, as ``Analyzer._simp_once`` is: a fresh session's answer depends
+        only on the facts, ``_in_sym`` and the structure of ``a`` and ``b``. The min/max rules
+        ask the same pairs again and again (every level of a chain of clamped stages compares
+        the operands of the level before: issue 17). Not while a let substitution is being
+        expanded (the session's state then matters)."""
+        if self._subst_active:
+            return self._prove_le_fresh(a, b)
+        ana = self.ana
+        table = MEMO.table((ana._context(), ana._in_sym, "prove_le"))
+        key = (Key(a), Key(b))
+        r = table.get(key)
+        if r is None:
+            r = table[key] = self._prove_le_fresh(a, b)
+        return r
+
+    def _prove_le_fresh(self, a, b):
         d = self._diff(a, b)
         return self._bounds_of(d, lambda lo, hi: hi <= 0)[1] <= 0
 

@@ -19,6 +19,7 @@ import llvmlite.binding as llvm
 
 from .. import tir
 from ..errors import InternalError, TepadError
+from ..lower.deep_stack import carry_thread_local
 from . import parallel
 from .analysis import shape_vars
 from .jit import JitModule, have_gomp
@@ -29,6 +30,7 @@ CACHE_SIZE = 256
 _cache: OrderedDict = OrderedDict()
 _cache_lock = threading.Lock()
 _disabled = threading.local()
+carry_thread_local(_disabled, "depth")      # tepad.build compiles on a deep-stack worker
 stats = {"hits": 0, "misses": 0}
 
 

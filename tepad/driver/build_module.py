@@ -13,6 +13,7 @@ from collections import OrderedDict
 
 from ..codegen import compile_cache_enabled, compile_kernel, default_num_threads
 from ..errors import TepadError
+from ..lower.deep_stack import deep_stack
 from ..lower.pipeline import Options, PassLog, lower, lower_for_codegen, schedule_to_module
 from ..lower.thread_binding import check_cpu_buildable
 from ..runtime import ArgInfo, Module
@@ -44,6 +45,7 @@ def build(s_or_func, args=None, target=None, name="main", bounds_check=False,
     ``checked=True`` turns the ``tir.assume`` facts about input padding into runtime checks
     that raise ``TepadError`` when the caller's padding does not hold the promised value.
     Both select passes of ``tepad.lower.pipeline.PIPELINE``.
+    Lowering and code generation run on a deep stack (``tepad.lower.deep_stack``).
     """
     funcs = _functions_of(s_or_func)
     if funcs is not None:
@@ -100,6 +102,7 @@ def _functions_of(x) -> dict | None:
     return out
 
 
+@deep_stack
 def _build(s_or_func, args, name, opts, exact_bounds, tgt: Target):
     if isinstance(s_or_func, PrimFunc) and name != "main" and s_or_func.name != name:
         s_or_func = s_or_func.with_attr("global_symbol", name)

@@ -53,6 +53,7 @@ from .passes.simplify import simplify
 from .passes.storage_flatten import storage_flatten
 from .passes.unroll_loop import unroll_config, unroll_loop
 from .passes.vectorize_loop import vectorize_loop
+from .deep_stack import deep_stack
 from .schedule_ops import schedule_ops
 from .to_primfunc import to_primfunc
 
@@ -294,6 +295,7 @@ def format_step(step: Step, show_unchanged_ir=False) -> str:
     return f"# ---- after {step.label} ({ms}{tag})\n{step.func.script()}\n"
 
 
+@deep_stack
 def run_pipeline(func: PrimFunc, phases=PHASES, opts: Options = Options(), log=None,
                  pipeline=PIPELINE, stop_before: str | None = None) -> PrimFunc:
     """Run the passes of ``pipeline`` selected by ``phases`` and ``opts``, in order;
@@ -418,6 +420,7 @@ def check_free_vars(func: PrimFunc) -> PrimFunc:
     return func
 
 
+@deep_stack
 def schedule_to_primfunc(s: Schedule, args, name="main", exact_bounds=False,
                          log=None) -> PrimFunc:
     """The entry of lowering: normalize -> check_reads -> infer_bound -> schedule_ops ->
@@ -465,11 +468,15 @@ def lower(s: Schedule, args, name="main", exact_bounds=False, passes=None, binds
     ``tepad.build`` runs the ``build`` phase.
     ``passes`` (a list of pass functions) replaces the lower phase.
     ``simple_mode`` is accepted for TVM scripts (tepad's printout is always the simple one);
-    ``binds`` (TVM's custom argument buffers) is not supported."""
+    ``binds`` (TVM's custom argument buffers) is not supported.
+    Lowering runs on a deep stack (``tepad.lower.deep_stack``: a worker thread; while it
+    runs, the interpreter's recursion limit is at least 40000), so pipelines nested 100
+    stages deep lower as well."""
     func = lower_primfunc(s, args, name, exact_bounds, passes, binds, log, flatten)
     return IRModule({name: func})
 
 
+@deep_stack
 def lower_primfunc(s: Schedule, args, name="main", exact_bounds=False, passes=None, binds=None,
                    log=None, flatten=True) -> PrimFunc:
     """What ``lower`` puts in its module: the lowered ``tir.PrimFunc`` itself."""
@@ -483,6 +490,7 @@ def lower_primfunc(s: Schedule, args, name="main", exact_bounds=False, passes=No
     return run_pipeline(func, (LOWER,), Options.from_context(flatten=flatten), log)
 
 
+@deep_stack
 def lower_for_codegen(s_or_func, args=None, name="main", opts: Options = Options(),
                       exact_bounds=False, log=None) -> PrimFunc:
     """Every step of PIPELINE: from a schedule (entry + both phases) or from an already lowered

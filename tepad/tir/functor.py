@@ -10,16 +10,39 @@ from .expr import Node, PrimExpr, Var, Range, convert
 from .stmt import Stmt
 
 
+def _dispatch_table(cls) -> dict:
+    """``{node type: visit_<Name> function or None}`` for visitor class ``cls``, filled lazily
+    (a class's methods are looked up once per node type instead of once per node)."""
+    table = cls.__dict__.get("_visit_dispatch")
+    if table is None:
+        table = {}
+        setattr(cls, "_visit_dispatch", table)
+    return table
+
+
+def _lookup(table, cls, ntype):
+    fn = getattr(cls, "visit_" + ntype.__name__, None)
+    if fn is None and issubclass(ntype, Var):          # SizeVar: visited as a Var
+        fn = getattr(cls, "visit_Var", None)
+    table[ntype] = fn
+    return fn
+
+
 class Visitor:
-    """Read-only walk over expressions and statements."""
+    """Read-only walk over expressions and statements.
+
+    The walk costs two Python frames per nesting level (``visit`` and ``generic_visit``, or
+    one ``visit_<Name>``): deep IR (stages nested in each other's loops) stays far from the
+    recursion limit longer; ``tepad.lower.deep_stack`` handles what is deeper still."""
 
     def visit(self, node):
         if isinstance(node, Node):
-            meth = getattr(self, "visit_" + type(node).__name__, None)
-            if meth is None and isinstance(node, Var):     # SizeVar: visited as a Var
-                meth = getattr(self, "visit_Var", None)
-            if meth is not None:
-                return meth(node)
+            cls = type(self)
+            table = _dispatch_table(cls)
+            ntype = type(node)
+            fn = table[ntype] if ntype in table else _lookup(table, cls, ntype)
+            if fn is not None:
+                return fn(self, node)
             return self.generic_visit(node)
         if isinstance(node, (tuple, list)):
             for x in node:
@@ -28,7 +51,10 @@ class Visitor:
 
     def generic_visit(self, node):
         for v in node.field_values():
-            if isinstance(v, (Node, tuple, list)):
+            if isinstance(v, (tuple, list)):
+                for x in v:
+                    self.visit(x)
+            elif isinstance(v, Node):
                 self.visit(v)
 
 
@@ -37,26 +63,48 @@ class Mutator:
 
     def visit(self, node):
         if isinstance(node, Node):
-            meth = getattr(self, "visit_" + type(node).__name__, None)
-            if meth is None and isinstance(node, Var):     # SizeVar: visited as a Var
-                meth = getattr(self, "visit_Var", None)
-            if meth is not None:
-                return meth(node)
+            cls = type(self)
+            table = _dispatch_table(cls)
+            ntype = type(node)
+            fn = table[ntype] if ntype in table else _lookup(table, cls, ntype)
+            if fn is not None:
+                return fn(self, node)
             return self.generic_visit(node)
-        if isinstance(node, tuple):
-            new = tuple(self.visit(x) for x in node)
-            return node if all(a is b for a, b in zip(new, node)) else new
-        if isinstance(node, list):
-            new = [self.visit(x) for x in node]
-            return node if all(a is b for a, b in zip(new, node)) else new
+        if isinstance(node, (tuple, list)):
+            return self._visit_sequence(node)
         return node
+
+    def _visit_sequence(self, seq):
+        """``seq`` (a tuple or list) with every element visited; ``seq`` itself when none
+        changed."""
+        new = None
+        for k, x in enumerate(seq):
+            y = self.visit(x)
+            if y is not x and new is None:
+                new = list(seq[:k])
+            if new is not None:
+                new.append(y)
+        if new is None:
+            return seq
+        return tuple(new) if isinstance(seq, tuple) else new
 
     def generic_visit(self, node):
         if isinstance(node, Var):
             return node
         old = node.field_values()
-        new = [self.visit(v) if isinstance(v, (Node, tuple, list)) else v for v in old]
-        if all(a is b for a, b in zip(new, old)):
+        new = None
+        for k, v in enumerate(old):
+            if isinstance(v, Node):
+                v2 = self.visit(v)
+            elif isinstance(v, (tuple, list)):
+                v2 = self._visit_sequence(v)
+            else:
+                continue
+            if v2 is not v and new is None:
+                new = list(old)
+            if new is not None:
+                new[k] = v2
+        if new is None:
             return node
         return type(node)._make(*new)
 

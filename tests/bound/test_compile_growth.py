@@ -15,7 +15,10 @@ from tepad.arith import rewrite
 from tepad.arith.context import MEMO
 from tepad.bound import infer_bound
 from tepad.testing import reference
+from tepad.lower import deep_stack
 from tepad.tir import expr as E
+from tepad.tir.functor import post_order_visit
+from tepad.tir.stmt import Stmt
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "benchmarks"))
 from bench_compile import chain  # noqa: E402
@@ -98,3 +101,48 @@ def test_clamped_chains_compute_the_right_values(attach):
         res = np.zeros((size, size), "float32")
         mod(a, res)
         np.testing.assert_allclose(res, want, rtol=1e-4, atol=1e-4, err_msg=f"exact={exact}")
+
+
+def _expr_size(e):
+    """Nodes of an expression, through call arguments (a guard is ``likely(cond)``)."""
+    n, todo = 0, [e]
+    while todo:
+        x = todo.pop()
+        if isinstance(x, (tuple, list)):
+            todo.extend(x)
+            continue
+        n += 1
+        if isinstance(x, E.PrimExpr) and not isinstance(x, (E.Var, E.ConstExpr)):
+            todo.extend(v for v in x.field_values() if isinstance(v, (E.PrimExpr, tuple, list)))
+    return n
+
+
+def _largest_statement_expr(func):
+    best = [0]
+
+    def f(n):
+        if isinstance(n, Stmt):
+            for v in n.field_values():
+                if isinstance(v, (E.PrimExpr, tuple, list)):
+                    best[0] = max(best[0], _expr_size(v))
+
+    post_order_visit(func.body, f)
+    return best[0]
+
+
+@pytest.mark.parametrize("exact", [False, True], ids=["interval", "exact"])
+def test_deeply_nested_chains_stay_polynomial(monkeypatch, exact):
+    """Each stage at its consumer's tile: the attach depth is N. From N = 6 to N = 12 the
+    rewrites at most quadruple (quadratic), every range stays linear in the depth, and the
+    largest expression of the lowered function (a guard naming every enclosing tile loop, in
+    exact mode a min over the chain) at most quadratic."""
+    work, largest = {}, {}
+    for n in (6, 12):
+        work[n] = deep_stack.call_with_deep_stack(_work, monkeypatch, n, "tiled", exact)
+        s, args = chain(n, "clamped", "tiled")
+        largest[n] = _largest_statement_expr(tepad.lower(s, args, exact_bounds=exact)["main"])
+    (m6, t6, c6), (m12, t12, c12) = work[6], work[12]
+    assert m12 <= 6 * 12, work
+    assert t12 <= 4 * t6 + 50, work
+    assert c12 <= 4 * c6 + 1000, work
+    assert largest[12] <= 4 * largest[6] + 20, largest
