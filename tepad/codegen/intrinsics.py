@@ -1,11 +1,14 @@
 """Calls: TIR builtins (``if_then_else``, ``likely``, ``undef``, ``assume``, ``prefetch``,
-``address_of``, ``atomic_add``), math functions (LLVM intrinsics), C functions
+``address_of``, ``atomic_add``), math functions (LLVM intrinsics, or libm's), C functions
 (``call_extern``) and LLVM intrinsics by name (``call_llvm_intrin``); ``call_packed`` is in
 ``packed``."""
 from __future__ import annotations
 
+import ctypes.util
+import functools
 import re
 
+import llvmlite.binding as llvm
 import llvmlite.ir as ir
 
 from ..errors import InternalError, TepadError
@@ -20,8 +23,21 @@ MATH_INTRINSICS = {
     "tir.fabs": "llvm.fabs", "tir.floor": "llvm.floor", "tir.ceil": "llvm.ceil",
     "tir.pow": "llvm.pow", "tir.round": "llvm.nearbyint", "tir.sin": "llvm.sin",
     "tir.cos": "llvm.cos", "tir.exp2": "llvm.exp2", "tir.log2": "llvm.log2",
-    "tir.trunc": "llvm.trunc", "tir.tanh": "llvm.tanh",
+    "tir.trunc": "llvm.trunc", "tir.tanh": "llvm.tanh", "tir.log10": "llvm.log10",
+    "tir.popcount": "llvm.ctpop",
 }
+
+# tir math calls with no LLVM intrinsic: the C library's function (``erff`` for float32)
+LIBM = {"tir.erf": "erf", "tir.log1p": "log1p", "tir.tan": "tan", "tir.atan": "atan"}
+
+
+@functools.cache
+def _load_libm():
+    """Make the C math library's symbols visible to the JIT (once per process)."""
+    path = ctypes.util.find_library("m")
+    if path is None:
+        raise TepadError("the C math library (libm) was not found; erf/log1p/tan/atan need it")
+    llvm.load_library_permanently(path)
 
 
 # TIR calls of C functions, LLVM intrinsics and builtins -> the emitter method emitting them
@@ -32,6 +48,10 @@ _CALLS = {"tir.call_extern": "call_extern", "tir.call_pure_extern": "call_extern
           "tir.atomic_add": "atomic_add", "tir.tvm_call_packed": "call_packed",
           "tir.tvm_call_cpacked": "call_packed"}
 
+
+# float operations written as LLVM instructions -> the emitter method
+_FLOAT_OPS = {"tir.rsqrt": "rsqrt", "tir.fmod": "fmod", "tir.isnan": "isnan",
+              "tir.isinf": "isinf", "tir.isfinite": "isfinite"}
 
 _TYPE_SUFFIX = re.compile(r"^(v\d+)?([if]\d+|p\d+|bf16)$")
 
@@ -64,10 +84,46 @@ class CallEmitter:
         handler = _CALLS.get(op)
         if handler is not None:
             return getattr(self, handler)(e)
+        if op in LIBM:
+            return self.call_libm(LIBM[op], self.expr(e.args[0]))
+        if op in _FLOAT_OPS:
+            return getattr(self, _FLOAT_OPS[op])(*[self.expr(a) for a in e.args])
         base = MATH_INTRINSICS.get(op)
         if base is None:
             raise InternalError(f"codegen: unknown call {e.op!r} in {e!r}")
         return self.call_intrinsic(base, [self.expr(a) for a in e.args])
+
+    def call_libm(self, name, x):
+        """The C library's ``name`` (``namef`` for float32) of ``x``, lane by lane for a
+        vector."""
+        elem = x.type.element if isinstance(x.type, ir.VectorType) else x.type
+        fname = name + ("f" if isinstance(elem, ir.FloatType) else "")
+        _load_libm()
+        fn = self.declare(fname, elem, [elem])
+        if not isinstance(x.type, ir.VectorType):
+            return self.b.call(fn, [x])
+        out = ir.Constant(x.type, ir.Undefined)
+        for k in range(x.type.count):
+            lane = self.b.call(fn, [self.b.extract_element(x, ir.Constant(I32, k))])
+            out = self.b.insert_element(out, lane, ir.Constant(I32, k))
+        return out
+
+    def rsqrt(self, x):
+        return self.b.fdiv(_fconst(x.type, 1.0), self.call_intrinsic("llvm.sqrt", [x]))
+
+    def fmod(self, x, y):
+        return self.b.frem(x, y)
+
+    def isnan(self, x):
+        return self.b.fcmp_unordered("uno", x, x)
+
+    def isinf(self, x):
+        return self.b.fcmp_ordered("==", self.call_intrinsic("llvm.fabs", [x]),
+                                   _fconst(x.type, float("inf")))
+
+    def isfinite(self, x):
+        return self.b.fcmp_ordered("<", self.call_intrinsic("llvm.fabs", [x]),
+                                   _fconst(x.type, float("inf")))
 
     def call_intrinsic(self, base, args):
         """Call the intrinsic ``base`` overloaded on, and returning, the first argument's type."""

@@ -1,5 +1,6 @@
-"""Per-stage annotations that change no value: pragma, prefetch and storage_align (drawn
-through a ``ScheduleDrawer`` ``d``). Each keeps the schedule legal.
+"""Per-stage annotations that change no value: pragma, prefetch, storage_align, a store
+predicate that holds everywhere and axis separators (drawn through a ``ScheduleDrawer``
+``d``). Each keeps the schedule legal.
 
 pragma types drawn: ``auto_unroll_max_step`` (a small step budget, so unrolling stays
 cheap), ``unroll_explicit``, TVM's parallel pragmas (accepted, no effect in tepad) and an
@@ -53,4 +54,28 @@ def maybe_storage_align(d, st):
                f"{factor}, {offset})")
 
 
-__all__ = ["maybe_pragma", "maybe_prefetch", "maybe_storage_align", "PRAGMAS"]
+def maybe_store_predicate(d, st):
+    """Sometimes set_store_predicate with ``axis < extent`` on a root axis: true at every
+    point, so the values stay the oracle's, while the guard is in the generated code."""
+    src = d.src
+    if type(st.op).__name__ != "ComputeOp" or not st.op.axis or \
+            not src.flag(d.cfg.store_predicate_percent):
+        return
+    k = src.int(0, len(st.op.axis) - 1)
+    se = d.stage_expr(st)
+    d.case.run(f"{se}.set_store_predicate({se}.op.axis[{k}].var < {se}.op.axis[{k}].dom.extent)")
+
+
+def maybe_axis_separators(d, st):
+    """Sometimes set_axis_separators on a stage of two or more dims without a layout (the
+    identity layout with a separator: the runner's physical arrays follow it)."""
+    src = d.src
+    if st.layout_transforms or type(st.op).__name__ != "ComputeOp" or \
+            st.op.num_outputs != 1 or len(st.op.axis) < 2 or \
+            not src.flag(d.cfg.separator_percent):
+        return
+    d.case.run(f"{d.stage_expr(st)}.set_axis_separators([{src.int(1, len(st.op.axis) - 1)}])")
+
+
+__all__ = ["maybe_pragma", "maybe_prefetch", "maybe_storage_align", "maybe_store_predicate",
+           "maybe_axis_separators", "PRAGMAS"]

@@ -31,6 +31,8 @@ class Config:
     prefetch_percent: int = 6      # per compute stage: prefetch of a placeholder it reads
     align_percent: int = 8         # per attached/root compute stage: storage_align
     group_percent: int = 40        # per case: create_group of a stage and its producer
+    store_predicate_percent: int = 5   # per compute stage: set_store_predicate(axis < extent)
+    separator_percent: int = 5     # per compute stage without a layout: set_axis_separators
 
 
 @dataclass

@@ -7,7 +7,8 @@ they are first used (``iv``), so the lines form a runnable program.
 """
 from __future__ import annotations
 
-from .annotations import maybe_pragma, maybe_prefetch, maybe_storage_align
+from .annotations import (maybe_axis_separators, maybe_pragma, maybe_prefetch,
+                          maybe_storage_align, maybe_store_predicate)
 from .attach_points import can_inline, is_compute, legal_attach_points
 from .groups import maybe_group
 from .illegal import illegal_step
@@ -119,9 +120,11 @@ class ScheduleDrawer:
             if self.layout_on and id(st) not in self.made:
                 # before any loop transform: the axes must be adjacent leaves
                 maybe_layout(self, st)
+                maybe_axis_separators(self, st)
             draw_loops(self, st)
             maybe_pragma(self, st)
             maybe_prefetch(self, s, st)
+            maybe_store_predicate(self, st)
             self.looped.add(id(st))
             if not self.frozen:
                 made.append(self.maybe_late_cache_write(s, st))

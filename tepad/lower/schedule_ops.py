@@ -258,6 +258,8 @@ def build_provide(stage, rmap, ana):
     pass_up_index(stage, rmap, value, ana)
     preds = make_bound_check(stage, rmap, value, ana, exact_splits=exact_splits)
     preds += _region_predicates(stage, rmap, value)
+    if stage.store_predicate is not None:          # set_store_predicate
+        preds.append(stage.store_predicate)
     axis_vars = [iv.var for iv in op.axis]
     vmap = {iv.var: value[iv] for iv in op.root_iter_vars if iv in value}
     if not op.reduce_axis:

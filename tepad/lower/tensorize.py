@@ -73,6 +73,12 @@ class TensorizePlan:
 
     def update(self, vmap):
         """The intrinsic's reduce_update (accumulate one tile into the output)."""
+        if self.intrin.reduce_update is None:
+            raise TepadError(
+                f"stage {self.stage.name}: the reduction intrinsic {self.intrin.name} has no "
+                "reduce_update statement, and the tile leaves reduce loops outside it (each "
+                "call must then accumulate); fcompute must return (body, reset, update), or "
+                "tensorize a loop outside every reduce loop")
         return self._bound(self.intrin.reduce_update, True, vmap)
 
     def inner_vars(self) -> set:

@@ -9,6 +9,7 @@ from ..arith.index_map import IndexMap
 from ..errors import TepadError
 from ..tir import dtype as dt
 from ..tir.expr import BufferLoad, IntImm, ProducerLoad, Range, StringImm, Var, convert
+from ..tir.buffer import AXIS_SEPARATOR
 from ..tir.functor import post_order_visit, substitute
 from ..tir.itervar import IterVar, IterVarType
 from ..tensor.scan import ScanOp
@@ -87,6 +88,7 @@ class Stage:
         self.is_output = False
         # rolling_buffer is a method; the flag lives in ``is_rolling``
         self.is_rolling = False
+        self.store_predicate = None     # set_store_predicate: extra guard on the stores
         # transform_layout: the maps in order, the axis separators and pad value of the last
         self.layout_transforms: list = []
         self.axis_separators: list = []
@@ -543,6 +545,39 @@ class Stage:
             f"layout mapping takes {n} ind{'ex' if n == 1 else 'ices'} but {tensor} has "
             f"{len(in_shape)} dimensions; the mapping takes one index per dimension, e.g. "
             f"lambda {', '.join(names)}: [...]")
+
+    def set_store_predicate(self, predicate):
+        """Store the stage's values only where ``predicate`` holds (TVM's
+        ``set_store_predicate``): an expression of the stage's axes or loop variables,
+        added to the guard of its stores (of a reduction's updates; the init runs as
+        before). Bounds are not changed."""
+        self._check_compute("set_store_predicate")
+        pred = convert(predicate)
+        if pred.dtype != "bool":
+            raise TepadError(f"stage {self.name}: set_store_predicate needs a condition (a "
+                             f"bool expression such as i < 5), got a {pred.dtype} expression")
+        self.store_predicate = pred
+
+    def set_axis_separators(self, axis_separators):
+        """Store the stage's tensor as an N-d physical buffer split before each axis in
+        ``axis_separators`` (TVM's ``set_axis_separators``): the identity layout with
+        ``te.AXIS_SEPARATOR`` at those positions, through ``transform_layout``."""
+        ndim = len(self.op.output(0).shape)
+        seps = sorted({int(a) for a in axis_separators})
+        if any(not 0 < a < ndim for a in seps):
+            raise TepadError(f"stage {self.name}: axis separators {list(axis_separators)} must "
+                             f"lie strictly between 0 and the tensor's {ndim} dimensions")
+        if not seps:
+            return None
+
+        def mapping(*idx):
+            out = []
+            for k, i in enumerate(idx):
+                if k in seps:
+                    out.append(AXIS_SEPARATOR)
+                out.append(i)
+            return out
+        return self.transform_layout(mapping)
 
     def rolling_buffer(self):
         """Make this stage's buffer circular along its rolling axis (TVM's rolling_buffer, apache/tvm #13033).

@@ -33,9 +33,6 @@ def check_tensorize(stage, var, intrin):
         iwhat = "is" if iop.reduce_axis else "is not"
         raise TepadError(f"stage {stage.name} is {what}, but the intrinsic {intrin.name} "
                          f"{iwhat}; tensorize needs the same kind of compute")
-    if op.reduce_axis and intrin.reduce_update is None:
-        raise TepadError(f"stage {stage.name}: the reduction intrinsic {intrin.name} has no "
-                         "reduce_update statement; fcompute must return (body, reset, update)")
     if not op.reduce_axis and intrin.body is None:
         raise TepadError(f"stage {stage.name}: the intrinsic {intrin.name} has no body")
     for iv, attr in stage.iter_var_attrs.items():

@@ -6,13 +6,14 @@ expression helpers from ``tepad.tir``, schedules from ``tepad.schedule``) and ho
 """
 from ..tir.op import (if_then_else, max_value, min_value, exp, log, sqrt, tanh, abs, floor,
                       ceil, power, sigmoid, floordiv, floormod, truncdiv, truncmod, indexdiv,
-                      indexmod, all, any, round, sin, cos, div)
+                      indexmod, all, any, round, sin, cos, div, exp2, log2, log10, log1p,
+                      erf, tan, atan, rsqrt, trunc, fmod, isnan, isinf, isfinite, popcount)
 from ..tir.itervar import IterVar
 from ..tir.buffer import AXIS_SEPARATOR
 from ..tensor import (Tensor, Operation, PlaceholderOp, ComputeOp, ScanOp, ExternOp, var,
                       size_var, const, placeholder, compute, scan, extern, reduce_axis,
                       thread_axis, comm_reducer, sum, max, min, TensorIntrin, TensorComputeOp,
-                      decl_tensor_intrin)
+                      decl_tensor_intrin, tag_scope)
 from ..schedule import create_schedule, Schedule, Stage
 from . import schedule, tensor
 

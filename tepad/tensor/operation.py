@@ -12,6 +12,7 @@ from ..tir.functor import post_order_visit
 from ..tir.itervar import IterVar, IterVarType
 from ..tir.reduce import CommReducer, Reduce, check_no_nested_reduce
 from ..tir.structural import structural_equal
+from .tag import current_tag
 from .tensor import ComputeOp, PlaceholderOp, Tensor
 from .tensor_intrin import TensorIntrinCall, make_tensor_compute
 
@@ -62,6 +63,7 @@ def compute(shape, fcompute, name="compute", tag="", attrs=None):
     Returns a Tensor, or a list of Tensors when ``fcompute`` returns a list/tuple.
     """
     shape = _shape(shape, f"compute {name}", integral_floats=True)
+    tag = tag or current_tag()
     if not callable(fcompute):
         raise TepadError(f"compute {name}: fcompute must be callable, got {fcompute!r}")
     names = _arg_names(fcompute, len(shape), name, allow_fewer=True)

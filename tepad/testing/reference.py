@@ -555,11 +555,27 @@ _BINARY = {
     E.And: np.logical_and, E.Or: np.logical_or,
 }
 
+def _erf(x):
+    x = np.asarray(x)
+    return np.vectorize(math.erf, otypes=[x.dtype])(x)
+
+
+def _popcount(x):
+    x = np.asarray(x)
+    bits = x.dtype.itemsize * 8
+    u = x.astype(f"uint{bits}")
+    return np.vectorize(lambda v: bin(int(v)).count("1"), otypes=[x.dtype])(u)
+
+
 _MATH = {
     "tir.exp": np.exp, "tir.log": np.log, "tir.sqrt": np.sqrt, "tir.tanh": np.tanh,
     "tir.fabs": np.abs, "tir.floor": np.floor, "tir.ceil": np.ceil, "tir.pow": np.power,
     "tir.sigmoid": _sigmoid, "tir.round": _round_half_even, "tir.sin": np.sin,
     "tir.cos": np.cos, "tir.exp2": np.exp2, "tir.log2": np.log2, "tir.trunc": np.trunc,
+    "tir.log10": np.log10, "tir.log1p": np.log1p, "tir.tan": np.tan, "tir.atan": np.arctan,
+    "tir.erf": _erf, "tir.rsqrt": lambda x: 1 / np.sqrt(x), "tir.fmod": np.fmod,
+    "tir.isnan": np.isnan, "tir.isinf": np.isinf, "tir.isfinite": np.isfinite,
+    "tir.popcount": _popcount,
 }
 
 

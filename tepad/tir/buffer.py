@@ -60,6 +60,10 @@ class Buffer:
             indices = (indices,)
         return BufferLoad(self, [convert(i) for i in indices])
 
+    def same_as(self, other) -> bool:
+        """Whether ``other`` is this very buffer (TVM's object identity)."""
+        return self is other
+
     def vload(self, begin, dtype=None):
         """The element at ``begin`` (one index per dimension) as a BufferLoad."""
         if dtype is not None and dt.canonical(dtype) != self.dtype:

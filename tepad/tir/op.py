@@ -14,7 +14,9 @@ from .expr import (Call, IntImm, FloatImm, PrimExpr, StringImm, _match, cast, co
                    true_div, truncdiv, truncmod)
 
 # Intrinsic names understood by codegen. Pure math calls map to LLVM intrinsics or libm.
-MATH_INTRINSICS = ("tir.exp", "tir.log", "tir.sqrt", "tir.tanh", "tir.fabs", "tir.floor",
+MATH_INTRINSICS = ("tir.log10", "tir.erf", "tir.log1p", "tir.tan", "tir.atan", "tir.rsqrt",
+                   "tir.fmod",
+                   "tir.exp", "tir.log", "tir.sqrt", "tir.tanh", "tir.fabs", "tir.floor",
                    "tir.ceil", "tir.pow", "tir.sigmoid", "tir.round", "tir.sin", "tir.cos",
                    "tir.exp2", "tir.log2", "tir.trunc")
 
@@ -129,6 +131,91 @@ def cos(x):
     """The cosine of ``x`` in radians (``tir.cos``). A float ``x`` keeps its dtype; an integer
     ``x`` is cast to float32 first."""
     return _float_call("tir.cos", x)
+
+
+def exp2(x):
+    """``2 ** x`` (``tir.exp2``); an integer ``x`` is cast to float32 first."""
+    return _float_call("tir.exp2", x)
+
+
+def log2(x):
+    """The base-2 logarithm of ``x`` (``tir.log2``); integers are cast to float32 first."""
+    return _float_call("tir.log2", x)
+
+
+def log10(x):
+    """The base-10 logarithm of ``x`` (``tir.log10``); integers are cast to float32 first."""
+    return _float_call("tir.log10", x)
+
+
+def log1p(x):
+    """``log(1 + x)``, accurate for small ``x`` (``tir.log1p``, libm's log1p)."""
+    return _float_call("tir.log1p", x)
+
+
+def erf(x):
+    """The error function of ``x`` (``tir.erf``, libm's erf)."""
+    return _float_call("tir.erf", x)
+
+
+def tan(x):
+    """The tangent of ``x`` in radians (``tir.tan``, libm's tan)."""
+    return _float_call("tir.tan", x)
+
+
+def atan(x):
+    """The arc tangent of ``x`` (``tir.atan``, libm's atan)."""
+    return _float_call("tir.atan", x)
+
+
+def rsqrt(x):
+    """``1 / sqrt(x)`` (``tir.rsqrt``)."""
+    return _float_call("tir.rsqrt", x)
+
+
+def trunc(x):
+    """``x`` rounded toward zero (``tir.trunc``); integers are cast to float32 first."""
+    return _float_call("tir.trunc", x)
+
+
+def fmod(x, y):
+    """The float remainder of ``x / y`` with the sign of ``x`` (C's fmod, ``tir.fmod``)."""
+    x, y = _match(x, y)
+    if not dt.is_float(x.dtype):
+        x, y = cast("float32", x), cast("float32", y)
+    return Call(x.dtype, "tir.fmod", [x, y])
+
+
+def _float_test(name, x):
+    x = convert(x)
+    if not dt.is_float(x.dtype):
+        if name == "tir.isfinite":
+            return const(True, "bool")
+        return const(False, "bool")       # an integer is never NaN or infinite
+    return Call("bool", name, [x])
+
+
+def isnan(x):
+    """Whether ``x`` is NaN (False for integers)."""
+    return _float_test("tir.isnan", x)
+
+
+def isinf(x):
+    """Whether ``x`` is +-infinity (False for integers)."""
+    return _float_test("tir.isinf", x)
+
+
+def isfinite(x):
+    """Whether ``x`` is neither NaN nor infinite (True for integers)."""
+    return _float_test("tir.isfinite", x)
+
+
+def popcount(x):
+    """The number of set bits of the integer ``x`` (``tir.popcount``), in ``x``'s dtype."""
+    x = convert(x)
+    if not dt.is_int(x.dtype):
+        raise TepadError(f"popcount needs an integer, got a {x.dtype} expression")
+    return Call(x.dtype, "tir.popcount", [x])
 
 
 def abs(x):  # noqa: A001
@@ -274,4 +361,6 @@ __all__ = ["min", "max", "all", "any", "if_then_else", "exp", "log", "sqrt", "ta
            "ceil", "sigmoid", "abs", "power", "pow", "max_value", "min_value", "likely", "assume",
            "undef", "is_call", "call_intrin", "call_extern", "call_pure_extern",
            "call_llvm_intrin", "call_llvm_pure_intrin", "floordiv", "floormod", "truncdiv", "truncmod",
-           "indexdiv", "indexmod", "div", "call_packed", "call_cpacked", "cast", "const", "round", "sin", "cos", "MATH_INTRINSICS"]
+           "indexdiv", "indexmod", "div", "call_packed", "call_cpacked", "cast", "const", "round", "sin", "cos", "MATH_INTRINSICS",
+           "exp2", "log2", "log10", "log1p", "erf", "tan", "atan", "rsqrt", "trunc", "fmod",
+           "isnan", "isinf", "isfinite", "popcount"]

@@ -54,3 +54,25 @@ def test_disabling_a_tvm_pass_tepad_does_not_have_is_accepted():
                                    config={"tir.noalias": True}):
         plain = tvm.lower(s, [A, B])["main"].script()
     assert plain == tvm.lower(s, [A, B])["main"].script()
+
+
+def test_tag_scope_tags_the_computes_inside():
+    A = te.placeholder((4,), name="A")
+    with te.tag_scope("elemwise"):
+        B = te.compute((4,), lambda i: A[i] + 1.0, name="B")
+        C = te.compute((4,), lambda i: B[i] * 2.0, name="C", tag="mine")
+
+    @te.tag_scope(tag="conv")
+    def make():
+        return te.compute((4,), lambda i: A[i], name="D")
+    D = make()
+    E = te.compute((4,), lambda i: A[i], name="E")
+    assert (B.op.tag, C.op.tag, D.op.tag, E.op.tag) == ("elemwise", "mine", "conv", "")
+    with te.tag_scope("a"):
+        try:
+            with te.tag_scope("b"):
+                pass
+        except tvm.TVMError as e:
+            assert "do not nest" in str(e)
+        else:
+            raise AssertionError("nested tag_scope accepted")

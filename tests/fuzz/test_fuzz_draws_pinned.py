@@ -19,27 +19,27 @@ PINNED_LINES = [
     'T0_xo10, T0_yo11, T0_xi12, T0_yi13 = s[T0].tile(T0_xi4, T0_yi5, 4, 5)',
     's[T0].reorder(T0_xo6, T0_yo7, T0_xi8, T0_yi9, T0_xo10, T0_yo11, T0_xi12, T0_yi13)',
     's[T0].unroll(T0_xi8)',
-    "s[T0].set_scope('warp')",
+    "T0_lc = s.cache_write(T0, 'local')",
     'from tepad.fuzz.tensorize import matching_intrinsic',
     'T0_intrin = matching_intrinsic(s[T0], 1)',
-    's[T0].tensorize(T0_yi13, T0_intrin)',
+    's[T0].tensorize(T0_j_1, T0_intrin)',
 ]
 
 # sha256(case.script(exact=True))[:16] of cases "pinned:0".."pinned:15"
 PINNED_DEFAULT = [
-    "6a76ec6a3a1b68da", "0fe90e87e7b5e4e3", "340e1d1b66e4a91b", "be9ee6dff4faaee9",
-    "f97e1b2f5249c5d4", "2156b6e8b53e3370", "8ac20b71bb48b4dc", "bb1344ff65acab11",
-    "dc01c5a814d2975c", "e7e14b86ba0b6f5c", "7750a3b24fb2e94a", "cbb48b9ae8fad00a",
-    "f04259422ee877e9", "47b29172dce6fbd1", "eddd01788b3afdbc", "81d9c4ef9b35f85d",
+    "52caced3b52521af", "51f54679bb72dd9a", "77057d584d2bc069", "89404da5f706f25f",
+    "ab6bb8c78cbd47c1", "3dba622795644587", "8dd96b781f20b28d", "073fb8734317fced",
+    "a4e17d21d837de9d", "8eb58cccccf80283", "ab65808f85136563", "95e8e5778ed9b2d2",
+    "5a4cf5c2123b2815", "e92aa71ed064b04b", "46a7b718cb92511e", "bdfdc12810a7a5d6",
 ]
 # the same with layouts always on, many illegal steps and symbolic sizes
 # (re-pinned for issue 19: a stage with a layout may now be drawn at a loop of its consumer;
 # all re-pinned for issue 15: pragma, prefetch, storage_align and create_group are drawn)
 PINNED_LAYOUT = [
-    "8f0e84b1559f5132", "591a6ab6f228bce3", "bbc8e2cd7f62e2a0", "1bc02525d6031ace",
-    "e7028c024a9232a6", "dbccc73df9314290", "7277de03de925f44", "d3b43da500aa9db8",
-    "cfbc81960757fcac", "e7e14b86ba0b6f5c", "3d372096ea1e56c5", "332d9b158ea674d0",
-    "368dc11eef6e800b", "9965a8315021d04a", "2f4eba24ff566ebe", "94c18c21c0f94251",
+    "41810d4904310216", "758010a490db3519", "8a6df7ff7e237f93", "0a76870a2c04f8ff",
+    "41f923ca77ce8fe6", "5d91377e91e06460", "d312954958a61047", "73d3e78f812cffcb",
+    "cfbc81960757fcac", "8eb58cccccf80283", "f3da9d6012918d60", "7c0ff2faafe069ed",
+    "75cd20f6fce3fb3e", "9ea956507e6197c8", "2be9863edffa2b5d", "5fba51893f1d7a3a",
 ]
 
 
@@ -51,7 +51,7 @@ def _hashes(cfg):
 def test_pinned_case_text():
     case = generate(RandomSource("pinned:3"), Config(max_stages=2))
     assert case.lines == PINNED_LINES
-    assert case.data_seed == 13743
+    assert case.data_seed == 248
 
 
 def test_pinned_case_hashes_default_config():
