@@ -83,8 +83,9 @@ ROWS = [
     ("double_buffer", f"{ST}.double_buffer", "double buffering is not implemented"),
     ("tensorize", f"{ST}.tensorize", ""),
     ("rolling_buffer", f"{ST}.rolling_buffer",
-     "also rolls regions that move by a floordiv (odd upscaling tiles); a region that "
-     "never overlaps is a TepadError"),
+     "also rolls regions that move by a floordiv (odd upscaling tiles) and regions that move "
+     "with both loops of a split axis (y.outer*8 + y.inner); a region that never overlaps is "
+     "a TepadError"),
     ("transform_layout", f"{ST}.transform_layout",
      "plus RFC 0077's pad_value (tepad's addition); arguments are passed in the physical "
      "shape"),

@@ -119,7 +119,9 @@ def rolling_applicable(s, st, c=None, L=None):
     at or outside ``L`` and its inner loop inside ``L``; the other variables of that dimension
     only have loops inside ``L``; the loops from the outer one down to ``L`` are serial or
     unrolled; ``st`` keeps its logical layout. Consecutive iterations of the outer loop then
-    overlap by the offset span (the region min is ``outer * factor + k``)."""
+    overlap by the offset span (the region min is ``outer * factor + k``). ``L`` may also be
+    the inner loop itself when it sits right inside the outer one (min ``outer * factor +
+    inner + k``: the window slides across both loops)."""
     if c is None:
         if st.attach_type.name != "Scope":
             return False
@@ -148,7 +150,10 @@ def rolling_applicable(s, st, c=None, L=None):
                       r.parent is alias), None)
         if split is None or id(split.outer) not in pos or id(split.inner) not in pos:
             continue
-        if not pos[id(split.outer)] <= lpos < pos[id(split.inner)]:
+        at_inner = lpos == pos[id(split.inner)] == pos[id(split.outer)] + 1
+        if not (pos[id(split.outer)] <= lpos < pos[id(split.inner)] or at_inner):
+            # at the inner loop itself, right inside the outer one: the region min is
+            # outer * factor + inner + k and rolls across both loops (issue 19)
             continue
         ext = alias.dom.extent if alias.dom is not None else None
         ext = int(ext.value) if type(ext).__name__ == "IntImm" else None

@@ -18,7 +18,7 @@ SEED = "layout-ci"
 # (re-picked when rfactor, late cache_write, tensorize, pragma/prefetch/storage_align and
 # create_group joined the fuzzer)
 PADDED_LAYOUT = [6, 23, 25, 31]     # splitting transform_layouts with a pad_value
-ROLLING = [94, 95, 854]          # rolling_buffer
+ROLLING = [95, 250, 435]          # rolling_buffer
 ATTACHED_LAYOUT = [3, 7, 8, 12]  # a stage with a transform_layout computed at a loop
 
 

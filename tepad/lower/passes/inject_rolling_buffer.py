@@ -21,6 +21,11 @@ Algorithm (TVM's InjectRollingBuffer, generalised as in its pull request, apache
    for ``floordiv(v*c + k, q)`` the advance alternates between ``floor(c/q)`` and
    ``ceil(c/q)``, the dimension rolls when its largest overlap ``ext - floor(c/q)`` is
    positive, and the skip guard (step 4) uses the exact per-iteration overlap.
+   A composite min ``v_o*c_o + v*c_i`` over two adjacent sequential loops (a split axis:
+   ``y.outer*8 + y.inner``) rolls along ``v`` when the window never moves backwards
+   (``c_o >= (e - 1)*c_i``, ``e`` the inner loop's largest extent): the realize is hoisted above
+   ``v_o`` and the previous iteration of ``(v_o, v)`` is ``(v_o, v - 1)``, or
+   ``(v_o - 1, last v)`` at the start of the inner loop (issue 19; TVM refuses this).
 2. Rolling axis: the outermost loop that is the single loop var of some dimension with a
    positive overlap; that dimension (the first such one) is folded to ``ext``. No such
    dimension: TepadError naming the buffer, each dim's overlap, and what would be valid.
@@ -40,8 +45,9 @@ Algorithm (TVM's InjectRollingBuffer, generalised as in its pull request, apache
    offsets such as ``v*4 - 1``); the overlap simplifies to ``ext - stride`` for linear mins.
 
 Refused with TepadError: the rolling loop (or a loop between it and the attach point) parallel
-or vectorized, a rolling loop var used by two dimensions, composite (``v1*8 + v2*4``) or
-non-affine mins when they leave no rollable dimension, a negative stride, a guard around a
+or vectorized, a rolling loop var used by two dimensions, composite mins of loops that are not
+adjacent or whose window moves back (``v1*8 + v2*4`` with ``v2`` in ``[0, 4)``) and non-affine
+mins when they leave no rollable dimension, a negative stride, a guard around a
 producer store that selects different coordinates in different iterations of a predicated loop
 (non-box exact regions), transform_layout on the rolling buffer itself.
 """
@@ -106,6 +112,9 @@ class _Dim:
         self.stride = None       # the largest advance per iteration (ceil(c / q))
         self.div = 1             # q of a floordiv(v*c + k, q) min
         self.coef = None         # c
+        self.outer = None        # composite min v_o*c_o + v*c: the outer loop var v_o
+        self.outer_coef = None   # c_o
+        self.inner_extent = None  # the extent of v's loop (may change with v_o: a last tile)
         self.ext = None          # constant extent, or None
         self.form_error = None   # why the min is not of a supported form
 
@@ -228,6 +237,7 @@ class _Inject(Mutator):
                 "must keep its logical layout (transform other buffers, or drop "
                 "rolling_buffer on this one)")
         loops = [n for n in self.stack if isinstance(n, For)]
+        self._loops = loops
         loop_vars = [f.loop_var for f in loops]
         let_vars = {n.var for n in self.stack if isinstance(n, LetStmt)}
         ana = Analyzer()
@@ -264,7 +274,8 @@ class _Inject(Mutator):
                 f"rolling_buffer: buffer {name} dim {roll.d} moves backwards along loop "
                 f"{v.name} (stride {roll.stride}); a rolling buffer needs the region to advance "
                 "with the loop (positive stride)")
-        others = [x.d for x in dims if x is not roll and v in x.loop_vars]
+        others = [x.d for x in dims if x is not roll and
+                  (v in x.loop_vars or (roll.outer is not None and roll.outer in x.loop_vars))]
         if others:
             raise TepadError(
                 f"rolling_buffer: buffer {name}: the rolling loop {v.name} moves dim {roll.d} "
@@ -308,7 +319,7 @@ class _Inject(Mutator):
             ext_loops = collect_vars(ext) & set(pos)
             if not ext_loops:
                 dim.ext = _const(ext)
-            elif dim.var is not None and ext_loops == {dim.var}:
+            elif dim.var is not None and ext_loops <= {dim.var, dim.outer}:
                 # e.g. exact bounds: a smaller last tile; fold to the largest extent
                 hi = ana.const_int_bound(ext).max_value
                 dim.ext = hi if isinstance(hi, int) else None
@@ -339,8 +350,12 @@ class _Inject(Mutator):
         if not loop_terms:
             return
         if len(loop_terms) > 1:
-            dim.form_error = (f"region min {_fmt(dim.min)} combines loops "
-                              f"{', '.join(u.name for u in loop_terms)} (composite min)")
+            if not self._classify_composite(dim, loop_terms, pos, div, ana):
+                dim.form_error = (
+                    f"region min {_fmt(dim.min)} combines loops "
+                    f"{', '.join(u.name for u in loop_terms)} (composite min; rollable only "
+                    "as v_outer*c_outer + v_inner*c_inner with v_inner's loop directly inside "
+                    "v_outer's, constant extent e, and c_outer >= (e - 1)*c_inner > 0)")
             return
         (u, c), = loop_terms.items()
         if collect_vars(dim.extent) & (set(pos) - {u}):
@@ -349,6 +364,27 @@ class _Inject(Mutator):
         dim.var = u
         dim.coef, dim.div = c, div
         dim.stride = int(math.copysign(math.ceil(abs(c) / div), c))
+
+    def _classify_composite(self, dim, loop_terms, pos, div, ana) -> bool:
+        """``v_o*c_o + v*c`` over two adjacent sequential loops (a split axis: y.outer*8 +
+        y.inner) whose window never moves backwards: c_o >= (e - 1)*c, e the inner loop's
+        constant extent. The region then slides along the loops' combined iteration order,
+        so it rolls along the inner loop with the realize hoisted above the outer one."""
+        if len(loop_terms) != 2 or div != 1:
+            return False
+        (uo, co), (ui, ci) = sorted(loop_terms.items(), key=lambda t: pos[t[0]])
+        if pos[ui] != pos[uo] + 1 or not (isinstance(co, int) and isinstance(ci, int)):
+            return False
+        inner = self._loops[pos[ui]]
+        # the inner loop's largest extent (exact bounds: a shorter last tile)
+        e, lo = ana.const_int_bound(inner.extent).max_value, _const(inner.min)
+        if not isinstance(e, int) or lo is None or ci <= 0 or co < (e - 1) * ci:
+            return False
+        if collect_vars(dim.extent) & (set(pos) - {ui, uo}):
+            return False
+        dim.var, dim.coef, dim.div, dim.stride = ui, ci, 1, ci
+        dim.outer, dim.outer_coef, dim.inner_extent = uo, co, inner.extent
+        return True
 
     def _union(self, x, buf, inside, ana):
         """Union of the dim's region over the loops inside the hoisted realize."""
@@ -421,6 +457,8 @@ class _Inject(Mutator):
             local = ana.simplify(E.sub(idx[x.d], x.min))
             self._check_guards(info, x, idx[x.d], local)
             first = E.convert(x.var < E.add(info.loop_min[x.var], 1))
+            if x.outer is not None:      # the first iteration of both loops
+                first = tirop.all(first, x.outer < E.add(info.loop_min[x.outer], 1))
             conds.append(tirop.any(first, local >= self._overlap_expr(info, x)))
         store = BufferStore(s.buffer, value, self._fold(info, idx))
         if conds:
@@ -429,6 +467,8 @@ class _Inject(Mutator):
 
     def _overlap_expr(self, info, x):
         """Rows of iteration v already written by iteration v - 1: end(v - 1) - min(v)."""
+        if x.outer is not None:
+            return self._composite_overlap(info, x)
         ana = Analyzer()
         # the expression is only used when v > its loop's min
         ana.bind(x.var, Range.from_min_extent(E.add(info.loop_min[x.var], 1),
@@ -443,6 +483,22 @@ class _Inject(Mutator):
         # a floordiv min (upscaling) overlaps by different amounts in different iterations:
         # the exact end(v - 1) - min(v), never a constant that could skip a new row
         return ov
+
+    def _composite_overlap(self, info, x):
+        """end(previous iteration) - min(v): the previous iteration is (v_o, v - 1) inside the
+        inner loop and (v_o - 1, last v) at its start."""
+        ana = Analyzer()
+        v, vo = x.var, x.outer
+        lo = info.loop_min[v]
+        last = E.sub(E.add(lo, substitute(x.inner_extent, {vo: E.sub(vo, 1)})), 1)
+        end = E.add(x.min, x.extent)
+        inside = substitute(end, {v: E.sub(v, 1)})
+        across = substitute(end, {v: last, vo: E.sub(vo, 1)})
+        a = ana.simplify(E.sub(inside, x.min))
+        b = ana.simplify(substitute(E.sub(across, x.min), {v: lo}))    # taken where v == lo
+        if isinstance(a, IntImm) and isinstance(b, IntImm) and a.value == b.value:
+            return a          # the window slides by the same rows across the outer loop
+        return tirop.if_then_else(v > lo, a, b)
 
     def _check_guards(self, info, x, index, local):
         """Guards around the store must not change with ``x.var`` at a fixed coordinate."""
