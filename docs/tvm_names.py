@@ -107,10 +107,10 @@ ROWS = [
     # --- driver, runtime, target ------------------------------------------------------------
     ("tvm.lower", "tepad.lower",
      "returns an IRModule flattened as TVM's; lower(..., flatten=False) keeps the N-d form "
-     "RFC 0077's opt-in passes take; binds= is refused"),
+     "RFC 0077's opt-in passes take; binds= takes compact row-major buffers only"),
     ("tvm.build", "tepad.build", "targets: llvm (the host CPU)"),
     ("tvm.driver.build_module.schedule_to_module", "tepad.driver.build_module.schedule_to_module",
-     "binds= (custom argument buffers) is refused"),
+     "binds= takes compact row-major buffers only"),
     ("tvm.target.Target", "tepad.target.Target",
      "a -mattr feature the host lacks is refused (kernels run in this process)"),
     ("tvm.target.codegen.llvm_lookup_intrinsic_id", "tepad.target.codegen.llvm_lookup_intrinsic_id",

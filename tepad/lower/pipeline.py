@@ -32,7 +32,9 @@ from ..bound.read_check import check_reads
 from ..errors import InternalError, TepadError
 from ..schedule import Schedule
 from ..tensor.tensor import PlaceholderOp, Tensor
-from ..tir.expr import Var
+from ..tir.buffer import Buffer
+from ..tir.expr import IntImm, Var
+from ..tir.structural import structural_equal
 from ..tir.function import PrimFunc
 from ..tir.module import IRModule
 from ..tir.ssa import convert_ssa
@@ -421,13 +423,56 @@ def check_free_vars(func: PrimFunc) -> PrimFunc:
 
 
 @deep_stack
+def _apply_binds(args, binds) -> tuple:
+    """TVM's ``binds``: ``{tensor: Buffer}`` names the buffer an argument tensor is passed
+    as; ``args`` may list the Buffer in place of the tensor. Returns the arguments as tensors
+    and ``{position: Buffer}``. Only compact buffers of the tensor's shape and dtype bind
+    (tepad's argument buffers are dense and row-major)."""
+    if not isinstance(args, (list, tuple)):
+        return args, {}               # _arg_tensors says what args must be
+    binds = binds or {}
+    if not isinstance(binds, dict):
+        raise TepadError(f"binds must be a dict {{tensor: Buffer}}, got {type(binds).__name__}")
+    by_buffer = {}
+    for t, buf in binds.items():
+        if not isinstance(t, Tensor) or not isinstance(buf, Buffer):
+            raise TepadError(f"binds maps tensors to tir.decl_buffer buffers, got {t!r}: "
+                             f"{buf!r}")
+        same_shape = len(buf.shape) == len(t.shape) and all(
+            structural_equal(a, b) for a, b in zip(buf.shape, t.shape))
+        if not same_shape or buf.dtype != t.dtype:
+            raise TepadError(f"binds: buffer {buf.name} ({list(buf.shape)}, {buf.dtype}) "
+                             f"does not match tensor {t.name} ({list(t.shape)}, {t.dtype})")
+        offset = buf.elem_offset
+        if len(buf.strides) or not (isinstance(offset, IntImm) and offset.value == 0) or \
+                len(buf.axis_separators):
+            raise TepadError(f"binds: buffer {buf.name} has strides, an element offset or "
+                             "axis separators; tepad binds compact row-major buffers only "
+                             "(declare it as tir.decl_buffer(shape, dtype, name))")
+        by_buffer[buf] = t
+    out, bound = [], {}
+    for k, a in enumerate(args):
+        if isinstance(a, Buffer):
+            t = by_buffer.get(a)
+            if t is None:
+                raise TepadError(f"argument {k} is the buffer {a.name}, which binds maps to "
+                                 "no tensor; pass binds={tensor: buffer}")
+            a = t
+        out.append(a)
+        if isinstance(a, Tensor) and a in binds:
+            bound[k] = binds[a]
+    return out, bound
+
+
 def schedule_to_primfunc(s: Schedule, args, name="main", exact_bounds=False,
-                         log=None) -> PrimFunc:
+                         log=None, binds=None) -> PrimFunc:
     """The entry of lowering: normalize -> check_reads -> infer_bound -> schedule_ops ->
-    to_primfunc. ``log`` (a PassLog) records it as the step ``schedule_ops``."""
+    to_primfunc. ``log`` (a PassLog) records it as the step ``schedule_ops``; ``binds``
+    (``{tensor: Buffer}``) gives argument tensors buffers of the caller's."""
     if not isinstance(s, Schedule):
         raise TypeError(f"lower expects a Schedule, got {type(s).__name__}")
     t0 = time.perf_counter()
+    args, bound = _apply_binds(args, binds)
     s2 = s.copy().normalize()
     cur, names = _arg_tensors(s2, args)
     scratch = _outputs_not_in_args(s2, cur)
@@ -435,7 +480,7 @@ def schedule_to_primfunc(s: Schedule, args, name="main", exact_bounds=False,
                                 [t.shape for t in cur if isinstance(t, Tensor)])
     bounds = infer_bound(s2, exact=exact_bounds)
     stmt = schedule_ops(s2, bounds)
-    func = to_primfunc(stmt, cur, names, name, _layouts(s2))
+    func = to_primfunc(stmt, cur, names, name, _layouts(s2), bound)
     func = check_free_vars(func.with_attr("tepad.read_preconditions", preconditions or None))
     if scratch:
         func = func.with_attr(SCRATCH_OUTPUTS, scratch)
@@ -446,12 +491,9 @@ def schedule_to_primfunc(s: Schedule, args, name="main", exact_bounds=False,
 
 def schedule_to_module(s: Schedule, args, name="main", binds=None) -> IRModule:
     """TVM's ``schedule_to_module``: an IRModule holding the function ScheduleOps builds,
-    before any pass of PIPELINE (realize regions, tensors as N-d buffers). ``binds`` is not
-    supported (tepad declares one buffer per argument tensor)."""
-    if binds:
-        raise TepadError("schedule_to_module(binds=...): custom argument buffers are not "
-                         "supported; tepad declares one buffer per argument tensor")
-    return IRModule({name: schedule_to_primfunc(s, args, name)})
+    before any pass of PIPELINE (realize regions, tensors as N-d buffers). ``binds``: see
+    ``lower``."""
+    return IRModule({name: schedule_to_primfunc(s, args, name, binds=binds)})
 
 
 def lower(s: Schedule, args, name="main", exact_bounds=False, passes=None, binds=None,
@@ -468,7 +510,9 @@ def lower(s: Schedule, args, name="main", exact_bounds=False, passes=None, binds
     ``tepad.build`` runs the ``build`` phase.
     ``passes`` (a list of pass functions) replaces the lower phase.
     ``simple_mode`` is accepted for TVM scripts (tepad's printout is always the simple one);
-    ``binds`` (TVM's custom argument buffers) is not supported.
+    ``binds`` (``{tensor: tir.decl_buffer(...)}``, TVM's custom argument buffers): the
+    tensor is passed as that buffer, which ``args`` may list in its place; compact
+    row-major buffers only (strides or an element offset are refused).
     Lowering runs on a deep stack (``tepad.lower.deep_stack``: a worker thread; while it
     runs, the interpreter's recursion limit is at least 40000), so pipelines nested 100
     stages deep lower as well."""
@@ -480,11 +524,8 @@ def lower(s: Schedule, args, name="main", exact_bounds=False, passes=None, binds
 def lower_primfunc(s: Schedule, args, name="main", exact_bounds=False, passes=None, binds=None,
                    log=None, flatten=True) -> PrimFunc:
     """What ``lower`` puts in its module: the lowered ``tir.PrimFunc`` itself."""
-    if binds:
-        raise TepadError("lower(binds=...): custom argument buffers are not supported; tepad "
-                         "declares one buffer per argument tensor")
     log = log if log is not None else PassLog()
-    func = schedule_to_primfunc(s, args, name, exact_bounds, log)
+    func = schedule_to_primfunc(s, args, name, exact_bounds, log, binds)
     if passes is not None:
         return run_passes(func, passes, log)
     return run_pipeline(func, (LOWER,), Options.from_context(flatten=flatten), log)

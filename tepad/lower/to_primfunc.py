@@ -75,18 +75,20 @@ class _ToBuffers(Mutator):
         return BufferLoad(self._buffer(e.producer), self.visit(e.indices))
 
 
-def to_primfunc(body, arg_tensors, names, name="main", layouts=None) -> PrimFunc:
+def to_primfunc(body, arg_tensors, names, name="main", layouts=None, bound=None) -> PrimFunc:
     """``arg_tensors`` are the schedule's current tensors; ``names`` their user-facing names.
 
     ``layouts`` maps tensors to ``(index maps, axis separators, pad value)`` from
     transform_layout; they become the attributes ``layout_transform_map``,
     ``layout_axis_separators`` and ``layout_pad_value`` keyed by Buffer, for
-    apply_buffer_transforms.
+    apply_buffer_transforms. ``bound``: ``{argument position: Buffer}`` the caller declared
+    for that argument (``binds``), used as it is.
     """
+    bound = bound or {}
     arg_buffers = {}
     params = []
     seen_names = set()
-    for t, nm in zip(arg_tensors, names):
+    for pos, (t, nm) in enumerate(zip(arg_tensors, names)):
         if isinstance(t, Var):
             if t in params:
                 raise TepadError(f"variable {nm} appears twice in the argument list")
@@ -105,7 +107,7 @@ def to_primfunc(body, arg_tensors, names, name="main", layouts=None) -> PrimFunc
             bname = f"{nm}_{k}"
             k += 1
         seen_names.add(bname)
-        buf = Buffer(t.shape, t.dtype, bname)
+        buf = bound.get(pos) or Buffer(t.shape, t.dtype, bname)
         arg_buffers[t] = buf
         params.append(buf.data)
     conv = _ToBuffers(arg_buffers, layouts or {})
