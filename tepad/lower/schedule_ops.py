@@ -375,7 +375,7 @@ def _update_stmt(red, outs, axis_vars):
 def _count_items_before(nest, leaves, k):
     """Number of nest items produced for the first ``k`` leaves."""
     targets = set(id(iv) for iv in leaves[:k])
-    count, seen = 0, 0
+    seen = 0
     for idx, item in enumerate(nest.items):
         if item[0] == "attr" and item[2] == LOOP_SCOPE and id(item[1]) in targets:
             seen += 1

@@ -13,12 +13,11 @@ from ..schedule.schedule import dataflow_graph, post_dfs_order
 from ..schedule.scan_analysis import scan_fix_point_analysis, scan_get_body
 from ..bound.attach_path import attach_paths
 from ..schedule.stage import AttachType
-from ..tensor import ComputeOp, PlaceholderOp
+from ..tensor import ComputeOp
 from ..tir.buffer import Buffer  # noqa: F401 - TVM name (te.schedule.Buffer)
 from ..tir.expr import ProducerLoad
 from ..tir.functor import post_order_visit
 from ..tir.itervar import IterVar  # noqa: F401 - TVM name
-from ..tir.buffer import Buffer  # noqa: F401 - TVM name (te.schedule.Buffer)
 from ..tensor.tensor_intrin import TensorIntrin  # noqa: F401 - TVM name
 
 
