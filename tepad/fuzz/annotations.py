@@ -9,6 +9,8 @@ loop's stores, so the result would differ from the oracle by design.
 """
 from __future__ import annotations
 
+from .attach_points import scan_related
+
 PRAGMAS = [("auto_unroll_max_step", [4, 16, 64]), ("unroll_explicit", [0, 1]),
            ("parallel_launch_point", None), ("parallel_stride_pattern", None),
            ("parallel_barrier_when_finish", None), ("fuzz_marker", [3])]
@@ -71,9 +73,9 @@ def maybe_axis_separators(d, st):
     identity layout with a separator: the runner's physical arrays follow it)."""
     src = d.src
     if st.layout_transforms or type(st.op).__name__ != "ComputeOp" or \
-            st.op.num_outputs != 1 or len(st.op.axis) < 2 or \
+            st.op.num_outputs != 1 or len(st.op.axis) < 2 or scan_related(st) or \
             not src.flag(d.cfg.separator_percent):
-        return
+        return              # (a scan's stages share its state buffer: no layouts)
     d.case.run(f"{d.stage_expr(st)}.set_axis_separators([{src.int(1, len(st.op.axis) - 1)}])")
 
 

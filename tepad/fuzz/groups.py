@@ -27,9 +27,24 @@ def _candidates(s):
                 continue
             at_root = y.attach_type.name == "GroupRoot"
             at_x = y.attach_type.name == "Scope" and y.attach_stage is x
-            if (at_root or at_x) and effective_consumers(s, y) == [x]:
+            if (at_root or at_x) and effective_consumers(s, y) == [x] and \
+                    not _pinned_producers(s, x, y):
                 out.append((x, y))
     return out
+
+
+def _pinned_producers(s, x, y):
+    """Whether a producer of X or Y (neither of them) is computed at a loop of some other
+    stage: moving X and Y (to the root, then to the group's point) would leave that
+    producer's loop without its consumer."""
+    for st in (x, y):
+        for t in st.op.input_tensors:
+            z = s.stage_map.get(t.op)
+            if z is None or z is x or z is y:
+                continue
+            if z.attach_type.name == "Scope" and z.attach_stage not in (x, y):
+                return True
+    return False
 
 
 def maybe_group(d, s):
