@@ -183,8 +183,9 @@ def _rolling_root(d, s, st, se, stages):
 
 def _rolling_output(d, s, st, se, stages):
     src, case = d.src, d.case
-    x = src.pick([x for x in stages if x.is_output])
-    case.run(f"{d.stage_expr(x)}.rolling_buffer()", illegal="rolling_output")
+    outs = [x for x in stages if x.is_output]
+    if outs:                 # (none when the only output is a te.scan)
+        case.run(f"{d.stage_expr(src.pick(outs))}.rolling_buffer()", illegal="rolling_output")
 
 
 def _layout_not_injective(d, s, st, se, stages):
