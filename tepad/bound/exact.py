@@ -634,7 +634,10 @@ def _exact_root_bound(ex, ctx, stage, rmap, ana):
     box, padded = _set_root_ranges(ex, ctx, stage, rmap, ana, region, ctx_set, absn)
     box = _clip_to_declared_shape(ex, op, box)
     waste = (box - region).coalesce()
-    if waste.is_empty():
+    if waste.is_empty() or stage.is_rolling:
+        # a rolling buffer computes its whole box (ScheduleOps drops region predicates: the
+        # skip of what the previous iteration stored needs boxes), so no predicate either
+        # here, where its producers' requests are taken from what it executes
         return
     if not padded and not _worth_predicating(ex, box, waste, ctx_set):
         return
