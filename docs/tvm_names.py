@@ -80,7 +80,8 @@ ROWS = [
     ("pragma", f"{ST}.pragma", ""),
     ("prefetch", f"{ST}.prefetch", ""),
     ("storage_align", f"{ST}.storage_align", ""),
-    ("double_buffer", f"{ST}.double_buffer", "double buffering is not implemented"),
+    ("double_buffer", f"{ST}.double_buffer",
+     "recorded, no effect: a GPU shared-memory pipelining hint (the CPU overlaps loads itself)"),
     ("tensorize", f"{ST}.tensorize", ""),
     ("rolling_buffer", f"{ST}.rolling_buffer",
      "also rolls regions that move by a floordiv (odd upscaling tiles) and regions that move "

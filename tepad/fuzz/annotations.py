@@ -1,5 +1,5 @@
 """Per-stage annotations that change no value: pragma, prefetch, storage_align, a store
-predicate that holds everywhere and axis separators (drawn through a ``ScheduleDrawer``
+predicate that holds everywhere, axis separators and double_buffer (drawn through a ``ScheduleDrawer``
 ``d``). Each keeps the schedule legal.
 
 pragma types drawn: ``auto_unroll_max_step`` (a small step budget, so unrolling stays
@@ -79,5 +79,13 @@ def maybe_axis_separators(d, st):
     d.case.run(f"{d.stage_expr(st)}.set_axis_separators([{src.int(1, len(st.op.axis) - 1)}])")
 
 
+def maybe_double_buffer(d, st):
+    """Sometimes double_buffer on an intermediate compute stage (a recorded hint)."""
+    if st.is_output or type(st.op).__name__ != "ComputeOp" or \
+            not d.src.flag(d.cfg.double_buffer_percent):
+        return
+    d.case.run(f"{d.stage_expr(st)}.double_buffer()")
+
+
 __all__ = ["maybe_pragma", "maybe_prefetch", "maybe_storage_align", "maybe_store_predicate",
-           "maybe_axis_separators", "PRAGMAS"]
+           "maybe_axis_separators", "maybe_double_buffer", "PRAGMAS"]

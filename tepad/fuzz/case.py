@@ -33,6 +33,7 @@ class Config:
     group_percent: int = 40        # per case: create_group of a stage and its producer
     store_predicate_percent: int = 5   # per compute stage: set_store_predicate(axis < extent)
     separator_percent: int = 5     # per compute stage without a layout: set_axis_separators
+    double_buffer_percent: int = 4  # per intermediate compute stage: double_buffer
 
 
 @dataclass

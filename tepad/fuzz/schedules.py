@@ -7,8 +7,8 @@ they are first used (``iv``), so the lines form a runnable program.
 """
 from __future__ import annotations
 
-from .annotations import (maybe_axis_separators, maybe_pragma, maybe_prefetch,
-                          maybe_storage_align, maybe_store_predicate)
+from .annotations import (maybe_axis_separators, maybe_double_buffer, maybe_pragma,
+                          maybe_prefetch, maybe_storage_align, maybe_store_predicate)
 from .attach_points import can_inline, is_compute, legal_attach_points
 from .groups import maybe_group
 from .illegal import illegal_step
@@ -125,6 +125,7 @@ class ScheduleDrawer:
             maybe_pragma(self, st)
             maybe_prefetch(self, s, st)
             maybe_store_predicate(self, st)
+            maybe_double_buffer(self, st)
             self.looped.add(id(st))
             if not self.frozen:
                 made.append(self.maybe_late_cache_write(s, st))

@@ -89,6 +89,7 @@ class Stage:
         # rolling_buffer is a method; the flag lives in ``is_rolling``
         self.is_rolling = False
         self.store_predicate = None     # set_store_predicate: extra guard on the stores
+        self.is_double_buffered = False  # double_buffer(): recorded, no effect on the CPU
         # transform_layout: the maps in order, the axis separators and pad value of the last
         self.layout_transforms: list = []
         self.axis_separators: list = []
@@ -591,6 +592,17 @@ class Stage:
             raise TepadError(f"stage {self.name} is an output; rolling_buffer applies to an "
                              "intermediate stage computed at a loop of its consumer")
         self.is_rolling = True
+
+    def double_buffer(self):
+        """TVM's ``double_buffer``: recorded (``is_double_buffered``) and without effect. It
+        asks for two copies of a GPU shared-memory stage so the next tile loads while this
+        one is used; on the CPU the caches and the out-of-order core do that overlap. Refused
+        on an output (its memory is the caller's)."""
+        self._check_compute("double_buffer")
+        if self.is_output:
+            raise TepadError(f"stage {self.name}: double_buffer on an output; it applies to "
+                             "an intermediate stage's buffer (e.g. a cache_read stage)")
+        self.is_double_buffered = True
 
     def set_scope(self, scope):
         """Set the storage scope of this stage's buffer: 'global', 'shared', 'local' or 'warp'

@@ -20,26 +20,24 @@ PINNED_LINES = [
     's[T0].reorder(T0_xo6, T0_yo7, T0_xi8, T0_yi9, T0_xo10, T0_yo11, T0_xi12, T0_yi13)',
     's[T0].unroll(T0_xi8)',
     "T0_lc = s.cache_write(T0, 'local')",
-    'from tepad.fuzz.tensorize import matching_intrinsic',
-    'T0_intrin = matching_intrinsic(s[T0], 1)',
-    's[T0].tensorize(T0_j_1, T0_intrin)',
+    "s[T0_lc].set_scope('local')",
 ]
 
 # sha256(case.script(exact=True))[:16] of cases "pinned:0".."pinned:15"
 PINNED_DEFAULT = [
-    "52caced3b52521af", "51f54679bb72dd9a", "77057d584d2bc069", "89404da5f706f25f",
-    "ab6bb8c78cbd47c1", "3dba622795644587", "8dd96b781f20b28d", "073fb8734317fced",
-    "a4e17d21d837de9d", "8eb58cccccf80283", "ab65808f85136563", "95e8e5778ed9b2d2",
-    "5a4cf5c2123b2815", "e92aa71ed064b04b", "46a7b718cb92511e", "bdfdc12810a7a5d6",
+    "c89f6c5145ec1437", "51f54679bb72dd9a", "6da325f4c296ed2f", "adbce1a6f5dbc37d",
+    "86950f715d7b0823", "5c30bdc9ae2199a5", "089c187870b76f5f", "b83f20710aa5afd2",
+    "a4e17d21d837de9d", "4790c19cd9e36115", "970faad73a0b94b7", "979145e71e4624c9",
+    "11840b1c1f786e84", "742668b0c3ecd118", "440094fb46195181", "d397989c064b9022",
 ]
 # the same with layouts always on, many illegal steps and symbolic sizes
 # (re-pinned for issue 19: a stage with a layout may now be drawn at a loop of its consumer;
 # all re-pinned for issue 15: pragma, prefetch, storage_align and create_group are drawn)
 PINNED_LAYOUT = [
-    "41810d4904310216", "758010a490db3519", "8a6df7ff7e237f93", "0a76870a2c04f8ff",
-    "41f923ca77ce8fe6", "5d91377e91e06460", "d312954958a61047", "73d3e78f812cffcb",
-    "cfbc81960757fcac", "8eb58cccccf80283", "f3da9d6012918d60", "7c0ff2faafe069ed",
-    "75cd20f6fce3fb3e", "9ea956507e6197c8", "2be9863edffa2b5d", "5fba51893f1d7a3a",
+    "41810d4904310216", "758010a490db3519", "95c69818d8d3b9c2", "672ed504dbf7ed8a",
+    "fbe989eb83550bf9", "7ea208033d443e3e", "3fe1b87c6082c17b", "56efb20b3ddab18c",
+    "cfbc81960757fcac", "4790c19cd9e36115", "ded4ced2dfe382ee", "086bde4cbc15c5c7",
+    "51653788da88ab3d", "9ea956507e6197c8", "d083313ca0ea9257", "5fba51893f1d7a3a",
 ]
 
 
@@ -51,7 +49,7 @@ def _hashes(cfg):
 def test_pinned_case_text():
     case = generate(RandomSource("pinned:3"), Config(max_stages=2))
     assert case.lines == PINNED_LINES
-    assert case.data_seed == 248
+    assert case.data_seed == 22672
 
 
 def test_pinned_case_hashes_default_config():

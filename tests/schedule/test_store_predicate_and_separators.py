@@ -56,3 +56,22 @@ def test_axis_separators_give_a_two_dimensional_physical_buffer():
     np.testing.assert_allclose(b, a + 1.0, rtol=1e-6)
     with pytest.raises(tepad.TepadError, match="strictly between 0"):
         s[A].set_axis_separators([3])
+
+
+def test_double_buffer_is_recorded_and_changes_nothing():
+    A = te.placeholder((16, 8), name="A")
+    B = te.compute((16, 8), lambda i, j: A[i, j] + 1.0, name="B")
+    C = te.compute((16, 8), lambda i, j: B[i, j] * 2.0, name="C")
+    s = te.create_schedule(C.op)
+    io, _ = s[C].split(C.op.axis[0], factor=4)
+    s[B].compute_at(s[C], io)
+    plain = tepad.lower(s, [A, C])["main"].script()
+    s[B].double_buffer()
+    assert s[B].is_double_buffered
+    assert tepad.lower(s, [A, C])["main"].script() == plain
+    a = np.random.default_rng(3).random((16, 8), dtype="float32")
+    c = np.zeros((16, 8), "float32")
+    tepad.build(s, [A, C])(a, c)
+    np.testing.assert_allclose(c, (a + 1.0) * 2.0, rtol=1e-6)
+    with pytest.raises(tepad.TepadError, match="double_buffer on an output"):
+        s[C].double_buffer()
