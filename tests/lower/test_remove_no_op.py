@@ -77,9 +77,6 @@ def test_fact_is_dropped_after_a_write_in_between():
     assert len(nodes(g, S.BufferStore)) == 3
 
 
-@pytest.mark.xfail(strict=True, reason="remove_no_op drops every fact about a buffer on "
-                   "entering a loop (or if) that writes it, so a padding loop storing exactly "
-                   "the assumed pad value (the RFC 0077 case) is never removed")
 def test_padding_loop_storing_the_assumed_value_is_removed():
     A, B = bufs()
     i = tir.Var("i")
@@ -87,6 +84,19 @@ def test_padding_loop_storing_the_assumed_value_is_removed():
     pad = tir.For(i, 6, 2, "serial", tir.BufferStore(A, ZERO, [i]))     # A[6:8] = 0: no-op
     g = remove_no_op(func([A, B], tir.seq(assume, pad)))
     assert not nodes(g, S.BufferStore)
+
+
+def test_a_loop_that_really_changes_the_buffer_loses_the_fact():
+    A, B = bufs()
+    i = tir.Var("i")
+    assume = loops([(i, 8)], tir.Evaluate(tir.assume(tir.any(i < 6, A[i] == ZERO))))
+    # A[6] = 0 is a no-op, A[7] = 1 is not: the loop stays whole, and so does the later store
+    # of 0 to A[7], which the loop made necessary
+    pad = tir.For(i, 6, 2, "serial", tir.BufferStore(
+        A, tir.if_then_else(i == 6, ZERO, tir.const(1.0)), [i]))
+    again = tir.BufferStore(A, ZERO, [7])
+    g = remove_no_op(func([A, B], tir.seq(assume, pad, again)))
+    assert len(nodes(g, S.BufferStore)) == 2
 
 
 def test_empty_and_zero_trip_loops_removed():
@@ -108,9 +118,6 @@ def test_nothing_to_do_returns_same_object():
     assert remove_no_op(f) is f
 
 
-@pytest.mark.xfail(strict=True, reason="remove_no_op drops the first of two stores with "
-                   "'equal' indices although the first store changes the value the (shared) "
-                   "index reads")
 def test_overwritten_store_whose_index_reads_the_buffer():
     """``X[X[0]] = 5; X[X[0]] = 7`` with X[0] == 0: the first store sets X[0] = 5, so the
     second writes X[5]. Dropping the first store writes X[0] = 7 instead."""

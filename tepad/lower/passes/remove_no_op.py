@@ -8,7 +8,7 @@ Removed (expressions are otherwise left as they are):
   preceding padding loop ``for idx: if P: buf[idx] = v``, with no write to ``buf`` in between
   (the facts of ``simplify_with_facts``);
 - the first of two adjacent stores to the same buffer and the same indices when the second one's
-  value does not read that buffer (overwritten store);
+  value and indices do not read that buffer (overwritten store);
 - the first of two adjacent statements when the second is a loop nest ``for idx in box:
   buf[idx] = v`` (no condition) that overwrites every location the first one writes, neither
   statement writes anything else, and the second does not read ``buf``;
@@ -61,29 +61,43 @@ class NoOpRemover(Mutator):
         ext = self.ana.simplify(s.extent)
         if self.ana.can_prove(ext <= 0):
             return S.Evaluate(0)
-        saved = self.facts
-        self.facts = [f for f in saved if not writes_buffer(s, f.buffer)]
-        try:
-            with self.ana.bind_scope(s.loop_var, E.Range.from_min_extent(s.min, s.extent)):
-                body = self.visit(s.body)
-        finally:
-            self.facts = saved
+        with self.ana.bind_scope(s.loop_var, E.Range.from_min_extent(s.min, s.extent)):
+            body = self._visit_under_facts(s, lambda: self.visit(s.body))
         if _empty(body):
             return S.Evaluate(0)
         return s.replace(body=body)
 
-    def visit_IfThenElse(self, s):
+    def _visit_under_facts(self, s, visit_inside):
+        """``visit_inside()`` (the inside of loop or if ``s``) run with the facts that still
+        hold inside ``s``.
+
+        A fact about a buffer ``s`` writes is kept when, with it, every such write turns out to
+        be a no-op (a padding loop storing the assumed pad value): nothing then changes the
+        buffer, so the fact held throughout. Otherwise the body is visited without it."""
         saved = self.facts
-        self.facts = [f for f in saved if not writes_buffer(s, f.buffer)]
+        written = [f for f in saved if writes_buffer(s, f.buffer)]
         try:
-            with self.ana.constraint_scope(s.condition):
-                t = self.visit(s.then_case)
-            e = None
-            if s.else_case is not None:
-                with self.ana.constraint_scope(negate_cond(s.condition)):
-                    e = self.visit(s.else_case)
+            if written:
+                kept = visit_inside()
+                if not any(writes_buffer(kept, f.buffer) for f in written):
+                    return kept
+                self.facts = [f for f in saved if f not in written]
+            return visit_inside()
         finally:
             self.facts = saved
+
+    def _visit_branches(self, s):
+        with self.ana.constraint_scope(s.condition):
+            t = self.visit(s.then_case)
+        e = None
+        if s.else_case is not None:
+            with self.ana.constraint_scope(negate_cond(s.condition)):
+                e = self.visit(s.else_case)
+        return S.IfThenElse(s.condition, t, e)
+
+    def visit_IfThenElse(self, s):
+        out = self._visit_under_facts(s, lambda: self._visit_branches(s))
+        t, e = out.then_case, out.else_case
         if _empty(e):
             e = None
         if _empty(t) and e is None:
@@ -145,7 +159,9 @@ class NoOpRemover(Mutator):
                 len(first.indices) == len(second.indices) and \
                 all(self.ana.can_prove_equal(a, b) for a, b in zip(first.indices,
                                                                    second.indices)) \
-                and not _reads(second.value, first.buffer)
+                and not _reads(second.value, first.buffer) \
+                and not any(_reads(i, first.buffer) for i in second.indices)
+            # (X[X[0]] = 5; X[X[0]] = 7: the first store changes where the second one writes)
         # a full loop nest overwriting the box first writes into
         loops = []
         inner = second
