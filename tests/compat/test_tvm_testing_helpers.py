@@ -48,9 +48,12 @@ def test_requires_llvm_runs():
     assert True is not False
 
 
-@tvm.testing.requires_gpu
-def test_requires_gpu_is_skipped():
-    raise AssertionError("a GPU test ran on a CPU-only tepad")
+def test_requires_gpu_marks_the_test_skipped():
+    def gpu_test():
+        raise AssertionError("a GPU test ran on a CPU-only tepad")
+    marked = tvm.testing.requires_gpu(gpu_test)
+    marks = [m for m in getattr(marked, "pytestmark", []) if m.name == "skip"]
+    assert marks and "GPU" in marks[0].kwargs.get("reason", "")
 
 
 def test_assert_prim_expr_equal():
