@@ -59,12 +59,12 @@ def build(s_or_func, args=None, target=None, name="main", bounds_check=False,
     if tgt.kind.name != "llvm":
         raise TepadError(f"target {str(tgt)!r}: tepad builds for 'llvm' (the CPU) only; "
                          f"{tgt.kind.name} code generation is not there yet")
-    check_cpu_buildable(s_or_func, str(tgt))
     opts = Options.from_context(checked=checked, bounds_check=bounds_check, target="llvm")
     key = _build_key(s_or_func, args, name, opts, exact_bounds, tgt)
     hit = _cache_get(key)
     if hit is not None:
         return hit
+    check_cpu_buildable(s_or_func, str(tgt))     # (a cached module passed it when built)
     mod = _build(s_or_func, args, name, opts, exact_bounds, tgt)
     if not mod.kernel.jit.missing:   # rebuilt once the extern functions it calls are loaded
         _cache_put(key, mod, (s_or_func, args))

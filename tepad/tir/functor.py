@@ -28,6 +28,14 @@ def _lookup(table, cls, ntype):
     return fn
 
 
+def _visit_method(visitor, node):
+    """The ``visit_<Name>`` function of ``visitor``'s class for ``node`` (None: generic)."""
+    cls = type(visitor)
+    table = _dispatch_table(cls)
+    ntype = type(node)
+    return table[ntype] if ntype in table else _lookup(table, cls, ntype)
+
+
 class Visitor:
     """Read-only walk over expressions and statements.
 
@@ -37,10 +45,7 @@ class Visitor:
 
     def visit(self, node):
         if isinstance(node, Node):
-            cls = type(self)
-            table = _dispatch_table(cls)
-            ntype = type(node)
-            fn = table[ntype] if ntype in table else _lookup(table, cls, ntype)
+            fn = _visit_method(self, node)
             if fn is not None:
                 return fn(self, node)
             return self.generic_visit(node)
@@ -63,10 +68,7 @@ class Mutator:
 
     def visit(self, node):
         if isinstance(node, Node):
-            cls = type(self)
-            table = _dispatch_table(cls)
-            ntype = type(node)
-            fn = table[ntype] if ntype in table else _lookup(table, cls, ntype)
+            fn = _visit_method(self, node)
             if fn is not None:
                 return fn(self, node)
             return self.generic_visit(node)
