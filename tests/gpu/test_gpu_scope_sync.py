@@ -163,3 +163,25 @@ def test_a_barrier_in_a_uniform_branch_stays_inside():
     f = thread_sync(_kernel(stmts))
     (branch,) = nodes(f, S.IfThenElse)
     assert len(syncs(branch)) == 1
+
+
+def test_tvm_named_passes_run_on_what_lower_returns():
+    import tepad as tvm
+    A = te.placeholder((64, 8), name="A")
+    A1 = te.compute((64, 8), lambda i, j: A[i, j], name="A1")
+    A2 = te.compute((64, 8), lambda i, j: A1[i, j] + 3.0, name="A2")
+    s = te.create_schedule(A2.op)
+    xo, xi = s[A2].split(A2.op.axis[0], factor=8)
+    s[A2].bind(xo, te.thread_axis("blockIdx.x"))
+    s[A1].compute_at(s[A2], xo)
+    s[A1].set_scope("shared")
+    mod = tvm.lower(s, [A, A2])
+    synced = tvm.tir.transform.ThreadSync("shared")(mod)
+    assert len(syncs(synced["main"])) == 1
+    assert tvm.tir.transform.ThreadSync("warp")(mod)["main"] is mod["main"]
+    import pytest
+    from tepad.errors import TepadError
+    with pytest.raises(TepadError, match="ThreadSync\\('global'\\)"):
+        tvm.tir.transform.ThreadSync("global")(mod)
+    assert tvm.tir.transform.InjectVirtualThread()(mod)["main"] is mod["main"]
+    assert tvm.tir.transform.LowerThreadAllreduce()(mod)["main"] is mod["main"]

@@ -19,6 +19,7 @@ allreduce lowering's) count. Functions without shared allocations are returned u
 """
 from __future__ import annotations
 
+from ...errors import TepadError
 from ...tir.expr import Call, IntImm
 from ...tir.function import PrimFunc
 from ...tir.functor import Mutator, Visitor, collect_vars, substitute
@@ -223,8 +224,16 @@ class _Kernels(Mutator):
         return self.generic_visit(n)
 
 
-def thread_sync(func: PrimFunc) -> PrimFunc:
-    """``func`` with the shared-memory barriers the module describes."""
+def thread_sync(func: PrimFunc, storage_scope: str = "shared") -> PrimFunc:
+    """``func`` with the shared-memory barriers the module describes. ``storage_scope``
+    (TVM's argument): ``"shared"``; ``"warp"`` gives ``func`` unchanged (tepad has no warp
+    memory, so there is nothing to order); anything else is a TepadError."""
+    if storage_scope == "warp":
+        return func
+    if storage_scope != "shared":
+        raise TepadError(f"ThreadSync({storage_scope!r}): tepad synchronizes 'shared' memory "
+                         "(barriers within a block); 'global' needs a grid-wide barrier, "
+                         "which it does not emit")
     shared = {v for v, scope in allocation_scopes(func.body).items() if scope == "shared"}
     if not shared:
         return func
