@@ -149,8 +149,13 @@ class _Planner:
         if isinstance(s, LetStmt):
             if not self.uniform(s.value):
                 self.varying.add(s.var)
+            # the value is read before the body runs: its accesses are a step of their own
+            acc = self.accesses(s.value)
+            synced = self._conflicts(pending, acc)
+            pending = _union([] if synced else pending, acc)
             body, pending = self.plan(s.body, pending)
-            return _rebuild(s, body), pending
+            out = _rebuild(s, body)
+            return (seq(make_sync(), out) if synced else out), pending
         if isinstance(s, For) and self.uniform(s.min, s.extent):
             return self.plan_loop(s, pending)
         if isinstance(s, IfThenElse) and self.uniform(s.condition):
