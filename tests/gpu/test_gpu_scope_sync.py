@@ -264,3 +264,16 @@ def test_tvm_sync_let_stmt():
     seq = next(sq for sq in nodes(f, S.SeqStmt) if any(is_sync(x) for x in sq.seq))
     k = next(i for i, x in enumerate(seq.seq) if is_sync(x))
     assert isinstance(seq.seq[k + 1], S.LetStmt)
+
+
+def test_opt_conv_cuda_gets_two_barriers_per_step_as_in_tvm():
+    from gpu_helpers import opt_conv_cuda
+    f = gpu_lower(*opt_conv_cuda())
+    assert len(syncs(f)) == 2
+    rx = next(x for x in nodes(f, S.For) if x.loop_var.name == "rx")
+    assert len(syncs(rx)) == 2                     # both inside the innermost step loop
+    ri = next(x for x in nodes(f, S.For) if x.loop_var.name.replace(".", "_") == "rc_inner")
+    assert syncs(ri) == []
+    assert allocs(f)["Apad.shared"] == "shared" and allocs(f)["B.local"] == "local"
+    bl = next(a for a in nodes(f, S.Allocate) if a.buffer_var.name == "B.local")
+    assert [int(e) for e in bl.extents] == [64]    # 4 x 4 per vthread, 2 x 2 vthreads
