@@ -101,7 +101,7 @@ class Options:
 
     @staticmethod
     def from_context(ctx: PassContext | None = None, checked=False, bounds_check=False,
-                     target="llvm", flatten=True) -> "Options":
+                     target="llvm", flatten=True, target_text="") -> "Options":
         """The options of ``ctx`` (default: the current PassContext) merged with the
         arguments; a disabled pass that does not exist or that codegen needs is a
         TepadError."""
@@ -120,7 +120,7 @@ class Options:
                        ctx.bounds_check, target=target, disabled=disabled,
                        user_passes=ctx.user_passes, flatten=bool(flatten),
                        unroll=tuple(sorted(unroll_config(ctx.config.get("tir.UnrollLoop"))
-                                           .items())))
+                                           .items())), target_text=str(target_text or ""))
 
 
 def _always(opts: Options) -> bool:
