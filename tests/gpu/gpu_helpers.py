@@ -1,5 +1,4 @@
 """Builders shared by the tests in tests/gpu."""
-import tepad
 from tepad import te, tir
 from tepad.lower.pipeline import Options, lower_for_codegen, run_pipeline, schedule_to_primfunc
 from tepad.lower.passes.thread_sync import SYNC_OP

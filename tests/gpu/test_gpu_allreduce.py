@@ -6,7 +6,6 @@ import tepad
 from tepad import te
 from tepad.errors import TepadError
 from tepad.lower.passes.lower_thread_allreduce import THREAD_ALLREDUCE
-from tepad.lower.passes.thread_sync import is_sync
 from tepad.tir import stmt as S
 
 from gpu_helpers import allocs, calls, gpu_lower, nodes, syncs

@@ -7,7 +7,7 @@ from tepad.tir.buffer import Buffer
 from tepad.tir.expr import BufferLoad, Var
 from tepad.tir.ir_builder import create
 
-from gpu_helpers import (allocs, elementwise, func, gpu_lower, gpu_lower_until, launch, nodes,
+from gpu_helpers import (allocs, elementwise, func, gpu_lower, gpu_lower_until, nodes,
                          syncs, tiled_matmul)
 
 

@@ -103,3 +103,50 @@ def test_vthread_matmul_lowers_as_tvm_does():
     assert len([s for s in nodes(ki, S.BufferStore) if s.buffer.name == "C.local"]) == 4
     assert len(syncs(f)) == 2
     assert len([s for s in nodes(f, S.BufferStore) if s.buffer.name == "C"]) == 4
+
+
+def test_a_call_writing_through_pointers_is_expanded_per_vthread_of_its_inputs():
+    # TVM's test_vthread_extern: A touched by vx, B by vy; the call writes C from both
+    m, nthread = 4, 2
+    ib = create()
+    vx = te.thread_axis("vthread")
+    vy = te.thread_axis("vthread")
+    with ib.for_range(0, 100, name="i"):
+        ib.scope_attr(vx, "virtual_thread", nthread)
+        ib.scope_attr(vy, "virtual_thread", nthread)
+        A = ib.allocate("float32", m, name="A", scope="shared")
+        B = ib.allocate("float32", m, name="B", scope="shared")
+        C = ib.allocate("float32", m, name="C", scope="shared")
+        A[vx.var] = vx.var.astype("float32") + 1.0
+        B[vy.var] = vy.var.astype("float32") + 1.0
+        ib.emit(tir.call_extern("int32", "Run", A.asobject().access_ptr("r"),
+                                B.asobject().access_ptr("r"), C.asobject().access_ptr("rw")))
+    f = inject_virtual_thread(tir.PrimFunc([], ib.get(), {}, {"global_symbol": "main"}))
+    sizes = {a.buffer_var.name: int(a.extents[0]) for a in nodes(f, S.Allocate)}
+    assert sizes == {"A": m * nthread, "B": m * nthread, "C": m * nthread * nthread}
+    runs = [c for c in nodes(f, tir.Call) if c.op == "tir.call_extern"]
+    assert len(runs) == 4                             # once per (vx, vy)
+    offsets = {tuple(str(p.args[2]) for p in c.args[2:]) for c in runs}
+    assert len(offsets) == 4                          # each call sees its own copies
+
+
+def test_branches_not_depending_on_the_vthread_keep_their_shape():
+    # TVM's test_vthread_if_then_else: the ifs on the loop var stay two ifs, one with an else
+    ib = create()
+    A = ib.pointer("float32", name="A")
+    vt = te.thread_axis("vthread")
+    with ib.for_range(0, 100, name="i") as i:
+        ib.scope_attr(vt, "virtual_thread", 2)
+        B = ib.allocate("float32", 128, name="B", scope="shared")
+        with ib.if_scope(i == 0):
+            B[i] = A[i * 2 + vt.var]
+        with ib.else_scope():
+            B[i] = A[i * 2 + vt.var] + 1.0
+        with ib.if_scope(i == 0):
+            B[i] = A[i * 2 + vt.var] + 2.0
+    f = inject_virtual_thread(tir.PrimFunc([A.data], ib.get(), {}, {"global_symbol": "m"}))
+    ifs = nodes(f, S.IfThenElse)
+    assert len(ifs) == 2
+    assert sorted(i.else_case is not None for i in ifs) == [False, True]
+    (alloc,) = nodes(f, S.Allocate)
+    assert [int(e) for e in alloc.extents] == [256]

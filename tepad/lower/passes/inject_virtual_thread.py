@@ -5,8 +5,10 @@ A ``virtual_thread`` attribute with variable ``v`` and extent ``n`` says: run th
 
 * no ``virtual_thread`` attribute remains;
 * an allocation inside the attribute that ``v`` touches (a store whose index or value uses
-  ``v``, or a touched buffer or let variable, transitively) is expanded to ``n`` copies, copy
-  ``v`` at offset ``v * size``; others stay shared by the virtual threads;
+  ``v``, or a touched buffer or let variable, transitively; a call writing through a
+  ``tvm_access_ptr`` that reads any of those) is expanded to ``n`` copies, copy ``v`` at
+  offset ``v * size`` (loads, stores and access pointers moved there); others stay shared
+  by the virtual threads;
 * the loop over ``v`` is pushed inward to the statements that ``v`` touches (a loop, branch,
   let or allocation that does not depend on ``v`` runs once, with the virtual threads inside
   it), and a touched statement without loops is unrolled ``n`` times (``v`` replaced by each
@@ -18,24 +20,36 @@ each virtual thread's accumulators become one register array per thread, as TVM 
 from __future__ import annotations
 
 from ...tir.buffer import Buffer
-from ...tir.expr import BufferLoad, IntImm, Var, add, mul
+from ...tir.expr import BufferLoad, Call, IntImm, Var, add, mul
 from ...tir.function import PrimFunc
-from ...tir.functor import Mutator, Visitor, collect_vars, post_order_visit, substitute
-from ...tir.stmt import (Allocate, AttrStmt, BufferStore, For, ForKind, IfThenElse, LetStmt,
-                         SeqStmt, seq)
+from ...tir.functor import Mutator, collect_vars, post_order_visit, substitute
+from ...tir.stmt import (Allocate, AttrStmt, BufferStore, Evaluate, For, ForKind, IfThenElse,
+                         LetStmt, SeqStmt, seq)
 from ..thread_binding import VIRTUAL_THREAD
+
+
+ACCESS_PTR = "tir.tvm_access_ptr"
+
+
+def _access_ptrs(e) -> list:
+    out = []
+    post_order_visit(e, lambda x: out.append(x) if isinstance(x, Call) and
+                     x.op == ACCESS_PTR else None)
+    return out
 
 
 def _touched(body, v) -> set:
     """Vars (``v``, let vars, allocation data vars) whose values depend on ``v``."""
     touched = {v}
-    stores, lets = [], []
+    stores, lets, calls = [], [], []
 
     def f(n):
         if isinstance(n, BufferStore):
             stores.append(n)
         elif isinstance(n, LetStmt):
             lets.append(n)
+        elif isinstance(n, Evaluate) and _access_ptrs(n.value):
+            calls.append(n.value)
     post_order_visit(body, f)
 
     def reads(node):
@@ -46,6 +60,13 @@ def _touched(body, v) -> set:
 
     store_reads = [(s.buffer.data, reads(s.value) | reads(list(s.indices))) for s in stores]
     let_reads = [(s.var, reads(s.value)) for s in lets]
+    # a call handed a pointer it may write (tvm_access_ptr with the write bit) writes from
+    # everything the call reads (an extern function, a tensor intrinsic)
+    for c in calls:
+        uses = reads(c)
+        for ptr in _access_ptrs(c):
+            if int(ptr.args[4].value) & 2:
+                store_reads.append((ptr.args[1], uses))
     changed = True
     while changed:
         changed = False
@@ -89,6 +110,18 @@ class _Expand(Mutator):
         (i,) = indices
         off = mul(self.v if self.v.dtype == size.dtype else self.v.astype(size.dtype), size)
         return [add(off, i if i.dtype == size.dtype else i.astype(size.dtype))]
+
+    def visit_Call(self, c):
+        d = self.generic_visit(c)
+        if d.op == ACCESS_PTR and d.args[1] in self.sizes:
+            size = self.sizes[d.args[1]]
+            off = d.args[2]
+            v = self.v if self.v.dtype == off.dtype else self.v.astype(off.dtype)
+            size = size if size.dtype == off.dtype else size.astype(off.dtype)
+            args = list(d.args)
+            args[2] = add(mul(v, size), off)
+            return Call(d.dtype, d.op, args)
+        return d
 
     def visit_BufferLoad(self, x):
         y = self.generic_visit(x)
