@@ -202,7 +202,8 @@ PIPELINE: tuple = (
     Pass(lower_thread_allreduce, BUILD, "GPU: cross-thread reductions -> shared-memory "
          "trees with their barriers", when=_gpu),
     Pass(thread_sync, BUILD, "GPU: barriers before shared-memory reads of other threads' "
-         "writes (and writes after their reads)", when=_gpu),
+         "writes (and writes after their reads); disabling it (tir.ThreadSync) leaves only "
+         "the barriers a hand-built kernel has, to show a race", when=_gpu, optional=True),
     Pass(lambda f, o: verify_gpu_code(f, o.target_text or o.target), BUILD,
          "GPU: unbound loops, thread extents and shared memory within the device's limits",
          when=_gpu, name="verify_gpu_code", with_options=True),

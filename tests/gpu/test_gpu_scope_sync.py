@@ -277,3 +277,13 @@ def test_opt_conv_cuda_gets_two_barriers_per_step_as_in_tvm():
     assert allocs(f)["Apad.shared"] == "shared" and allocs(f)["B.local"] == "local"
     bl = next(a for a in nodes(f, S.Allocate) if a.buffer_var.name == "B.local")
     assert [int(e) for e in bl.extents] == [64]    # 4 x 4 per vthread, 2 x 2 vthreads
+
+
+def test_thread_sync_can_be_disabled_by_its_tvm_name():
+    import tepad
+    from tepad.lower.pipeline import Options
+    s, args = tiled_matmul()
+    with tepad.transform.PassContext(disabled_pass=["tir.ThreadSync"]):
+        opts = Options.from_context(target="cuda")
+    from tepad.lower.pipeline import lower_for_codegen
+    assert syncs(lower_for_codegen(s, args, "main", opts)) == []
