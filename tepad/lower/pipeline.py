@@ -165,6 +165,9 @@ PIPELINE: tuple = (
     Pass(storage_flatten, LOWER,
          "N-d realize/loads/stores -> Allocate + one index per axis group (what TVM's lower "
          "returns)", when=lambda o: o.flatten),
+    Pass(default_storage_scope, LOWER, "an unscoped stage under threadIdx is 'local', under "
+         "blockIdx only 'shared' (TVM's lower prints them so); no-op without launches",
+         when=lambda o: o.flatten),
     Pass(simplify, LOWER, "fold the index math flattening produced", optional=True,
          when=lambda o: o.flatten),
     Pass(hoist_expression, LOWER,
@@ -185,7 +188,8 @@ PIPELINE: tuple = (
     Pass(hoist_expression, BUILD, "what the lower phase did, for a function it did not "
          "flatten", optional=True, skip_if_unchanged=True),
     Pass(default_storage_scope, BUILD, "GPU: an allocation with no scope is 'local' under "
-         "threadIdx, 'shared' under blockIdx only (TVM's StorageFlatten rule)", when=_gpu),
+         "threadIdx, 'shared' under blockIdx only (TVM's StorageFlatten rule), for a function "
+         "the lower phase did not flatten", when=_gpu),
     Pass(inject_virtual_thread, BUILD, "GPU: vthread bindings -> per-vthread copies of "
          "what they touch, unrolled where no loop is inside", when=_gpu),
     Pass(lambda f, o: unroll_loop(f, **dict(o.unroll)), BUILD,

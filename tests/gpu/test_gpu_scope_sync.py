@@ -47,6 +47,14 @@ def test_scopes_the_schedule_gave_are_kept():
     assert allocs(f) == {"A.shared": "shared", "B.shared": "shared", "C.local": "local"}
 
 
+def test_lower_prints_the_default_scopes_as_tvm_lower_does():
+    import tepad
+    f = tepad.lower(*_attached(True))["main"]
+    assert allocs(f) == {"B": "local"}
+    f = tepad.lower(*_attached(True), flatten=False)["main"]
+    assert allocs(f) == {}                       # realize form: scopes come with flattening
+
+
 def test_an_allocation_outside_every_launch_stays_global():
     x = Var("x", "int32")
     buf = Buffer([4], "float32", "T", data=Var("T", "handle"), scope="")
@@ -58,9 +66,9 @@ def test_an_allocation_outside_every_launch_stays_global():
 
 def test_cpu_builds_do_not_run_the_gpu_passes():
     from tepad.lower.pipeline import Options, select
-    names = [p.name for _, p in select(opts=Options(target="llvm"))]
+    names = [p.name for _, p in select(("build",), opts=Options(target="llvm"))]
     assert "thread_sync" not in names and "default_storage_scope" not in names
-    gpu = [p.name for _, p in select(opts=Options(target="cuda"))]
+    gpu = [p.name for _, p in select(("build",), opts=Options(target="cuda"))]
     assert gpu.index("default_storage_scope") < gpu.index("thread_sync") < \
         gpu.index("verify_gpu_code")
 
