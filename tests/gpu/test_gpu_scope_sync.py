@@ -56,12 +56,19 @@ def test_lower_prints_the_default_scopes_as_tvm_lower_does():
 
 
 def test_an_allocation_outside_every_launch_stays_global():
-    x = Var("x", "int32")
+    X = tir.decl_buffer((4,), "float32", "X")
     buf = Buffer([4], "float32", "T", data=Var("T", "handle"), scope="")
+    tx = te.thread_axis("threadIdx.x")
+    kernel = S.AttrStmt(tx, "thread_extent", 4, S.BufferStore(X, buf[tx.var], [tx.var]))
     body = S.Allocate(buf.data, "float32", [4], True,
-                      S.BufferStore(buf, 1.0, [0]), {"scope": "global"})
-    f = tir.PrimFunc([x], body, {}, {"global_symbol": "main"})
-    assert allocs(default_storage_scope(f)) == {"T": "global"}
+                      S.SeqStmt([S.BufferStore(buf, 1.0, [0]), kernel]), {"scope": "global"})
+    f = default_storage_scope(func([X], body))
+    assert allocs(f) == {"T": "global"}
+    assert {x.buffer.scope for x in nodes(f, BufferLoad) if x.buffer.name == "T"} == {"global"}
+    cpu = tir.PrimFunc([], S.Allocate(buf.data, "float32", [4], True,
+                                      S.BufferStore(buf, 1.0, [0]), {"scope": "global"}), {},
+                       {"global_symbol": "main"})
+    assert default_storage_scope(cpu) is cpu        # no launch: a CPU function, untouched
 
 
 def test_cpu_builds_do_not_run_the_gpu_passes():
