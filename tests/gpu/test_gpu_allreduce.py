@@ -122,3 +122,23 @@ def test_reduce_axis_bound_to_a_block_index_is_refused():
     s[B].bind(ki, te.thread_axis("threadIdx.x"))
     with pytest.raises(TepadError, match="stage B: reduce axis k.outer is bound to blockIdx.x"):
         gpu_lower(s, [A, B])
+
+
+def test_a_symbolic_number_of_reducing_threads_is_refused():
+    n = te.var("n")
+    A = te.placeholder((8, n), name="A")
+    k = te.reduce_axis((0, n), "k")
+    B = te.compute((8,), lambda i: te.sum(A[i, k], axis=k), name="B")
+    s = te.create_schedule(B.op)
+    s[B].bind(B.op.axis[0], te.thread_axis("blockIdx.x"))
+    s[B].bind(k, te.thread_axis("threadIdx.x"))
+    with pytest.raises(TepadError, match="stage B: reduce axis k is bound to threadIdx.x with "
+                                         "extent n; a reduction across threads needs a "
+                                         "constant number of threads"):
+        gpu_lower(s, [A, B])
+    # the usual fix: a constant number of threads, each folding a strided share
+    s = te.create_schedule(B.op)
+    ko, ki = s[B].split(k, factor=32)
+    s[B].bind(B.op.axis[0], te.thread_axis("blockIdx.x"))
+    s[B].bind(ki, te.thread_axis("threadIdx.x"))
+    assert calls(gpu_lower(s, [A, B]), THREAD_ALLREDUCE) == []

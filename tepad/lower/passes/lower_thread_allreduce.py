@@ -85,9 +85,9 @@ class _Lower(Mutator):
             red_tags.append(tag)
         for tag in THREAD_TAGS:
             if tag in here and here[tag][1] is None:
-                raise TepadError(f"kernel {self.func_name}: {tag} has extent "
-                                 "not a constant; a cross-thread reduction needs constant "
-                                 "thread extents")
+                raise TepadError(f"kernel {self.func_name}: {tag} has an extent that is not "
+                                 "a constant; a cross-thread reduction in its block needs "
+                                 "constant thread extents")
         red = [here[t] for t in THREAD_TAGS if t in red_tags]
         grp = [here[t] for t in THREAD_TAGS if t in here and t not in red_tags]
         r, R = _linear(red)
