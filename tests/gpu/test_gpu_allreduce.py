@@ -142,3 +142,21 @@ def test_a_symbolic_number_of_reducing_threads_is_refused():
     s[B].bind(B.op.axis[0], te.thread_axis("blockIdx.x"))
     s[B].bind(ki, te.thread_axis("threadIdx.x"))
     assert calls(gpu_lower(s, [A, B]), THREAD_ALLREDUCE) == []
+
+
+def test_a_reduction_under_a_thread_dependent_branch_is_refused():
+    from tepad import tir
+    from tepad.lower.passes.lower_thread_allreduce import lower_thread_allreduce
+    f = tepad.lower(*rfactor_rows())["main"]
+    (call,) = calls(f, THREAD_ALLREDUCE)
+    tx = call.args[-1]
+
+    def guard(n):
+        if isinstance(n, S.AttrStmt) and n.attr_key == "reduce_scope":
+            return S.IfThenElse(tx < 8, n)
+        return None
+    bad = f.with_body(tir.ir_transform(f.body, guard))
+    with pytest.raises(TepadError, match="cross-thread reduction sits under a condition on "
+                                         "the thread index"):
+        lower_thread_allreduce(bad)
+    assert calls(lower_thread_allreduce(f), THREAD_ALLREDUCE) == []

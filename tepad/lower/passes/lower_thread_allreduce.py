@@ -15,7 +15,9 @@ The call, as ScheduleOps emits it for a reduce axis bound to ``threadIdx``: unde
   all outside the branches on the thread index; every thread then reads its group's result
   into the local result buffer(s).
 
-Barriers for later reuse of the buffers are thread_sync's (it runs after this pass).
+Barriers for later reuse of the buffers are thread_sync's (it runs after this pass). A
+reduction under a branch or loop bound that depends on the thread index is a TepadError:
+not every thread would reach its barriers.
 """
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ from ...tir import op as tirop
 from ...tir.buffer import Buffer
 from ...tir.expr import BufferLoad, Call, IntImm, Var, add, mul
 from ...tir.function import PrimFunc
-from ...tir.functor import Mutator
+from ...tir.functor import Mutator, collect_vars
 from ...tir.stmt import Allocate, AttrStmt, BufferStore, Evaluate, IfThenElse, LetStmt, seq
 from ..gpu_kernel import THREAD_TAGS, is_launch, launch_tag, launch_var
 from .thread_sync import make_sync
@@ -48,6 +50,33 @@ class _Lower(Mutator):
         self.func_name = func_name
         self.scope = []           # enclosing launches: (tag, var, extent)
         self.count = 0
+        self.divergent = []       # enclosing thread-dependent conditions / loop bounds
+        self.varying = set()      # let vars computed from a thread index
+
+    def _thread_dependent(self, *exprs) -> bool:
+        threads = {var for tag, var, _ in self.scope if tag.startswith("threadIdx")}
+        return bool(threads and collect_vars(list(exprs)) & (threads | self.varying))
+
+    def visit_LetStmt(self, s):
+        if self._thread_dependent(s.value):
+            self.varying.add(s.var)
+        return self.generic_visit(s)
+
+    def visit_IfThenElse(self, s):
+        if not self._thread_dependent(s.condition):
+            return self.generic_visit(s)
+        self.divergent.append(s.condition)
+        out = self.generic_visit(s)
+        self.divergent.pop()
+        return out
+
+    def visit_For(self, s):
+        if not self._thread_dependent(s.min, s.extent):
+            return self.generic_visit(s)
+        self.divergent.append(s.extent)
+        out = self.generic_visit(s)
+        self.divergent.pop()
+        return out
 
     def visit_AttrStmt(self, s):
         if is_launch(s):
@@ -58,6 +87,12 @@ class _Lower(Mutator):
             return s if body is s.body else AttrStmt(s.node, s.attr_key, s.value, body)
         if s.attr_key == REDUCE_SCOPE and isinstance(s.body, Evaluate) and \
                 isinstance(s.body.value, Call) and s.body.value.op == THREAD_ALLREDUCE:
+            if self.divergent:
+                raise TepadError(
+                    f"kernel {self.func_name}: a cross-thread reduction sits under a condition "
+                    f"on the thread index ({self.divergent[-1]}); its barriers must be reached "
+                    "by every thread of the block (compute the reduction at a loop outside "
+                    "the guard)")
             return self.lower(s.node, s.body.value)
         return self.generic_visit(s)
 
