@@ -3,6 +3,7 @@ the emulator (TEPAD_CUDA=emulate) and are compared with numpy. A barrier thread_
 out, a vthread copy shared by mistake or a wrong tree step gives wrong numbers here."""
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import tepad
 from tepad import te
@@ -272,3 +273,35 @@ def test_reduction_over_a_symbolic_row_length():
         b = np.zeros(8, "float32")
         f(a, b)
         np.testing.assert_allclose(b, a.sum(axis=1), rtol=1e-5)
+
+
+@settings(max_examples=15)
+@given(n=st.integers(1, 12), m=st.integers(1, 70), threads=st.integers(1, 40),
+       rows=st.integers(1, 4), reducer=st.sampled_from(["sum", "max"]),
+       rfactor=st.booleans())
+def test_random_cross_thread_reductions(n, m, threads, rows, reducer, rfactor):
+    """Any thread count (power of two or not), rows per block on threadIdx.y, rfactor or a
+    plain split: the tree reduction gives numpy's answer."""
+    A = te.placeholder((n, m), name="A")
+    k = te.reduce_axis((0, m), "k")
+    fn = te.sum if reducer == "sum" else te.max
+    B = te.compute((n,), lambda i: fn(A[i, k], axis=k), name="B")
+    s = te.create_schedule(B.op)
+    ko, ki = s[B].split(k, factor=threads)
+    tx = te.thread_axis("threadIdx.x")
+    if rfactor:
+        BF = s.rfactor(B, ki)
+        bo, bi = s[B].split(s[B].op.axis[0], factor=rows)
+        s[B].bind(s[B].op.reduce_axis[0], tx)
+        s[BF].compute_at(s[B], s[B].op.reduce_axis[0])
+    else:
+        bo, bi = s[B].split(B.op.axis[0], factor=rows)
+        s[B].bind(ki, tx)
+    s[B].bind(bo, te.thread_axis("blockIdx.x"))
+    s[B].bind(bi, te.thread_axis("threadIdx.y"))
+    f = tepad.build(s, [A, B], target="cuda")
+    a = RNG.standard_normal((n, m)).astype("float32")
+    b = np.zeros(n, "float32")
+    f(a, b)
+    expect = a.sum(axis=1) if reducer == "sum" else a.max(axis=1)
+    np.testing.assert_allclose(b, expect, rtol=1e-4, atol=1e-5)
