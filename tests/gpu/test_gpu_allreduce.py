@@ -160,3 +160,29 @@ def test_a_reduction_under_a_thread_dependent_branch_is_refused():
                                          "the thread index"):
         lower_thread_allreduce(bad)
     assert calls(lower_thread_allreduce(f), THREAD_ALLREDUCE) == []
+
+
+def block_reduction_then_threads(m=32):
+    """B (one value per block, reduced over threadIdx.x) feeds C on threadIdx.y: every
+    (x, y) thread of the block runs B's reduction."""
+    A = te.placeholder((4, m), name="A")
+    k = te.reduce_axis((0, m), "k")
+    B = te.compute((4,), lambda i: te.sum(A[i, k], axis=k), name="B")
+    C = te.compute((4, 8), lambda i, j: B[i] * (j + 1).astype("float32"), name="C")
+    s = te.create_schedule(C.op)
+    s[C].bind(C.op.axis[0], te.thread_axis("blockIdx.x"))
+    s[C].bind(C.op.axis[1], te.thread_axis("threadIdx.y"))
+    s[B].compute_at(s[C], C.op.axis[0])
+    s[B].set_scope("shared")
+    s[B].bind(s[B].op.reduce_axis[0], te.thread_axis("threadIdx.x"))
+    return s, [A, C]
+
+
+def test_thread_indices_launched_elsewhere_in_the_kernel_separate_the_groups():
+    f = gpu_lower(*block_reduction_then_threads())
+    red = next(a for a in nodes(f, S.Allocate) if a.buffer_var.name == "red_buf0")
+    assert [int(e) for e in red.extents] == [8 * 32]        # one row per threadIdx.y
+    around = [a for a in nodes(f, S.AttrStmt) if a.attr_key == "thread_extent"
+              and red in nodes(a, S.Allocate)]
+    assert sorted(a.node.thread_tag for a in around) == ["blockIdx.x", "threadIdx.x",
+                                                         "threadIdx.y"]

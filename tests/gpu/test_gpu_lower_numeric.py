@@ -305,3 +305,13 @@ def test_random_cross_thread_reductions(n, m, threads, rows, reducer, rfactor):
     f(a, b)
     expect = a.sum(axis=1) if reducer == "sum" else a.max(axis=1)
     np.testing.assert_allclose(b, expect, rtol=1e-4, atol=1e-5)
+
+
+def test_reduction_run_by_threads_of_another_dimension_too():
+    from test_gpu_allreduce import block_reduction_then_threads
+    s, args = block_reduction_then_threads(m=32)
+    f = tepad.build(s, args, target="cuda")
+    a = RNG.random((4, 32), dtype="float32")
+    c = np.zeros((4, 8), "float32")
+    f(a, c)
+    np.testing.assert_allclose(c, a.sum(axis=1)[:, None] * np.arange(1, 9), rtol=1e-5)
