@@ -190,6 +190,9 @@ PIPELINE: tuple = (
     Pass(default_storage_scope, BUILD, "GPU: an allocation with no scope is 'local' under "
          "threadIdx, 'shared' under blockIdx only (TVM's StorageFlatten rule), for a function "
          "the lower phase did not flatten", when=_gpu),
+    Pass(lower_thread_allreduce, BUILD, "GPU: cross-thread reductions -> shared-memory "
+         "trees with their barriers (before vthreads: a reduction per vthread gets its own "
+         "tree buffer)", when=_gpu),
     Pass(inject_virtual_thread, BUILD, "GPU: vthread bindings -> per-vthread copies of "
          "what they touch, unrolled where no loop is inside", when=_gpu),
     Pass(lambda f, o: unroll_loop(f, **dict(o.unroll)), BUILD,
@@ -203,8 +206,6 @@ PIPELINE: tuple = (
          when=lambda o: o.target in FLAT_MEMORY_TARGETS),
     Pass(simplify, BUILD, "fold the combined group indices", skip_if_unchanged=True,
          optional=True),
-    Pass(lower_thread_allreduce, BUILD, "GPU: cross-thread reductions -> shared-memory "
-         "trees with their barriers", when=_gpu),
     Pass(thread_sync, BUILD, "GPU: barriers before shared-memory reads of other threads' "
          "writes (and writes after their reads); disabling it (tir.ThreadSync) leaves only "
          "the barriers a hand-built kernel has, to show a race", when=_gpu, optional=True),

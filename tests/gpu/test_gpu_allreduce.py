@@ -186,3 +186,26 @@ def test_thread_indices_launched_elsewhere_in_the_kernel_separate_the_groups():
               and red in nodes(a, S.Allocate)]
     assert sorted(a.node.thread_tag for a in around) == ["blockIdx.x", "threadIdx.x",
                                                          "threadIdx.y"]
+
+
+def vthread_rows(n=16, m=24):
+    """Rows split over blockIdx, a vthread and threadIdx.y; the reduce axis on threadIdx.x."""
+    A = te.placeholder((n, m), name="A")
+    k = te.reduce_axis((0, m), "k")
+    B = te.compute((n,), lambda i: te.sum(A[i, k], axis=k), name="B")
+    s = te.create_schedule(B.op)
+    bo, bi = s[B].split(B.op.axis[0], factor=8)
+    vt, ty = s[B].split(bi, nparts=2)
+    s[B].bind(bo, te.thread_axis("blockIdx.x"))
+    s[B].bind(vt, te.thread_axis("vthread"))
+    s[B].bind(ty, te.thread_axis("threadIdx.y"))
+    s[B].bind(B.op.reduce_axis[0], te.thread_axis("threadIdx.x"))
+    return s, [A, B]
+
+
+def test_a_reduction_under_a_vthread_gets_a_tree_per_vthread():
+    f = gpu_lower(*vthread_rows())
+    assert calls(f, THREAD_ALLREDUCE) == []
+    red = next(a for a in nodes(f, S.Allocate) if a.buffer_var.name == "red_buf0")
+    assert [int(e) for e in red.extents] == [2 * 4 * 24]     # vthreads x rows x threads
+    assert len(syncs(f)) == 6                                 # store + 5 steps, once each

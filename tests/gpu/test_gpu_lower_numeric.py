@@ -315,3 +315,8 @@ def test_reduction_run_by_threads_of_another_dimension_too():
     c = np.zeros((4, 8), "float32")
     f(a, c)
     np.testing.assert_allclose(c, a.sum(axis=1)[:, None] * np.arange(1, 9), rtol=1e-5)
+
+
+def test_reduction_under_a_vthread():
+    from test_gpu_allreduce import vthread_rows
+    _rows(*vthread_rows(16, 24), (16, 24))
