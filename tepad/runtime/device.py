@@ -1,11 +1,16 @@
 """``Device``: where an array lives and a kernel runs, as TVM's ``tvm.runtime.Device``.
 
-tepad builds for the host CPU only, so ``cpu(0)`` is the one device that exists; ``cuda(0)``
-and the other GPU kinds can be named (``.exist`` is False) for code that asks.
+``cpu(0)`` always exists. ``cuda(k)`` exists when the CUDA driver (cuda-bindings, asked
+lazily: ``tepad.runtime.cuda_driver``) sees GPU ``k``, or under ``TEPAD_CUDA=emulate``
+(``cuda_emulated()``), where CUDA schedules run on the CPU through tepad's GPU emulator and
+cuda arrays live in host memory. The other GPU kinds can be named (``.exist`` is False).
 """
 from __future__ import annotations
 
+import os
+
 from ..errors import TepadError
+from .cuda_driver import EMULATE_HINT, cuda_available, get_driver
 
 # TVM's DLDeviceType codes and names (``tvm.runtime.Device.DEVICE_TYPE_TO_NAME``)
 DEVICE_TYPE_TO_NAME = {1: "cpu", 2: "cuda", 4: "opencl", 7: "vulkan", 8: "metal",
@@ -15,6 +20,12 @@ DEVICE_NAME_TO_TYPE = {
     "cuda": 2, "nvptx": 2, "gpu": 2, "cl": 4, "opencl": 4, "vulkan": 7, "metal": 8,
     "rocm": 10, "ext_dev": 12, "hexagon": 14, "webgpu": 15,
 }
+
+
+def cuda_emulated() -> bool:
+    """Whether ``TEPAD_CUDA=emulate`` is set (read at each call, not at import): cuda devices
+    are then emulated on the CPU."""
+    return os.environ.get("TEPAD_CUDA", "").strip().lower() == "emulate"
 
 
 class Device:
@@ -38,13 +49,29 @@ class Device:
 
     @property
     def exist(self) -> bool:
-        """Whether the device is there: only the host CPU is (any id, as in TVM)."""
-        return self.device_type == 1
+        """Whether the device is there: the host CPU (any id, as in TVM); a cuda device when
+        the driver sees it or under ``TEPAD_CUDA=emulate``."""
+        if self.device_type == 1:
+            return True
+        if self.device_type == 2:
+            return cuda_emulated() or cuda_available(self.device_id)
+        return False
+
+    @property
+    def is_emulated(self) -> bool:
+        """Whether this is a cuda device emulated on the CPU (``TEPAD_CUDA=emulate``)."""
+        return self.device_type == 2 and cuda_emulated()
 
     def sync(self) -> None:
-        """Wait for the device's pending work: tepad's kernels run synchronously."""
+        """Wait for the device's pending work: CPU kernels (and emulated GPU ones) run
+        synchronously; a real GPU is synchronized through the driver."""
+        if self.device_type == 1 or self.is_emulated:
+            return
         if not self.exist:
-            raise TepadError(f"device {self!r} does not exist on this machine")
+            raise TepadError(missing_message(self))
+        drv = get_driver()
+        drv.activate(self.device_id)
+        drv.synchronize()
 
     @property
     def device_name(self) -> str:
@@ -98,7 +125,7 @@ def cpu(dev_id: int = 0) -> Device:
 
 
 def cuda(dev_id: int = 0) -> Device:
-    """A CUDA GPU: named for code that asks, ``.exist`` is False (tepad builds for the CPU)."""
+    """CUDA GPU ``dev_id`` (``.exist`` says whether it is there; see the module doc)."""
     return Device(2, dev_id)
 
 
@@ -125,6 +152,16 @@ def ext_dev(dev_id: int = 0) -> Device:
     return Device(12, dev_id)
 
 
+def missing_message(dev: Device, what: str = "") -> str:
+    """Why ``dev`` cannot be used here (it does not exist), and what would work."""
+    head = f"{what}: " if what else ""
+    if dev.device_type == 2:
+        return (f"{head}device {dev!r} does not exist on this machine "
+                f"({get_driver().unavailable_reason()}); {EMULATE_HINT}, or use cpu(0)")
+    return f"{head}device {dev!r} does not exist on this machine; tepad runs on the host CPU, " \
+        "cpu(0), and on CUDA GPUs"
+
+
 def check_host(dev, what: str) -> Device:
     """``dev`` as a Device that exists (None means ``cpu(0)``); a TepadError otherwise."""
     if dev is None:
@@ -132,10 +169,9 @@ def check_host(dev, what: str) -> Device:
     if not isinstance(dev, Device):
         dev = device(dev)
     if not dev.exist:
-        raise TepadError(f"{what}: device {dev!r} does not exist on this machine; tepad runs on "
-                         f"the host CPU, cpu(0)")
+        raise TepadError(missing_message(dev, what))
     return dev
 
 
 __all__ = ["Device", "device", "cpu", "cuda", "gpu", "opencl", "vulkan", "metal", "rocm",
-           "ext_dev", "check_host"]
+           "ext_dev", "check_host", "cuda_emulated", "missing_message"]

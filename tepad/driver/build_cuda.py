@@ -1,0 +1,51 @@
+"""``tepad.build(..., target="cuda")`` for a real GPU: lower with ``Options(target="cuda")``,
+split host and device (``split_host_device``), generate PTX for the kernels
+(``tepad.codegen.nvptx``), and wrap a ``CudaModule`` that checks arguments and launches
+through the CUDA driver. (Under ``TEPAD_CUDA=emulate`` the emulator's build path is used
+instead.)
+
+The GPU architecture is the target's ``-arch=sm_XY`` when given, else that of the GPU the
+driver sees, else ``nvptx_target.DEFAULT_ARCH`` (building needs no GPU: the module fails with a
+clear error only when it is called).
+"""
+from __future__ import annotations
+
+from ..codegen.nvptx import compile_ptx
+from ..codegen.nvptx_target import DEFAULT_ARCH, arch_of_target
+from ..lower.deep_stack import deep_stack
+from ..lower.passes.split_host_device import split_host_device
+from ..lower.pipeline import PassLog, lower_for_codegen
+from ..runtime.args import arg_info_from_func
+from ..runtime.cuda_module import CudaModule
+from ..runtime.cuda_driver import cuda_available, get_driver
+from ..target import Target
+from ..tir.function import PrimFunc
+
+CUDA_KINDS = ("cuda", "nvptx")
+
+
+def cuda_arch(tgt: Target | None) -> str:
+    """The ``sm_XY`` to build for: the target's, else device 0's, else DEFAULT_ARCH."""
+    named = arch_of_target(tgt) if tgt is not None else None
+    if tgt is not None and any(k in getattr(tgt, "attrs", {}) for k in ("arch", "mcpu")):
+        return named
+    if cuda_available(0):
+        major, minor = get_driver().compute_capability(0)
+        return f"sm_{major}{minor}"
+    return DEFAULT_ARCH
+
+
+@deep_stack
+def build_cuda(s_or_func, args, name, opts, exact_bounds, tgt: Target) -> CudaModule:
+    """A CudaModule for a schedule (with ``args``) or a lowered PrimFunc; ``opts`` must have
+    ``target == "cuda"``."""
+    if isinstance(s_or_func, PrimFunc) and name != "main" and s_or_func.name != name:
+        s_or_func = s_or_func.with_attr("global_symbol", name)
+    func = lower_for_codegen(s_or_func, args, name, opts, exact_bounds, PassLog())
+    split = split_host_device(func)
+    arch = cuda_arch(tgt)
+    ptx, ll = compile_ptx(split.kernels, arch)
+    return CudaModule(split, ptx, ll, arch, arg_info_from_func(split.host), func.name)
+
+
+__all__ = ["build_cuda", "cuda_arch", "CUDA_KINDS"]
