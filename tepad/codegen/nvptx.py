@@ -143,6 +143,9 @@ class NVPTXEmitter(StatementEmitter, MemoryEmitter, CallEmitter, ExprEmitter, Em
 
     # ------------------------------------------------------------------ launch attributes
     def stmt_AttrStmt(self, s):
+        if s.attr_key == "virtual_thread":
+            raise TepadError(f"kernel {self.name}: a virtual thread ({launch_tag(s)}) reached "
+                             "the code generator; inject_virtual_thread must lower it first")
         if s.attr_key != THREAD_EXTENT:
             self.stmt(s.body)
             return

@@ -163,6 +163,15 @@ class DeviceSourceModule:
     def imported_modules(self) -> list:
         return []
 
+    def save(self, file_name, fmt: str = "") -> None:
+        """Write the PTX (``.ptx``, as TVM's tutorial saves ``myadd.ptx``) or LLVM IR
+        (``.ll``)."""
+        fmt = fmt or str(file_name).rsplit(".", 1)[-1]
+        if fmt not in ("ptx", "ll"):
+            raise TepadError(f"a CUDA module saves its PTX (.ptx) or LLVM IR (.ll), not {fmt!r}")
+        with open(file_name, "w") as f:
+            f.write(self.get_source(fmt))
+
 
 class CudaModule:
     """A function built for CUDA: ``mod(*arrays)`` with arrays on one CUDA device
@@ -306,11 +315,7 @@ class CudaModule:
 
     def save(self, file_name, fmt: str = "") -> None:
         """Writes the PTX (``.ptx``) or device LLVM IR (``.ll``)."""
-        fmt = fmt or str(file_name).rsplit(".", 1)[-1]
-        if fmt not in ("ptx", "ll"):
-            raise TepadError(f"a CUDA module saves its PTX (.ptx) or LLVM IR (.ll), not {fmt!r}")
-        with open(file_name, "w") as f:
-            f.write(self.get_source(fmt))
+        self.imported_modules[0].save(file_name, fmt)
 
     def export_library(self, *args, **kwargs):
         raise TepadError("export_library: a CUDA module cannot be exported as a shared library "

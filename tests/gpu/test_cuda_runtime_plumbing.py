@@ -223,3 +223,11 @@ def test_hand_built_device_function_builds_and_launches(fake):
     f(a, a)
     (name, grid, block, shared, args), = fake.launches
     assert (name, grid, block, shared) == ("rev_kernel", (8, 1, 1), (128, 1, 1), 0)
+
+
+def test_save_ptx(fake, tmp_path):
+    f = _vadd(fake)
+    f.imported_modules[0].save(str(tmp_path / "myadd.ptx"))
+    assert (tmp_path / "myadd.ptx").read_text() == f.get_source()
+    with pytest.raises(TepadError, match=r"\.ptx"):
+        f.save(str(tmp_path / "myadd.o"))

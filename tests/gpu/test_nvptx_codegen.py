@@ -237,3 +237,13 @@ def test_compile_ptx_of_device_kernels_only():
         ptx_of(lowered(te.create_schedule(B.op), [A, B]))
     ptx, ll = compile_ptx(tepad.lower.passes.split_host_device.split_host_device(f).kernels)
     assert "ptx_kernel" in ll and ".entry vadd_kernel(" in ptx
+
+
+def test_virtual_thread_left_for_codegen_is_an_error():
+    A = tir.decl_buffer((8,), "float32", "A")
+    vt = te.thread_axis("vthread")
+    f = tir.PrimFunc([A], tir.AttrStmt(
+        vt, "virtual_thread", 2, tir.BufferStore(A, tir.FloatImm(0.0, "float32"), [vt.var])),
+        attrs={"global_symbol": "vt", "tepad.device_kernel": True})
+    with pytest.raises(TepadError, match="inject_virtual_thread"):
+        ptx_of(f)
