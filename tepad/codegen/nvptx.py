@@ -40,7 +40,7 @@ from .intrinsics import CallEmitter
 from .jit import optimize
 from .lltypes import I32, VOID, ident, ll_type
 from .memory import MemoryEmitter
-from .nvptx_target import TRIPLE, arch_of_target, load_libdevice, target_machine
+from .nvptx_target import DEFAULT_ARCH, TRIPLE, arch_of_target, load_libdevice, target_machine
 from .statements import StatementEmitter
 
 GLOBAL, SHARED = 1, 3
@@ -306,7 +306,7 @@ def emit_kernel_ir(func: tir.PrimFunc, name: str | None = None) -> tuple[str, se
 _lock = threading.Lock()
 
 
-def compile_ptx(kernels, arch: str = "sm_80", opt: int = 3) -> tuple[str, str]:
+def compile_ptx(kernels, arch: str = DEFAULT_ARCH, opt: int = 3) -> tuple[str, str]:
     """``(PTX text, optimized LLVM IR)`` of the device kernel PrimFuncs ``kernels``, in one
     module for ``arch``: emitted, linked with libdevice when they call it (a TepadError saying
     how to install it when missing), non-kernel functions internalized, optimized at ``opt``

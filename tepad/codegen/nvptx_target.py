@@ -18,9 +18,10 @@ import threading
 import llvmlite.binding as llvm
 
 from ..errors import TepadError
+from ..target import DEFAULT_CUDA_ARCH
 
 TRIPLE = "nvptx64-nvidia-cuda"
-DEFAULT_ARCH = "sm_80"     # PTX for sm_80 runs on every later GPU (the driver JIT-compiles it)
+DEFAULT_ARCH = DEFAULT_CUDA_ARCH       # a cuda Target's default
 
 # the PTX ISA version each architecture needs (PTX ISA manual, "Release notes" tables)
 _PTX_OF_ARCH = {50: 60, 52: 60, 53: 60, 60: 60, 61: 60, 62: 60, 70: 60, 72: 61, 75: 63,

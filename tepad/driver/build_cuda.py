@@ -5,10 +5,13 @@ through the CUDA driver. (Under ``TEPAD_CUDA=emulate`` the emulator's build path
 instead.)
 
 The GPU architecture is the target's ``-arch=sm_XY`` when given, else that of the GPU the
-driver sees, else ``nvptx_target.DEFAULT_ARCH`` (building needs no GPU: the module fails with a
+driver sees, else the target's default (``tepad.target.DEFAULT_CUDA_ARCH``) (building needs no GPU: the module fails with a
 clear error only when it is called).
 """
 from __future__ import annotations
+
+import dataclasses
+import re
 
 from ..codegen.nvptx import compile_ptx
 from ..codegen.nvptx_target import DEFAULT_ARCH, arch_of_target
@@ -25,14 +28,14 @@ CUDA_KINDS = ("cuda", "nvptx")
 
 
 def cuda_arch(tgt: Target | None) -> str:
-    """The ``sm_XY`` to build for: the target's, else device 0's, else DEFAULT_ARCH."""
-    named = arch_of_target(tgt) if tgt is not None else None
-    if tgt is not None and any(k in getattr(tgt, "attrs", {}) for k in ("arch", "mcpu")):
-        return named
+    """The ``sm_XY`` to build for: the one the target names (``-arch=`` / ``-mcpu=``), else
+    that of device 0 when the driver sees one, else the target's default."""
+    if tgt is not None and re.search(r"-(arch|mcpu)=", str(tgt)):
+        return arch_of_target(tgt)
     if cuda_available(0):
         major, minor = get_driver().compute_capability(0)
         return f"sm_{major}{minor}"
-    return DEFAULT_ARCH
+    return arch_of_target(tgt) if tgt is not None else DEFAULT_ARCH
 
 
 @deep_stack
@@ -41,6 +44,8 @@ def build_cuda(s_or_func, args, name, opts, exact_bounds, tgt: Target) -> CudaMo
     ``target == "cuda"``."""
     if isinstance(s_or_func, PrimFunc) and name != "main" and s_or_func.name != name:
         s_or_func = s_or_func.with_attr("global_symbol", name)
+    if tgt is not None and not opts.target_text:     # verify_gpu_code checks its limits
+        opts = dataclasses.replace(opts, target_text=str(tgt))
     func = lower_for_codegen(s_or_func, args, name, opts, exact_bounds, PassLog())
     split = split_host_device(func)
     arch = cuda_arch(tgt)
