@@ -12,7 +12,10 @@ differs on the device overridden in ``NVPTXEmitter``:
   one of non-constant size is the dynamic shared memory, sized at launch), ``local`` an
   ``alloca`` (per thread; NVPTX puts it in local memory, addrspace 5); an allocation without a
   scope gets TVM's default (``local`` under ``threadIdx``, ``shared`` under ``blockIdx``);
-* ``tir.tvm_storage_sync("shared")`` is ``llvm.nvvm.barrier0`` (``bar.sync 0``);
+* ``tir.tvm_storage_sync("shared")`` is ``llvm.nvvm.barrier0`` (``bar.sync 0``), ``"warp"``
+  is ``llvm.nvvm.bar.warp.sync`` (all lanes);
+* ``call_extern`` / ``call_pure_extern`` of a C math function is libdevice's function of that
+  name (``expf``, ``__expf``); any other C function is refused;
 * math functions without an NVPTX instruction (exp, log, pow, tanh, erf, sin, cos, ...) call
   libdevice's ``__nv_*``, linked into the module and internalized so only what is called
   stays; sqrt, fabs, floor, ceil, trunc and fma stay LLVM intrinsics;
@@ -40,7 +43,8 @@ from .intrinsics import CallEmitter
 from .jit import optimize
 from .lltypes import I32, VOID, ident, ll_type
 from .memory import MemoryEmitter
-from .nvptx_target import DEFAULT_ARCH, TRIPLE, arch_of_target, load_libdevice, target_machine
+from .nvptx_target import (DEFAULT_ARCH, TRIPLE, arch_of_target, libdevice_function,
+                           load_libdevice, target_machine)
 from .statements import StatementEmitter
 
 GLOBAL, SHARED = 1, 3
@@ -251,7 +255,9 @@ class NVPTXEmitter(StatementEmitter, MemoryEmitter, CallEmitter, ExprEmitter, Em
             if scope not in ("shared", "warp", ""):
                 raise TepadError(f"kernel {self.name}: tvm_storage_sync({scope!r}) is not a "
                                  "barrier a kernel can take; use 'shared'")
-            if scope != "warp":        # a warp runs in lockstep for the code tepad emits
+            if scope == "warp":        # threads of a warp may diverge (Volta and later)
+                self.b.call(self.declare("llvm.nvvm.bar.warp.sync", VOID, [I32]), [I32(-1)])
+            else:
                 self.b.call(self.declare("llvm.nvvm.barrier0", VOID, []), [])
             return I32(0)
         if op == "tir.prefetch":
@@ -259,6 +265,20 @@ class NVPTXEmitter(StatementEmitter, MemoryEmitter, CallEmitter, ExprEmitter, Em
         if op == "tir.fma":
             return super().call_intrinsic("llvm.fma", [self.expr(a) for a in e.args])
         return super().expr_Call(e)
+
+    def call_extern(self, e):
+        """A C function called by name: on the device, libdevice's function of that name
+        (``expf``, ``__nv_expf``, CUDA's ``__expf``); anything else cannot be linked."""
+        name = e.args[0].value if e.args and isinstance(e.args[0], tir.StringImm) else None
+        fname = libdevice_function(name) if name else None
+        if fname is None:
+            raise TepadError(f"kernel {self.name}: calls the C function {name!r}, which a CUDA "
+                             "kernel cannot call; device code can call libdevice's functions "
+                             "(expf, __nv_expf, __expf, ...) when libdevice is installed "
+                             "(pip install nvidia-cuda-nvcc-cu12)")
+        vals = [self.expr(a) for a in e.args[1:]]
+        self.libdevice.add(fname)
+        return self.b.call(self.declare(fname, ll_type(e.dtype), [v.type for v in vals]), vals)
 
     def call_intrinsic(self, base, args):
         lib = LIBDEVICE_OF_INTRINSIC.get(base)

@@ -144,5 +144,28 @@ def load_libdevice(needed: list) -> llvm.ModuleRef:
         return llvm.parse_bitcode(_libdevice_bytes(path))
 
 
+@functools.cache
+def _libdevice_names(path: str) -> frozenset:
+    with _lock:
+        return frozenset(f.name for f in llvm.parse_bitcode(_libdevice_bytes(path)).functions
+                         if not f.is_declaration)
+
+
+def libdevice_function(name: str) -> str | None:
+    """The libdevice function a device call of C function ``name`` means: ``name`` itself,
+    ``__nv_<name>`` (``expf``), or CUDA's fast intrinsic ``__nv_fast_<name>`` for
+    ``__<name>`` (``__expf``); None when libdevice has none of them or is missing."""
+    path = libdevice_path()
+    if path is None:
+        return None
+    names = _libdevice_names(path)
+    bare = name.lstrip("_")
+    for cand in (name, f"__nv_{bare}", f"__nv_fast_{bare}" if name.startswith("__") else None):
+        if cand in names:
+            return cand
+    return None
+
+
 __all__ = ["TRIPLE", "DEFAULT_ARCH", "parse_arch", "ptx_features", "arch_of_target",
-           "target_machine", "libdevice_path", "ptxas_path", "load_libdevice"]
+           "target_machine", "libdevice_path", "ptxas_path", "load_libdevice",
+           "libdevice_function"]

@@ -247,3 +247,28 @@ def test_virtual_thread_left_for_codegen_is_an_error():
         attrs={"global_symbol": "vt", "tepad.device_kernel": True})
     with pytest.raises(TepadError, match="inject_virtual_thread"):
         ptx_of(f)
+
+
+@needs_ptxas
+@pytest.mark.parametrize("fname", ["expf", "__nv_expf", "__expf", "erfcf"])
+def test_call_extern_resolves_to_libdevice(fname, tmp_path):
+    ptx = ptx_of(_unary_kernel(lambda x: tir.call_pure_extern("float32", fname, x)))
+    assert "call" not in ptx.split(".entry")[1]
+    ptxas_ok(ptx, tmp_path)
+
+
+def test_call_extern_of_an_unknown_function_is_refused():
+    with pytest.raises(TepadError, match="C function 'my_helper'.*cannot call"):
+        ptx_of(_unary_kernel(lambda x: tir.call_pure_extern("float32", "my_helper", x)))
+
+
+@needs_ptxas
+def test_warp_sync(tmp_path):
+    A = tir.decl_buffer((32,), "float32", "A")
+    tx = te.thread_axis("threadIdx.x")
+    body = tir.SeqStmt([
+        tir.BufferStore(A, tir.FloatImm(1.0, "float32"), [tx.var]),
+        tir.Evaluate(tir.Call("int32", "tir.tvm_storage_sync", [tir.StringImm("warp")]))])
+    ptx = ptx_of(tir.PrimFunc([A], tir.AttrStmt(tx, "thread_extent", 32, body)))
+    assert re.search(r"bar\.warp\.sync\s+-1;", ptx)
+    ptxas_ok(ptx, tmp_path)
