@@ -172,8 +172,9 @@ class CudaBindingsDriver(Driver):
 
     def load_module(self, ptx: str):
         cu = self._need()
-        data = ptx.encode() + b"\0"
-        return self._call("cuModuleLoadData (loading the kernels' PTX)", cu.cuModuleLoadData(data))
+        image = ctypes.create_string_buffer(ptx.encode())     # NUL-terminated, alive here
+        return self._call("cuModuleLoadData (loading the kernels' PTX)",
+                          cu.cuModuleLoadData(ctypes.addressof(image)))
 
     def get_function(self, module, name: str):
         cu = self._need()
