@@ -54,7 +54,8 @@ class MemoryEmitter:
             if mask is None:
                 v = self.b.load(ptr, typ=vt, align=self.vector_align(index, align))
             else:
-                fn = self.intrinsic("llvm.masked.load", vt, [PTR, I32, mask.type, vt], [vt, PTR])
+                fn = self.intrinsic("llvm.masked.load", vt, [ptr.type, I32, mask.type, vt],
+                                    [vt, ptr.type])
                 v = self.b.call(fn, [ptr, I32(align), mask, ir.Constant(vt, None)])
         else:
             idx = self.expr(index)

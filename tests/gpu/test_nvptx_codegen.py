@@ -5,7 +5,8 @@ import pytest
 
 import tepad
 from tepad import te, tir
-from tepad.codegen.nvptx import compile_ptx, known_multiple, ptx_of
+from tepad.codegen.nvptx import (compile_ptx, device_kernels, emit_kernel_ir, known_multiple,
+                                 ptx_of)
 from tepad.codegen.nvptx_target import parse_arch, ptx_features
 from tepad.errors import TepadError
 from tepad.lower.pipeline import Options, lower_for_codegen
@@ -271,4 +272,25 @@ def test_warp_sync(tmp_path):
         tir.Evaluate(tir.Call("int32", "tir.tvm_storage_sync", [tir.StringImm("warp")]))])
     ptx = ptx_of(tir.PrimFunc([A], tir.AttrStmt(tx, "thread_extent", 32, body)))
     assert re.search(r"bar\.warp\.sync\s+-1;", ptx)
+    ptxas_ok(ptx, tmp_path)
+
+
+@needs_ptxas
+def test_vector_if_then_else_masks_global_loads(tmp_path):
+    A = te.placeholder((1024,), name="A")
+    B = te.placeholder((1024,), name="B")
+    C = te.compute((1024,), lambda i: te.if_then_else(A[i] > 0, B[i], 0.0), name="C")
+    s = te.create_schedule(C.op)
+    bx, tx = s[C].split(C.op.axis[0], factor=512)
+    tx, vi = s[C].split(tx, factor=4)
+    s[C].bind(bx, te.thread_axis("blockIdx.x"))
+    s[C].bind(tx, te.thread_axis("threadIdx.x"))
+    s[C].vectorize(vi)
+    f = lowered(s, [A, B, C], "mask")
+    ll, _ = emit_kernel_ir(device_kernels(f)[0])
+    assert re.search(r"@\"llvm.masked.load.v4f32.p1\"\(ptr addrspace\(1\)", ll)
+    ptx = ptx_of(f)
+    # B is read only where A > 0: one guarded scalar load per lane
+    assert re.search(r"ld\.global(\.nc)?\.v4\.b32", ptx)           # A, whole
+    assert len(re.findall(r"ld\.global(\.nc)?\.b32", ptx)) == 4     # B, lane by lane
     ptxas_ok(ptx, tmp_path)
