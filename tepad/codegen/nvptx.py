@@ -14,6 +14,8 @@ differs on the device overridden in ``NVPTXEmitter``:
   scope gets TVM's default (``local`` under ``threadIdx``, ``shared`` under ``blockIdx``);
 * ``tir.tvm_storage_sync("shared")`` is ``llvm.nvvm.barrier0`` (``bar.sync 0``), ``"warp"``
   is ``llvm.nvvm.bar.warp.sync`` (all lanes);
+* TVM's ``tvm_warp_shuffle`` / ``_up`` / ``_down`` are ``shfl.sync`` (as CUDA's
+  ``__shfl*_sync``), ``tvm_warp_activemask`` is ``activemask``;
 * ``call_extern`` / ``call_pure_extern`` of a C math function is libdevice's function of that
   name (``expf``, ``__expf``); any other C function is refused;
 * math functions without an NVPTX instruction (exp, log, pow, tanh, erf, sin, cos, ...) call
@@ -62,6 +64,11 @@ LIBDEVICE_OF_INTRINSIC = {
     "llvm.cos": "cos", "llvm.exp2": "exp2", "llvm.log2": "log2", "llvm.log10": "log10",
     "llvm.tanh": "tanh", "llvm.nearbyint": "nearbyint",
 }
+
+
+# TVM's warp shuffles -> the shfl.sync mode
+_SHUFFLES = {"tir.tvm_warp_shuffle": "idx", "tir.tvm_warp_shuffle_up": "up",
+             "tir.tvm_warp_shuffle_down": "down"}
 
 
 def _sreg_name(tag: str) -> str:
@@ -262,6 +269,13 @@ class NVPTXEmitter(StatementEmitter, MemoryEmitter, CallEmitter, ExprEmitter, Em
             return I32(0)
         if op == "tir.prefetch":
             return ir.Constant(ll_type(e.dtype), 0)
+        if op in _SHUFFLES:
+            return self.warp_shuffle(_SHUFFLES[op], e)
+        if op == "tir.tvm_warp_activemask":
+            return self.b.call(self.declare("llvm.nvvm.activemask", I32, []), [])
+        if op == "tir.tvm_thread_allreduce":
+            raise TepadError(f"kernel {self.name}: a cross-thread reduction reached the code "
+                             "generator; lower_thread_allreduce must lower it first")
         if op == "tir.fma":
             return super().call_intrinsic("llvm.fma", [self.expr(a) for a in e.args])
         return super().expr_Call(e)
@@ -279,6 +293,37 @@ class NVPTXEmitter(StatementEmitter, MemoryEmitter, CallEmitter, ExprEmitter, Em
         vals = [self.expr(a) for a in e.args[1:]]
         self.libdevice.add(fname)
         return self.b.call(self.declare(fname, ll_type(e.dtype), [v.type for v in vals]), vals)
+
+    def warp_shuffle(self, mode: str, e) -> ir.Value:
+        """TVM's ``tvm_warp_shuffle[_up|_down](mask, value, lane_or_delta, width,
+        warp_size)``: ``shfl.sync.<mode>`` (CUDA's ``__shfl*_sync``) of a 32-bit value, a
+        64-bit one as two halves."""
+        mask, value, lane, width, warp = [self.expr(a) for a in e.args]
+        i32 = lambda v, a: self.cast_to(v, a.dtype, "int32")      # noqa: E731
+        mask, lane = i32(mask, e.args[0]), i32(lane, e.args[2])
+        width, warp = i32(width, e.args[3]), i32(warp, e.args[4])
+        # the clamp word: lanes outside the segment of ``width`` (and, up, below it) keep theirs
+        c = self.b.shl(self.b.sub(warp, width), I32(8))
+        if mode != "up":
+            c = self.b.or_(c, I32(0x1F))
+        t = value.type
+        bits = t.width if isinstance(t, ir.IntType) else {ir.HalfType: 16, ir.FloatType: 32,
+                                                           ir.DoubleType: 64}.get(type(t))
+        if isinstance(t, ir.VectorType) or bits is None or bits > 64:
+            raise TepadError(f"kernel {self.name}: warp shuffle of {e.args[1].dtype} is not "
+                             "supported (scalars of up to 64 bits)")
+        fn = self.declare(f"llvm.nvvm.shfl.sync.{mode}.i32", I32, [I32, I32, I32, I32])
+        raw = self.b.bitcast(value, ir.IntType(bits)) if not isinstance(t, ir.IntType) else value
+        if bits <= 32:
+            x = self.b.zext(raw, I32) if bits < 32 else raw
+            r = self.b.call(fn, [mask, x, lane, c])
+            r = self.b.trunc(r, ir.IntType(bits)) if bits < 32 else r
+        else:
+            i64 = ir.IntType(64)
+            lo = self.b.call(fn, [mask, self.b.trunc(raw, I32), lane, c])
+            hi = self.b.call(fn, [mask, self.b.trunc(self.b.lshr(raw, i64(32)), I32), lane, c])
+            r = self.b.or_(self.b.shl(self.b.zext(hi, i64), i64(32)), self.b.zext(lo, i64))
+        return r if isinstance(t, ir.IntType) else self.b.bitcast(r, t)
 
     def call_intrinsic(self, base, args):
         lib = LIBDEVICE_OF_INTRINSIC.get(base)

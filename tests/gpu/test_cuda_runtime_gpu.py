@@ -6,7 +6,7 @@ import tepad as tvm
 from tepad import te
 
 from .nvptx_helpers import requires_gpu, vadd_schedule
-from .test_nvptx_codegen import _shared_reverse_kernel
+from .test_nvptx_codegen import _shared_reverse_kernel, _warp_sum_kernel
 
 pytestmark = requires_gpu
 
@@ -65,3 +65,12 @@ def test_time_evaluator():
     a = tvm.nd.array(np.ones(1 << 22, "float32"), dev)
     t = f.time_evaluator(f.entry_name, dev, number=10, repeat=3)(a, a, a)
     assert 0 < t.mean < 0.1
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32"])
+def test_warp_shuffle_sum(dtype):
+    f = tvm.build(_warp_sum_kernel(dtype), target="cuda")
+    x = np.arange(32).astype(dtype)
+    a = tvm.nd.array(x, tvm.cuda(0))
+    f(a)
+    np.testing.assert_array_equal(a.numpy(), np.full(32, x.sum(), dtype))

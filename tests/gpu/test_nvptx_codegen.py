@@ -294,3 +294,42 @@ def test_vector_if_then_else_masks_global_loads(tmp_path):
     assert re.search(r"ld\.global(\.nc)?\.v4\.b32", ptx)           # A, whole
     assert len(re.findall(r"ld\.global(\.nc)?\.b32", ptx)) == 4     # B, lane by lane
     ptxas_ok(ptx, tmp_path)
+
+
+def _warp_sum_kernel(dtype):
+    """A[t] = sum over the warp of A (a butterfly with shuffle-down), hand-built."""
+    A = tir.decl_buffer((32,), dtype, "A")
+    tx = te.thread_axis("threadIdx.x")
+    t = tx.var
+    acc_var = tir.Var("acc", "handle")
+    acc = tir.decl_buffer((1,), dtype, "acc", data=acc_var)
+    zero = tir.IntImm(0, "int32")
+    mask = tir.Call("uint32", "tir.tvm_warp_activemask", [])
+    steps = [tir.BufferStore(acc, tir.BufferLoad(A, [t]), [zero])]
+    for delta in (16, 8, 4, 2, 1):
+        shuffled = tir.Call(dtype, "tir.tvm_warp_shuffle_down",
+                            [mask, tir.BufferLoad(acc, [zero]), delta, 32, 32])
+        steps.append(tir.BufferStore(acc, tir.BufferLoad(acc, [zero]) + shuffled, [zero]))
+    lane0 = tir.Call(dtype, "tir.tvm_warp_shuffle", [mask, tir.BufferLoad(acc, [zero]), 0, 32, 32])
+    steps.append(tir.BufferStore(A, lane0, [t]))
+    body = tir.Allocate(acc_var, dtype, [1], True, tir.SeqStmt(steps), {"scope": "local"})
+    return tir.PrimFunc([A], tir.AttrStmt(tx, "thread_extent", 32, body),
+                        attrs={"global_symbol": "warp_sum"})
+
+
+@needs_ptxas
+@pytest.mark.parametrize("dtype", ["float32", "int32", "float64", "int64", "float16"])
+def test_warp_shuffles(dtype, tmp_path):
+    ptx = ptx_of(_warp_sum_kernel(dtype))
+    assert re.search(r"shfl\.sync\.down\.b32", ptx) and re.search(r"shfl\.sync\.idx\.b32", ptx)
+    assert "activemask.b32" in ptx
+    ptxas_ok(ptx, tmp_path)
+
+
+def test_unlowered_allreduce_is_an_error():
+    A = tir.decl_buffer((32,), "float32", "A")
+    tx = te.thread_axis("threadIdx.x")
+    call = tir.Call("handle", "tir.tvm_thread_allreduce", [tir.IntImm(1, "uint32")])
+    f = tir.PrimFunc([A], tir.AttrStmt(tx, "thread_extent", 32, tir.Evaluate(call)))
+    with pytest.raises(TepadError, match="lower_thread_allreduce"):
+        ptx_of(f)
