@@ -192,7 +192,8 @@ class NVPTXEmitter(StatementEmitter, MemoryEmitter, CallEmitter, ExprEmitter, Em
         elem_t = ll_type(s.dtype, memory=True)
         count = 1
         for e in s.extents:
-            count = count * int(e.value) if isinstance(e, tir.IntImm) and count else None
+            count = count * int(e.value) if isinstance(e, tir.IntImm) and count is not None \
+                else None
         name = ident(s.buffer_var.name)
         if scope == "shared":
             if count is None:
