@@ -65,7 +65,8 @@ def build(s_or_func, args=None, target=None, name="main", bounds_check=False,
         raise TepadError(f"build: target_host {str(target_host)!r} is not the CPU; the host "
                          "part runs on 'llvm'")
     if tgt.kind.name in CUDA_KINDS:
-        opts = Options.from_context(checked=checked, bounds_check=bounds_check, target="cuda")
+        opts = Options.from_context(checked=checked, bounds_check=bounds_check, target="cuda",
+                                    target_text=str(tgt))
         return build_cuda(s_or_func, args, name, opts, exact_bounds, tgt)
     if tgt.kind.name != "llvm":
         raise TepadError(f"target {str(tgt)!r}: tepad builds for 'llvm' (the CPU) only; "
