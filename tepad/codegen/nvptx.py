@@ -38,7 +38,6 @@ import llvmlite.ir as ir
 from .. import tir
 from ..errors import InternalError, TepadError
 from ..lower.passes.split_host_device import THREAD_EXTENT, launch_tag, split_host_device
-from ..tir import dtype as dt
 from .emitter import EmitterBase
 from .expressions import ExprEmitter
 from .intrinsics import CallEmitter

@@ -4,7 +4,7 @@ import subprocess
 
 import pytest
 
-from tepad import te, tir
+from tepad import te
 from tepad.codegen.nvptx_target import ptxas_path
 from tepad.runtime.cuda_driver import CudaBindingsDriver, Driver
 
@@ -34,11 +34,6 @@ def vadd_schedule(n=None, factor=64):
     s[C].bind(bx, te.thread_axis("blockIdx.x"))
     s[C].bind(tx, te.thread_axis("threadIdx.x"))
     return s, [A, B, C]
-
-
-def thread_attr(tag, extent, body):
-    iv = te.thread_axis(tag)
-    return iv, tir.AttrStmt(iv, "thread_extent", extent, body)
 
 
 class FakeDriver(Driver):

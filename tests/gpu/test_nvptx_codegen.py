@@ -11,7 +11,7 @@ from tepad.codegen.nvptx_target import parse_arch, ptx_features
 from tepad.errors import TepadError
 from tepad.lower.pipeline import Options, lower_for_codegen
 
-from .nvptx_helpers import needs_ptxas, ptxas_ok, thread_attr, vadd_schedule
+from .nvptx_helpers import needs_ptxas, ptxas_ok, vadd_schedule
 
 CUDA = Options(target="cuda")
 

@@ -135,7 +135,7 @@ def _dim_of(extents: dict, prefix: str) -> tuple:
     return tuple(extents.get(f"{prefix}.{a}", one) for a in "xyz")
 
 
-def _kernel_of(region, name: str, func: tir.PrimFunc, host_defined: set):
+def _kernel_of(region, name: str, func: tir.PrimFunc):
     """(kernel PrimFunc, Launch) for one outermost launch region."""
     uses = _Uses()
     uses.visit(region)
@@ -188,7 +188,6 @@ class _Splitter(tir.Mutator):
         super().__init__()
         self.func = func
         self.kernels, self.launches = [], {}
-        self.host_defined = set(func.params)
 
     def _name(self):
         base = f"{self.func.name}_kernel"
@@ -198,22 +197,10 @@ class _Splitter(tir.Mutator):
         if not is_launch(s):
             return self.generic_visit(s)
         name = self._name()
-        kernel, launch = _kernel_of(s, name, self.func, self.host_defined)
+        kernel, launch = _kernel_of(s, name, self.func)
         self.kernels.append(kernel)
         self.launches[name] = launch
         return tir.Evaluate(tir.Call("int32", LAUNCH_OP, [tir.StringImm(name)]))
-
-    def visit_LetStmt(self, s):
-        self.host_defined.add(s.var)
-        return self.generic_visit(s)
-
-    def visit_Allocate(self, s):
-        self.host_defined.add(s.buffer_var)
-        return self.generic_visit(s)
-
-    def visit_For(self, s):
-        self.host_defined.add(s.loop_var)
-        return self.generic_visit(s)
 
 
 def split_host_device(func: tir.PrimFunc) -> SplitFunc:
@@ -229,24 +216,5 @@ def split_host_device(func: tir.PrimFunc) -> SplitFunc:
     return SplitFunc(func.with_body(host_body), tuple(sp.kernels), dict(sp.launches))
 
 
-def kernel_regions(func: tir.PrimFunc) -> list:
-    """The outermost launch regions of ``func``'s body, in order."""
-    out = []
-
-    def walk(s):
-        if is_launch(s):
-            out.append(s)
-            return
-        for f in ("body", "then_case", "else_case"):
-            c = getattr(s, f, None)
-            if isinstance(c, tir.Stmt):
-                walk(c)
-        if isinstance(s, tir.SeqStmt):
-            for x in s.seq:
-                walk(x)
-    walk(func.body)
-    return out
-
-
 __all__ = ["split_host_device", "SplitFunc", "Launch", "LAUNCH_OP", "THREAD_EXTENT",
-           "is_launch", "launch_tag", "kernel_regions"]
+           "is_launch", "launch_tag"]
