@@ -234,7 +234,13 @@ class CudaModule:
         """The kernels' function handles on ``device_id`` (the PTX loaded on first use)."""
         fns = self._loaded.get((id(drv), device_id))
         if fns is None:
-            module = drv.load_module(self.ptx)
+            try:
+                module = drv.load_module(self.ptx)
+            except TepadError as err:
+                major, minor = drv.compute_capability(device_id)
+                raise TepadError(f"{err} (module {self.name}: PTX for {self.arch}, device "
+                                 f"cuda({device_id}) is sm_{major}{minor}; build with target "
+                                 f"'cuda -arch=sm_{major}{minor}' or leave -arch out)") from None
             fns = {name: drv.get_function(module, name) for name in self._kernels}
             fns["__module__"] = module
             self._loaded[(id(drv), device_id)] = fns

@@ -160,3 +160,13 @@ def test_missing_bindings_say_how_to_install(monkeypatch):
     d = CudaBindingsDriver()
     assert not d.available(0)
     assert "pip install tepad[cuda]" in d.unavailable_reason()
+
+
+def test_ptx_the_device_cannot_load_names_both_architectures(bindings):
+    bindings.fail["cuModuleLoadData"] = 218          # CUDA_ERROR_INVALID_PTX
+    s, args = vadd_schedule()
+    f = tvm.build(s, args, target="cuda -arch=sm_90")
+    a = tvm.nd.array(np.ones(8, "float32"), tvm.cuda(0))
+    with pytest.raises(TepadError, match=r"cuModuleLoadData.*PTX for sm_90, device cuda\(0\) "
+                                         r"is sm_86.*'cuda -arch=sm_86'"):
+        f(a, a, a)
