@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 
 from ..errors import TepadError
+from ..target import DEFAULT_CUDA_ARCH
 from .cuda_driver import EMULATE_HINT, cuda_available, get_driver
 
 # TVM's DLDeviceType codes and names (``tvm.runtime.Device.DEVICE_TYPE_TO_NAME``)
@@ -76,6 +77,34 @@ class Device:
     @property
     def device_name(self) -> str:
         return DEVICE_TYPE_TO_NAME[self.device_type]
+
+    # --- TVM's GPU device attributes (None for a device that is not a GPU) ---------------------
+    @property
+    def compute_version(self) -> str | None:
+        """A cuda device's compute capability, ``"9.0"`` (the GPU's, or under emulation the
+        cuda target's default architecture); a TepadError when there is no such device."""
+        if self.device_type != 2:
+            return None
+        if self.is_emulated:
+            digits = DEFAULT_CUDA_ARCH[3:]
+            return f"{digits[:-1]}.{digits[-1]}"
+        if not self.exist:
+            raise TepadError(missing_message(self, "compute_version"))
+        major, minor = get_driver().compute_capability(self.device_id)
+        return f"{major}.{minor}"
+
+    @property
+    def max_threads_per_block(self) -> int | None:
+        return 1024 if self.device_type == 2 else None
+
+    @property
+    def warp_size(self) -> int | None:
+        return 32 if self.device_type == 2 else None
+
+    @property
+    def max_shared_memory_per_block(self) -> int | None:
+        """Bytes of shared memory a block gets without opting in (CUDA's 48 KiB)."""
+        return 48 * 1024 if self.device_type == 2 else None
 
     def __eq__(self, other):
         return isinstance(other, Device) and other.device_type == self.device_type and \

@@ -231,3 +231,16 @@ def test_save_ptx(fake, tmp_path):
     assert (tmp_path / "myadd.ptx").read_text() == f.get_source()
     with pytest.raises(TepadError, match=r"\.ptx"):
         f.save(str(tmp_path / "myadd.o"))
+
+
+def test_device_attributes(fake, monkeypatch):
+    dev = tvm.cuda(0)
+    assert dev.compute_version == "9.0"                  # the fake's (9, 0)
+    assert (dev.max_threads_per_block, dev.warp_size, dev.max_shared_memory_per_block) == \
+        (1024, 32, 49152)
+    assert tvm.cpu(0).compute_version is None and tvm.cpu(0).warp_size is None
+    with use_driver(FakeDriver(devices=0)):
+        with pytest.raises(TepadError, match="compute_version.*TEPAD_CUDA=emulate"):
+            tvm.cuda(0).compute_version
+        monkeypatch.setenv("TEPAD_CUDA", "emulate")
+        assert tvm.cuda(0).compute_version == "9.0"      # the cuda target's default, sm_90
