@@ -407,6 +407,10 @@ def compile_ptx(kernels, arch: str = DEFAULT_ARCH, opt: int = 3) -> tuple[str, s
             mod.verify()
         except RuntimeError as err:
             raise InternalError(f"nvptx codegen: LLVM rejected the kernels: {err}") from None
+        if needed:      # drop the ~570 libdevice functions not called before optimizing
+            dce = llvm.create_new_module_pass_manager()
+            dce.add_global_dead_code_eliminate_pass()
+            dce.run(mod, llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options()))
         optimize(mod, tm, opt)
         return tm.emit_assembly(mod), str(mod)
 
