@@ -273,6 +273,10 @@ class NVPTXEmitter(StatementEmitter, MemoryEmitter, CallEmitter, ExprEmitter, Em
             return self.warp_shuffle(_SHUFFLES[op], e)
         if op == "tir.tvm_warp_activemask":
             return self.b.call(self.declare("llvm.nvvm.activemask", I32, []), [])
+        if op in ("tir.tvm_call_packed", "tir.tvm_call_cpacked"):
+            raise TepadError(f"kernel {self.name}: calls the packed function "
+                             f"{e.args[0]!r}; device code cannot call Python or host "
+                             "functions (call them on the host, outside the launch)")
         if op == "tir.tvm_thread_allreduce":
             raise TepadError(f"kernel {self.name}: a cross-thread reduction reached the code "
                              "generator; lower_thread_allreduce must lower it first")

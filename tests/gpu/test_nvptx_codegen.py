@@ -333,3 +333,12 @@ def test_unlowered_allreduce_is_an_error():
     f = tir.PrimFunc([A], tir.AttrStmt(tx, "thread_extent", 32, tir.Evaluate(call)))
     with pytest.raises(TepadError, match="lower_thread_allreduce"):
         ptx_of(f)
+
+
+def test_packed_call_in_a_kernel_is_refused():
+    A = tir.decl_buffer((32,), "float32", "A")
+    tx = te.thread_axis("threadIdx.x")
+    call = tir.Call("int32", "tir.tvm_call_packed", [tir.StringImm("my_func")])
+    f = tir.PrimFunc([A], tir.AttrStmt(tx, "thread_extent", 32, tir.Evaluate(call)))
+    with pytest.raises(TepadError, match="packed function 'my_func'.*device code cannot"):
+        ptx_of(f)
