@@ -243,6 +243,7 @@ class CudaModule:
                                  f"'cuda -arch=sm_{major}{minor}' or leave -arch out)") from None
             fns = {name: drv.get_function(module, name) for name in self._kernels}
             fns["__module__"] = module
+            fns["__driver__"] = drv         # held: its id names no other driver meanwhile
             self._loaded[(id(drv), device_id)] = fns
         return fns
 

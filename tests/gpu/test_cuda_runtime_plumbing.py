@@ -244,3 +244,16 @@ def test_device_attributes(fake, monkeypatch):
             tvm.cuda(0).compute_version
         monkeypatch.setenv("TEPAD_CUDA", "emulate")
         assert tvm.cuda(0).compute_version == "9.0"      # the cuda target's default, sm_90
+
+
+def test_rebuilding_returns_the_module_built_before(fake, monkeypatch):
+    s, args = vadd_schedule()
+    f = tvm.build(s, args, target="cuda")
+    assert tvm.build(s, args, target="cuda") is f
+    assert tvm.build(s, args, target="cuda -arch=sm_80") is not f
+    assert tvm.build(s, args, target="cuda", name="other") is not f
+    s2, args2 = vadd_schedule(factor=32)                     # another schedule: rebuilt
+    assert tvm.build(s2, args2, target="cuda") is not f
+    monkeypatch.setenv("TEPAD_COMPILE_CACHE", "0")
+    g = tvm.build(s, args, target="cuda")
+    assert tvm.build(s, args, target="cuda") is not g
