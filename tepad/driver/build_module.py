@@ -12,6 +12,7 @@ import threading
 from collections import OrderedDict
 
 from ..codegen import compile_cache_enabled, compile_kernel, default_num_threads
+from .build_cuda import CUDA_KINDS, build_cuda
 from ..errors import TepadError
 from ..lower.deep_stack import deep_stack
 from ..lower.pipeline import Options, PassLog, lower, lower_for_codegen, schedule_to_module
@@ -29,7 +30,7 @@ from ..tir.stmt import BufferStore
 
 
 def build(s_or_func, args=None, target=None, name="main", bounds_check=False,
-          checked=False, exact_bounds=False):
+          checked=False, exact_bounds=False, target_host=None):
     """A callable ``Module`` for a schedule (with ``args``: tensors, and scalar ``te.var``s
     passed as numbers), or an already lowered PrimFunc or one-function IRModule (what
     ``tepad.lower`` returns). Several functions (an IRModule holding more than one, a list of
@@ -46,6 +47,10 @@ def build(s_or_func, args=None, target=None, name="main", bounds_check=False,
     that raise ``TepadError`` when the caller's padding does not hold the promised value.
     Both select passes of ``tepad.lower.pipeline.PIPELINE``.
     Lowering and code generation run on a deep stack (``tepad.lower.deep_stack``).
+
+    ``target="cuda"`` (or ``"nvptx"``, ``"cuda -arch=sm_90"``) builds for a CUDA GPU
+    (``build_cuda``: a ``CudaModule`` launching PTX kernels); ``target_host`` may only name
+    the CPU (``"llvm"``), where the host part runs.
     """
     funcs = _functions_of(s_or_func)
     if funcs is not None:
@@ -56,6 +61,13 @@ def build(s_or_func, args=None, target=None, name="main", bounds_check=False,
         if name == "main":
             name = key
     tgt = as_target(target)
+    if target_host is not None and as_target(target_host).kind.name != "llvm":
+        raise TepadError(f"build: target_host {str(target_host)!r} is not the CPU; the host "
+                         "part runs on 'llvm'")
+    if tgt.kind.name in CUDA_KINDS:
+        opts = Options.from_context(checked=checked, bounds_check=bounds_check, target="cuda",
+                                    target_text=str(tgt))
+        return build_cuda(s_or_func, args, name, opts, exact_bounds, tgt)
     if tgt.kind.name != "llvm":
         raise TepadError(f"target {str(tgt)!r}: tepad builds for 'llvm' (the CPU) only; "
                          f"{tgt.kind.name} code generation is not there yet")
