@@ -69,7 +69,7 @@ from ..tir import op as tirop
 from ..tir.expr import IntImm, Mul, ProducerLoad, Range, Var, cast, logical_and
 from ..tir.functor import post_order_visit, substitute
 from .interval import (BoundContext, BoundMap, consumer_request, finalize_ranges,
-                       infer_bound_interval, infer_root_bound)
+                       infer_bound_interval, infer_root_bound, storage_rank, thread_rank)
 from .message_passing import pass_down_domain
 
 log = logging.getLogger("tepad.bound.exact")
@@ -307,6 +307,12 @@ class Exact:
         for st in s.stages:
             for iv in st.all_iter_vars:
                 self.iter_names.add(self.names.name(iv.var))
+        # thread bindings: leaf IterVar -> thread IterVar, and thread var name -> extent
+        self.bind = {}
+        for st in s.stages:
+            for iv, attr in st.iter_var_attrs.items():
+                if attr.bind_thread is not None:
+                    self.bind[iv] = attr.bind_thread
         self.shape_vars = set()
         for st in s.stages:
             for k in range(st.op.num_outputs):
@@ -354,6 +360,7 @@ class Exact:
         else:
             dom.add_root_ranges()
         dom.add_relations()
+        dom.add_thread_values()
         if not loops_only:
             for p in getattr(self.rmap, "predicates", {}).get(stage.op, ()):
                 dom.cons.append(c.cond(p))
@@ -493,6 +500,34 @@ class _StageDomain:
                                 "encoding")
 
 
+    def add_thread_values(self):
+        """The value of each thread-bound leaf in the generated code (TVM's MakeLoopNest):
+        the thread variable, so stages bound to the same thread axis share one ISL name; or
+        the range's min for a thread private to the stage's storage (a ``local`` stage's
+        ``threadIdx`` loop). A unit loop is its min already."""
+        for iv in self.stage.leaf_iter_vars:
+            b = self.ex.bind.get(iv)
+            if b is None:
+                continue
+            r = self.rmap[iv]
+            if isinstance(r.extent, IntImm) and r.extent.value == 1:
+                continue
+            if thread_value_is_var(self.stage.scope or "", b.thread_tag):
+                self.cons.append(f"{self.nm(iv)} = {self.c.expr(b.var)}")
+            else:
+                self.cons.append(f"{self.nm(iv)} = {self.c.expr(r.min)}")
+
+
+def thread_value_is_var(scope, tag) -> bool:
+    """Whether a leaf of a stage stored in ``scope`` bound to thread ``tag`` takes the thread
+    variable's value (else its range's min: each thread of that rank has its own copy)."""
+    if tag.startswith("vthread") or tag == "cthread":
+        return True
+    if scope == "" or storage_rank(scope) <= thread_rank(tag):
+        return True
+    return scope == "warp" and tag == "threadIdx.x"
+
+
 def _tmul(x, e):
     """``x * e`` as a tir Mul node (no folding: IslWriter handles constants and if_then_else)."""
     if e.dtype != x.dtype:
@@ -510,13 +545,15 @@ def request_region(ex: Exact, stage, consumers, apath, fallback_dim, fallbacks,
     ``abstraction``, its parameters may also be abbreviations of outer sub-expressions)."""
     op = stage.op
     outs = {op.output(k) for k in range(op.num_outputs)}
-    keep = {ex.names.name(iv.var) for iv in apath} | ex.shape_vars
+    keep, relax_outer = _kept_names(ex, stage, apath)
     onames = [ex.names.name(iv.var) for iv in op.axis]
     region = None
     stop = apath[0] if apath else None
     for c in consumers:
         dom = None
-        for x in ex.chain(c, stop):
+        # a relaxed thread loop enclosing the producer: its loop (and the loops around it)
+        # must bound the union, so the chain goes up to the root
+        for x in ex.chain(c, None if relax_outer else stop):
             o = ex.own(x, loops_only=x is not c, abstraction=abstraction)
             dom = o if dom is None else dom & o
         pieces = []
@@ -552,6 +589,45 @@ def request_region(ex: Exact, stage, consumers, apath, fallback_dim, fallbacks,
     return region
 
 
+def _kept_names(ex, stage, apath):
+    """``(keep, relax_outer)``: the ISL names the region of ``stage`` stays a function of --
+    its attach-path loop vars, the thread vars it is not relaxed over, the shape vars -- and
+    whether some attach-path loop is relaxed (a thread loop of a rank the stage's storage is
+    shared by: a ``shared`` stage at a block loop covers every ``threadIdx`` of the block).
+
+    The relaxation rule is interval mode's (``BoundContext.need_relax``, TVM's NeedRelax):
+    a loop bound to a thread is relaxed by its tag and the stage's storage rank alone, wherever
+    it is; an unbound loop is relaxed unless it encloses the stage."""
+    ctx = ex.bound_ctx
+    rank = ctx.storage_rank(stage)
+    keep = set(ex.shape_vars)
+    relax_outer = False
+    for iv in apath:
+        if iv in ex.bind and ctx.need_relax(iv, True, rank):
+            relax_outer = True
+        else:
+            keep.add(ex.names.name(iv.var))
+    for iv, b in ex.bind.items():
+        if not ctx.need_relax(iv, True, rank):
+            keep.add(ex.names.name(b.var))
+    return keep, relax_outer
+
+
+def _thread_context(ex, region):
+    """``0 <= t < extent`` for the thread vars among ``region``'s parameters (the largest
+    extent of a loop bound to that thread), as a parameter set."""
+    present = {region.get_dim_name(dt.param, k) for k in range(region.dim(dt.param))}
+    ext = {}
+    for iv, b in ex.bind.items():
+        n = ex.names.name(b.var)
+        r = ex.rmap.get(iv)
+        if n in present and r is not None and isinstance(r.extent, IntImm):
+            ext[n] = max(ext.get(n, 0), r.extent.value)
+    if not ext:
+        return None
+    return params_set([f"0 <= {n} < {e}" for n, e in sorted(ext.items())], sorted(ext))
+
+
 # ---------------------------------------------------------------------------------------------
 # InferBound, exact mode
 # ---------------------------------------------------------------------------------------------
@@ -565,11 +641,10 @@ def infer_bound_exact(s):
         bm.exact_fallbacks = [Fallback("*", None, None, "a TensorComputeOp reads regions, "
                                        "not elements: interval mode used for everything")]
         return bm
-    if ctx.bind_map:
+    if any(b.thread_tag == "pipeline" for b in ctx.bind_map.values()):
         bm = infer_bound_interval(s)
         bm.exact_fallbacks = [Fallback("*", None, None,
-                                       "thread-bound loops: interval mode used for everything")]
-        log.debug("exact bounds: thread binding present, using interval mode")
+                                       "pipeline-bound loops: interval mode used for everything")]
         return bm
     if any(isinstance(st.op, ExternOp) for st in s.stages):
         bm = infer_bound_interval(s)    # extern ops read and write whole tensors
@@ -582,6 +657,7 @@ def infer_bound_exact(s):
     rmap.exact_regions = {}
     ana = Analyzer()
     ex = Exact(s, rmap)
+    ex.bound_ctx = ctx
     for stage in reversed(s.stages):
         if stage.attach_type == AttachType.InlinedAlready or isinstance(stage.op, PlaceholderOp):
             continue
@@ -616,7 +692,8 @@ def _exact_root_bound(ex, ctx, stage, rmap, ana):
     apath = ctx.paths[id(stage)]
     consumers = _consumers(ctx, op)
     intervals = _IntervalRequests(ex, ctx, stage, rmap, ana)
-    absn = _abstraction_for(ex, apath, consumers)
+    # abbreviations of outer sub-expressions would keep relaxed thread loops as parameters
+    absn = None if ex.bind else _abstraction_for(ex, apath, consumers)
     region = request_region(ex, stage, consumers, apath, intervals.constraint,
                             rmap.exact_fallbacks, absn)
     # No intersection with the interval-mode box here: that box is expressed in the interval
@@ -707,7 +784,9 @@ def _region_context(ex, apath, region, absn) -> isl.Set:
     vars >= 1; with an abstraction only the loops the region depends on, plus the constant
     ranges of the abbreviations it uses."""
     if absn is None:
-        return ex.context(apath)
+        ctx_set = ex.context(apath)
+        tctx = _thread_context(ex, region) if ex.bind else None
+        return ctx_set if tctx is None else (ctx_set & tctx).coalesce()
     present = {region.get_dim_name(dt.param, k) for k in range(region.dim(dt.param))}
     ctx_set = ex.context([iv for iv in apath if ex.names.name(iv.var) in present])
     ab = sorted(present & set(absn.bounds))

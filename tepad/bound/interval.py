@@ -58,14 +58,23 @@ class BoundMap(dict):
         return "BoundMap({" + ", ".join(f"{k.name}: {v!r}" for k, v in self.items()) + "})"
 
 
-# Storage and thread ranks for NeedRelax (TVM's thread_storage_scope rules).
+# Storage and thread ranks for NeedRelax (TVM's thread_storage_scope.h): a storage of rank r
+# is shared by all threads of a thread rank below r ("shared", rank 1, by the threads of a
+# block; "local", rank 3, by no one), so its region covers every value of such a thread index.
 _STORAGE_RANK = {"global": 0, "": 0, "shared": 1, "warp": 2, "local": 3}
 
 
-def _thread_rank(tag: str) -> int:
+def storage_rank(scope: str) -> int:
+    """TVM's StorageRank of a storage scope: global 0, shared 1, warp 2, local 3."""
+    return _STORAGE_RANK.get(scope, 0)
+
+
+def thread_rank(tag: str) -> int:
+    """TVM's ThreadScope rank of a thread tag: ``blockIdx.*`` 0; ``threadIdx.*``, ``vthread``
+    and ``cthread`` 1."""
     if tag.startswith("blockIdx"):
         return 0
-    return 1   # threadIdx.*, vthread, cthread
+    return 1
 
 
 class BoundContext:
@@ -92,17 +101,24 @@ class BoundContext:
         return b.thread_tag if b is not None else iv.thread_tag
 
     def need_relax(self, iv, found_attach, scope_rank):
+        """TVM's NeedRelax: whether a stage of storage rank ``scope_rank`` must cover every
+        value of loop ``iv`` of a consumer (``found_attach``: ``iv`` encloses the stage). An
+        unbound loop is relaxed unless it encloses the stage; a thread loop by its tag alone:
+        when the storage is shared by the threads of that rank (``shared`` and
+        ``threadIdx``, ``global`` and anything), and ``threadIdx.x`` for ``warp`` storage."""
         tag = self.thread_tag(iv)
         if tag in ("", "pipeline"):
             return not found_attach
         if scope_rank == _STORAGE_RANK["warp"] and tag == "threadIdx.x":
             return True
-        return scope_rank <= _thread_rank(tag)
+        return scope_rank <= thread_rank(tag)
 
     def storage_rank(self, st):
+        """TVM's InferStorageScope: the rank of ``st``'s scope, or without one, global at the
+        root, shared under only block loops, local under a thread loop."""
         if st.scope:
-            return _STORAGE_RANK.get(st.scope, 0)
-        ranks = [_thread_rank(self.thread_tag(iv)) for iv in self.paths[id(st)]
+            return storage_rank(st.scope)
+        ranks = [thread_rank(self.thread_tag(iv)) for iv in self.paths[id(st)]
                  if self.thread_tag(iv) not in ("", "pipeline")]
         if not ranks:
             return 0
@@ -367,5 +383,5 @@ def finalize_ranges(rmap, ana):
     return rmap
 
 
-__all__ = ["BoundMap", "BoundContext", "consumer_request", "infer_root_bound", "constant_extent",
+__all__ = ["BoundMap", "BoundContext", "storage_rank", "thread_rank", "consumer_request", "infer_root_bound", "constant_extent",
            "infer_bound_interval", "finalize_ranges"]
