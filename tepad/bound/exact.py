@@ -658,6 +658,11 @@ def infer_bound_exact(s):
     ana = Analyzer()
     ex = Exact(s, rmap)
     ex.bound_ctx = ctx
+    # a thread-bound loop's extent is a launch dimension, the same for every block: ScheduleOps
+    # would make a shortened tail loop of it a serial loop, so with threads non-divisible
+    # splits keep interval mode's guard (``own`` is sound either way: leaf loops in their
+    # ranges, the split's parent range bounding the stores)
+    rmap.exact_tails = not ex.bind
     for stage in reversed(s.stages):
         if stage.attach_type == AttachType.InlinedAlready or isinstance(stage.op, PlaceholderOp):
             continue

@@ -1,0 +1,591 @@
+"""InferBound with thread-bound loops, interval and exact mode.
+
+A producer's region covers every value of the consumer loops it is relaxed over. For a loop
+bound to a thread, TVM's NeedRelax decides by the producer's storage rank alone (global 0,
+shared 1, warp 2, local 3) against the thread's rank (blockIdx 0; threadIdx, vthread 1):
+relaxed when storage rank <= thread rank (warp: threadIdx.x only). So a ``shared`` stage
+covers all threads of its block, a ``local`` one a single thread. Exact mode applies the same
+rule with the thread variables as ISL parameters (kept or projected out).
+
+Worked sizes are asserted in both modes; the TVM tests ported here are those of
+test_te_schedule_bound_inference.py and test_te_schedule_ops.py that use thread axes.
+"""
+import warnings
+
+import islpy as isl
+import pytest
+
+import tepad
+from tepad import TepadError, te, tir
+from tepad.bound import infer_bound
+from tepad.bound.interval import BoundContext
+from tepad.tir.stmt_functor import post_order_visit
+
+MODES = pytest.mark.parametrize("exact", [False, True], ids=["interval", "exact"])
+
+
+def bounds(s, exact):
+    s2 = s.normalize()
+    return s2, infer_bound(s2, exact=exact)
+
+
+def extents(bm, t):
+    return [bm[iv].extent.value if isinstance(bm[iv].extent, tir.IntImm) else bm[iv].extent
+            for iv in t.op.axis]
+
+
+def realize(s, exact):
+    """``{stage name: (realize extents, storage scope)}`` of ScheduleOps' output."""
+    s2, bm = bounds(s, exact)
+    stmt = te.schedule.ScheduleOps(s2, bm)
+    out = {}
+
+    def visit(n):
+        if isinstance(n, tir.ProducerRealize):
+            out[n.producer.op.name] = (tuple(int(r.extent) for r in n.bounds), n.storage_scope)
+    post_order_visit(stmt, visit)
+    return out
+
+
+def nodes(func, cls):
+    out = []
+    post_order_visit(func.body, lambda n: out.append(n) if isinstance(n, cls) else None)
+    return out
+
+
+def free_names(e):
+    out = set()
+    post_order_visit(e, lambda n: out.add(n.name) if isinstance(n, tir.Var) else None)
+    return out
+
+
+# --- the rule -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("scope,tag,relaxed", [
+    ("global", "blockIdx.x", True), ("global", "threadIdx.x", True), ("global", "vthread", True),
+    ("shared", "blockIdx.x", False), ("shared", "threadIdx.x", True),
+    ("shared", "threadIdx.z", True), ("shared", "vthread", True),
+    ("warp", "blockIdx.x", False), ("warp", "threadIdx.x", True),
+    ("warp", "threadIdx.y", False), ("warp", "vthread", False),
+    ("local", "blockIdx.y", False), ("local", "threadIdx.x", False), ("local", "vthread", False),
+])
+def test_need_relax_by_storage_and_thread_rank(scope, tag, relaxed):
+    A = te.placeholder((8,), name="A")
+    B = te.compute((8,), lambda i: A[i] + 1.0, name="B")
+    C = te.compute((8,), lambda i: B[i] * 2.0, name="C")
+    s = te.create_schedule(C.op)
+    s[B].set_scope(scope)
+    s[C].bind(C.op.axis[0], te.thread_axis(tag))
+    ctx = BoundContext(s)
+    rank = ctx.storage_rank(s[B])
+    # a thread loop is relaxed by its tag, wherever it sits relative to the attach point
+    for found in (False, True):
+        assert ctx.need_relax(C.op.axis[0], found, rank) is relaxed
+    # a plain loop: relaxed exactly when it does not enclose the stage
+    assert ctx.need_relax(B.op.axis[0], False, rank) and \
+        not ctx.need_relax(B.op.axis[0], True, rank)
+
+
+def test_default_scope_follows_the_attach_path():
+    """No scope set: global at the root, shared under block loops only, local under a thread
+    loop (TVM's InferStorageScope)."""
+    A = te.placeholder((64,), name="A")
+    B = te.compute((64,), lambda i: A[i] + 1.0, name="B")
+    C = te.compute((64,), lambda i: B[i] * 2.0, name="C")
+    ranks = {}
+    for at in ("root", "bx", "tx"):
+        s = te.create_schedule(C.op)
+        bx, tx = s[C].split(C.op.axis[0], factor=16)
+        s[C].bind(bx, te.thread_axis("blockIdx.x"))
+        s[C].bind(tx, te.thread_axis("threadIdx.x"))
+        if at != "root":
+            s[B].compute_at(s[C], bx if at == "bx" else tx)
+        ranks[at] = BoundContext(s).storage_rank(s[B])
+        # and the region that follows: all 64 at the root, the block's 16, one per thread
+        assert realize(s, False)["B"][0] == {"root": (64,), "bx": (16,), "tx": (1,)}[at]
+    assert ranks == {"root": 0, "bx": 1, "tx": 3}
+
+
+# --- TVM's bound inference tests with threads -------------------------------------------------
+
+def _bound3(scope):
+    m, n = te.var("m"), te.var("n")
+    A = te.placeholder((m, n), name="A")
+    A1 = te.compute((m, n), lambda i, j: A[i, j], name="A1")
+    A2 = te.compute((m, n), lambda i, j: A1[i, j] + 3, name="A2")
+    s = te.create_schedule(A2.op)
+    if scope is not None:
+        s[A1].set_scope(scope)
+    xo, xi = s[A2].split(A2.op.axis[0], 32)
+    xi0, xi1 = s[A2].split(xi, nparts=16)
+    s[A2].bind(xi0, te.thread_axis("threadIdx.x"))
+    yo, yi = s[A2].split(A2.op.axis[1], 16)
+    s[A2].reorder(xo, xi0, yo, xi1, yi)
+    s[A1].compute_at(s[A2], yo)
+    return s, A1
+
+
+@MODES
+@pytest.mark.parametrize("scope,rows", [("shared", 32), ("global", 32), ("warp", 32),
+                                        ("local", 2), (None, 2)])
+def test_stage_inside_a_thread_loop_covers_the_threads_its_storage_is_shared_by(
+        exact, scope, rows):
+    """TVM's test_bound3: A1 at A2's column tile, inside a threadIdx.x loop of 16 threads
+    that each take 2 of 32 rows. Shared (and global, and warp: threadIdx.x) storage holds the
+    rows of all 16 threads; local storage (also the default inside a thread loop) holds
+    one thread's 2 rows, starting at 2 * threadIdx.x."""
+    s, A1 = _bound3(scope)
+    _, bm = bounds(s, exact)
+    assert extents(bm, A1) == [rows, 16]
+    assert ("threadIdx.x" in free_names(bm[A1.op.axis[0]].min)) is (rows == 2)
+
+
+@MODES
+@pytest.mark.parametrize("scope,rows", [("warp", 16), ("shared", 32)])
+def test_warp_storage_relaxes_threadIdx_x_only(exact, scope, rows):
+    """TVM's test_bound_warp: rows split 32 = threadIdx.y (2) x threadIdx.x (16). Warp memory
+    is shared by the threads of a warp (threadIdx.x) only: 16 rows; shared memory by all: 32."""
+    m, n = te.var("m"), te.var("n")
+    A = te.placeholder((m, n), name="A")
+    A1 = te.compute((m, n), lambda i, j: A[i, j], name="A1")
+    A2 = te.compute((m, n), lambda i, j: A1[i, j] + 3, name="A2")
+    s = te.create_schedule(A2.op)
+    s[A1].set_scope(scope)
+    xo, xi = s[A2].split(A2.op.axis[0], 32)
+    xi0, xi1 = s[A2].split(xi, factor=16)
+    tx = te.thread_axis("threadIdx.x")
+    s[A2].bind(xi1, tx)
+    s[A2].bind(xi0, te.thread_axis("threadIdx.y"))
+    s[A1].compute_at(s[A2], A2.op.axis[1])
+    _, xi = s[A1].split(s[A1].op.axis[0], factor=16)
+    s[A1].bind(xi, tx)
+    _, bm = bounds(s, exact)
+    assert extents(bm, A1)[0] == rows
+
+
+@MODES
+def test_nested_thread_stages(exact):
+    """TVM's test_bound_nest_thread: at A3's threadIdx.x loop, the local A1 holds the one
+    element of its thread, the shared A2 the 32 of the block (its own loop bound to the same
+    threadIdx.x)."""
+    m = te.var("m")
+    A = te.placeholder((m,), name="A")
+    A1 = te.compute((m,), lambda i: A[i], name="A1")
+    A2 = te.compute((m,), lambda i: A1[i] + 2, name="A2")
+    A3 = te.compute((m,), lambda i: A2[i] + 3, name="A3")
+    s = te.create_schedule(A3.op)
+    s[A2].set_scope("shared")
+    s[A1].set_scope("local")
+    block_x, thread_x = te.thread_axis("blockIdx.x"), te.thread_axis("threadIdx.x")
+    bx, tx = s[A3].split(A3.op.axis[0], factor=32)
+    s[A3].bind(bx, block_x)
+    s[A3].bind(tx, thread_x)
+    s[A2].compute_at(s[A3], tx)
+    _, xi = s[A2].split(A2.op.axis[0], nparts=1)
+    s[A2].bind(xi, thread_x)
+    s[A1].compute_at(s[A3], tx)
+    _, bm = bounds(s, exact)
+    assert extents(bm, A1) == [1]
+    assert extents(bm, A2) == [32]
+    assert tir.structural_equal(bm[A3.op.axis[0]].extent, m)
+
+
+def _gemm(n=1024, scale=8, num_thread=8):
+    """TVM's test_gemm_bound schedule (also test_gemm in its GPU tests)."""
+    A = te.placeholder((n, n), name="A")
+    B = te.placeholder((n, n), name="B")
+    k = te.reduce_axis((0, n), name="k")
+    C = te.compute((n, n), lambda ii, jj: te.sum(A[ii, k] * B[jj, k], axis=k), name="CC")
+    s = te.create_schedule(C.op)
+    block_factor = scale * num_thread
+    block_x, thread_x = te.thread_axis("blockIdx.x"), te.thread_axis("threadIdx.x")
+    block_y, thread_y = te.thread_axis("blockIdx.y"), te.thread_axis("threadIdx.y")
+    CC = s.cache_write(C, "local")
+    AA = s.cache_read(A, "shared", [CC])
+    BB = s.cache_read(B, "shared", [CC])
+    by, yi = s[C].split(C.op.axis[0], factor=block_factor)
+    bx, xi = s[C].split(C.op.axis[1], factor=block_factor)
+    s[C].reorder(by, bx, yi, xi)
+    s[C].bind(by, block_y)
+    s[C].bind(bx, block_x)
+    ty, yi = s[C].split(yi, nparts=num_thread)
+    tx, xi = s[C].split(xi, nparts=num_thread)
+    s[C].reorder(ty, tx, yi, xi)
+    s[C].bind(ty, thread_y)
+    s[C].bind(tx, thread_x)
+    yo, xo = CC.op.axis
+    s[CC].reorder(k, yo, xo)
+    s[CC].compute_at(s[C], tx)
+    s[AA].compute_at(s[CC], k)
+    s[BB].compute_at(s[CC], k)
+    for T in (AA, BB):
+        ty, xi = s[T].split(s[T].op.axis[0], nparts=num_thread)
+        tx, xi = s[T].split(xi, nparts=num_thread)
+        s[T].bind(ty, thread_y)
+        s[T].bind(tx, thread_x)
+    return s, (A, B, C), AA, BB, CC
+
+
+@MODES
+def test_gemm_shared_and_local_tiles(exact):
+    """TVM's test_gemm_bound: the shared tiles at CC's k loop cover the block's 64 rows
+    (8 threadIdx.y x 8 rows each) and one k; the local accumulator one thread's 8 x 8."""
+    s, args, AA, BB, CC = _gemm()
+    _, bm = bounds(s, exact)
+    assert extents(bm, AA) == [64, 1]
+    assert extents(bm, BB) == [64, 1]
+    assert extents(bm, CC) == [8, 8]
+    sizes = realize(s, exact)
+    assert sizes["A.shared"] == ((64, 1), "shared")
+    assert sizes["CC.local"] == ((8, 8), "local")
+    assert exact is False or bm.exact_fallbacks == []
+
+
+def _local_stage_predicate(thread_tag, scope):
+    A = te.placeholder((1, 3, 2), name="A")
+    B = te.compute((1, 3, 2), lambda i, j, k: A[i, j, k], name="B")
+    C = te.compute((1, 3, 2), lambda i, j, k: B[i, j, k], name="C")
+    s = te.create_schedule(C.op)
+    s[B].compute_at(s[C], s[C].op.axis[0])
+    s[B].set_scope(scope)
+    _, bni = s[B].split(s[B].op.axis[1], 3)
+    s[C].bind(s[C].op.axis[0], te.thread_axis("blockIdx.x"))
+    s[C].bind(s[C].op.axis[1], thread_tag)
+    s[B].bind(bni, thread_tag)
+    return s, [A, C], B
+
+
+@MODES
+@pytest.mark.parametrize("tag,scope,rows", [("threadIdx.x", "local", 1), ("vthread", "local", 1),
+                                            ("blockIdx.y", "shared", 1),
+                                            ("threadIdx.x", "shared", 3)])
+def test_stage_private_to_a_thread_needs_no_guard(exact, tag, scope, rows):
+    """TVM's test_local_stage_predicate: B's loop and C's loop share one thread axis; a local
+    B under threadIdx/vthread (or a shared B under blockIdx) is one row per thread and its
+    loop takes the range's min, so nothing is guarded."""
+    s, args, B = _local_stage_predicate(te.thread_axis(tag), scope)
+    assert realize(s, exact)["B"][0] == (1, rows, 2)
+    func = tepad.lower(s, args, exact_bounds=exact)["main"]
+    assert not nodes(func, tir.IfThenElse)
+
+
+@MODES
+def test_local_cache_of_a_shared_stage_at_the_block_loop(exact):
+    """TVM's test_local_stage_predicate2: the local AA at the block loop serves one thread's
+    reads of B (B at C's second loop, B's inner loop on the same threadIdx.x): per thread the
+    elements tx, tx+32, tx+64, tx+96 -- a 97-element box starting at threadIdx.x (interval
+    and exact agree on the box; exact adds a predicate for the 4 points), no guard."""
+    A = te.placeholder((128,), name="A")
+    B = te.compute((128,), lambda bi: A[bi] + 1, name="B")
+    C = te.compute((128,), lambda ci: B[ci] + 2, name="C")
+    s = te.create_schedule(C.op)
+    AA = s.cache_read(A, "local", [B])
+    s[B].set_scope("shared")
+    block_x = te.thread_axis("blockIdx.x")
+    thread_x = te.thread_axis((0, 32), "threadIdx.x")
+    oc, ic = s[C].split(s[C].op.axis[0], factor=64)
+    ooc, ioc = s[C].split(oc, factor=2)
+    oic, iic = s[C].split(ic, factor=32)
+    s[C].bind(ooc, block_x)
+    s[C].bind(iic, thread_x)
+    s[B].compute_at(s[C], ioc)
+    ob, ib = s[B].split(s[B].op.axis[0], factor=32)
+    s[B].bind(ib, thread_x)
+    s[AA].compute_at(s[C], ooc)
+    _, iaa = s[AA].split(s[AA].op.axis[0], factor=32)
+    s[AA].bind(iaa, thread_x)
+    _, bm = bounds(s, exact)
+    assert extents(bm, AA) == [97] and free_names(bm[AA.op.axis[0]].min) == {"threadIdx.x"}
+    assert extents(bm, B) == [64]
+    func = tepad.lower(s, [A, C], exact_bounds=exact)["main"]
+    assert not nodes(func, tir.IfThenElse)
+    assert [tuple(int(e) for e in a.extents) for a in nodes(func, tir.Allocate)
+            if a.annotations.get("scope") == "local" or "local" in a.buffer_var.name] \
+        == [(97,)]
+    if exact:
+        r = bm.exact_regions[AA.op]
+        pts = _points(r, {"threadIdx.x": 5, "blockIdx.x": 0, "ci.outer.outer": 0})
+        assert pts == [(5,), (37,), (69,), (101,)]
+
+
+# --- worked examples (docs/inferbound.md, "Threads") ----------------------------------------
+
+def _matmul_tile(scope, at, n=64):
+    A = te.placeholder((n, n), name="A")
+    B = te.placeholder((n, n), name="B")
+    k = te.reduce_axis((0, n), name="k")
+    C = te.compute((n, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
+    s = te.create_schedule(C.op)
+    AS = s.cache_read(A, scope, [C])
+    bi, ti = s[C].split(C.op.axis[0], factor=16)
+    bj, tj = s[C].split(C.op.axis[1], factor=16)
+    s[C].reorder(bi, bj, ti, tj)
+    s[C].bind(bi, te.thread_axis("blockIdx.y"))
+    s[C].bind(bj, te.thread_axis("blockIdx.x"))
+    s[C].bind(ti, te.thread_axis("threadIdx.y"))
+    s[C].bind(tj, te.thread_axis("threadIdx.x"))
+    s[AS].compute_at(s[C], {"block": bj, "thread": tj}[at])
+    return s, (A, B, C), AS
+
+
+@MODES
+@pytest.mark.parametrize("scope,at,shape,mins", [
+    ("shared", "block", (16, 64), {"blockIdx.y"}),
+    ("shared", "thread", (16, 64), {"blockIdx.y"}),
+    ("local", "block", (1, 64), {"blockIdx.y", "threadIdx.y"}),
+    ("local", "thread", (1, 64), {"blockIdx.y", "threadIdx.y"}),
+    ("global", "block", (64, 64), set()),
+])
+def test_matmul_row_tile_by_scope(exact, scope, at, shape, mins):
+    """C = A x B in 16 x 16 blocks, one thread per element. A's cache at C's block loop or
+    thread loop: shared holds the block's 16 rows (whatever its attach point), local the
+    thread's row (at the block loop too: the copy is per thread, at row
+    16 * blockIdx.y + threadIdx.y), global every row (it is shared by the blocks)."""
+    s, _, AS = _matmul_tile(scope, at)
+    assert realize(s, exact)[AS.op.name] == (shape, scope)
+    _, bm = bounds(s, exact)
+    assert free_names(bm[AS.op.axis[0]].min) == mins
+
+
+def _vthread_gemm(n=256, scale=8, num_thread=8):
+    """TVM's GPU gemm (topi/recipe/gemm): 64 x 64 blocks, 2 x 2 virtual threads of 8 x 8
+    threads, each computing a 4 x 4 tile; A, B staged in shared memory per 8-wide k step and
+    in registers per k."""
+    A = te.placeholder((n, n), name="A")
+    B = te.placeholder((n, n), name="B")
+    k = te.reduce_axis((0, n), name="k")
+    C = te.compute((n, n), lambda i, j: te.sum(A[k, i] * B[k, j], axis=k), name="C")
+    s = te.create_schedule(C.op)
+    AA, BB = s.cache_read(A, "shared", [C]), s.cache_read(B, "shared", [C])
+    AL, BL = s.cache_read(AA, "local", [C]), s.cache_read(BB, "local", [C])
+    CC = s.cache_write(C, "local")
+    bf = scale * num_thread
+    thread_x, thread_y = te.thread_axis("threadIdx.x"), te.thread_axis("threadIdx.y")
+    by, yi = s[C].split(C.op.axis[0], factor=bf)
+    bx, xi = s[C].split(C.op.axis[1], factor=bf)
+    s[C].bind(by, te.thread_axis("blockIdx.y"))
+    s[C].bind(bx, te.thread_axis("blockIdx.x"))
+    s[C].reorder(by, bx, yi, xi)
+    tyz, yi = s[C].split(yi, nparts=2)
+    ty, yi = s[C].split(yi, nparts=num_thread)
+    txz, xi = s[C].split(xi, nparts=2)
+    tx, xi = s[C].split(xi, nparts=num_thread)
+    s[C].bind(tyz, te.thread_axis("vthread", name="vy"))
+    s[C].bind(txz, te.thread_axis("vthread", name="vx"))
+    s[C].bind(ty, thread_y)
+    s[C].bind(tx, thread_x)
+    s[C].reorder(by, bx, tyz, txz, ty, tx, yi, xi)
+    s[CC].compute_at(s[C], tx)
+    yo, xo = CC.op.axis
+    ko, ki = s[CC].split(k, factor=8)
+    kt, ki = s[CC].split(ki, factor=1)
+    s[CC].reorder(ko, kt, ki, yo, xo)
+    s[AA].compute_at(s[CC], ko)
+    s[BB].compute_at(s[CC], ko)
+    s[AL].compute_at(s[CC], kt)
+    s[BL].compute_at(s[CC], kt)
+    for T in (AA, BB):
+        f = s[T].fuse(*s[T].op.axis)
+        ty2, r = s[T].split(f, nparts=num_thread)
+        tx2, _ = s[T].split(r, nparts=num_thread)
+        s[T].bind(ty2, thread_y)
+        s[T].bind(tx2, thread_x)
+    return s, (A, B, C)
+
+
+@MODES
+def test_vthread_gemm_tiles(exact):
+    """Shared tiles cover the virtual threads too (vthread has threadIdx's rank): 8 k x 64
+    columns per block; the local accumulator and register tiles are per virtual thread:
+    4 x 4, and 1 x 4."""
+    s, _ = _vthread_gemm()
+    sizes = realize(s, exact)
+    assert sizes["A.shared"] == ((8, 64), "shared")
+    assert sizes["B.shared"] == ((8, 64), "shared")
+    assert sizes["A.shared.local"] == ((1, 4), "local")
+    assert sizes["C.local"] == ((4, 4), "local")
+    _, bm = bounds(s, exact)
+    assert exact is False or bm.exact_fallbacks == []
+
+
+@MODES
+def test_local_cache_write_relayout_under_threads(exact):
+    """A local cache_write in a relayout schedule (TVM's test_schedule_cache_relayout2: split
+    rows by 4, columns outside the 4 rows) with the row blocks on blockIdx and the columns on
+    threadIdx: at the thread loop the cache holds that thread's 4 rows of one column; at the
+    block loop, still one thread's (local storage is private), and as shared the block's."""
+    for scope, at, shape in (("local", "y", (4, 1)), ("local", "xo", (4, 1)),
+                             ("shared", "xo", (4, 32))):
+        A = te.placeholder((32, 32), name="A")
+        C = te.compute(A.shape, lambda i, j: A[i, j] * 2.0, name="C")
+        s = te.create_schedule(C.op)
+        CC = s.cache_write(C, scope)
+        x, y = s[C].op.axis
+        xo, xi = s[C].split(x, factor=4)
+        s[C].reorder(xo, y, xi)
+        s[C].bind(xo, te.thread_axis("blockIdx.x"))
+        s[C].bind(y, te.thread_axis("threadIdx.x"))
+        s[CC].compute_at(s[C], {"y": y, "xo": xo}[at])
+        assert realize(s, exact)[CC.op.name] == (shape, scope), (scope, at)
+
+
+# --- exact mode ---------------------------------------------------------------------------------
+
+def _points(region, values):
+    """The points of an exact region with its parameters fixed: ``values`` maps a tir name
+    (a thread tag's var such as ``blockIdx.x``, or a loop var) to its value; loop vars bound
+    to a thread take the thread's value when not given."""
+    r = region
+    for k in range(r.dim(isl.dim_type.param)):
+        name = r.get_dim_name(isl.dim_type.param, k)
+        base = name.rsplit("_", 1)[0].replace("_", ".")
+        hit = [v for key, v in values.items() if base == key or base.startswith(key)]
+        assert hit, f"no value for parameter {name}"
+        r = r.fix_val(isl.dim_type.param, k, isl.Val.int_from_si(r.get_ctx(), hit[0]))
+    r = r.project_out(isl.dim_type.param, 0, r.dim(isl.dim_type.param))
+    pts = []
+    r.foreach_point(lambda p: pts.append(tuple(
+        p.get_coordinate_val(isl.dim_type.set, d).to_python() for d in range(r.dim(
+            isl.dim_type.set)))))
+    return sorted(pts)
+
+
+def _fused_block(scope="shared"):
+    """C (8 x 48) with its two axes fused and split into blocks of 64 threads; A's cache at
+    the block loop. A block's 64 elements span two rows, but not whole rows."""
+    A = te.placeholder((8, 48), name="A")
+    C = te.compute((8, 48), lambda i, j: A[i, j] * 2.0, name="C")
+    s = te.create_schedule(C.op)
+    AS = s.cache_read(A, scope, [C])
+    f = s[C].fuse(*C.op.axis)
+    bx, tx = s[C].split(f, factor=64)
+    s[C].bind(bx, te.thread_axis("blockIdx.x"))
+    s[C].bind(tx, te.thread_axis("threadIdx.x"))
+    s[AS].compute_at(s[C], bx)
+    return s, (A, C), AS
+
+
+def test_exact_shared_tile_is_the_union_over_the_threads_of_the_block():
+    """Interval mode caches 2 whole rows (96 elements) per block; exact mode's region is the
+    64 elements the block's threads read -- checked against the reads enumerated here, for
+    every block -- and its box (also 2 x 48) gets a predicate, so 64 are computed."""
+    s, _, AS = _fused_block()
+    _, bi = bounds(s, False)
+    _, be = bounds(s, True)
+    assert extents(bi, AS) == [2, 48] and AS.op not in bi.predicates
+    assert extents(be, AS) == [2, 48] and len(be.predicates[AS.op]) == 1
+    assert be.exact_fallbacks == []
+    for b in range(6):
+        reads = sorted({(f // 48, f % 48) for f in range(64 * b, 64 * b + 64)})
+        assert _points(be.exact_regions[AS.op], {"blockIdx.x": b, "i.j.fused.outer": b}) \
+            == reads
+
+
+def test_exact_local_tile_is_one_thread_at_the_block_loop():
+    """A local cache at the block loop, one element per thread: exact mode keeps threadIdx.x
+    as a parameter (not relaxed) and the region is the thread's single element."""
+    s, _, AS = _fused_block("local")
+    _, be = bounds(s, True)
+    assert extents(be, AS) == [1, 1]
+    for b, t in ((0, 0), (2, 37), (5, 63)):
+        f = 64 * b + t
+        assert _points(be.exact_regions[AS.op],
+                       {"blockIdx.x": b, "i.j.fused.outer": b, "threadIdx.x": t}) \
+            == [(f // 48, f % 48)]
+
+
+@pytest.mark.parametrize("make", [
+    lambda: _gemm(n=256)[0], lambda: _vthread_gemm()[0], lambda: _fused_block()[0],
+    lambda: _fused_block("local")[0], lambda: _bound3("shared")[0], lambda: _bound3("local")[0],
+    lambda: _matmul_tile("shared", "block")[0], lambda: _matmul_tile("local", "block")[0],
+], ids=["gemm", "vthread_gemm", "fused_shared", "fused_local", "bound3_shared",
+        "bound3_local", "tile_shared", "tile_local"])
+def test_exact_is_never_looser_than_interval_with_threads(make):
+    """Every stage's box in exact mode fits in interval mode's (constant extents compared),
+    and exact mode needed no interval fallback."""
+    s = make()
+    s2, bi = bounds(s, False)
+    be = infer_bound(s2, exact=True)
+    assert be.exact_fallbacks == []
+    for st in s2.stages:
+        if not hasattr(st.op, "axis") or st.is_output:
+            continue
+        for iv in st.op.axis:
+            ei, ee = bi[iv].extent, be[iv].extent
+            if isinstance(ei, tir.IntImm) and isinstance(ee, tir.IntImm):
+                assert ee.value <= ei.value, (st.name, iv.name)
+
+
+# --- bind mistakes ------------------------------------------------------------------------------
+
+def _chain():
+    A = te.placeholder((64,), name="A")
+    B = te.compute((64,), lambda i: A[i] + 1.0, name="B")
+    return A, B, te.create_schedule(B.op)
+
+
+def test_split_or_fuse_of_a_bound_axis_is_refused():
+    """TVM accepts the split and silently drops the binding (the bound axis is no longer a
+    loop); tepad refuses it at the call."""
+    A, B, s = _chain()
+    s[B].bind(B.op.axis[0], te.thread_axis("threadIdx.x"))
+    with pytest.raises(TepadError, match=r"stage B: split of i, which is bound to threadIdx.x"):
+        s[B].split(B.op.axis[0], factor=4)
+    A = te.placeholder((8, 8), name="A")
+    C = te.compute((8, 8), lambda i, j: A[i, j], name="C")
+    s = te.create_schedule(C.op)
+    s[C].bind(C.op.axis[1], te.thread_axis("threadIdx.x"))
+    with pytest.raises(TepadError, match=r"stage C: fuse of j, which is bound to threadIdx.x"):
+        s[C].fuse(*C.op.axis)
+
+
+def test_bind_of_a_split_axis_is_refused():
+    A, B, s = _chain()
+    xo, xi = s[B].split(B.op.axis[0], factor=4)
+    with pytest.raises(TepadError, match=r"stage B: bind on i, which is no longer a leaf"):
+        s[B].bind(B.op.axis[0], te.thread_axis("threadIdx.x"))
+    s[B].bind(xi, te.thread_axis("threadIdx.x"))     # the pieces can be bound
+
+
+def test_bind_to_an_unknown_thread_tag_is_refused():
+    A, B, s = _chain()
+    with pytest.raises(TepadError, match=r"stage B: bind\(i, ...\) to a thread axis tagged "
+                                         r"'threadIdx.w'; valid tags are blockIdx"):
+        s[B].bind(B.op.axis[0], te.thread_axis("threadIdx.w"))
+
+
+def test_rebinding_warns_and_rebinds():
+    """TVM warns and keeps the new binding."""
+    A, B, s = _chain()
+    s[B].bind(B.op.axis[0], te.thread_axis("threadIdx.x"))
+    with pytest.warns(UserWarning, match=r"stage B: axis i was bound to threadIdx.x .* now "
+                                         r"bound to blockIdx.x"):
+        s[B].bind(B.op.axis[0], te.thread_axis("blockIdx.x"))
+    assert s[B].iter_var_attrs[B.op.axis[0]].bind_thread.thread_tag == "blockIdx.x"
+    t = te.thread_axis("threadIdx.y")
+    with pytest.warns(UserWarning):
+        s[B].bind(B.op.axis[0], t)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        s[B].bind(B.op.axis[0], t)                   # the same thread axis again: silent
+
+
+def test_bind_of_a_scan_time_axis_is_refused_but_a_reduce_axis_is_bound():
+    m, n = 4, 8
+    X = te.placeholder((m, n), name="X")
+    state = te.placeholder((m, n), name="state")
+    init = te.compute((1, n), lambda _, i: X[0, i], name="init")
+    update = te.compute((m, n), lambda t, i: state[t - 1, i] + X[t, i], name="update")
+    scan = te.scan(init, update, state, [X], name="scan")
+    s = te.create_schedule(scan.op)
+    time = s[scan].leaf_iter_vars[0] if s[scan].leaf_iter_vars else scan.op.scan_axis
+    with pytest.raises(TepadError, match="stage scan"):
+        s[scan].bind(time, te.thread_axis("threadIdx.x"))
+    # a reduction axis may be bound (cross-thread reduction, TVM's test_lower_rfactor)
+    A = te.placeholder((16, 32), name="A")
+    k = te.reduce_axis((0, 32), name="k")
+    R = te.compute((16,), lambda i: te.sum(A[i, k], axis=k), name="R")
+    s = te.create_schedule(R.op)
+    s[R].bind(k, te.thread_axis("threadIdx.x"))
+    s[R].bind(R.op.axis[0], te.thread_axis("blockIdx.x"))
+    tepad.lower(s, [A, R])
