@@ -393,7 +393,8 @@ class Stage:
         tag must be one TVM knows (``blockIdx.{x,y,z}``, ``threadIdx.{x,y,z}``, ``vthread``,
         ``cthread``, ``pipeline``; TVM only fails on an unknown tag later, tepad here).
         Binding an axis again to another thread axis rebinds it with a warning (TVM's
-        behaviour). A bound axis cannot be split or fused afterwards (see ``split``)."""
+        behaviour). Splitting or fusing a bound axis afterwards is a TepadError (TVM accepts it
+        and silently drops the binding)."""
         self._check_compute("bind")
         self._leaf_index(iv, "bind")
         if not isinstance(thread_iv, IterVar) or thread_iv.iter_type != IterVarType.ThreadIndex:
