@@ -827,3 +827,24 @@ def test_random_gpu_regions_are_exactly_the_reads(data):
         for bm in (bi, be):
             box = [(_eval(bm[iv].min, env), _eval(bm[iv].extent, env)) for iv in AS.op.axis]
             assert all(lo <= p[d] < lo + ext for p in pts for d, (lo, ext) in enumerate(box))
+
+
+@pytest.mark.parametrize("scope,at,computed,nbytes", [
+    ("shared", "block", 72, 72), ("local", "thread", 192, 12), ("local", "block", 192, 12),
+    ("global", "block", 264, 264)])
+def test_explain_counts_one_copy_per_private_thread(scope, at, computed, nbytes):
+    """``explain``: a 3-point stencil over 64 points in 4 blocks of 16 threads. The shared tile
+    is computed once per block (4 x 18); a local copy once per thread (64 x 3), also when it
+    is computed at the block loop; a global one at the block loop is all 66 elements, in each
+    of the 4 blocks."""
+    A = te.placeholder((66,), "float32", name="A")
+    B = te.compute((64,), lambda i: A[i] + A[i + 1] + A[i + 2], name="B")
+    s = te.create_schedule(B.op)
+    AS = s.cache_read(A, scope, [B])
+    bx, tx = s[B].split(B.op.axis[0], factor=16)
+    s[B].bind(bx, te.thread_axis("blockIdx.x"))
+    s[B].bind(tx, te.thread_axis("threadIdx.x"))
+    s[AS].compute_at(s[B], bx if at == "block" else tx)
+    row = next(r for r in tepad.bound.explain(s).stages if r.name == AS.op.name)
+    assert (row.computed_interval, row.computed_exact) == (computed, computed)
+    assert (row.bytes_interval, row.bytes_exact, row.needed) == (nbytes, nbytes, 66)
