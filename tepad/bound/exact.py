@@ -70,7 +70,7 @@ from ..tir.expr import IntImm, Mul, ProducerLoad, Range, Var, cast, logical_and
 from ..tir.functor import post_order_visit, substitute
 from .interval import (BoundContext, BoundMap, consumer_request, finalize_ranges,
                        infer_bound_interval, infer_root_bound, storage_rank, thread_rank)
-from .message_passing import pass_down_domain
+from .message_passing import bind_thread_ranges, pass_down_domain
 
 log = logging.getLogger("tepad.bound.exact")
 
@@ -687,6 +687,7 @@ def infer_bound_exact(s):
         for iv in op.root_iter_vars:
             ana.bind(iv.var, rmap[iv])
         pass_down_domain(stage, rmap, ana)
+        bind_thread_ranges(stage, rmap, ana)
     return finalize_ranges(rmap, ana)
 
 

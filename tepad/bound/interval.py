@@ -28,7 +28,7 @@ from ..tir.expr import IntImm, Max, Min, ProducerLoad, Range, cast
 from ..tir.op import all as all_expr, max as max_expr, min as min_expr
 from ..tir.functor import collect_vars, post_order_visit
 from .attach_path import attach_path
-from .message_passing import pass_down_domain, pass_up_domain
+from .message_passing import bind_thread_ranges, pass_down_domain, pass_up_domain
 from .scan_bound import scan_gather_bound, scan_prop_bound_to_inputs
 from .tensor_compute import prop_region_bounds
 from ..tensor.tensor_intrin import TensorComputeOp
@@ -371,6 +371,7 @@ def infer_bound_interval(s) -> BoundMap:
         for iv in stage.op.root_iter_vars:
             ana.bind(iv.var, rmap[iv])
         pass_down_domain(stage, rmap, ana)
+        bind_thread_ranges(stage, rmap, ana)
     return finalize_ranges(rmap, ana)
 
 

@@ -848,3 +848,45 @@ def test_explain_counts_one_copy_per_private_thread(scope, at, computed, nbytes)
     row = next(r for r in tepad.bound.explain(s).stages if r.name == AS.op.name)
     assert (row.computed_interval, row.computed_exact) == (computed, computed)
     assert (row.bytes_interval, row.bytes_exact, row.needed) == (nbytes, nbytes, 66)
+
+
+# --- thread axes' own ranges (the end of TVM's PassDownDomain) -----------------------------
+
+@MODES
+def test_split_for_the_thread_count_keeps_its_extent(exact):
+    """A local stage of one row per thread, split by the 3 threads of its consumer: the piece
+    bound to threadIdx.x keeps extent 3 (TVM does not tighten a piece a thread binding derives
+    from), so every launch of threadIdx.x in the kernel has extent 3."""
+    s, args, B = _local_stage_predicate(te.thread_axis("threadIdx.x"), "local")
+    s2, bm = bounds(s, exact)
+    inner = s2[B].leaf_iter_vars[-2]
+    assert bm[inner].extent.value == 3
+    func = tepad.lower(s, args, exact_bounds=exact)["main"]
+    ext = {int(a.value) for a in nodes(func, tir.AttrStmt)
+           if a.attr_key == "thread_extent" and a.node.thread_tag == "threadIdx.x"}
+    assert ext == {3}
+    # an unbound split is still tightened to its parent
+    A = te.placeholder((2,), name="A")
+    C = te.compute((2,), lambda i: A[i] + 1.0, name="C")
+    s = te.create_schedule(C.op)
+    _, xi = s[C].split(C.op.axis[0], factor=8)
+    _, bm = bounds(s, exact)
+    assert bm[xi].extent.value == 2
+
+
+@MODES
+def test_one_thread_axis_bound_to_two_extents_is_refused(exact):
+    A = te.placeholder((64,), name="A")
+    B = te.compute((64,), lambda i: A[i] + 1.0, name="B")
+    C = te.compute((64,), lambda i: B[i] * 2.0, name="C")
+    s = te.create_schedule(C.op)
+    tx = te.thread_axis("threadIdx.x")
+    bx, ci = s[C].split(C.op.axis[0], factor=16)
+    s[C].bind(bx, te.thread_axis("blockIdx.x"))
+    s[C].bind(ci, tx)
+    _, bi = s[B].split(B.op.axis[0], factor=8)
+    s[B].bind(bi, tx)
+    with pytest.raises(TepadError, match=r"stage (B|C): axis \S+ is bound to threadIdx.x "
+                                         r"\(threadIdx.x\) with extent (8|16), but another "
+                                         r"loop bound to the same thread axis has extent"):
+        tepad.lower(s, [A, C], exact_bounds=exact)
