@@ -307,7 +307,7 @@ class Exact:
         for st in s.stages:
             for iv in st.all_iter_vars:
                 self.iter_names.add(self.names.name(iv.var))
-        # thread bindings: leaf IterVar -> thread IterVar, and thread var name -> extent
+        # thread bindings: leaf IterVar -> the thread IterVar it is bound to
         self.bind = {}
         for st in s.stages:
             for iv, attr in st.iter_var_attrs.items():
@@ -498,7 +498,6 @@ class _StageDomain:
             else:
                 raise NotAffine(f"stage {self.stage.name}: relation {rel!r} has no exact "
                                 "encoding")
-
 
     def add_thread_values(self):
         """The value of each thread-bound leaf in the generated code (TVM's MakeLoopNest):

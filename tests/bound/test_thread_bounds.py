@@ -10,6 +10,7 @@ rule with the thread variables as ISL parameters (kept or projected out).
 Worked sizes are asserted in both modes; the TVM tests ported here are those of
 test_te_schedule_bound_inference.py and test_te_schedule_ops.py that use thread axes.
 """
+import itertools
 import warnings
 
 import islpy as isl
@@ -507,17 +508,14 @@ def test_exact_is_never_looser_than_interval_with_threads(make):
     s = make()
     s2, bi = bounds(s, False)
     be = infer_bound(s2, exact=True)
-    # a known ISL limitation of exact mode (also without threads: max_val of a rational
-    # extent, e.g. a fused 2 x 11 loop split by 6) makes it fall back to intervals for the
-    # stage; the boxes are still checked then
-    assert all("isl_pw_aff_max_val" in f.reason for f in be.exact_fallbacks)
-    for st in s2.stages:
-        if not hasattr(st.op, "axis") or st.is_output:
+    assert be.exact_fallbacks == []
+    for stage in s2.stages:
+        if not hasattr(stage.op, "axis") or stage.is_output:
             continue
-        for iv in st.op.axis:
+        for iv in stage.op.axis:
             ei, ee = bi[iv].extent, be[iv].extent
             if isinstance(ei, tir.IntImm) and isinstance(ee, tir.IntImm):
-                assert ee.value <= ei.value, (st.name, iv.name)
+                assert ee.value <= ei.value, (stage.name, iv.name)
 
 
 # --- bind mistakes ------------------------------------------------------------------------------
@@ -770,7 +768,6 @@ def test_random_gpu_regions_are_exactly_the_reads(data):
     """Per value of the loops and threads a region is a function of (the attach path's loops
     not relaxed, the threads not relaxed), enumerate what the consumer reads by running its
     loop nest here; exact mode's region must be that set, interval mode's box must hold it."""
-    import itertools
     s, args, AS, scope, at, binds, reads = _gpu_case(data)
     s2, bi = bounds(s, False)
     be = infer_bound(s2, exact=True)
