@@ -131,6 +131,18 @@ def _min_of_pieces(pa, ctx_set):
     return isl.PwAff.val_on_domain(isl.Set.universe(pa.domain().get_space()), low)
 
 
+def pw_max_val(pa, ctx_set):
+    """The largest value of the parameter-only PwAff ``pa`` under ``ctx_set`` (an isl Val,
+    infinity when unbounded). ``isl_pw_aff_max_val`` refuses pieces with integer divisions
+    (a fused loop's region); the maximum is then taken over the graph ``{ [v] : v = pa }``."""
+    pa = pa.intersect_params(ctx_set)
+    try:
+        return pa.max_val()
+    except isl.Error:
+        graph = params_to_dims(isl.Set.from_pw_aff(pa))
+        return graph.dim_max_val(graph.dim(dt.set) - 1)
+
+
 def _tir_size(e) -> int:
     n = [0]
     post_order_visit(e, lambda _: n.__setitem__(0, n[0] + 1))
@@ -858,7 +870,7 @@ def _dim_bounds(ex, region, d, iv, ctx_set, absn, tile, interval_map):
                                interval_map)
         tile = True
     if tile:
-        mv = plus_constant(hi - lo, 1).intersect_params(ctx_set).max_val()
+        mv = pw_max_val(plus_constant(hi - lo, 1), ctx_set)
         if mv.is_int():
             k = mv.to_python()
             return lo, plus_constant(lo, k - 1), k

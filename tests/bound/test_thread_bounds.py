@@ -14,6 +14,7 @@ import itertools
 import warnings
 
 import islpy as isl
+import numpy as np
 from hypothesis import HealthCheck, given, settings, strategies as st
 import pytest
 
@@ -771,10 +772,7 @@ def test_random_gpu_regions_are_exactly_the_reads(data):
     s, args, AS, scope, at, binds, reads = _gpu_case(data)
     s2, bi = bounds(s, False)
     be = infer_bound(s2, exact=True)
-    # a known ISL limitation of exact mode (also without threads: max_val of a rational
-    # extent, e.g. a fused 2 x 11 loop split by 6) makes it fall back to intervals for the
-    # stage; the boxes are still checked then
-    assert all("isl_pw_aff_max_val" in f.reason for f in be.exact_fallbacks)
+    assert be.exact_fallbacks == []
     st_c = s2[args[1]]
     leaves = list(st_c.leaf_iter_vars)
     tags = {leaves[k]: binds[iv] for k, iv in enumerate(s[args[1]].leaf_iter_vars)
@@ -812,8 +810,7 @@ def test_random_gpu_regions_are_exactly_the_reads(data):
         tvars[b.var.name] = b.var
     for key, pts in groups.items():
         values = dict(key)
-        if not be.exact_fallbacks:
-            assert _points(be.exact_regions[AS.op], values) == sorted(pts), (key, str(s2[AS]))
+        assert _points(be.exact_regions[AS.op], values) == sorted(pts), (key, str(s2[AS]))
         env = {}
         for iv in leaves:
             if iv.var.name in values:
@@ -887,3 +884,32 @@ def test_one_thread_axis_bound_to_two_extents_is_refused(exact):
                                          r"\(threadIdx.x\) with extent (8|16), but another "
                                          r"loop bound to the same thread axis has extent"):
         tepad.lower(s, [A, C], exact_bounds=exact)
+
+
+def test_exact_fused_region_with_floor_divisions_needs_no_fallback():
+    """A 2 x 11 loop fused and split by 6, A's cache at the outer loop: the region's extent is
+    a piecewise quasi-affine function (floor divisions) whose maximum isl_pw_aff_max_val
+    refuses; exact mode takes it over the function's graph instead of falling back."""
+    for bind in (False, True):
+        A = te.placeholder((4, 14), name="A")
+        C = te.compute((2, 11), lambda i, j: A[i, j] * 2.0, name="C")
+        s = te.create_schedule(C.op)
+        AS = s.cache_read(A, "shared", [C])
+        bx, tx = s[C].split(s[C].fuse(*C.op.axis), factor=6)
+        if bind:
+            s[C].bind(bx, te.thread_axis("blockIdx.x"))
+            s[C].bind(tx, te.thread_axis("threadIdx.x"))
+        s[AS].compute_at(s[C], bx)
+        _, be = bounds(s, True)
+        assert be.exact_fallbacks == []
+        assert extents(be, AS) == [2, 11]
+        for b in range(4):
+            vals = {"i.j.fused.outer": b, "blockIdx.x": b}
+            reads = sorted({(f // 11, f % 11) for f in range(6 * b, min(6 * b + 6, 22))})
+            assert _points(be.exact_regions[AS.op],
+                           {k: v for k, v in vals.items() if bind or k != "blockIdx.x"}) == reads
+        if not bind:                    # on the CPU: the values, in exact mode
+            a = np.arange(56, dtype="float32").reshape(4, 14)
+            out = np.zeros((2, 11), "float32")
+            tepad.build(tepad.lower(s, [A, C], exact_bounds=True))(a, out)
+            np.testing.assert_allclose(out, a[:2, :11] * 2.0)
