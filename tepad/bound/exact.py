@@ -602,7 +602,8 @@ def request_region(ex: Exact, stage, consumers, apath, fallback_dim, fallbacks,
 
 def _kept_names(ex, stage, apath):
     """``(keep, relax_outer)``: the ISL names the region of ``stage`` stays a function of --
-    its attach-path loop vars, the thread vars it is not relaxed over, the shape vars -- and
+    its unbound attach-path loop vars, the thread vars it is not relaxed over, the shape
+    vars -- and
     whether some attach-path loop is relaxed (a thread loop of a rank the stage's storage is
     shared by: a ``shared`` stage at a block loop covers every ``threadIdx`` of the block).
 
@@ -614,10 +615,12 @@ def _kept_names(ex, stage, apath):
     keep = set(ex.shape_vars)
     relax_outer = False
     for iv in apath:
-        if iv in ex.bind and ctx.need_relax(iv, True, rank):
-            relax_outer = True
-        else:
+        if iv not in ex.bind:
             keep.add(ex.names.name(iv.var))
+        elif ctx.need_relax(iv, True, rank):
+            relax_outer = True
+        # a bound loop that is not relaxed is kept as its thread variable (below): the
+        # generated code has no loop variable for it
     for iv, b in ex.bind.items():
         if not ctx.need_relax(iv, True, rank):
             keep.add(ex.names.name(b.var))

@@ -171,9 +171,13 @@ def consumer_request(ctx, stage, consumer, rmap, ana, tmap):
             f"{consumer.name} is not inside that loop; compute {stage.name} at a loop that "
             f"encloses every consumer (or at root)")
     pass_up_domain(consumer, rmap, up, ana)
+    roots = {iv: up[iv].cover_range(iv.dom) if iv in up else iv.dom
+             for iv in consumer.op.root_iter_vars}
+    if ctx.bind_map:
+        _relax_free_threads(ctx, roots.values(), scope_rank, rmap, relax)
     dom = {}
     for iv in consumer.op.root_iter_vars:
-        r = up[iv].cover_range(iv.dom) if iv in up else iv.dom
+        r = roots[iv]
         if relax:
             lo = ana.int_set(r.min, relax).min()
             hi = ana.int_set(r.min + r.extent - 1, relax).max()
@@ -203,6 +207,22 @@ def consumer_request(ctx, stage, consumer, rmap, ana, tmap):
                 tmap[t][k].extend(sets)
             else:
                 tmap[t][k].append(sets)
+
+
+def _relax_free_threads(ctx, ranges, scope_rank, rmap, relax):
+    """Add to ``relax`` the thread variables the stage is relaxed over that the consumer's
+    ranges use although no loop of the consumer binds them: a consumer whose own region is
+    per thread (a ``local`` stage at a block loop starts at ``threadIdx_x``). TVM relaxes
+    only the consumer's loops and leaves such a variable free, which gives a ``shared``
+    producer a per-thread region that the threads of a block overwrite in each other's
+    place; exact mode projects it out, and so does this (over the thread's range)."""
+    used = set()
+    for r in ranges:
+        used |= collect_vars(r.min + r.extent)
+    for iv, b in ctx.bind_map.items():
+        if b.var in used and b.var not in relax and b in rmap and \
+                ctx.need_relax(iv, True, scope_rank):
+            relax[b.var] = IntSet.from_range(rmap[b])
 
 
 def whole_tensor_request(op, tmap):

@@ -716,6 +716,13 @@ def _relaxed(scope, tag):
 
 
 def _gpu_case(data):
+    """A random GPU schedule of ``C[i, j] = A[..] + A[..]`` (strided, offset reads): C tiled
+    on blocks and threads, fused, or with serial loops around and inside a thread loop; A
+    cached in a random scope at a random loop of C, and sometimes a local copy of that cache
+    at a loop at or inside it (the shared tile + register tile pattern), the cache's own loop
+    then sometimes bound to C's threadIdx.x (cooperative fetching). Returns the schedule,
+    the tensors, the reads of one point of C, the bindings of C's leaves, and the caches as
+    ``(tensor, scope, index of C's leaf it is attached at or -1, direct reader of C?)``."""
     h = data.draw(st.integers(2, 9), "h")
     w = data.draw(st.integers(4, 33), "w")
     sa, da = data.draw(st.sampled_from([1, 2])), data.draw(st.integers(0, 2))
@@ -730,6 +737,8 @@ def _gpu_case(data):
     s = te.create_schedule(C.op)
     scope = data.draw(st.sampled_from(["shared", "local", "global", "warp"]), "scope")
     AS = s.cache_read(A, scope, [C])
+    two = scope in ("shared", "global") and data.draw(st.booleans(), "local copy")
+    AL = s.cache_read(AS, "local", [C]) if two else None
     kind = data.draw(st.sampled_from(["tile", "fused", "serial"]), "kind")
     i, j = C.op.axis
     if kind == "tile":
@@ -746,13 +755,27 @@ def _gpu_case(data):
         tx, _ = s[C].split(tj, nparts=data.draw(st.integers(1, 4)))
         s[C].reorder(bj, i, tx)
         binds = [(bj, "blockIdx.x"), (tx, "threadIdx.x")]
+    axes = {}
     for ax, tag in binds:
-        s[C].bind(ax, te.thread_axis(tag))
+        axes[tag] = te.thread_axis(tag)
+        s[C].bind(ax, axes[tag])
     leaves = list(s[C].leaf_iter_vars)
-    at = data.draw(st.integers(-1, len(leaves) - 1), "at")
+    at = data.draw(st.integers(-1 if not two else 0, len(leaves) - 1), "at")
     if at >= 0:
         s[AS].compute_at(s[C], leaves[at])
-    return s, (A, C), AS, scope, at, dict((ax, tag) for ax, tag in binds), reads
+    caches = [(AS, scope, at, not two)]
+    if two:
+        at2 = data.draw(st.integers(at, len(leaves) - 1), "at2")
+        s[AL].compute_at(s[C], leaves[at2])
+        caches.append((AL, "local", at2, True))
+        bound = dict(binds)
+        tx_pos = [k for k, iv in enumerate(leaves) if bound.get(iv) == "threadIdx.x"]
+        if all(at < k for k in tx_pos) and data.draw(st.booleans(), "cooperative"):
+            s2, bm = bounds(s.copy(), False)
+            ext = bm[s2[C].leaf_iter_vars[tx_pos[0]]].extent.value
+            fo, _ = s[AS].split(s[AS].op.axis[-1], nparts=ext)
+            s[AS].bind(fo, axes["threadIdx.x"])
+    return s, (A, C), reads, dict(binds), caches
 
 
 def _eval(e, env):
@@ -763,23 +786,15 @@ def _eval(e, env):
     return v.value
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
-@given(st.data())
-def test_random_gpu_regions_are_exactly_the_reads(data):
-    """Per value of the loops and threads a region is a function of (the attach path's loops
-    not relaxed, the threads not relaxed), enumerate what the consumer reads by running its
-    loop nest here; exact mode's region must be that set, interval mode's box must hold it."""
-    s, args, AS, scope, at, binds, reads = _gpu_case(data)
-    s2, bi = bounds(s, False)
-    be = infer_bound(s2, exact=True)
-    assert be.exact_fallbacks == []
-    st_c = s2[args[1]]
+def _reads_by_key(s2, bi, C, binds_by_pos, reads, scope, at):
+    """What C reads, enumerated by running C's loop nest: ``{key: set of A points}``, the key
+    the values of the loops and threads a cache of ``scope`` at C's leaf ``at`` is not
+    relaxed over (by the rule restated in ``_relaxed``)."""
+    st_c = s2[C]
     leaves = list(st_c.leaf_iter_vars)
-    tags = {leaves[k]: binds[iv] for k, iv in enumerate(s[args[1]].leaf_iter_vars)
-            if iv in binds}
     fixed = []                                 # (leaf, the name its value goes by)
     for k, iv in enumerate(leaves):
-        tag, on_path = tags.get(iv), 0 <= k <= at
+        tag, on_path = binds_by_pos.get(k), 0 <= k <= at
         if tag is not None and not _relaxed(scope, tag):
             fixed.append((iv, tag))
         if on_path and (tag is None or not _relaxed(scope, tag)):
@@ -801,26 +816,45 @@ def test_random_gpu_regions_are_exactly_the_reads(data):
         # that does not divide, the root past the shape)
         if any(not 0 <= val[iv] < _eval(bi[iv].extent, {}) for iv in val):
             continue
-        i, j = (val[iv] for iv in args[1].op.axis)
+        i, j = (val[iv] for iv in C.op.axis)
         key = tuple(sorted({(name, val[iv]) for iv, name in fixed}))
         groups.setdefault(key, set()).update(reads(i, j))
-    tvars = {}
-    for iv, b in ((iv, a.bind_thread) for iv, a in st_c.iter_var_attrs.items()
-                  if a.bind_thread is not None):
-        tvars[b.var.name] = b.var
-    for key, pts in groups.items():
-        values = dict(key)
-        assert _points(be.exact_regions[AS.op], values) == sorted(pts), (key, str(s2[AS]))
-        env = {}
-        for iv in leaves:
-            if iv.var.name in values:
-                env[iv.var] = values[iv.var.name]
-        for name, v in values.items():
-            if name in tvars:
-                env[tvars[name]] = v
-        for bm in (bi, be):
-            box = [(_eval(bm[iv].min, env), _eval(bm[iv].extent, env)) for iv in AS.op.axis]
-            assert all(lo <= p[d] < lo + ext for p in pts for d, (lo, ext) in enumerate(box))
+    return groups
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.data())
+def test_random_gpu_regions_are_exactly_the_reads(data):
+    """Per value of the loops and threads a region is a function of (the attach path's loops
+    not relaxed, the threads not relaxed), enumerate what C reads by running its loop nest
+    here. The region of a cache C reads must be that set in exact mode; a cache read through
+    a local copy must hold it (the copy may compute its box); interval boxes must hold it."""
+    s, (A, C), reads, binds, caches = _gpu_case(data)
+    s2, bi = bounds(s, False)
+    be = infer_bound(s2, exact=True)
+    assert be.exact_fallbacks == []
+    st_c = s2[C]
+    leaves = list(st_c.leaf_iter_vars)
+    by_pos = {k: binds[iv] for k, iv in enumerate(s[C].leaf_iter_vars) if iv in binds}
+    tvars = {a.bind_thread.var.name: a.bind_thread.var for a in st_c.iter_var_attrs.values()
+             if a.bind_thread is not None}
+    for T, scope, at, direct in caches:
+        for key, pts in _reads_by_key(s2, bi, C, by_pos, reads, scope, at).items():
+            values = dict(key)
+            got = _points(be.exact_regions[T.op], values)
+            if direct:
+                assert got == sorted(pts), (T.op.name, key)
+            else:
+                assert set(got) >= pts, (T.op.name, key)
+            env = {iv.var: values[iv.var.name] for iv in leaves if iv.var.name in values}
+            env.update({tvars[n]: v for n, v in values.items() if n in tvars})
+            for bm in (bi, be):
+                box = [(_eval(bm[iv].min, env), _eval(bm[iv].extent, env))
+                       for iv in T.op.axis]
+                assert all(lo <= p[d] < lo + ext for p in pts for d, (lo, ext) in
+                           enumerate(box)), (T.op.name, key)
+    for exact in (False, True):                # and both lower (no undefined loop variable)
+        tepad.lower(s, [A, C], exact_bounds=exact)
 
 
 @pytest.mark.parametrize("scope,at,computed,nbytes", [
