@@ -947,3 +947,25 @@ def test_exact_fused_region_with_floor_divisions_needs_no_fallback():
             out = np.zeros((2, 11), "float32")
             tepad.build(tepad.lower(s, [A, C], exact_bounds=True))(a, out)
             np.testing.assert_allclose(out, a[:2, :11] * 2.0)
+
+
+@MODES
+def test_shared_producer_of_a_per_thread_copy_covers_the_block(exact):
+    """A local copy at the block loop is per thread (it starts at 16 * blockIdx.x +
+    threadIdx.x, 3 elements). The shared cache it copies from, at the same loop, must hold
+    the block's 18 elements for all 16 threads: the thread variable the copy's range passes
+    on is relaxed (TVM leaves it free and gives the shared cache one thread's 3)."""
+    A = te.placeholder((66,), "float32", name="A")
+    B = te.compute((64,), lambda i: A[i] + A[i + 1] + A[i + 2], name="B")
+    s = te.create_schedule(B.op)
+    AS = s.cache_read(A, "shared", [B])
+    AL = s.cache_read(AS, "local", [B])
+    bx, tx = s[B].split(B.op.axis[0], factor=16)
+    s[B].bind(bx, te.thread_axis("blockIdx.x"))
+    s[B].bind(tx, te.thread_axis("threadIdx.x"))
+    s[AS].compute_at(s[B], bx)
+    s[AL].compute_at(s[B], bx)
+    _, bm = bounds(s, exact)
+    assert extents(bm, AL) == [3] and free_names(bm[AL.op.axis[0]].min) == {
+        "blockIdx.x", "threadIdx.x"}
+    assert extents(bm, AS) == [18] and free_names(bm[AS.op.axis[0]].min) == {"blockIdx.x"}
