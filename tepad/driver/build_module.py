@@ -16,20 +16,18 @@ from ..errors import TepadError
 from ..lower.deep_stack import deep_stack
 from ..lower.pipeline import Options, PassLog, lower, lower_for_codegen, schedule_to_module
 from ..lower.thread_binding import check_cpu_buildable
-from ..runtime import ArgInfo, Module
-from ..runtime.args import param_info
+from ..runtime import Module
 from ..runtime.multi import ModuleGroup
 from ..target import Target, as_target
 from ..schedule import Schedule
 from ..tir.function import PrimFunc
 from ..tir.module import IRModule
-from ..tir.functor import post_order_visit
-from ..tir.expr import BufferLoad, Call, Var
-from ..tir.stmt import BufferStore
+from .arg_info import arg_info_of
+from .build_emulated import build_emulated, emulation_requested, host_target
 
 
 def build(s_or_func, args=None, target=None, name="main", bounds_check=False,
-          checked=False, exact_bounds=False):
+          checked=False, exact_bounds=False, target_host=None):
     """A callable ``Module`` for a schedule (with ``args``: tensors, and scalar ``te.var``s
     passed as numbers), or an already lowered PrimFunc or one-function IRModule (what
     ``tepad.lower`` returns). Several functions (an IRModule holding more than one, a list of
@@ -37,7 +35,9 @@ def build(s_or_func, args=None, target=None, name="main", bounds_check=False,
     ``ModuleGroup``: ``mod["f1"]`` is each function's Module.
 
     ``target``: a ``tepad.target.Target`` or its string (``"llvm -mcpu=... -mattr=..."``);
-    default: the ``with Target(...)`` target, else the host CPU. Options of the current
+    default: the ``with Target(...)`` target, else the host CPU. ``"cuda"`` builds run
+    through the GPU emulator when ``TEPAD_CUDA=emulate`` (``tepad.driver.build_emulated``);
+    ``target_host`` (TVM's, for GPU builds) must be a CPU target. Options of the current
     ``tepad.transform.PassContext`` apply (disabled passes, ``tir.instrument_bound_checkers``).
 
     ``bounds_check=True`` guards every buffer access in the generated code: an index outside
@@ -56,6 +56,9 @@ def build(s_or_func, args=None, target=None, name="main", bounds_check=False,
         if name == "main":
             name = key
     tgt = as_target(target)
+    host_target(target_host)
+    if emulation_requested(tgt):
+        return build_emulated(s_or_func, args, name, tgt, bounds_check, checked, exact_bounds)
     if tgt.kind.name != "llvm":
         raise TepadError(f"target {str(tgt)!r}: tepad builds for 'llvm' (the CPU) only; "
                          f"{tgt.kind.name} code generation is not there yet")
@@ -155,36 +158,6 @@ def _cache_put(key, mod, keepalive):
         _cache[key] = (mod, keepalive)
         while len(_cache) > _CACHE_SIZE:
             _cache.popitem(last=False)
-
-
-def arg_info_of(func: PrimFunc) -> list:
-    """One ArgInfo per parameter: logical/physical shapes, pad value, written or not."""
-    written = set()
-
-    def visit(n):
-        if isinstance(n, BufferStore):
-            written.add(n.buffer.data)
-        elif isinstance(n, Call):
-            # memory handed to a call (an extern or packed function, an atomic through
-            # address_of) may be written by it
-            for a in n.args:
-                if isinstance(a, Var) and a.dtype == "handle":
-                    written.add(a)
-                elif n.op == "tir.address_of" and isinstance(a, BufferLoad):
-                    written.add(a.buffer.data)
-    post_order_visit(func.body, visit)
-    layouts = func.attrs.get("arg_layouts", {})
-    out = []
-    for k, p in enumerate(func.params):
-        buf = func.buffer_map.get(p)
-        if buf is None:
-            out.append(param_info(p))
-            continue
-        lay = layouts.get(p, {})
-        out.append(ArgInfo(buf.name, buf.dtype, tuple(lay.get("logical_shape", buf.shape)),
-                           tuple(buf.shape), tuple(buf.axis_separators),
-                           lay.get("pad_value"), p in written))
-    return out
 
 
 __all__ = ["build", "lower", "schedule_to_module", "arg_info_of"]

@@ -1,0 +1,157 @@
+"""GPU schedules without a GPU: ``tepad.build(s, args, target="cuda")`` under
+``TEPAD_CUDA=emulate``.
+
+The schedule is lowered exactly as for the GPU (``lower_for_codegen`` with
+``Options(target="cuda")``: launch attributes, shared/local scopes, barriers, cross-thread
+reductions through shared memory), then ``emulate_gpu_threads`` turns each kernel into CPU
+loops (blocks outermost and parallel, each block's threads as serial loops split into phases
+at the barriers), and the existing LLVM code generator compiles the result. The Module checks
+its arguments as a CPU module does and takes numpy arrays and NDArrays (host memory stands for
+the emulated device's). ``get_source()`` gives the PTX the NVPTX back end makes of the same
+function when that back end is there, else the emulated LLVM IR under a header saying so.
+docs/gpu.md says what the emulator checks and what it cannot.
+"""
+from __future__ import annotations
+
+import os
+
+from ..codegen import compile_kernel
+from ..errors import TepadError
+from ..lower.deep_stack import deep_stack
+from ..lower.passes.emulate_gpu_threads import emulate_gpu_threads
+from ..lower.passes.flatten_physical_axes import flatten_physical_axes
+from ..lower.passes.simplify import simplify
+from ..lower.pipeline import Options, PassLog, lower_for_codegen
+from ..runtime import Module
+from ..runtime.device import Device
+from ..target import Target, as_target
+from .arg_info import arg_info_of
+
+try:        # the NVPTX back end (gpu-nvptx); absent until it is merged
+    from ..codegen.nvptx import ptx_of
+except ImportError:                     # pragma: no cover - depends on the merge
+    ptx_of = None
+
+ENV = "TEPAD_CUDA"
+GPU_KINDS = ("cuda", "nvptx")
+
+
+def emulation_requested(tgt: Target) -> bool:
+    """Whether ``tgt`` is a CUDA target and ``TEPAD_CUDA=emulate`` is set (read now, not at
+    import)."""
+    return tgt.kind.name in GPU_KINDS and \
+        os.environ.get(ENV, "").strip().lower() == "emulate"
+
+
+def host_target(target_host) -> Target | None:
+    """TVM's ``target_host`` checked: None or a CPU (``llvm``) target."""
+    if target_host is None:
+        return None
+    t = as_target(target_host)
+    if t.kind.name != "llvm":
+        raise TepadError(f"target_host {str(t)!r}: the host code of a kernel runs on the CPU; "
+                         "use 'llvm' (or leave target_host out)")
+    return t
+
+
+@deep_stack
+def emulated_function(s_or_func, args=None, name="main", bounds_check=False, checked=False,
+                      exact_bounds=False, log=None):
+    """``(gpu_func, cpu_func)``: the lowered GPU function (what the GPU back ends take) and
+    the CPU function the emulator makes of it (ready for the LLVM code generator)."""
+    log = log if log is not None else PassLog()
+    opts = Options.from_context(checked=checked, bounds_check=bounds_check, target="cuda")
+    gpu = lower_for_codegen(s_or_func, args, name, opts, exact_bounds, log)
+    cpu = gpu
+    for label, fn in (("emulate_gpu_threads", emulate_gpu_threads),
+                      ("flatten_physical_axes", flatten_physical_axes),
+                      ("simplify", simplify)):
+        before = cpu
+        cpu = log.record(label, before, fn(before), 0.0)
+    return gpu, cpu
+
+
+def build_emulated(s_or_func, args, name, tgt: Target, bounds_check=False, checked=False,
+                   exact_bounds=False) -> "EmulatedModule":
+    """The Module ``tepad.build`` returns for a CUDA target under ``TEPAD_CUDA=emulate``."""
+    gpu, cpu = emulated_function(s_or_func, args, name, bounds_check, checked, exact_bounds)
+    return EmulatedModule(compile_kernel(cpu), arg_info_of(cpu), gpu, tgt)
+
+
+class EmulatedModule(Module):
+    """A CUDA module run by the CPU emulator: called as a CPU Module (numpy arrays or
+    NDArrays, on ``cpu`` or the emulated ``cuda`` device). ``gpu_func`` is the lowered GPU
+    function; ``imported_modules[0]`` stands for the device module (TVM's
+    ``mod.imported_modules[0].get_source()``)."""
+
+    def __init__(self, kernel, arg_info, gpu_func, target: Target):
+        super().__init__(kernel, arg_info)
+        self.gpu_func = gpu_func
+        self.target = target
+        self._source = None
+
+    @property
+    def type_key(self) -> str:
+        return "cuda"
+
+    @property
+    def imported_modules(self) -> list:
+        return [_DeviceModule(self)]
+
+    def get_source(self, fmt: str = "") -> str:
+        """The PTX of the kernel (``fmt`` "", "ptx", "cuda") when the NVPTX back end can make
+        it; otherwise the LLVM IR of the emulated kernel, after a comment saying so.
+        ``"ll"`` / ``"asm"``: the emulated CPU code."""
+        if fmt in ("ll", "llvm", "asm", "s"):
+            return super().get_source(fmt)
+        if fmt not in ("", "ptx", "cuda"):
+            raise TepadError(f"unknown source format {fmt!r}; use 'ptx', 'll' (the emulated "
+                             "CPU code) or 'asm'")
+        if self._source is None:
+            self._source = self._ptx_or_ll()
+        return self._source
+
+    def _ptx_or_ll(self) -> str:
+        why = "the NVPTX back end is not installed"
+        if ptx_of is not None:
+            try:
+                return ptx_of(self.gpu_func, self.target)
+            except TepadError as e:
+                why = f"the NVPTX back end could not make PTX: {e}"
+        return (f"; tepad GPU emulator (TEPAD_CUDA=emulate): no PTX, {why}.\n"
+                f"; What follows is the LLVM IR of kernel {self.name} emulated on the CPU.\n"
+                + self.ll)
+
+    def time_evaluator(self, func_name=None, dev=None, number=10, repeat=1, min_repeat_ms=0,
+                       **kwargs):
+        """As ``Module.time_evaluator``; the emulated cuda device times on the CPU (the
+        figures are the emulator's, not a GPU's)."""
+        if isinstance(dev, Device) and dev.device_type == Device.kDLCUDA:
+            dev = None
+        return super().time_evaluator(func_name, dev, number, repeat, min_repeat_ms, **kwargs)
+
+    def __repr__(self):
+        args = ", ".join(f"{a.name}: {a.dtype}" for a in self.arg_info)
+        return f"<tepad.runtime.Module {self.name}({args}) cuda, emulated on the CPU>"
+
+
+class _DeviceModule:
+    """The device part of an emulated CUDA module (TVM's imported cuda module)."""
+
+    def __init__(self, host: EmulatedModule):
+        self._host = host
+
+    @property
+    def type_key(self) -> str:
+        return "cuda"
+
+    @property
+    def imported_modules(self) -> list:
+        return []
+
+    def get_source(self, fmt: str = "") -> str:
+        return self._host.get_source(fmt)
+
+
+__all__ = ["build_emulated", "emulated_function", "emulation_requested", "host_target",
+           "EmulatedModule", "ENV"]
