@@ -134,3 +134,36 @@ def test_random_gpu_schedules_match_the_oracle(rows, cols, fx, fy, reduce, seed)
     b = np.zeros([int(d) for d in B.shape], "float32")
     mod(a, b)
     np.testing.assert_allclose(b, reference(B, {A: a}), rtol=1e-5, atol=1e-5)
+
+
+def test_saved_emulated_module_loads_back_as_a_cpu_library(tmp_path):
+    """TVM's get-started saves the cuda module's host object, links it and loads it back."""
+    n = te.var("n")
+    s, args = _vector_add(n)
+    fadd = tepad.build(s, args, target=tepad.target.Target(target="cuda", host="llvm"),
+                       name="myadd")
+    fadd.save(str(tmp_path / "myadd.o"))
+    tepad.contrib.cc.create_shared(str(tmp_path / "myadd.so"), [str(tmp_path / "myadd.o")])
+    fadd1 = tepad.runtime.load_module(str(tmp_path / "myadd.so"))
+    a = tepad.nd.array(np.random.rand(300).astype("float32"))
+    b = tepad.nd.array(np.random.rand(300).astype("float32"))
+    c = tepad.nd.array(np.zeros(300, "float32"))
+    fadd1(a, b, c)
+    np.testing.assert_allclose(c.numpy(), a.numpy() + b.numpy())
+
+
+def test_reduction_tutorial_rows_bound_to_threads():
+    n, m = te.var("n"), te.var("m")
+    A = te.placeholder((n, m), name="A")
+    k = te.reduce_axis((0, m), "k")
+    B = te.compute((n,), lambda i: te.sum(A[i, k], axis=k), name="B")
+    s = te.create_schedule(B.op)
+    ko, ki = s[B].split(B.op.reduce_axis[0], factor=16)
+    xo, xi = s[B].split(B.op.axis[0], factor=32)
+    s[B].bind(xo, te.thread_axis("blockIdx.x"))
+    s[B].bind(xi, te.thread_axis("threadIdx.x"))
+    mod = tepad.build(s, [A, B], "cuda")
+    a = np.random.uniform(size=(70, 45)).astype("float32")
+    b = np.zeros(70, "float32")
+    mod(a, b)
+    np.testing.assert_allclose(b, a.sum(axis=1), rtol=1e-4)
