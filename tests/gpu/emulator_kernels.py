@@ -1,6 +1,14 @@
 """Hand-built GPU kernels (the lowered form of docs/gpu.md: launch attributes, shared/local
-allocations, barriers) for the emulator tests."""
+allocations, barriers) for the emulator tests, and their ``emulate_cuda`` fixture."""
+import pytest
+
 from tepad import te, tir
+
+
+@pytest.fixture
+def emulate_cuda(monkeypatch):
+    """``TEPAD_CUDA=emulate`` for one test (modules import it and use it via pytestmark)."""
+    monkeypatch.setenv("TEPAD_CUDA", "emulate")
 
 SYNC = tir.Call("int32", "tir.tvm_storage_sync", [tir.StringImm("shared")])
 

@@ -8,9 +8,9 @@ from tepad import te, tir
 from tepad.driver.build_emulated import EmulatedModule
 from tepad.lower.passes.emulate_gpu_threads import emulate_gpu_threads
 
-from emulator_kernels import SYNC, func, launch
+from emulator_kernels import emulate_cuda, SYNC, func, launch
 
-pytestmark = pytest.mark.usefixtures("emulate_cuda")
+pytestmark = pytest.mark.usefixtures(emulate_cuda.__name__)
 
 
 def _kernel(name, body):

@@ -8,9 +8,9 @@ import tepad
 from tepad import tir
 from tepad.lower.passes.emulate_gpu_threads import emulate_gpu_threads, has_barrier
 
-from emulator_kernels import block_row_sum, neighbour_sum, tiled_matmul
+from emulator_kernels import emulate_cuda, block_row_sum, neighbour_sum, tiled_matmul
 
-pytestmark = pytest.mark.usefixtures("emulate_cuda")
+pytestmark = pytest.mark.usefixtures(emulate_cuda.__name__)
 
 
 def _loops(stmt):

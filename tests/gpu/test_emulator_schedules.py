@@ -9,7 +9,9 @@ from tepad import te
 from tepad.driver.build_emulated import EmulatedModule
 from tepad.testing.reference import reference
 
-pytestmark = pytest.mark.usefixtures("emulate_cuda")
+from emulator_kernels import emulate_cuda
+
+pytestmark = pytest.mark.usefixtures(emulate_cuda.__name__)
 
 
 def _vector_add(n, factor=64):
