@@ -327,7 +327,9 @@ class _Kernel:
             return S.Evaluate(0)
         if isinstance(s, S.SeqStmt):
             out, pending = [], []
-            for c in s.seq:
+            # nested sequences (an allocation taken out leaves its body's) as one: a phase
+            # ends at a barrier only
+            for c in _flat(s):
                 if is_barrier(c):
                     out.append(self.phase(S.seq(pending)))
                     pending = []
@@ -370,7 +372,7 @@ class _Kernel:
     def phase(self, s) -> S.Stmt:
         """Every thread runs ``s`` (no barrier in it): thread loops around the statements
         that read a thread index; the others once."""
-        stmts = list(s.seq) if isinstance(s, S.SeqStmt) else [s]
+        stmts = _flat(s) if isinstance(s, S.SeqStmt) else [s]
         out, run = [], []
         for c in stmts:
             if S.is_no_op(c):
@@ -470,6 +472,16 @@ class _Widen(Mutator):
             raise TepadError(f"kernel {self.kernel}: the local buffer {v.name} is passed as a "
                              "pointer and lives across a barrier; not emulated")
         return v
+
+
+def _flat(s) -> list:
+    out = []
+    for c in s.seq:
+        if isinstance(c, S.SeqStmt):
+            out.extend(_flat(c))
+        else:
+            out.append(c)
+    return out
 
 
 def _has_parallel(s) -> bool:
