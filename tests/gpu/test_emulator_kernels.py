@@ -8,7 +8,8 @@ import tepad
 from tepad import tir
 from tepad.lower.passes.emulate_gpu_threads import emulate_gpu_threads, has_barrier
 
-from emulator_kernels import emulate_cuda, block_row_sum, neighbour_sum, tiled_matmul
+from emulator_kernels import (SYNC, block_row_sum, emulate_cuda, func, launch, neighbour_sum,
+                              tiled_matmul)
 
 pytestmark = pytest.mark.usefixtures(emulate_cuda.__name__)
 
@@ -99,3 +100,21 @@ def test_function_without_launches_is_returned_unchanged():
     a[0] = tir.const(1.0, "float32")
     f = tir.PrimFunc([A], ib.get())
     assert emulate_gpu_threads(f) is f
+
+
+def test_shared_memory_overflow_is_caught_with_bounds_check():
+    """A shared tile one element too small: ``bounds_check=True`` names the buffer and the
+    thread index instead of writing past it."""
+    X = tir.decl_buffer((64,), "float32", "X")
+    ib = tir.ir_builder.create()
+    bx = launch(ib, "blockIdx.x", 2)
+    sh = ib.allocate("float32", 32, "sh", scope="shared")
+    tx = launch(ib, "threadIdx.x", 32)
+    x = ib.buffer_ptr(X)
+    sh[tx + 1] = x[bx * 32 + tx]
+    ib.emit(SYNC)
+    x[bx * 32 + tx] = sh[tx]
+    mod = tepad.build(func("shift", [X], ib), target="cuda", bounds_check=True)
+    with pytest.raises(tepad.TepadError, match=r"store of buffer sh at index threadIdx_x \+ 1 "
+                                                r"outside \[0, 32\)"):
+        mod(np.zeros(64, "float32"))
