@@ -30,7 +30,7 @@ def extern_pipeline(stage, consumer):
     for k in reversed(range(op.num_outputs)):
         t = op.output(k)
         bounds = [Range.from_min_extent(IntImm(0, d.dtype), d) for d in t.shape]
-        pipe = ProducerRealize(t, bounds, IntImm(1, "bool"), pipe, stage.scope or "global")
+        pipe = ProducerRealize(t, bounds, IntImm(1, "bool"), pipe, stage.scope or "")
     return pipe
 
 

@@ -42,6 +42,7 @@ from ..tir.verify import undefined_vars, verify_well_formed
 from .pass_context import PassContext
 from .passes.apply_buffer_transforms import PadPerMap, apply_buffer_transforms
 from .passes.check_assumes import check_assumes
+from .passes.default_storage_scope import default_storage_scope
 from .passes.flatten_physical_axes import flatten_physical_axes
 from .passes.hoist_expression import hoist_expression
 from .passes.inject_prefetch import inject_prefetch
@@ -53,8 +54,10 @@ from .passes.remove_store_undef import remove_store_undef
 from .scan_ops import scan_state_outputs
 from .passes.simplify import simplify
 from .passes.storage_flatten import storage_flatten
+from .passes.thread_sync import thread_sync
 from .passes.unroll_loop import unroll_config, unroll_loop
 from .passes.vectorize_loop import vectorize_loop
+from .passes.verify_gpu_code import verify_gpu_code
 from .deep_stack import deep_stack
 from .schedule_ops import schedule_ops
 from .to_primfunc import to_primfunc
@@ -67,14 +70,21 @@ BUILD = "build"
 PHASES = (LOWER, BUILD)
 
 # Targets whose memory is flat (one index per access); others keep one index per axis group.
-FLAT_MEMORY_TARGETS = ("llvm",)
+FLAT_MEMORY_TARGETS = ("llvm", "cuda", "nvptx")
+# Targets whose kernels run on a GPU thread grid (the GPU passes run for them).
+GPU_TARGETS = ("cuda", "nvptx")
+
+
+def _gpu(o) -> bool:
+    return o.target in GPU_TARGETS
 
 
 @dataclass(frozen=True)
 class Options:
     """What selects passes in PIPELINE. ``checked``: input padding promises (``tir.assume``)
     become runtime checks; ``bounds_check``: every buffer access is guarded; ``target``: the
-    code generator the result is for (a kind name); ``disabled``: names of optional passes
+    code generator the result is for (a kind name; ``target_text``: the whole target string,
+    whose device limits verify_gpu_code checks, default TVM's for the kind); ``disabled``: names of optional passes
     not to run (a ``PassContext``'s ``disabled_pass``); ``flatten``: the lower phase ends with
     storage_flatten, as TVM's lower does (False keeps the N-d function RFC 0077's opt-in
     passes work on; build flattens it then)."""
@@ -85,6 +95,7 @@ class Options:
     user_passes: tuple = ()
     flatten: bool = True
     unroll: tuple = ()      # the tir.UnrollLoop config as sorted (key, value) pairs
+    target_text: str = ""
 
     @staticmethod
     def from_context(ctx: PassContext | None = None, checked=False, bounds_check=False,
@@ -171,6 +182,8 @@ PIPELINE: tuple = (
          skip_if_unchanged=True),
     Pass(hoist_expression, BUILD, "what the lower phase did, for a function it did not "
          "flatten", optional=True, skip_if_unchanged=True),
+    Pass(default_storage_scope, BUILD, "GPU: an allocation with no scope is 'local' under "
+         "threadIdx, 'shared' under blockIdx only (TVM's StorageFlatten rule)", when=_gpu),
     Pass(lambda f, o: unroll_loop(f, **dict(o.unroll)), BUILD,
          "after simplify: unrolled extents must be constants; auto unrolling (pragma "
          "auto_unroll_max_step, tir.UnrollLoop config)", optional=True, name="unroll_loop",
@@ -182,6 +195,11 @@ PIPELINE: tuple = (
          when=lambda o: o.target in FLAT_MEMORY_TARGETS),
     Pass(simplify, BUILD, "fold the combined group indices", skip_if_unchanged=True,
          optional=True),
+    Pass(thread_sync, BUILD, "GPU: barriers before shared-memory reads of other threads' "
+         "writes (and writes after their reads)", when=_gpu),
+    Pass(lambda f, o: verify_gpu_code(f, o.target_text or o.target), BUILD,
+         "GPU: unbound loops, thread extents and shared memory within the device's limits",
+         when=_gpu, name="verify_gpu_code", with_options=True),
     Pass(instrument_bound_checks, BUILD, "every access checked before it happens",
          when=lambda o: o.bounds_check),
 )

@@ -81,7 +81,7 @@ def make_scan_pipeline(stage, rmap, consumer, ana):
     for k in reversed(range(op.num_outputs)):
         bounds = [rows] + [rmap[sp] for sp in op.spatial_axes_of(k)]
         body = ProducerRealize(op.output(k), bounds, IntImm(1, "bool"), body,
-                               stage.scope or "global")
+                               stage.scope or "")
     return body
 
 

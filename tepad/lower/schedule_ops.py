@@ -400,7 +400,7 @@ def build_realize(stage, rmap, body):
                                  tirop.call_intrin("handle", "tir.tvm_tuple", dim,
                                                    a.dim_align_factor, a.dim_align_offset),
                                  inner)
-        body = ProducerRealize(t, bounds, IntImm(1, "bool"), inner, stage.scope or "global")
+        body = ProducerRealize(t, bounds, IntImm(1, "bool"), inner, stage.scope or "")
     return body
 
 

@@ -6,13 +6,22 @@ A target is a kind plus options, written as TVM writes them::
     Target("llvm -mcpu=znver4 -mattr=+avx2,+fma")   # tune for a CPU, with these features
     with Target("llvm -mcpu=skylake"): ...          # Target.current() inside the block
 
-Only the ``llvm`` kind (the CPU; ``c`` and ``cpu`` are accepted as names for it) builds
-today. ``-mcpu`` picks the CPU LLVM tunes and schedules for; the instruction-set features are
+The ``llvm`` kind (the CPU; ``c`` and ``cpu`` are accepted as names for it) builds CPU
+kernels. ``cuda`` and ``nvptx`` (NVIDIA GPUs) carry the device limits GPU lowering checks,
+as TVM's Target exposes them::
+
+    Target("cuda -arch=sm_80")                      # arch default sm_90
+    t.max_num_threads, t.thread_warp_size, t.arch   # 1024, 32, "sm_80"
+    t.attrs["max_shared_memory_per_block"]          # 49152 bytes
+    tvm.target.cuda(model="h100", arch="sm_90")     # TVM's helper
+
+ ``-mcpu`` picks the CPU LLVM tunes and schedules for; the instruction-set features are
 the host's, changed by ``-mattr``, and a feature the host lacks is refused: the kernel runs in
 this process, so code for another machine would crash it.
 """
 from __future__ import annotations
 
+import re
 import shlex
 import threading
 
@@ -24,6 +33,13 @@ from . import codegen  # TVM's tvm.target.codegen
 _CPU_KINDS = {"llvm": "llvm", "c": "llvm", "cpu": "llvm"}
 _KNOWN_KINDS = set(_CPU_KINDS) | {"cuda", "nvptx", "rocm", "opencl", "vulkan", "metal"}
 _current = threading.local()
+_GPU_KINDS = ("cuda", "nvptx")
+
+# TVM's CUDA target-kind defaults (target_kind.cc), integers as TVM stores them
+_GPU_DEFAULTS = {"max_num_threads": 1024, "max_threads_per_block": 1024,
+                 "max_shared_memory_per_block": 49152, "thread_warp_size": 32,
+                 "registers_per_block": 65536}
+DEFAULT_CUDA_ARCH = "sm_90"
 
 
 _DEFAULT_KEYS = {"llvm": ["cpu"], "cuda": ["cuda", "gpu"], "nvptx": ["cuda", "gpu"],
@@ -82,8 +98,65 @@ class Target:
             else:
                 self.attrs[key] = value if eq else True
         self.attrs.setdefault("keys", _DEFAULT_KEYS.get(self.kind.name, [self.kind.name]))
+        if self.kind.name in _GPU_KINDS:
+            self._gpu_attrs(target)
         self.host = Target(host) if host is not None and not isinstance(host, Target) else host
         self._text = target.strip()
+
+    def _gpu_attrs(self, text):
+        """Fill and check the device limits of a ``cuda`` / ``nvptx`` target: ``arch``
+        (``sm_XX``; nvptx's ``-mcpu`` names it too), integer limits, TVM's defaults."""
+        arch = self.attrs.get("arch") or (self.attrs.get("mcpu") if self.kind.name == "nvptx"
+                                          else None) or DEFAULT_CUDA_ARCH
+        if not isinstance(arch, str) or not re.fullmatch(r"sm_\d+[a-z]?", arch):
+            raise TepadError(f"target {text!r}: -arch must name a compute capability such as "
+                             f"sm_80 or sm_90, got {arch!r}")
+        self.attrs["arch"] = arch
+        if self.kind.name == "nvptx":
+            self.attrs["mcpu"] = arch
+        for key, default in _GPU_DEFAULTS.items():
+            value = self.attrs.get(key, default)
+            value = None if value is True else value     # "-max_num_threads" with no value
+            try:
+                value = int(value)
+            except (TypeError, ValueError):
+                value = -1
+            if value <= 0:
+                raise TepadError(f"target {text!r}: -{key} must be a positive integer, got "
+                                 f"{self.attrs.get(key)!r}")
+            self.attrs[key] = value
+        self.attrs.setdefault("model", "unknown")
+
+    # --- GPU limits, as TVM's Target exposes them ---------------------------------------------
+    @property
+    def max_num_threads(self) -> int:
+        """Most threads in one block (TVM's ``Target.max_num_threads``; 1024 for cuda)."""
+        return int(self.attrs.get("max_num_threads", 1))
+
+    @property
+    def thread_warp_size(self) -> int:
+        return int(self.attrs.get("thread_warp_size", 1))
+
+    @property
+    def max_shared_memory_per_block(self) -> int:
+        return int(self.attrs.get("max_shared_memory_per_block", 0))
+
+    @property
+    def max_threads_per_block(self) -> int:
+        return int(self.attrs.get("max_threads_per_block", self.max_num_threads))
+
+    @property
+    def arch(self) -> str:
+        """The compute capability (``sm_90``) of a GPU target; ``""`` otherwise."""
+        return self.attrs.get("arch", "")
+
+    @property
+    def model(self) -> str:
+        return self.attrs.get("model", "unknown")
+
+    @property
+    def is_gpu(self) -> bool:
+        return self.kind.name in _GPU_KINDS
 
     # --- what the CPU code generator reads --------------------------------------------------
     @property
@@ -94,6 +167,8 @@ class Target:
 
     @property
     def mcpu(self) -> str:
+        if self.kind.name in _GPU_KINDS:
+            return self.attrs["arch"]
         return self.attrs.get("mcpu") or host_cpu_name()
 
     @property
@@ -159,4 +234,14 @@ def as_target(target) -> Target:
     return target if isinstance(target, Target) else Target(target)
 
 
-__all__ = ["Target", "TargetKind", "as_target", "host_cpu_name", "host_features"]
+def cuda(model="unknown", arch=None, options=None) -> Target:
+    """TVM's ``tvm.target.cuda``: a ``cuda`` Target for GPU ``model`` with compute capability
+    ``arch`` (default sm_90); ``options``: more ``-key=value`` words (a string or a list)."""
+    words = ["cuda", f"-model={model}", f"-arch={arch or DEFAULT_CUDA_ARCH}"]
+    if options:
+        words += options.split() if isinstance(options, str) else list(options)
+    return Target(" ".join(words))
+
+
+__all__ = ["Target", "TargetKind", "as_target", "cuda", "host_cpu_name", "host_features",
+           "DEFAULT_CUDA_ARCH"]

@@ -284,8 +284,9 @@ def is_call(e, name: str) -> bool:
 
 
 def call_intrin(dtype, op, *args):
-    """A Call of intrinsic ``op`` returning ``dtype``, with the arguments converted."""
-    return Call(dtype, op, [convert(a) for a in args])
+    """A Call of intrinsic ``op`` returning ``dtype``, with the arguments converted (a string
+    becomes a StringImm, as TVM's ``tvm_storage_sync("shared")`` takes it)."""
+    return Call(dtype, op, [a if isinstance(a, str) else convert(a) for a in args])
 
 
 def _extern_call(kind, dtype, name, args):

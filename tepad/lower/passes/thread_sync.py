@@ -1,0 +1,235 @@
+"""thread_sync: barriers for shared memory (TVM's ``ThreadSync("shared")``).
+
+Guarantees, inside every GPU kernel (the subtree of an outermost launch attribute):
+
+* before a statement that reads a ``shared`` allocation written since the last barrier by
+  other threads (RAW), and before one that writes a ``shared`` allocation read since the last
+  barrier by other threads (WAR), there is a barrier:
+  ``Evaluate(tir.tvm_storage_sync("shared"))``;
+* a loop's body is planned with what the end of its previous iteration left pending, so a
+  store at the top of a loop that overwrites what the last iteration read gets its barrier;
+* barriers are placed only where every thread of the block arrives: never inside a branch or
+  a loop whose condition or bounds depend on a thread index (or on memory); such a statement
+  is treated as one step and its barrier goes before it (hoisted out of the branch).
+
+Two accesses do not conflict (TVM's rule) when they touch the same index and that index
+uses the innermost thread index: the thread reads its own element. Thread variables of
+different launches of one tag count as the same index. Barriers already present (the
+allreduce lowering's) count. Functions without shared allocations are returned unchanged.
+"""
+from __future__ import annotations
+
+from ...tir.expr import Call, IntImm
+from ...tir.function import PrimFunc
+from ...tir.functor import Mutator, Visitor, collect_vars, substitute
+from ...tir.op import call_intrin
+from ...tir.stmt import Allocate, AttrStmt, Evaluate, For, IfThenElse, LetStmt, SeqStmt, seq
+from ...tir.structural import structural_equal
+from ..gpu_kernel import (allocation_scopes, canonical_thread_vars, is_launch, launch_tag,
+                          launch_var)
+
+SYNC_OP = "tir.tvm_storage_sync"
+
+
+def make_sync(scope: str = "shared"):
+    """The barrier statement ``tvm_storage_sync(scope)``."""
+    return Evaluate(call_intrin("int32", SYNC_OP, scope))
+
+
+def is_sync(s) -> bool:
+    return isinstance(s, Evaluate) and isinstance(s.value, Call) and s.value.op == SYNC_OP
+
+
+class _Access:
+    __slots__ = ("write", "var", "index", "thread")
+
+    def __init__(self, write, var, index, thread):
+        self.write, self.var, self.index, self.thread = write, var, index, thread
+
+
+def _conflict(a: _Access, b: _Access) -> bool:
+    if a.var is not b.var:
+        return False
+    if a.index is None or b.index is None:
+        return True
+    if len(a.index) != len(b.index):
+        return True
+    t = b.thread
+    for x, y in zip(a.index, b.index):
+        if not structural_equal(x, y):
+            return True
+        if t is None or t not in collect_vars(x):
+            return True
+    return False
+
+
+class _Collect(Visitor):
+    """Shared-memory accesses of one statement, thread vars canonical."""
+
+    def __init__(self, planner):
+        self.p = planner
+        self.out = []
+
+    def _index(self, indices):
+        return tuple(substitute(i, self.p.canon) for i in indices)
+
+    def visit_BufferLoad(self, x):
+        self.generic_visit(x)
+        if x.buffer.data in self.p.shared:
+            self.out.append(_Access(False, x.buffer.data, self._index(x.indices),
+                                    self.p.thread))
+
+    def visit_BufferStore(self, s):
+        self.generic_visit(s)
+        if s.buffer.data in self.p.shared:
+            self.out.append(_Access(True, s.buffer.data, self._index(s.indices),
+                                    self.p.thread))
+
+    def visit_Var(self, v):
+        # the pointer itself handed to a call: any element may be read or written
+        if v in self.p.shared:
+            self.out.append(_Access(False, v, None, None))
+            self.out.append(_Access(True, v, None, None))
+
+
+class _Planner:
+    def __init__(self, shared, kernel):
+        self.shared = shared
+        self.canon = canonical_thread_vars(kernel)
+        self.varying = set()              # thread indices and what is computed from them
+        self.thread = None                # innermost thread index (canonical) where we are
+
+    # -- uniformity: every thread of a block takes the same path
+    def uniform(self, *exprs) -> bool:
+        for e in exprs:
+            found = []
+
+            class _V(Visitor):
+                def visit_BufferLoad(self, x):
+                    found.append(x)
+
+            _V().visit(e)
+            if found or collect_vars(e) & self.varying:
+                return False
+        return True
+
+    def accesses(self, s):
+        c = _Collect(self)
+        c.visit(s)
+        return c.out
+
+    # -- planning: (statement with barriers, accesses pending after it)
+    def plan(self, s, pending):
+        if is_sync(s):
+            return s, []
+        if isinstance(s, SeqStmt):
+            out = []
+            for x in s.seq:
+                y, pending = self.plan(x, pending)
+                out.append(y)
+            if all(a is b for a, b in zip(out, s.seq)):
+                return s, pending
+            return seq(*out), pending
+        if isinstance(s, AttrStmt):
+            if is_launch(s):
+                saved = self.thread
+                if launch_tag(s).startswith("threadIdx"):
+                    v = launch_var(s)
+                    self.varying.add(v)
+                    self.thread = self.canon.get(v, v)
+                body, pending = self.plan(s.body, pending)
+                self.thread = saved
+            else:
+                body, pending = self.plan(s.body, pending)
+            return _rebuild(s, body), pending
+        if isinstance(s, Allocate):
+            body, pending = self.plan(s.body, pending)
+            return _rebuild(s, body), pending
+        if isinstance(s, LetStmt):
+            if not self.uniform(s.value):
+                self.varying.add(s.var)
+            body, pending = self.plan(s.body, pending)
+            return _rebuild(s, body), pending
+        if isinstance(s, For) and self.uniform(s.min, s.extent):
+            return self.plan_loop(s, pending)
+        if isinstance(s, IfThenElse) and self.uniform(s.condition):
+            then, p1 = self.plan(s.then_case, pending)
+            if s.else_case is None:
+                return _rebuild_if(s, then, None), _union(pending, p1)
+            other, p2 = self.plan(s.else_case, pending)
+            return _rebuild_if(s, then, other), _union(p1, p2)
+        return self.step(s, pending)
+
+    def step(self, s, pending):
+        """``s`` as one step: a barrier before it when it conflicts with ``pending``."""
+        acc = self.accesses(s)
+        if not acc:
+            return s, pending
+        if self._conflicts(pending, acc):
+            return seq(make_sync(), s), acc
+        return s, _union(pending, acc)
+
+    def plan_loop(self, s, pending):
+        # the previous iteration's leftovers join what is pending at the top of the body: plan
+        # once to learn them, then again with them (more pending only adds barriers, so the
+        # second plan's leftovers are covered by what it was planned with)
+        # a conflict with what came before the loop gets one barrier before the loop, not
+        # one in every iteration
+        before = self._conflicts(pending, self.accesses(s.body))
+        if before:
+            pending = []
+        _, end = self.plan(s.body, pending)
+        body, end = self.plan(s.body, _union(pending, end))
+        runs = isinstance(s.extent, IntImm) and s.extent.value > 0
+        loop = _rebuild(s, body)
+        return seq(make_sync(), loop) if before else loop, \
+            end if runs else _union(pending, end)
+
+    @staticmethod
+    def _conflicts(pending, acc) -> bool:
+        return any(_conflict(p, a) for a in acc for p in pending if p.write != a.write)
+
+
+def _union(a, b):
+    out = list(a)
+    ids = {id(x) for x in a}
+    out.extend(x for x in b if id(x) not in ids)
+    return out
+
+
+def _rebuild_if(s, then, other):
+    if then is s.then_case and other is s.else_case:
+        return s
+    return IfThenElse(s.condition, then, other)
+
+
+def _rebuild(s, body):
+    if body is s.body:
+        return s
+    vals = list(s.field_values())
+    vals[s._fields.index("body")] = body
+    return type(s)._make(*vals)
+
+
+class _Kernels(Mutator):
+    def __init__(self, shared):
+        self.shared = shared
+
+    def visit_AttrStmt(self, n):
+        if is_launch(n):
+            planner = _Planner(self.shared, n)
+            out, _ = planner.plan(n, [])
+            return out
+        return self.generic_visit(n)
+
+
+def thread_sync(func: PrimFunc) -> PrimFunc:
+    """``func`` with the shared-memory barriers the module describes."""
+    shared = {v for v, scope in allocation_scopes(func.body).items() if scope == "shared"}
+    if not shared:
+        return func
+    body = _Kernels(shared).visit(func.body)
+    return func if body is func.body else func.with_body(body)
+
+
+__all__ = ["thread_sync", "make_sync", "is_sync", "SYNC_OP"]
