@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 import tepad
-from tepad import te
+from tepad import te, tir
 from tepad.driver.build_emulated import EmulatedModule
 from tepad.testing.reference import reference
 
@@ -169,3 +169,25 @@ def test_reduction_tutorial_rows_bound_to_threads():
     b = np.zeros(70, "float32")
     mod(a, b)
     np.testing.assert_allclose(b, a.sum(axis=1), rtol=1e-4)
+
+
+def test_two_kernels_run_in_order_through_global_scratch():
+    """Two root stages bound separately are two launches; the second reads what every block
+    of the first wrote (reversed, so across blocks)."""
+    A = te.placeholder((100,), name="A")
+    B = te.compute((100,), lambda i: A[i] + 1, name="B")
+    C = te.compute((100,), lambda i: B[99 - i] * 2, name="C")
+    s = te.create_schedule(C.op)
+    for T in (B, C):
+        bx, tx = s[T].split(T.op.axis[0], factor=32)
+        s[T].bind(bx, te.thread_axis("blockIdx.x"))
+        s[T].bind(tx, te.thread_axis("threadIdx.x"))
+    mod = tepad.build(s, [A, C], "cuda")
+    a = np.random.rand(100).astype("float32")
+    c = np.zeros(100, "float32")
+    mod(a, c)
+    np.testing.assert_allclose(c, (a[::-1] + 1) * 2, rtol=1e-6)
+    blocks = []
+    tir.post_order_visit(mod.func.body, lambda n: blocks.append(n)
+                         if isinstance(n, tir.For) and n.kind == tir.ForKind.PARALLEL else None)
+    assert len(blocks) == 2
