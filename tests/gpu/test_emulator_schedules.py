@@ -191,3 +191,30 @@ def test_two_kernels_run_in_order_through_global_scratch():
     tir.post_order_visit(mod.func.body, lambda n: blocks.append(n)
                          if isinstance(n, tir.For) and n.kind == tir.ForKind.PARALLEL else None)
     assert len(blocks) == 2
+
+
+@pytest.mark.parametrize("transform_a", [False, True])
+@pytest.mark.parametrize("transform_b", [False, True])
+@pytest.mark.parametrize("cache_a", [False, True])
+@pytest.mark.parametrize("cache_b", [False, True])
+def test_transformed_layouts_with_shared_caches(transform_a, transform_b, cache_a, cache_b):
+    """TVM's TestTransformCache on a GPU target: shared cache_read / cache_write stages bound
+    to threadIdx.x / threadIdx.y, the output bound to threadIdx.z, layouts transformed."""
+    A = te.placeholder((16,), name="A")
+    B = te.compute(A.shape, lambda i: A[i], name="B")
+    s = te.create_schedule(B.op)
+    if cache_a:
+        AA = s.cache_read(A, "shared", [B])
+        s[AA].bind(AA.op.axis[0], te.thread_axis("threadIdx.x"))
+    if cache_b:
+        BB = s.cache_write(B, "shared")
+        s[BB].bind(BB.op.axis[0], te.thread_axis("threadIdx.y"))
+    if transform_a:
+        s[A].transform_layout(lambda i: [i // 4, i % 4])
+    axes = s[B].transform_layout(lambda i: [i // 4, i % 4]) if transform_b else B.op.axis
+    s[B].bind(axes[0], te.thread_axis("threadIdx.z"))
+    mod = tepad.build(s, [A, B], target="cuda")
+    a = np.random.uniform(0, 100, 16).astype("float32")
+    b = np.zeros((4, 4) if transform_b else 16, "float32")
+    mod(a.reshape(4, 4) if transform_a else a, b)
+    np.testing.assert_array_equal(b.reshape(-1), a)
