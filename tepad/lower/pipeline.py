@@ -45,9 +45,11 @@ from .passes.check_assumes import check_assumes
 from .passes.default_storage_scope import default_storage_scope
 from .passes.flatten_physical_axes import flatten_physical_axes
 from .passes.hoist_expression import hoist_expression
+from .passes.inject_virtual_thread import inject_virtual_thread
 from .passes.inject_prefetch import inject_prefetch
 from .passes.inject_rolling_buffer import inject_rolling_buffer
 from .passes.instrument_bound_checks import instrument_bound_checks
+from .passes.lower_thread_allreduce import lower_thread_allreduce
 from .passes.remove_assume import remove_assume
 from .passes.remove_skipped_regions import remove_skipped_regions
 from .passes.remove_store_undef import remove_store_undef
@@ -99,7 +101,7 @@ class Options:
 
     @staticmethod
     def from_context(ctx: PassContext | None = None, checked=False, bounds_check=False,
-                     target="llvm", flatten=True) -> "Options":
+                     target="llvm", flatten=True, target_text="") -> "Options":
         """The options of ``ctx`` (default: the current PassContext) merged with the
         arguments; a disabled pass that does not exist or that codegen needs is a
         TepadError."""
@@ -118,7 +120,7 @@ class Options:
                        ctx.bounds_check, target=target, disabled=disabled,
                        user_passes=ctx.user_passes, flatten=bool(flatten),
                        unroll=tuple(sorted(unroll_config(ctx.config.get("tir.UnrollLoop"))
-                                           .items())))
+                                           .items())), target_text=str(target_text or ""))
 
 
 def _always(opts: Options) -> bool:
@@ -184,6 +186,8 @@ PIPELINE: tuple = (
          "flatten", optional=True, skip_if_unchanged=True),
     Pass(default_storage_scope, BUILD, "GPU: an allocation with no scope is 'local' under "
          "threadIdx, 'shared' under blockIdx only (TVM's StorageFlatten rule)", when=_gpu),
+    Pass(inject_virtual_thread, BUILD, "GPU: vthread bindings -> per-vthread copies of "
+         "what they touch, unrolled where no loop is inside", when=_gpu),
     Pass(lambda f, o: unroll_loop(f, **dict(o.unroll)), BUILD,
          "after simplify: unrolled extents must be constants; auto unrolling (pragma "
          "auto_unroll_max_step, tir.UnrollLoop config)", optional=True, name="unroll_loop",
@@ -195,6 +199,8 @@ PIPELINE: tuple = (
          when=lambda o: o.target in FLAT_MEMORY_TARGETS),
     Pass(simplify, BUILD, "fold the combined group indices", skip_if_unchanged=True,
          optional=True),
+    Pass(lower_thread_allreduce, BUILD, "GPU: cross-thread reductions -> shared-memory "
+         "trees with their barriers", when=_gpu),
     Pass(thread_sync, BUILD, "GPU: barriers before shared-memory reads of other threads' "
          "writes (and writes after their reads)", when=_gpu),
     Pass(lambda f, o: verify_gpu_code(f, o.target_text or o.target), BUILD,

@@ -18,11 +18,12 @@ from ..tensor.scan import ScanOp
 from ..tensor.tensor import PlaceholderOp
 from .extern_ops import extern_pipeline
 from ..tir import op as tirop
-from ..tir.expr import IntImm, ProducerLoad, Var, convert
+from ..tir.buffer import Buffer
+from ..tir.expr import BufferLoad, Call, IntImm, ProducerLoad, Var, convert
 from ..tir.functor import Mutator, post_order_visit, substitute
 from ..tir.itervar import IterVarType
 from ..tir.reduce import Reduce
-from ..tir.stmt import (AttrStmt, For, ForKind, IfThenElse, LetStmt, ProducerRealize,
+from ..tir.stmt import (Allocate, AttrStmt, BufferStore, Evaluate, For, ForKind, IfThenElse, LetStmt, ProducerRealize,
                         ProducerStore, seq)
 from ..bound.message_passing import pass_up_bound_check, pass_up_index
 from .scan_ops import (alias_scan_state, inject_scan_step, make_scan_pipeline, scan_inits,
@@ -271,6 +272,9 @@ def build_provide(stage, rmap, ana):
     red = op.body[0]
     flag = _reduce_flags(stage)
     leaves = stage.leaf_iter_vars
+    if any(flag.get(iv, 0) & 2 and _thread_tag(stage, iv).startswith("threadIdx")
+           for iv in leaves):
+        return _cross_thread_reduction(stage, rmap, ana, nest, value, preds, vmap, flag)
     num_common = next((k for k, iv in enumerate(leaves) if flag.get(iv, 0) & 2), len(leaves))
     # init: loops over the data leaves that sit inside the first reduction loop
     init_skip = {iv for iv in leaves[num_common:] if flag.get(iv, 0) == 2}
@@ -304,6 +308,112 @@ def build_provide(stage, rmap, ana):
     inner.items = nest.items[split_at:]
     body = common.wrap(seq(init_stmt, inner.wrap(update)))
     return substitute(body, vmap)
+
+
+def _thread_tag(stage, iv) -> str:
+    attr = stage.iter_var_attrs.get(iv)
+    t = attr.bind_thread if attr is not None else None
+    return t.thread_tag if t is not None else ""
+
+
+THREAD_ALLREDUCE = "tir.tvm_thread_allreduce"
+REDUCE_SCOPE = "reduce_scope"
+
+
+def _leaf_groups(nest, leaves) -> dict:
+    """``{leaf IterVar: its nest items}`` (each leaf's items end at its loop_scope marker)."""
+    out, cur = {}, []
+    for item in nest.items:
+        cur.append(item)
+        if item[0] == "attr" and item[2] == LOOP_SCOPE:
+            out[item[1]] = cur
+            cur = []
+    return out
+
+
+def _cross_thread_reduction(stage, rmap, ana, nest, value, preds, vmap, flag):
+    """TVM's MakeCrossThreadReduction: a reduction with a reduce leaf bound to ``threadIdx``.
+
+    Every thread folds its share over the reduce leaves that are plain loops into a local
+    ``normal_reduce_temp`` (when there are such leaves), then one ``tvm_thread_allreduce``
+    call (under a ``reduce_scope`` attribute naming the combiner) combines the threads'
+    values into the local ``reduce_temp``: arguments ``(uint32 number of values, values...,
+    condition, result data vars..., reducing thread vars...)``; lower_thread_allreduce turns it
+    into a shared-memory tree. The output is stored by the thread whose reducing thread
+    indices are all 0 (and where the stage's store predicate and its data-axis bounds
+    hold)."""
+    op = stage.op
+    leaves = stage.leaf_iter_vars
+    red = op.body[0]
+    size = op.num_outputs
+    outs = [op.output(k) for k in range(size)]
+    axis_vars = [iv.var for iv in op.axis]
+    groups = _leaf_groups(nest, leaves)
+    common, normal = _Nest(), _Nest()
+    threads = []
+    for iv in leaves:
+        items = groups.get(iv, [])
+        tag = _thread_tag(stage, iv)
+        if flag.get(iv, 0) & 2 and not tag:
+            normal.items.extend(items)
+        else:
+            common.items.extend(items)
+            if flag.get(iv, 0) & 2:
+                if not tag.startswith("threadIdx"):
+                    raise TepadError(f"stage {stage.name}: reduce axis {iv.name} is bound to "
+                                     f"{tag}; a reduction runs across threadIdx only (bind it "
+                                     f"to threadIdx.x/y/z, or leave it a loop)")
+                threads.append(stage.iter_var_attrs[iv].bind_thread.var)
+    dtypes = [t.dtype for t in outs]
+    sources = list(red.source)
+    # the store predicate guards the store only (build_provide added it to preds)
+    preds = [p for p in preds if p is not stage.store_predicate]
+    if not _is_const(red.condition, 1):
+        preds = preds + [red.condition]
+    # what the data axes alone must satisfy (the store), without the reduce leaves' checks
+    red_leaves = {iv for iv in leaves if flag.get(iv, 0) == 2}
+    data_value = dict(value)
+    for iv in red_leaves:
+        data_value[iv] = rmap[iv].min
+    store_preds = make_bound_check(stage, rmap, data_value, ana,
+                                   skip=red_leaves | set(op.reduce_axis))
+    store_preds += [v.equal(0) for v in threads]
+    if stage.store_predicate is not None:
+        store_preds.append(stage.store_predicate)
+    res = [Buffer([1], dt, f"reduce_temp{k}", scope="local") for k, dt in enumerate(dtypes)]
+    cond = tirop.all(*preds) if preds else IntImm(1, "bool")
+    body_parts = []
+    normal_bufs = []
+    if normal.items:
+        normal_bufs = [Buffer([1], dt, f"normal_reduce_temp{k}", scope="local")
+                       for k, dt in enumerate(dtypes)]
+        init = seq(*[BufferStore(b, red.combiner.identity(k), [IntImm(0)])
+                     for k, b in enumerate(normal_bufs)])
+        olds = [BufferLoad(b, [IntImm(0)]) for b in normal_bufs]
+        news = red.combiner.combine_all(olds, sources)
+        if size == 1:
+            upd = BufferStore(normal_bufs[0], news[0], [IntImm(0)])
+        else:
+            tmps = [Var(f"{b.name}.new", b.dtype) for b in normal_bufs]
+            upd = seq(*[BufferStore(b, v, [IntImm(0)]) for b, v in zip(normal_bufs, tmps)])
+            for v, e in reversed(list(zip(tmps, news))):
+                upd = LetStmt(v, e, upd)
+        upd = _guard(preds, upd)
+        body_parts += [init, normal.wrap(upd)]
+        values = [BufferLoad(b, [IntImm(0)]) for b in normal_bufs]
+        cond = IntImm(1, "bool")
+    else:
+        values = sources
+    args = [IntImm(size, "uint32")] + values + [cond] + [b.data for b in res] + threads
+    call = Evaluate(Call("handle", THREAD_ALLREDUCE, args))
+    body_parts.append(AttrStmt(red.combiner, REDUCE_SCOPE, IntImm(0, "int32"), call))
+    stores = seq(*[ProducerStore(t, BufferLoad(b, [IntImm(0)]), axis_vars)
+                   for t, b in zip(outs, res)])
+    body_parts.append(_guard(store_preds, stores) if store_preds else stores)
+    body = seq(*body_parts)
+    for b in reversed(res + normal_bufs):
+        body = Allocate(b.data, b.dtype, [1], IntImm(1, "bool"), body, {"scope": "local"})
+    return substitute(common.wrap(body), vmap)
 
 
 def _build_tensorized(stage, rmap, ana, plan):

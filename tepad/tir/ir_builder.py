@@ -214,7 +214,8 @@ class IRBuilder:
         for d in shape:
             total = total * d
         buf = Buffer([total], dtype, name, data=data, scope=scope or "global")
-        self.emit(lambda body: Allocate(data, dtype, shape, const(1, "bool"), body))
+        self.emit(lambda body: Allocate(data, dtype, shape, const(1, "bool"), body,
+                                        {"scope": scope or "global"}))
         return BufferVar(self, buf, shape, dtype)
 
     def pointer(self, content_type, name="ptr", scope="") -> BufferVar:

@@ -26,6 +26,7 @@ from .expr import BinaryOp, CmpOp, LogicOp, PrimExpr, Var
 from .function import PrimFunc
 from .functor import Visitor, post_order_visit
 from .stmt import AttrStmt
+from .structural import structural_equal
 
 # AttrStmt keys whose ``node`` is a Var that the statement binds (a thread index).
 _BINDING_ATTRS = ("thread_extent", "virtual_thread")
@@ -53,7 +54,7 @@ class _Verifier(Visitor):
                 self._declare_free_vars(e)
         # a thread index launched anywhere in a kernel is that kernel's (TVM: the region of a
         # stage attached inside a bound loop may be written in the thread index)
-        self.launched: set = set()
+        self.launched: dict = {}     # thread var -> its innermost launch
         for node in _launched_threads(func.body):
             self.in_scope.add(node.var)
 
@@ -133,13 +134,20 @@ class _Verifier(Visitor):
             self._scoped(s.node, f"{s.attr_key} {s.node.name}", s.body)
         elif s.attr_key in _BINDING_ATTRS and isinstance(getattr(s.node, "var", None), Var):
             # a thread IterVar (as TVM's lowering emits it): its index may be launched again
-            # in a sibling scope (two stages bound to the same thread), never inside itself
+            # in a sibling scope (two stages bound to the same thread), and inside itself only
+            # with the same extent (TVM's opt_conv_cuda binds a shared stage attached inside
+            # the kernel to the kernel's own thread axes: the same hardware index)
             var = s.node.var
-            if var in self.launched:
+            outer = self.launched.get(var)
+            if outer is not None and not (outer.attr_key == s.attr_key == "thread_extent" and
+                                          structural_equal(outer.value, s.value)):
                 self.fail(f"{var.name} is launched by {s.attr_key} inside its own launch")
-            self.launched.add(var)
+            self.launched[var] = s
             self.visit(s.body)
-            self.launched.discard(var)
+            if outer is None:
+                del self.launched[var]
+            else:
+                self.launched[var] = outer
         else:
             self.visit(s.body)
 

@@ -5,8 +5,9 @@ from tepad.lower.passes.thread_sync import is_sync, thread_sync
 from tepad.tir import stmt as S
 from tepad.tir.buffer import Buffer
 from tepad.tir.expr import BufferLoad, Var
+from tepad.tir.ir_builder import create
 
-from gpu_helpers import (allocs, elementwise, func, gpu_lower, gpu_lower_until, launch, nodes,
+from gpu_helpers import (allocs, elementwise, func, gpu_lower, gpu_lower_until, nodes,
                          syncs, tiled_matmul)
 
 
@@ -163,3 +164,116 @@ def test_a_barrier_in_a_uniform_branch_stays_inside():
     f = thread_sync(_kernel(stmts))
     (branch,) = nodes(f, S.IfThenElse)
     assert len(syncs(branch)) == 1
+
+
+def test_tvm_named_passes_run_on_what_lower_returns():
+    import tepad as tvm
+    A = te.placeholder((64, 8), name="A")
+    A1 = te.compute((64, 8), lambda i, j: A[i, j], name="A1")
+    A2 = te.compute((64, 8), lambda i, j: A1[i, j] + 3.0, name="A2")
+    s = te.create_schedule(A2.op)
+    xo, xi = s[A2].split(A2.op.axis[0], factor=8)
+    s[A2].bind(xo, te.thread_axis("blockIdx.x"))
+    s[A1].compute_at(s[A2], xo)
+    s[A1].set_scope("shared")
+    mod = tvm.lower(s, [A, A2])
+    synced = tvm.tir.transform.ThreadSync("shared")(mod)
+    assert len(syncs(synced["main"])) == 1
+    assert tvm.tir.transform.ThreadSync("warp")(mod)["main"] is mod["main"]
+    import pytest
+    from tepad.errors import TepadError
+    with pytest.raises(TepadError, match="ThreadSync\\('global'\\)"):
+        tvm.tir.transform.ThreadSync("global")(mod)
+    assert tvm.tir.transform.InjectVirtualThread()(mod)["main"] is mod["main"]
+    assert tvm.tir.transform.LowerThreadAllreduce()(mod)["main"] is mod["main"]
+
+
+# --- TVM's test_tir_transform_thread_sync cases, as behaviour -----------------------------------
+
+def test_tvm_sync_else_branch():
+    # shared written in the else branch of a data-dependent if, read in another loop's else
+    # branch: the barrier goes between the loops (never inside the branches)
+    A = tir.decl_buffer((8,), "float32", "A")
+    B = tir.decl_buffer((8,), "float32", "B")
+    ib = create()
+    a, b = ib.buffer_ptr(A), ib.buffer_ptr(B)
+    tx = te.thread_axis("threadIdx.x")
+    ib.scope_attr(tx, "thread_extent", 1)
+    local = ib.allocate("float32", 8, name="buf_local", scope="local")
+    shared = ib.allocate("float32", 8, name="buf_shared", scope="shared")
+    with ib.for_range(0, 8, "i") as i:
+        with ib.if_scope(a[i] < 0.0):
+            local[i] = a[i]
+        with ib.else_scope():
+            shared[i] = a[i]
+    with ib.for_range(0, 8, "j") as j:
+        with ib.if_scope(a[j] < 0.0):
+            b[j] = local[j]
+        with ib.else_scope():
+            b[j] = shared[j]
+    f = thread_sync(func([A, B], ib.get()))
+    assert len(syncs(f)) == 1
+    assert all(syncs(i) == [] for i in nodes(f, S.IfThenElse))
+    assert all(syncs(x) == [] for x in nodes(f, S.For))
+
+
+def test_tvm_sync_read_thread_id_independent_location():
+    # thread 0 writes temp[0], every thread reads it: same index, but not the thread's own
+    P0 = tir.decl_buffer((2,), "float32", "p0")
+    P1 = tir.decl_buffer((2,), "float32", "p1")
+    ib = create()
+    p0, p1 = ib.buffer_ptr(P0), ib.buffer_ptr(P1)
+    bx = te.thread_axis("blockIdx.x")
+    ib.scope_attr(bx, "thread_extent", 8)
+    tx = te.thread_axis("threadIdx.x")
+    ib.scope_attr(tx, "thread_extent", 4)
+    res = ib.allocate("float32", 1, name="result_local", scope="local")
+    temp = ib.allocate("float32", 1, name="temp_shared", scope="shared")
+    res[0] = 0.0
+    with ib.if_scope(tx.var < 1):
+        temp[0] = p0[0]
+    res[0] = res[0] + temp[0] * p1[0]
+    with ib.if_scope(tx.var < 1):
+        temp[0] = p0[1]
+    res[0] = res[0] + temp[0] * p1[1]
+    f = thread_sync(func([P0, P1], ib.get()))
+    # RAW before each read, WAR before the second write
+    assert len(syncs(f)) == 3
+    assert all(syncs(i) == [] for i in nodes(f, S.IfThenElse))
+
+
+def test_tvm_sync_let_stmt():
+    # a let value reading shared memory another thread wrote gets its barrier before the let
+    A = tir.decl_buffer((16 * 512,), "float32", "A")
+    ib = create()
+    a = ib.buffer_ptr(A)
+    bx = te.thread_axis("blockIdx.x")
+    ib.scope_attr(bx, "thread_extent", 16)
+    sh = ib.allocate("float32", 512, name="A_shared", scope="shared")
+    acc = ib.allocate("float32", 1, name="in_thread", scope="local")
+    tx = te.thread_axis("threadIdx.x")
+    ib.scope_attr(tx, "thread_extent", 128)
+    with ib.for_range(0, 512, "ax0") as ax0:
+        sh[ax0] = a[bx.var * 512 + ax0]
+    acc[0] = 0.0
+    for k in range(4):
+        t = ib.let(f"A_temp{k}", acc[0] + sh[tx.var + 128 * k])
+        acc[0] = t
+    f = thread_sync(func([A], ib.get()))
+    assert len(syncs(f)) == 1
+    seq = next(sq for sq in nodes(f, S.SeqStmt) if any(is_sync(x) for x in sq.seq))
+    k = next(i for i, x in enumerate(seq.seq) if is_sync(x))
+    assert isinstance(seq.seq[k + 1], S.LetStmt)
+
+
+def test_opt_conv_cuda_gets_two_barriers_per_step_as_in_tvm():
+    from gpu_helpers import opt_conv_cuda
+    f = gpu_lower(*opt_conv_cuda())
+    assert len(syncs(f)) == 2
+    rx = next(x for x in nodes(f, S.For) if x.loop_var.name == "rx")
+    assert len(syncs(rx)) == 2                     # both inside the innermost step loop
+    ri = next(x for x in nodes(f, S.For) if x.loop_var.name.replace(".", "_") == "rc_inner")
+    assert syncs(ri) == []
+    assert allocs(f)["Apad.shared"] == "shared" and allocs(f)["B.local"] == "local"
+    bl = next(a for a in nodes(f, S.Allocate) if a.buffer_var.name == "B.local")
+    assert [int(e) for e in bl.extents] == [64]    # 4 x 4 per vthread, 2 x 2 vthreads

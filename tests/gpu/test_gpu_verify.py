@@ -104,3 +104,10 @@ def test_a_tag_bound_with_two_extents_is_refused():
     with pytest.raises(TepadError, match="threadIdx.x is bound with extent 16 and with "
                                          "extent 8"):
         gpu_lower(s, [A, C])
+
+
+def test_options_from_context_carry_the_target_limits():
+    opts = Options.from_context(target="cuda", target_text="cuda -max_num_threads=256")
+    assert opts.target == "cuda" and opts.target_text == "cuda -max_num_threads=256"
+    with pytest.raises(TepadError, match="limit of 256"):
+        lower_for_codegen(*_block_2d(16, 64), "main", opts)

@@ -7,11 +7,14 @@ them on what ``tepad.lower`` returns and building the result.
 """
 from .apply_buffer_transforms import apply_buffer_transforms
 from .check_assumes import check_assumes
+from .default_storage_scope import default_storage_scope
 from .flatten_physical_axes import flatten_physical_axes
 from .hoist_expression import hoist_expression
 from .inject_prefetch import inject_prefetch
 from .inject_rolling_buffer import inject_rolling_buffer
+from .inject_virtual_thread import inject_virtual_thread
 from .instrument_bound_checks import instrument_bound_checks
+from .lower_thread_allreduce import lower_thread_allreduce
 from .merge_adjacent_loops import merge_adjacent_loops
 from .reduce_loop_extents import reduce_loop_extents
 from .remove_assume import remove_assume
@@ -23,8 +26,10 @@ from .remove_store_undef import remove_store_undef
 from .simplify import simplify
 from .simplify_with_facts import simplify_with_facts
 from .storage_flatten import storage_flatten
+from .thread_sync import thread_sync
 from .unroll_loop import unroll_loop
 from .vectorize_loop import vectorize_loop
+from .verify_gpu_code import verify_gpu_code
 from ...tir import transform as tir_transform
 from ...tir.module import accepts_module
 from ...tir.ssa import convert_ssa
@@ -34,12 +39,15 @@ from ...tir.ssa import convert_ssa
  remove_assume, remove_branching_through_overcompute, remove_no_op,
  remove_overcompute_through_branching, remove_store_undef, simplify, simplify_with_facts,
  storage_flatten, unroll_loop, vectorize_loop, remove_skipped_regions,
- inject_prefetch) = map(accepts_module, (
+ inject_prefetch, default_storage_scope, inject_virtual_thread, lower_thread_allreduce,
+ thread_sync, verify_gpu_code) = map(accepts_module, (
     apply_buffer_transforms, check_assumes, flatten_physical_axes, hoist_expression,
     inject_rolling_buffer, instrument_bound_checks, merge_adjacent_loops, reduce_loop_extents,
     remove_assume, remove_branching_through_overcompute, remove_no_op,
     remove_overcompute_through_branching, remove_store_undef, simplify, simplify_with_facts,
-    storage_flatten, unroll_loop, vectorize_loop, remove_skipped_regions, inject_prefetch))
+    storage_flatten, unroll_loop, vectorize_loop, remove_skipped_regions, inject_prefetch,
+    default_storage_scope, inject_virtual_thread, lower_thread_allreduce, thread_sync,
+    verify_gpu_code))
 
 # TVM's names for tepad's passes: ``tepad.tir.transform.<Name>()`` makes a pass object of
 # each, and PassContext(disabled_pass=["tir.<Name>"]) finds them.
@@ -60,6 +68,9 @@ TVM_NAMES = {
     "MergeAdjacentLoops": merge_adjacent_loops,
     "InstrumentBoundCheckers": instrument_bound_checks,
     "ConvertSSA": convert_ssa,
+    "InjectVirtualThread": inject_virtual_thread,
+    "LowerThreadAllreduce": lower_thread_allreduce,
+    "ThreadSync": thread_sync,
 }
 for _name, _fn in TVM_NAMES.items():
     tir_transform.register(_name, _fn)
@@ -71,4 +82,5 @@ __all__ = ["apply_buffer_transforms", "inject_prefetch", "check_assumes", "flatt
            "remove_branching_through_overcompute", "remove_no_op",
            "remove_overcompute_through_branching", "remove_store_undef", "remove_skipped_regions",
            "simplify", "simplify_with_facts", "storage_flatten", "unroll_loop", "vectorize_loop",
-           "TVM_NAMES"]
+           "default_storage_scope", "inject_virtual_thread", "lower_thread_allreduce",
+           "thread_sync", "verify_gpu_code", "TVM_NAMES"]

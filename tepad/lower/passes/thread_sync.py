@@ -19,6 +19,7 @@ allreduce lowering's) count. Functions without shared allocations are returned u
 """
 from __future__ import annotations
 
+from ...errors import TepadError
 from ...tir.expr import Call, IntImm
 from ...tir.function import PrimFunc
 from ...tir.functor import Mutator, Visitor, collect_vars, substitute
@@ -148,8 +149,13 @@ class _Planner:
         if isinstance(s, LetStmt):
             if not self.uniform(s.value):
                 self.varying.add(s.var)
+            # the value is read before the body runs: its accesses are a step of their own
+            acc = self.accesses(s.value)
+            synced = self._conflicts(pending, acc)
+            pending = _union([] if synced else pending, acc)
             body, pending = self.plan(s.body, pending)
-            return _rebuild(s, body), pending
+            out = _rebuild(s, body)
+            return (seq(make_sync(), out) if synced else out), pending
         if isinstance(s, For) and self.uniform(s.min, s.extent):
             return self.plan_loop(s, pending)
         if isinstance(s, IfThenElse) and self.uniform(s.condition):
@@ -170,20 +176,46 @@ class _Planner:
         return s, _union(pending, acc)
 
     def plan_loop(self, s, pending):
-        # the previous iteration's leftovers join what is pending at the top of the body: plan
-        # once to learn them, then again with them (more pending only adds barriers, so the
-        # second plan's leftovers are covered by what it was planned with)
-        # a conflict with what came before the loop gets one barrier before the loop, not
-        # one in every iteration
-        before = self._conflicts(pending, self.accesses(s.body))
-        if before:
-            pending = []
-        _, end = self.plan(s.body, pending)
-        body, end = self.plan(s.body, _union(pending, end))
+        # the body is planned with what its previous iteration leaves pending (planned once
+        # to learn that, then again with it: more pending only adds barriers, so the second
+        # plan's leftovers are covered); a conflict with what came before the loop is checked
+        # against the accesses before the body's first barrier, and fixed by one barrier
+        # before the loop, not one in every iteration
+        _, carried = self.plan(s.body, [])
+        body, end = self.plan(s.body, carried)
+        head, stopped = self.head(body)
         runs = isinstance(s.extent, IntImm) and s.extent.value > 0
         loop = _rebuild(s, body)
-        return seq(make_sync(), loop) if before else loop, \
-            end if runs else _union(pending, end)
+        if self._conflicts(pending, head):
+            return seq(make_sync(), loop), end
+        return loop, end if runs and stopped else _union(pending, end)
+
+    def head(self, s):
+        """``(accesses before the first barrier every thread reaches in s, whether s always
+        reaches one)``."""
+        if is_sync(s):
+            return [], True
+        if isinstance(s, SeqStmt):
+            out = []
+            for x in s.seq:
+                acc, stopped = self.head(x)
+                out += acc
+                if stopped:
+                    return out, True
+            return out, False
+        if isinstance(s, (AttrStmt, Allocate)):
+            return self.head(s.body)
+        if isinstance(s, LetStmt):
+            acc, stopped = self.head(s.body)
+            return self.accesses(s.value) + acc, stopped
+        if isinstance(s, For) and self.uniform(s.min, s.extent):
+            acc, stopped = self.head(s.body)
+            return acc, stopped and isinstance(s.extent, IntImm) and s.extent.value > 0
+        if isinstance(s, IfThenElse) and self.uniform(s.condition):
+            a1, s1 = self.head(s.then_case)
+            a2, s2 = self.head(s.else_case) if s.else_case is not None else ([], False)
+            return a1 + a2, s1 and s2
+        return self.accesses(s), False
 
     @staticmethod
     def _conflicts(pending, acc) -> bool:
@@ -223,8 +255,16 @@ class _Kernels(Mutator):
         return self.generic_visit(n)
 
 
-def thread_sync(func: PrimFunc) -> PrimFunc:
-    """``func`` with the shared-memory barriers the module describes."""
+def thread_sync(func: PrimFunc, storage_scope: str = "shared") -> PrimFunc:
+    """``func`` with the shared-memory barriers the module describes. ``storage_scope``
+    (TVM's argument): ``"shared"``; ``"warp"`` gives ``func`` unchanged (tepad has no warp
+    memory, so there is nothing to order); anything else is a TepadError."""
+    if storage_scope == "warp":
+        return func
+    if storage_scope != "shared":
+        raise TepadError(f"ThreadSync({storage_scope!r}): tepad synchronizes 'shared' memory "
+                         "(barriers within a block); 'global' needs a grid-wide barrier, "
+                         "which it does not emit")
     shared = {v for v, scope in allocation_scopes(func.body).items() if scope == "shared"}
     if not shared:
         return func

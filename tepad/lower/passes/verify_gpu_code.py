@@ -24,7 +24,7 @@ from ...tir import dtype as dt
 from ...tir.expr import IntImm
 from ...tir.function import PrimFunc
 from ...tir.functor import Visitor, post_order_visit
-from ...tir.stmt import Allocate, BufferStore
+from ...tir.stmt import Allocate
 from ..gpu_kernel import is_launch, kernel_launches, kernels, launch_tag
 
 DIM_LIMITS = {"threadIdx.x": 1024, "threadIdx.y": 1024, "threadIdx.z": 64,
