@@ -23,23 +23,9 @@ def _example(stem):
     return mod
 
 
-# examples/gpu/matmul.py binds the same thread_axis objects in C and in the shared stages
-# attached inside C's thread loops (TVM accepts it); the IR verifier (TEPAD_VERIFY_IR, on in
-# the suite) refuses "threadIdx.y is launched by thread_extent inside its own launch"
-VERIFIER_REFUSES_REUSED_THREAD_AXIS = pytest.mark.xfail(
-    strict=True, raises=tepad.errors.InternalError,
-    reason="IR verifier refuses a thread IterVar launched inside its own launch")
-
-
-@pytest.mark.parametrize("stem", ["elementwise", "blur", "rowsum",
-                                  pytest.param("matmul", marks=VERIFIER_REFUSES_REUSED_THREAD_AXIS)])
+@pytest.mark.parametrize("stem", ["elementwise", "blur", "matmul", "rowsum", "conv2d_hwcn"])
 def test_gpu_example_matches_its_reference(stem):
     _check(stem)
-
-
-def test_matmul_example_numerics_without_the_verifier(monkeypatch):
-    monkeypatch.setenv("TEPAD_VERIFY_IR", "0")
-    _check("matmul")
 
 
 def _check(stem):
