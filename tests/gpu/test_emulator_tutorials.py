@@ -107,7 +107,8 @@ def _shared_matmul(N, tile, vthreads=1):
     return s, [A, B, C]
 
 
-@pytest.mark.parametrize("N,tile,vthreads", [(64, 8, 1), (48, 16, 1), (32, 8, 2)])
+@pytest.mark.parametrize("N,tile,vthreads", [(64, 8, 1), (48, 16, 1), (32, 8, 2), (50, 8, 1),
+                                              (37, 4, 2)])
 def test_shared_memory_matmul_schedule(N, tile, vthreads):
     s, (A, B, C) = _shared_matmul(N, tile, vthreads)
     mod = tvm.build(s, [A, B, C], target="cuda")
