@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
+
 from ..codegen import compile_kernel
 from ..errors import TepadError
 from ..lower.deep_stack import deep_stack
@@ -24,7 +26,9 @@ from ..lower.passes.simplify import simplify
 from ..lower.pipeline import Options, PassLog, lower_for_codegen
 from ..runtime import Module
 from ..runtime.device import Device
+from ..runtime.ndarray import numpy_of
 from ..target import Target, as_target
+from ..tir.function import PrimFunc
 from .arg_info import arg_info_of
 
 try:        # the NVPTX back end (gpu-nvptx); absent until it is merged
@@ -33,6 +37,7 @@ except ImportError:                     # pragma: no cover - depends on the merg
     ptx_of = None
 
 ENV = "TEPAD_CUDA"
+RACE_ENV = "TEPAD_CUDA_RACECHECK"
 GPU_KINDS = ("cuda", "nvptx")
 
 
@@ -41,6 +46,11 @@ def emulation_requested(tgt: Target) -> bool:
     import)."""
     return tgt.kind.name in GPU_KINDS and \
         os.environ.get(ENV, "").strip().lower() == "emulate"
+
+
+def race_check_requested() -> bool:
+    """Whether ``TEPAD_CUDA_RACECHECK`` is set (to anything but ``0``/``off``/...)."""
+    return os.environ.get(RACE_ENV, "").strip().lower() not in ("", "0", "false", "no", "off")
 
 
 def host_target(target_host) -> Target | None:
@@ -62,20 +72,44 @@ def emulated_function(s_or_func, args=None, name="main", bounds_check=False, che
     log = log if log is not None else PassLog()
     opts = Options.from_context(checked=checked, bounds_check=bounds_check, target="cuda")
     gpu = lower_for_codegen(s_or_func, args, name, opts, exact_bounds, log)
+    return gpu, cpu_function(gpu, log=log)
+
+
+def cpu_function(gpu: PrimFunc, reverse=False, log=None) -> PrimFunc:
+    """The lowered GPU function ``gpu`` emulated (``emulate_gpu_threads``) and made ready for
+    the LLVM code generator; ``reverse``: threads and blocks from the last to the first."""
+    log = log if log is not None else PassLog()
     cpu = gpu
-    for label, fn in (("emulate_gpu_threads", emulate_gpu_threads),
+    for label, fn in (("emulate_gpu_threads", lambda f: emulate_gpu_threads(f, reverse=reverse)),
                       ("flatten_physical_axes", flatten_physical_axes),
                       ("simplify", simplify)):
         before = cpu
         cpu = log.record(label, before, fn(before), 0.0)
-    return gpu, cpu
+    return cpu
 
 
 def build_emulated(s_or_func, args, name, tgt: Target, bounds_check=False, checked=False,
                    exact_bounds=False) -> "EmulatedModule":
-    """The Module ``tepad.build`` returns for a CUDA target under ``TEPAD_CUDA=emulate``."""
+    """The Module ``tepad.build`` returns for a CUDA target under ``TEPAD_CUDA=emulate``;
+    with ``TEPAD_CUDA_RACECHECK=1`` it also runs the kernel with threads and blocks in reverse
+    order and raises a TepadError when the stored results differ beyond rounding (a data
+    race: a barrier is missing, or two threads or blocks write one element)."""
     gpu, cpu = emulated_function(s_or_func, args, name, bounds_check, checked, exact_bounds)
-    return EmulatedModule(compile_kernel(cpu), arg_info_of(cpu), gpu, tgt)
+    return emulated_module(gpu, tgt, race_check_requested(), cpu)
+
+
+def emulated_module(gpu: PrimFunc, tgt: Target | None = None, race_check: bool = False,
+                    cpu: PrimFunc | None = None) -> "EmulatedModule":
+    """An EmulatedModule for the lowered GPU function ``gpu`` (as ``lower_for_codegen`` gives
+    it; ``cpu``: its emulated form when already made); ``race_check``: also run threads and
+    blocks in reverse order and compare (see ``build_emulated``)."""
+    cpu = cpu if cpu is not None else cpu_function(gpu)
+    reverse = None
+    if race_check:
+        rev = cpu_function(gpu, reverse=True)
+        reverse = Module(compile_kernel(rev), arg_info_of(rev))
+    return EmulatedModule(compile_kernel(cpu), arg_info_of(cpu), gpu,
+                          tgt if tgt is not None else as_target("cuda"), reverse)
 
 
 class EmulatedModule(Module):
@@ -84,11 +118,34 @@ class EmulatedModule(Module):
     function; ``imported_modules[0]`` stands for the device module (TVM's
     ``mod.imported_modules[0].get_source()``)."""
 
-    def __init__(self, kernel, arg_info, gpu_func, target: Target):
+    def __init__(self, kernel, arg_info, gpu_func, target: Target, reverse: Module = None):
         super().__init__(kernel, arg_info)
         self.gpu_func = gpu_func
         self.target = target
         self._source = None
+        self._reverse = reverse
+
+    def __call__(self, *arrays):
+        if self._reverse is None:
+            return super().__call__(*arrays)
+        # the race check: the outputs as stored in thread order, then in reverse order
+        outs = [(k, a) for k, (info, a) in enumerate(zip(self.arg_info, numpy_of(arrays)))
+                if info.is_output and isinstance(a, np.ndarray)]
+        before = [a.copy() for _, a in outs]
+        super().__call__(*arrays)
+        forward = [a.copy() for _, a in outs]
+        for (_, a), b in zip(outs, before):
+            a[...] = b
+        self._reverse(*arrays)
+        for (k, a), f in zip(outs, forward):
+            bad = _first_difference(a, f)
+            if bad is not None:
+                where = f" (first at flat index {bad})"
+                raise TepadError(
+                    f"kernel {self.name}: a data race on {self.arg_info[k].name}{where}: "
+                    "threads (or blocks) run in reverse order store different values, so the "
+                    "result depends on the order they run; a barrier is missing, or two "
+                    f"threads write the same element ({RACE_ENV} is set)")
 
     @property
     def type_key(self) -> str:
@@ -135,6 +192,22 @@ class EmulatedModule(Module):
         return f"<tepad.runtime.Module {self.name}({args}) cuda, emulated on the CPU>"
 
 
+def _first_difference(a: np.ndarray, b: np.ndarray):
+    """The first flat index where ``a`` and ``b`` differ, or None. Integers must be equal;
+    floats equal up to rounding (the two orders are compiled separately, and LLVM may fuse a
+    multiply-add in one and not the other), NaN equal to NaN."""
+    x = np.ascontiguousarray(a).reshape(-1)
+    y = np.ascontiguousarray(b).reshape(-1)
+    if x.dtype.kind in "fc":
+        finite = np.abs(y[np.isfinite(y)])
+        scale = max(1.0, float(finite.max())) if finite.size else 1.0
+        same = np.isclose(x, y, rtol=1e-4, atol=1e-6 * scale) | (np.isnan(x) & np.isnan(y))
+    else:
+        same = x == y
+    bad = np.flatnonzero(~same)
+    return int(bad[0]) if bad.size else None
+
+
 class _DeviceModule:
     """The device part of an emulated CUDA module (TVM's imported cuda module)."""
 
@@ -153,5 +226,5 @@ class _DeviceModule:
         return self._host.get_source(fmt)
 
 
-__all__ = ["build_emulated", "emulated_function", "emulation_requested", "host_target",
-           "EmulatedModule", "ENV"]
+__all__ = ["build_emulated", "emulated_function", "emulated_module", "cpu_function", "emulation_requested",
+           "race_check_requested", "host_target", "EmulatedModule", "ENV", "RACE_ENV"]

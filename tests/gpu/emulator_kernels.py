@@ -7,8 +7,11 @@ from tepad import te, tir
 
 @pytest.fixture
 def emulate_cuda(monkeypatch):
-    """``TEPAD_CUDA=emulate`` for one test (modules import it and use it via pytestmark)."""
+    """``TEPAD_CUDA=emulate`` for one test (modules import it and use it via pytestmark), with
+    the race check on: every emulated kernel also runs with its threads and blocks reversed
+    and must store the same bits."""
     monkeypatch.setenv("TEPAD_CUDA", "emulate")
+    monkeypatch.setenv("TEPAD_CUDA_RACECHECK", "1")
 
 SYNC = tir.Call("int32", "tir.tvm_storage_sync", [tir.StringImm("shared")])
 

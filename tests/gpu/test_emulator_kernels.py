@@ -6,6 +6,7 @@ import pytest
 
 import tepad
 from tepad import tir
+from tepad.driver.build_emulated import emulated_module
 from tepad.lower.passes.emulate_gpu_threads import emulate_gpu_threads, has_barrier
 
 from emulator_kernels import (SYNC, block_row_sum, emulate_cuda, func, launch, neighbour_sum,
@@ -49,19 +50,41 @@ def test_k_loop_is_hoisted_above_two_thread_phases_and_the_accumulator_is_per_th
     assert len(blocks) == 1 and blocks[0].extent.value == (n // tile) ** 2
 
 
-def test_a_missing_barrier_gives_a_wrong_product():
+def test_a_missing_barrier_gives_a_wrong_product_and_the_race_check_names_it():
     """Threads run one after another: a thread reading a tile before the other threads of
-    its block stored it sees stale shared memory, as a racing GPU thread could. (The emulated
-    function is built for the CPU directly: the cuda build would run thread_sync, which puts
-    the barriers back.)"""
+    its block stored it sees stale shared memory, as a racing GPU thread could; run in both
+    orders, the results differ. (The kernel is emulated directly: a cuda build would run
+    thread_sync, which puts the barriers back.)"""
     n, tile = 16, 4
     a = np.arange(n * n, dtype="float32").reshape(n, n) / 100
     b = np.ones((n, n), "float32")
     for barriers in (True, False):
-        mod = tepad.build(emulate_gpu_threads(tiled_matmul(n, tile, barriers)), target="llvm")
+        mod = emulated_module(tiled_matmul(n, tile, barriers))
         c = np.zeros((n, n), "float32")
         mod(a, b, c)
         assert np.allclose(c, a @ b) == barriers
+        checked = emulated_module(tiled_matmul(n, tile, barriers), race_check=True)
+        if barriers:
+            checked(a, b, c)
+        else:
+            with pytest.raises(tepad.TepadError, match=r"kernel tiled_matmul: a data race on "
+                                                        r"C \(first at flat index 0\)"):
+                checked(a, b, c)
+
+
+def test_race_check_finds_threads_writing_one_element():
+    """Every thread of a block stores its own value into out[block]: no barrier orders
+    that, and the reversed run stores another thread's value."""
+    X = tir.decl_buffer((64,), "float32", "X")
+    out = tir.decl_buffer((2,), "float32", "out")
+    ib = tir.ir_builder.create()
+    bx = launch(ib, "blockIdx.x", 2)
+    tx = launch(ib, "threadIdx.x", 32)
+    x, o = ib.buffer_ptr(X), ib.buffer_ptr(out)
+    o[bx] = x[bx * 32 + tx]
+    mod = tepad.build(func("last_writer", [X, out], ib), target="cuda")
+    with pytest.raises(tepad.TepadError, match=r"kernel last_writer: a data race on out"):
+        mod(np.arange(64, dtype="float32"), np.zeros(2, "float32"))
 
 
 @pytest.mark.parametrize("cols,threads", [(256, 64), (100, 32), (7, 16)])

@@ -77,20 +77,24 @@ def has_barrier(s) -> bool:
     return v.found
 
 
-def emulate_gpu_threads(func: PrimFunc, parallel_blocks: bool = True) -> PrimFunc:
+def emulate_gpu_threads(func: PrimFunc, parallel_blocks: bool = True,
+                        reverse: bool = False) -> PrimFunc:
     """``func`` with every kernel (outermost launch attribute) replaced by CPU loops, as the
     module docstring says; ``func`` itself when it launches nothing. ``parallel_blocks``:
-    the block loop may be a parallel loop."""
-    body = _Host(func.name, parallel_blocks).visit(func.body)
+    the block loop may be a parallel loop. ``reverse``: threads (and blocks, then run
+    serially) go from the last to the first; a kernel without data races stores the same
+    bits either way (the race check of ``tepad.driver.build_emulated`` compares them)."""
+    body = _Host(func.name, parallel_blocks and not reverse, reverse).visit(func.body)
     return func if body is func.body else func.with_body(body)
 
 
 class _Host(Mutator):
     """Host code: finds the kernels, tracking whether a parallel loop encloses them."""
 
-    def __init__(self, name, parallel):
+    def __init__(self, name, parallel, reverse=False):
         self.name = name
         self.parallel = parallel
+        self.reverse = reverse
 
     def visit_For(self, s):
         if s.kind == S.ForKind.PARALLEL and self.parallel:
@@ -106,7 +110,7 @@ class _Host(Mutator):
 
     def visit_AttrStmt(self, s):
         if s.attr_key in (THREAD_EXTENT, VIRTUAL_THREAD):
-            return _Kernel(self.name, s).emulate(self.parallel)
+            return _Kernel(self.name, s, self.reverse).emulate(self.parallel)
         return self.generic_visit(s)
 
 
@@ -215,9 +219,10 @@ class _BufferScopes(Visitor):
 class _Kernel:
     """One kernel: its launch extents per tag and the rewrite to CPU loops."""
 
-    def __init__(self, func_name, attr):
+    def __init__(self, func_name, attr, reverse=False):
         self.name = func_name
         self.attr = attr
+        self.reverse = reverse
         self.extents = {}       # tag -> extent
         self.vars = {}          # tag -> the one Var standing for it
         self.vmap = {}          # launch attribute var -> the tag's Var
@@ -285,10 +290,10 @@ class _Kernel:
         kind = S.ForKind.PARALLEL if parallel else S.ForKind.SERIAL
         if len(tags) == 1:
             v = self.vars[tags[0]]
-            ext = self.extents[tags[0]]
+            ext = cast(v.dtype, self.extents[tags[0]])
             if isinstance(ext, IntImm) and ext.value <= 1:
                 kind = S.ForKind.SERIAL
-            return S.For(v, IntImm(0, v.dtype), cast(v.dtype, ext), kind, body)
+            return self._loop(v, ext, kind, body)
         # one fused loop over all blocks (more parallel work than the outer tag alone)
         inner = list(reversed(tags))            # x first
         dtype = self.vars[tags[0]].dtype
@@ -307,7 +312,15 @@ class _Kernel:
             body = S.LetStmt(v, val, body)
         if isinstance(total, IntImm) and total.value <= 1:
             kind = S.ForKind.SERIAL
-        return S.For(b, IntImm(0, dtype), total, kind, body)
+        return self._loop(b, total, kind, body)
+
+    def _loop(self, v, extent, kind, body):
+        """``for v in range(extent)``, or from ``extent - 1`` down when reversed."""
+        if self.reverse:
+            w = Var(v.name, v.dtype)
+            body = S.LetStmt(v, extent - 1 - w, body)
+            v = w
+        return S.For(v, IntImm(0, v.dtype), extent, kind, body)
 
     def _uniform(self, e) -> bool:
         return not uses_var(e, self.thread_vars)
@@ -390,9 +403,15 @@ class _Kernel:
         if S.is_no_op(s):
             return s
         fresh = {self.vars[t]: Var(self.vars[t].name, self.vars[t].dtype) for t in self.threads}
-        body = substitute(s, fresh)
+        if self.reverse:
+            loop_vars = {t: Var(self.vars[t].name, self.vars[t].dtype) for t in self.threads}
+            body = substitute(s, {self.vars[t]: cast(loop_vars[t].dtype, self.extents[t]) - 1 -
+                                  loop_vars[t] for t in self.threads})
+        else:
+            loop_vars = {t: fresh[self.vars[t]] for t in self.threads}
+            body = substitute(s, fresh)
         for t in reversed(self.threads):
-            v = fresh[self.vars[t]]
+            v = loop_vars[t]
             body = S.For(v, IntImm(0, v.dtype), cast(v.dtype, self.extents[t]),
                          S.ForKind.SERIAL, body)
         return body
