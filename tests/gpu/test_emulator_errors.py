@@ -129,3 +129,15 @@ def test_target_host_must_be_a_cpu():
     s[B].bind(B.op.axis[0], te.thread_axis("threadIdx.x"))
     with pytest.raises(tepad.TepadError, match="target_host 'cuda"):
         tepad.build(s, [A, B], target="cuda", target_host="cuda")
+
+
+def test_the_targets_device_limits_are_checked():
+    A = te.placeholder((256,), name="A")
+    B = te.compute((256,), lambda i: A[i] + 1, name="B")
+    s = te.create_schedule(B.op)
+    s[B].bind(B.op.axis[0], te.thread_axis("threadIdx.x"))
+    tepad.build(s, [A, B], target="cuda")
+    with pytest.raises(tepad.TepadError, match=r"kernel main: 256 threads per block "
+                                                r"\(threadIdx.x 256\) is over the target's "
+                                                r"limit of 128"):
+        tepad.build(s, [A, B], target="cuda -max_num_threads=128")
