@@ -231,6 +231,11 @@ class _DeviceModule:
     def get_source(self, fmt: str = "") -> str:
         return self._host.get_source(fmt)
 
+    def save(self, file_name, fmt: str = "") -> None:
+        """Write ``get_source()`` (the PTX, or the labelled emulated IR) to ``file_name``."""
+        with open(file_name, "w") as f:
+            f.write(self.get_source())
+
 
 __all__ = ["build_emulated", "emulated_function", "emulated_module", "cpu_function", "emulation_requested",
            "race_check_requested", "host_target", "EmulatedModule", "ENV", "RACE_ENV"]

@@ -145,6 +145,8 @@ def test_saved_emulated_module_loads_back_as_a_cpu_library(tmp_path):
     fadd = tepad.build(s, args, target=tepad.target.Target(target="cuda", host="llvm"),
                        name="myadd")
     fadd.save(str(tmp_path / "myadd.o"))
+    fadd.imported_modules[0].save(str(tmp_path / "myadd.ptx"))
+    assert (tmp_path / "myadd.ptx").read_text() == fadd.imported_modules[0].get_source()
     tepad.contrib.cc.create_shared(str(tmp_path / "myadd.so"), [str(tmp_path / "myadd.o")])
     fadd1 = tepad.runtime.load_module(str(tmp_path / "myadd.so"))
     a = tepad.nd.array(np.random.rand(300).astype("float32"))

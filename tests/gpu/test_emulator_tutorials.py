@@ -146,3 +146,45 @@ def test_random_cross_thread_reductions_match_the_oracle(rows, cols, threads, ro
     b = np.zeros(rows, "float32")
     mod(a, b)
     np.testing.assert_allclose(b, reference(B, {A: a}), rtol=1e-5, atol=1e-5)
+
+
+@given(tile_y=st.sampled_from([1, 2, 4, 8]), tile_x=st.sampled_from([1, 2, 4, 8, 16]),
+       extra_h=st.integers(0, 20), extra_w=st.integers(0, 20), stencil=st.booleans(),
+       shared=st.booleans(), local=st.booleans(), cooperative=st.booleans(),
+       seed=st.integers(0, 2**16))
+def test_random_shared_and_local_stages_match_the_oracle(tile_y, tile_x, extra_h, extra_w,
+                                                         stencil, shared, local, cooperative,
+                                                         seed):
+    """A stencil (or elementwise) stage tiled over blocks and threads, its input staged in
+    shared memory at the block (fetched by every thread or cooperatively), its result
+    accumulated in a local stage; against the oracle, with the race check on."""
+    H, W = tile_y + extra_h + 2, tile_x + extra_w + 2
+    A = te.placeholder((H, W), name="A")
+    if stencil:
+        B = te.compute((H - 2, W - 2), lambda i, j: A[i, j] + A[i + 1, j + 1] * 2.0 +
+                       A[i + 2, j], name="B")
+    else:
+        B = te.compute((H, W), lambda i, j: A[i, j] * 3.0 - 1.0, name="B")
+    s = te.create_schedule(B.op)
+    AA = s.cache_read(A, "shared", [B]) if shared else None
+    BL = s.cache_write(B, "local") if local else None
+    by, bx, ty, tx = s[B].tile(B.op.axis[0], B.op.axis[1], tile_y, tile_x)
+    s[B].bind(by, te.thread_axis("blockIdx.y"))
+    s[B].bind(bx, te.thread_axis("blockIdx.x"))
+    s[B].bind(ty, te.thread_axis("threadIdx.y"))
+    s[B].bind(tx, te.thread_axis("threadIdx.x"))
+    if local:
+        s[BL].compute_at(s[B], tx)
+    if shared:
+        s[AA].compute_at(s[B], bx)
+        if cooperative:
+            fused = s[AA].fuse(*s[AA].op.axis)
+            rest, fx = s[AA].split(fused, factor=tile_x)
+            _, fy = s[AA].split(rest, factor=tile_y)
+            s[AA].bind(fy, te.thread_axis("threadIdx.y"))
+            s[AA].bind(fx, te.thread_axis("threadIdx.x"))
+    mod = tvm.build(s, [A, B], "cuda")
+    a = np.random.default_rng(seed).standard_normal((H, W)).astype("float32")
+    b = np.zeros([int(d) for d in B.shape], "float32")
+    mod(a, b)
+    np.testing.assert_allclose(b, reference(B, {A: a}), rtol=1e-5, atol=1e-5)
