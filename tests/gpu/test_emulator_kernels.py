@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import tepad
-from tepad import tir
+from tepad import te, tir
 from tepad.driver.build_emulated import emulated_module
 from tepad.lower.passes.emulate_gpu_threads import emulate_gpu_threads, has_barrier
 
@@ -144,3 +144,32 @@ def test_shared_memory_overflow_is_caught_with_bounds_check():
     with pytest.raises(tepad.TepadError, match=r"store of buffer sh at index threadIdx_x \+ 1 "
                                                 r"outside \[0, 32\)"):
         mod(np.zeros(64, "float32"))
+
+
+def test_every_thread_makes_its_atomic_add():
+    """TVM's GPU atomic test: 16 blocks of 64 threads each add 1 to A[0] atomically. The
+    statement reads no thread index, but it has an effect: it runs once per thread, not once
+    per block (and the blocks run in parallel)."""
+    size = 1024
+
+    def do_atomic_add(A):
+        ib = tir.ir_builder.create()
+        old = ib.allocate("int32", (1,), name="atomic_add_return", scope="local")
+        a = ib.buffer_ptr(A)
+        with ib.new_scope():
+            launch(ib, "threadIdx.x", 64)
+            launch(ib, "blockIdx.x", (size + 63) // 64)
+            old[0] = tir.call_intrin("int32", "tir.atomic_add",
+                                     tir.call_intrin("handle", "tir.address_of", a[0]),
+                                     tir.const(1, "int32"))
+        return ib.get()
+
+    A = te.placeholder((size,), dtype="int32", name="A")
+    C = te.extern((size,), [A], lambda ins, _: do_atomic_add(ins[0]), dtype="int32")
+    s = te.create_schedule(C.op)
+    mod = tepad.build(s, [A, C], target="nvptx")
+    a = np.zeros(size, "int32")
+    mod(a, np.zeros(size, "int32"))
+    want = np.zeros(size, "int32")
+    want[0] = size
+    np.testing.assert_array_equal(a, want)

@@ -20,7 +20,8 @@ attribute is host code and stays as it is. Each kernel becomes:
   thread and whose body holds a barrier becomes such a per-thread array;
 * a statement of a phase that depends on no thread index (a tile copied by every thread,
   as TVM emits for an unbound cooperative fetch) runs once per block: every thread would
-  store the same values.
+  store the same values. Not so a statement with a call that has effects (an atomic add,
+  an extern or packed call): every thread makes it.
 
 Guarantees: the result has no ``thread_extent`` / ``virtual_thread`` attribute and no barrier;
 for a kernel without data races (GPU semantics) it stores what the GPU would. A barrier that
@@ -36,7 +37,8 @@ from ...tir.buffer import Buffer
 from ...tir import dtype as dt
 from ...tir.expr import Broadcast, BufferLoad, Call, IntImm, PrimExpr, StringImm, Var, cast
 from ...tir.function import PrimFunc
-from ...tir.functor import Mutator, Visitor, collect_vars, substitute, uses_var
+from ...tir.functor import (Mutator, Visitor, collect_vars, post_order_visit, substitute,
+                             uses_var)
 from ...tir.structural import structural_equal
 
 THREAD_EXTENT = "thread_extent"
@@ -390,7 +392,7 @@ class _Kernel:
         for c in stmts:
             if S.is_no_op(c):
                 continue
-            if self.thread_vars and uses_var(c, self.thread_vars):
+            if self.thread_vars and (uses_var(c, self.thread_vars) or _has_effects(c)):
                 run.append(c)
             else:
                 out.append(self._thread_loops(S.seq(run)))
@@ -491,6 +493,23 @@ class _Widen(Mutator):
             raise TepadError(f"kernel {self.kernel}: the local buffer {v.name} is passed as a "
                              "pointer and lives across a barrier; not emulated")
         return v
+
+
+# calls that are not pure: every thread must make them (an atomic add counts the threads)
+_PURE_CALL_PREFIXES = ("tir.call_pure_extern", "tir.call_llvm_pure_intrin")
+_EFFECT_CALL_PREFIXES = ("tir.atomic", "tir.call_", "tir.tvm_call")
+
+
+def _has_effects(s) -> bool:
+    """Whether ``s`` makes a call with side effects (atomics, extern and packed calls)."""
+    found = []
+
+    def f(n):
+        if isinstance(n, Call) and n.op.startswith(_EFFECT_CALL_PREFIXES) and \
+                not n.op.startswith(_PURE_CALL_PREFIXES):
+            found.append(n)
+    post_order_visit(s, f)
+    return bool(found)
 
 
 def _flat(s) -> list:
