@@ -114,6 +114,8 @@ ROWS = [
      "binds= takes compact row-major buffers only"),
     ("tvm.target.Target", "tepad.target.Target",
      "a -mattr feature the host lacks is refused (kernels run in this process)"),
+    ("tvm.target.cuda / Target('cuda -arch=sm_80').max_num_threads", "tepad.target.cuda",
+     ""),
     ("tvm.target.codegen.llvm_lookup_intrinsic_id", "tepad.target.codegen.llvm_lookup_intrinsic_id",
      ""),
     ("tvm.transform.PassContext", "tepad.transform.PassContext",

@@ -7,7 +7,8 @@ Modules: ``llvm_ir`` (the kernel's signature, ``emit_llvm_module``), the emitter
 (``emitter``, ``statements``, ``memory``, ``expressions``, ``intrinsics``, ``packed``,
 ``parallel``),
 ``analysis`` and ``lltypes`` (what they share), ``jit`` (LLVM optimization and MCJIT),
-``compiler`` (``compile_kernel`` and its cache).
+``compiler`` (``compile_kernel`` and its cache); ``nvptx`` / ``nvptx_target``: device kernels
+-> PTX for CUDA (``ptx_of(func, target)``, ``compile_ptx``).
 """
 from __future__ import annotations
 
@@ -16,9 +17,10 @@ from .compiler import (CompiledKernel, cache_disabled, cache_key, clear_cache,
                        compile_cache_enabled, compile_kernel, stats)
 from .jit import JitModule, have_gomp, host_target_machine
 from .llvm_ir import emit_llvm_module
+from .nvptx import compile_ptx, ptx_of
 from .parallel import default_num_threads
 
 
 __all__ = ["compile_kernel", "CompiledKernel", "emit_llvm_module", "shape_vars", "JitModule",
            "cache_disabled", "clear_cache", "cache_key", "compile_cache_enabled", "stats",
-           "host_target_machine", "have_gomp", "default_num_threads"]
+           "host_target_machine", "have_gomp", "default_num_threads", "ptx_of", "compile_ptx"]

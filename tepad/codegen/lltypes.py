@@ -32,7 +32,8 @@ def ll_type(dtype: str, memory: bool = False) -> ir.Type:
 
 
 def type_suffix(t: ir.Type) -> str:
-    """The overload suffix LLVM intrinsic names use for ``t`` (``f32``, ``v8f32``, ``p0``)."""
+    """The overload suffix LLVM intrinsic names use for ``t`` (``f32``, ``v8f32``, ``p0``, ``p1`` for
+    a pointer in address space 1)."""
     if isinstance(t, ir.VectorType):
         return f"v{t.count}{type_suffix(t.element)}"
     if isinstance(t, ir.HalfType):
@@ -44,7 +45,7 @@ def type_suffix(t: ir.Type) -> str:
     if isinstance(t, ir.IntType):
         return f"i{t.width}"
     if isinstance(t, ir.PointerType):
-        return "p0"
+        return f"p{t.addrspace}"
     raise InternalError(f"no intrinsic suffix for {t}")
 
 

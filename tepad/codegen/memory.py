@@ -52,9 +52,10 @@ class MemoryEmitter:
         if is_contiguous(index):
             ptr = self.b.gep(base, [self.expr(index.base)], inbounds=True, source_etype=elem_t)
             if mask is None:
-                v = self.b.load(ptr, typ=vt, align=align)
+                v = self.b.load(ptr, typ=vt, align=self.vector_align(index, align))
             else:
-                fn = self.intrinsic("llvm.masked.load", vt, [PTR, I32, mask.type, vt], [vt, PTR])
+                fn = self.intrinsic("llvm.masked.load", vt, [ptr.type, I32, mask.type, vt],
+                                    [vt, ptr.type])
                 v = self.b.call(fn, [ptr, I32(align), mask, ir.Constant(vt, None)])
         else:
             idx = self.expr(index)
@@ -98,6 +99,12 @@ class MemoryEmitter:
     def _scalar_load(self, base, index, elem_t, align):
         p = self.b.gep(base, [self.expr(index)], inbounds=True, source_etype=elem_t)
         return self.b.load(p, typ=elem_t, align=align)
+
+    def vector_align(self, ramp, elem_align: int) -> int:
+        """The alignment claimed for a contiguous vector access at ``ramp`` (a stride-1
+        Ramp) of elements aligned to ``elem_align`` bytes: the element's on the CPU (a
+        device emitter claims more where the index proves it)."""
+        return elem_align
 
     def any_lane(self, mask):
         """i1: whether some lane of the vector ``mask`` is set."""
@@ -147,7 +154,7 @@ class MemoryEmitter:
             value = self.b.zext(value, ir.VectorType(I8, lanes))
         if is_contiguous(index):
             ptr = self.b.gep(base, [self.expr(index.base)], inbounds=True, source_etype=elem_t)
-            self.b.store(value, ptr, align=align)
+            self.b.store(value, ptr, align=self.vector_align(index, align))
             return
         idx = self.expr(index)  # scatter, lane by lane
         for k in range(lanes):

@@ -53,17 +53,6 @@ def race_check_requested() -> bool:
     return os.environ.get(RACE_ENV, "").strip().lower() not in ("", "0", "false", "no", "off")
 
 
-def host_target(target_host) -> Target | None:
-    """TVM's ``target_host`` checked: None or a CPU (``llvm``) target."""
-    if target_host is None:
-        return None
-    t = as_target(target_host)
-    if t.kind.name != "llvm":
-        raise TepadError(f"target_host {str(t)!r}: the host code of a kernel runs on the CPU; "
-                         "use 'llvm' (or leave target_host out)")
-    return t
-
-
 @deep_stack
 def emulated_function(s_or_func, args=None, name="main", bounds_check=False, checked=False,
                       exact_bounds=False, log=None, target=None):
@@ -238,4 +227,4 @@ class _DeviceModule:
 
 
 __all__ = ["build_emulated", "emulated_function", "emulated_module", "cpu_function", "emulation_requested",
-           "race_check_requested", "host_target", "EmulatedModule", "ENV", "RACE_ENV"]
+           "race_check_requested", "EmulatedModule", "ENV", "RACE_ENV"]

@@ -12,6 +12,7 @@ import threading
 from collections import OrderedDict
 
 from ..codegen import compile_cache_enabled, compile_kernel, default_num_threads
+from .build_cuda import CUDA_KINDS, build_cuda
 from ..errors import TepadError
 from ..lower.deep_stack import deep_stack
 from ..lower.pipeline import Options, PassLog, lower, lower_for_codegen, schedule_to_module
@@ -23,7 +24,7 @@ from ..schedule import Schedule
 from ..tir.function import PrimFunc
 from ..tir.module import IRModule
 from .arg_info import arg_info_of
-from .build_emulated import build_emulated, emulation_requested, host_target
+from .build_emulated import build_emulated, emulation_requested
 
 
 def build(s_or_func, args=None, target=None, name="main", bounds_check=False,
@@ -35,9 +36,7 @@ def build(s_or_func, args=None, target=None, name="main", bounds_check=False,
     ``ModuleGroup``: ``mod["f1"]`` is each function's Module.
 
     ``target``: a ``tepad.target.Target`` or its string (``"llvm -mcpu=... -mattr=..."``);
-    default: the ``with Target(...)`` target, else the host CPU. ``"cuda"`` builds run
-    through the GPU emulator when ``TEPAD_CUDA=emulate`` (``tepad.driver.build_emulated``);
-    ``target_host`` (TVM's, for GPU builds) must be a CPU target. Options of the current
+    default: the ``with Target(...)`` target, else the host CPU. Options of the current
     ``tepad.transform.PassContext`` apply (disabled passes, ``tir.instrument_bound_checkers``).
 
     ``bounds_check=True`` guards every buffer access in the generated code: an index outside
@@ -46,6 +45,12 @@ def build(s_or_func, args=None, target=None, name="main", bounds_check=False,
     that raise ``TepadError`` when the caller's padding does not hold the promised value.
     Both select passes of ``tepad.lower.pipeline.PIPELINE``.
     Lowering and code generation run on a deep stack (``tepad.lower.deep_stack``).
+
+    ``target="cuda"`` (or ``"nvptx"``, ``"cuda -arch=sm_90"``) builds for a CUDA GPU
+    (``build_cuda``: a ``CudaModule`` launching PTX kernels), or, under
+    ``TEPAD_CUDA=emulate``, for the CPU through the GPU emulator (``build_emulated``: an
+    ``EmulatedModule``, docs/gpu.md); ``target_host`` may only name the CPU (``"llvm"``),
+    where the host part runs.
     """
     funcs = _functions_of(s_or_func)
     if funcs is not None:
@@ -56,9 +61,15 @@ def build(s_or_func, args=None, target=None, name="main", bounds_check=False,
         if name == "main":
             name = key
     tgt = as_target(target)
-    host_target(target_host)
+    if target_host is not None and as_target(target_host).kind.name != "llvm":
+        raise TepadError(f"build: target_host {str(target_host)!r} is not the CPU; the host "
+                         "part runs on 'llvm'")
     if emulation_requested(tgt):
         return build_emulated(s_or_func, args, name, tgt, bounds_check, checked, exact_bounds)
+    if tgt.kind.name in CUDA_KINDS:
+        opts = Options.from_context(checked=checked, bounds_check=bounds_check, target="cuda",
+                                    target_text=str(tgt))
+        return build_cuda(s_or_func, args, name, opts, exact_bounds, tgt)
     if tgt.kind.name != "llvm":
         raise TepadError(f"target {str(tgt)!r}: tepad builds for 'llvm' (the CPU) only; "
                          f"{tgt.kind.name} code generation is not there yet")

@@ -165,6 +165,9 @@ PIPELINE: tuple = (
     Pass(storage_flatten, LOWER,
          "N-d realize/loads/stores -> Allocate + one index per axis group (what TVM's lower "
          "returns)", when=lambda o: o.flatten),
+    Pass(default_storage_scope, LOWER, "an unscoped stage under threadIdx is 'local', under "
+         "blockIdx only 'shared' (TVM's lower prints them so); no-op without launches",
+         when=lambda o: o.flatten),
     Pass(simplify, LOWER, "fold the index math flattening produced", optional=True,
          when=lambda o: o.flatten),
     Pass(hoist_expression, LOWER,
@@ -185,7 +188,11 @@ PIPELINE: tuple = (
     Pass(hoist_expression, BUILD, "what the lower phase did, for a function it did not "
          "flatten", optional=True, skip_if_unchanged=True),
     Pass(default_storage_scope, BUILD, "GPU: an allocation with no scope is 'local' under "
-         "threadIdx, 'shared' under blockIdx only (TVM's StorageFlatten rule)", when=_gpu),
+         "threadIdx, 'shared' under blockIdx only (TVM's StorageFlatten rule), for a function "
+         "the lower phase did not flatten", when=_gpu),
+    Pass(lower_thread_allreduce, BUILD, "GPU: cross-thread reductions -> shared-memory "
+         "trees with their barriers (before vthreads: a reduction per vthread gets its own "
+         "tree buffer)", when=_gpu),
     Pass(inject_virtual_thread, BUILD, "GPU: vthread bindings -> per-vthread copies of "
          "what they touch, unrolled where no loop is inside", when=_gpu),
     Pass(lambda f, o: unroll_loop(f, **dict(o.unroll)), BUILD,
@@ -199,10 +206,9 @@ PIPELINE: tuple = (
          when=lambda o: o.target in FLAT_MEMORY_TARGETS),
     Pass(simplify, BUILD, "fold the combined group indices", skip_if_unchanged=True,
          optional=True),
-    Pass(lower_thread_allreduce, BUILD, "GPU: cross-thread reductions -> shared-memory "
-         "trees with their barriers", when=_gpu),
     Pass(thread_sync, BUILD, "GPU: barriers before shared-memory reads of other threads' "
-         "writes (and writes after their reads)", when=_gpu),
+         "writes (and writes after their reads); disabling it (tir.ThreadSync) leaves only "
+         "the barriers a hand-built kernel has, to show a race", when=_gpu, optional=True),
     Pass(lambda f, o: verify_gpu_code(f, o.target_text or o.target), BUILD,
          "GPU: unbound loops, thread extents and shared memory within the device's limits",
          when=_gpu, name="verify_gpu_code", with_options=True),

@@ -363,6 +363,12 @@ def _cross_thread_reduction(stage, rmap, ana, nest, value, preds, vmap, flag):
                     raise TepadError(f"stage {stage.name}: reduce axis {iv.name} is bound to "
                                      f"{tag}; a reduction runs across threadIdx only (bind it "
                                      f"to threadIdx.x/y/z, or leave it a loop)")
+                if not isinstance(rmap[iv].extent, IntImm):
+                    raise TepadError(
+                        f"stage {stage.name}: reduce axis {iv.name} is bound to {tag} with "
+                        f"extent {rmap[iv].extent}; a reduction across threads needs a "
+                        f"constant number of threads (split the axis by a constant factor "
+                        f"and bind the inner part)")
                 threads.append(stage.iter_var_attrs[iv].bind_thread.var)
     dtypes = [t.dtype for t in outs]
     sources = list(red.source)

@@ -10,7 +10,7 @@ from .. import tir
 from ..errors import TepadError, TepadTypeError
 from ..tir import dtype as dt
 from ..tir.functor import collect_vars
-from .ndarray import NDArray
+from .ndarray import DeviceView, NDArray
 
 
 @dataclass
@@ -128,6 +128,9 @@ class ArgChecker:
     (shape, contiguity, read-only output; also a ``ValueError``) naming the argument; returns
     the values of ``shape_vars`` in order. Arguments are numpy arrays or ``NDArray``s.
     """
+
+    # whether arrays in device memory (``DeviceView``) are taken: a CUDA module's checker
+    device_memory = False
 
     def __init__(self, func: tir.PrimFunc, arg_info: list, shape_vars: list):
         self.shape_vars = list(shape_vars)
@@ -248,7 +251,11 @@ class ArgChecker:
             where = self._where(plan)
             if isinstance(arr, NDArray):
                 arr = arr._arr
-            if not isinstance(arr, np.ndarray):
+            if isinstance(arr, DeviceView) and not self.device_memory:
+                raise TepadTypeError(f"{where}: the array is in the memory of {arr.device!r}; "
+                                     "this module runs on the CPU: pass x.numpy() or an array "
+                                     "made on cpu(0)")
+            if not isinstance(arr, (np.ndarray, DeviceView)):
                 raise TepadTypeError(f"{where}: expected a numpy.ndarray, got "
                                      f"{type(arr).__name__}; pass np.asarray(x) or "
                                      f"tepad.nd.array(x)")

@@ -1,11 +1,17 @@
 """``Device``: where an array lives and a kernel runs, as TVM's ``tvm.runtime.Device``.
 
-tepad builds for the host CPU only, so ``cpu(0)`` is the one device that exists; ``cuda(0)``
-and the other GPU kinds can be named (``.exist`` is False) for code that asks.
+``cpu(0)`` always exists. ``cuda(k)`` exists when the CUDA driver (cuda-bindings, asked
+lazily: ``tepad.runtime.cuda_driver``) sees GPU ``k``, or under ``TEPAD_CUDA=emulate``
+(``cuda_emulated()``), where CUDA schedules run on the CPU through tepad's GPU emulator and
+cuda arrays live in host memory. The other GPU kinds can be named (``.exist`` is False).
 """
 from __future__ import annotations
 
+import os
+
 from ..errors import TepadError
+from ..target import DEFAULT_CUDA_ARCH
+from .cuda_driver import EMULATE_HINT, cuda_available, get_driver
 
 # TVM's DLDeviceType codes and names (``tvm.runtime.Device.DEVICE_TYPE_TO_NAME``)
 DEVICE_TYPE_TO_NAME = {1: "cpu", 2: "cuda", 4: "opencl", 7: "vulkan", 8: "metal",
@@ -15,6 +21,12 @@ DEVICE_NAME_TO_TYPE = {
     "cuda": 2, "nvptx": 2, "gpu": 2, "cl": 4, "opencl": 4, "vulkan": 7, "metal": 8,
     "rocm": 10, "ext_dev": 12, "hexagon": 14, "webgpu": 15,
 }
+
+
+def cuda_emulated() -> bool:
+    """Whether ``TEPAD_CUDA=emulate`` is set (read at each call, not at import): cuda devices
+    are then emulated on the CPU."""
+    return os.environ.get("TEPAD_CUDA", "").strip().lower() == "emulate"
 
 
 class Device:
@@ -38,17 +50,61 @@ class Device:
 
     @property
     def exist(self) -> bool:
-        """Whether the device is there: only the host CPU is (any id, as in TVM)."""
-        return self.device_type == 1
+        """Whether the device is there: the host CPU (any id, as in TVM); a cuda device when
+        the driver sees it or under ``TEPAD_CUDA=emulate``."""
+        if self.device_type == 1:
+            return True
+        if self.device_type == 2:
+            return cuda_emulated() or cuda_available(self.device_id)
+        return False
+
+    @property
+    def is_emulated(self) -> bool:
+        """Whether this is a cuda device emulated on the CPU (``TEPAD_CUDA=emulate``)."""
+        return self.device_type == 2 and cuda_emulated()
 
     def sync(self) -> None:
-        """Wait for the device's pending work: tepad's kernels run synchronously."""
+        """Wait for the device's pending work: CPU kernels (and emulated GPU ones) run
+        synchronously; a real GPU is synchronized through the driver."""
+        if self.device_type == 1 or self.is_emulated:
+            return
         if not self.exist:
-            raise TepadError(f"device {self!r} does not exist on this machine")
+            raise TepadError(missing_message(self))
+        drv = get_driver()
+        drv.activate(self.device_id)
+        drv.synchronize()
 
     @property
     def device_name(self) -> str:
         return DEVICE_TYPE_TO_NAME[self.device_type]
+
+    # --- TVM's GPU device attributes (None for a device that is not a GPU) ---------------------
+    @property
+    def compute_version(self) -> str | None:
+        """A cuda device's compute capability, ``"9.0"`` (the GPU's, or under emulation the
+        cuda target's default architecture); a TepadError when there is no such device."""
+        if self.device_type != 2:
+            return None
+        if self.is_emulated:
+            digits = DEFAULT_CUDA_ARCH[3:]
+            return f"{digits[:-1]}.{digits[-1]}"
+        if not self.exist:
+            raise TepadError(missing_message(self, "compute_version"))
+        major, minor = get_driver().compute_capability(self.device_id)
+        return f"{major}.{minor}"
+
+    @property
+    def max_threads_per_block(self) -> int | None:
+        return 1024 if self.device_type == 2 else None
+
+    @property
+    def warp_size(self) -> int | None:
+        return 32 if self.device_type == 2 else None
+
+    @property
+    def max_shared_memory_per_block(self) -> int | None:
+        """Bytes of shared memory a block gets without opting in (CUDA's 48 KiB)."""
+        return 48 * 1024 if self.device_type == 2 else None
 
     def __eq__(self, other):
         return isinstance(other, Device) and other.device_type == self.device_type and \
@@ -98,7 +154,7 @@ def cpu(dev_id: int = 0) -> Device:
 
 
 def cuda(dev_id: int = 0) -> Device:
-    """A CUDA GPU: named for code that asks, ``.exist`` is False (tepad builds for the CPU)."""
+    """CUDA GPU ``dev_id`` (``.exist`` says whether it is there; see the module doc)."""
     return Device(2, dev_id)
 
 
@@ -125,6 +181,16 @@ def ext_dev(dev_id: int = 0) -> Device:
     return Device(12, dev_id)
 
 
+def missing_message(dev: Device, what: str = "") -> str:
+    """Why ``dev`` cannot be used here (it does not exist), and what would work."""
+    head = f"{what}: " if what else ""
+    if dev.device_type == 2:
+        return (f"{head}device {dev!r} does not exist on this machine "
+                f"({get_driver().unavailable_reason()}); {EMULATE_HINT}, or use cpu(0)")
+    return f"{head}device {dev!r} does not exist on this machine; tepad runs on the host CPU, " \
+        "cpu(0), and on CUDA GPUs"
+
+
 def check_host(dev, what: str) -> Device:
     """``dev`` as a Device that exists (None means ``cpu(0)``); a TepadError otherwise."""
     if dev is None:
@@ -132,10 +198,9 @@ def check_host(dev, what: str) -> Device:
     if not isinstance(dev, Device):
         dev = device(dev)
     if not dev.exist:
-        raise TepadError(f"{what}: device {dev!r} does not exist on this machine; tepad runs on "
-                         f"the host CPU, cpu(0)")
+        raise TepadError(missing_message(dev, what))
     return dev
 
 
 __all__ = ["Device", "device", "cpu", "cuda", "gpu", "opencl", "vulkan", "metal", "rocm",
-           "ext_dev", "check_host"]
+           "ext_dev", "check_host", "cuda_emulated", "missing_message"]

@@ -4,6 +4,10 @@ An NDArray owns one C-contiguous numpy array in the machine's byte order; a ``Mo
 that array's memory to the kernel directly (no copy), so ``f(a, b)`` with NDArrays writes
 ``b`` in place exactly as with numpy arrays. ``array`` copies its input (as TVM's does);
 ``numpy()`` returns a copy.
+
+An array on a real CUDA device is a subclass (``tepad.runtime.cuda_module.CudaNDArray``, registered
+with ``register_device_arrays``) whose ``_arr`` is a ``DeviceView``; under ``TEPAD_CUDA=emulate``
+a cuda array is a plain NDArray in host memory whose ``device`` is ``cuda(k)``.
 """
 from __future__ import annotations
 
@@ -12,6 +16,50 @@ import numpy as np
 from ..errors import TepadError, TepadTypeError
 from ..tir import dtype as tir_dtype
 from .device import Device, check_host, cpu
+
+# device type -> maker of arrays in that device's memory (``array(np_array, dev)``,
+# ``empty(shape, np_dtype, dev)``), registered by the device's runtime module
+_DEVICE_ARRAYS: dict = {}
+
+
+def register_device_arrays(device_type: int, maker) -> None:
+    """Arrays on devices of ``device_type`` are made by ``maker`` (unless emulated)."""
+    _DEVICE_ARRAYS[device_type] = maker
+
+
+def _maker_of(dev: Device):
+    """The maker of arrays on ``dev`` when they live in device memory; None for host memory."""
+    if dev.device_type == 1 or dev.is_emulated:
+        return None
+    return _DEVICE_ARRAYS.get(dev.device_type)
+
+
+class DeviceView:
+    """What an argument check sees of an array in device memory: ``shape``, ``dtype``,
+    ``ndim``, ``size``, ``flags`` (contiguous, writable) and ``ctypes.data`` (the device
+    address), as a numpy array shows them."""
+
+    __slots__ = ("shape", "dtype", "ndim", "size", "nbytes", "flags", "ctypes", "device")
+
+    class _Flags:
+        c_contiguous = True
+        writeable = True
+
+    class _Data:
+        __slots__ = ("data",)
+
+        def __init__(self, data):
+            self.data = data
+
+    def __init__(self, shape, dtype, ptr: int, device: Device):
+        self.shape = tuple(int(d) for d in shape)
+        self.dtype = np.dtype(dtype)
+        self.ndim = len(self.shape)
+        self.size = int(np.prod(self.shape, dtype=np.int64))
+        self.nbytes = self.size * self.dtype.itemsize
+        self.flags = DeviceView._Flags
+        self.ctypes = DeviceView._Data(int(ptr))
+        self.device = device
 
 
 class NDArray:
@@ -63,7 +111,7 @@ class NDArray:
         """Overwrite the contents with ``source`` (an NDArray or anything numpy reads, of the
         same shape; converted to this array's dtype as TVM does). Returns ``self``."""
         if isinstance(source, NDArray):
-            src = source._arr
+            src = source.numpy() if isinstance(source._arr, DeviceView) else source._arr
         else:
             try:
                 src = np.asarray(source)
@@ -85,7 +133,11 @@ class NDArray:
         if isinstance(target, NDArray):
             return target.copyfrom(self)
         if isinstance(target, Device):
-            return NDArray(self._arr.copy(), check_host(target, "NDArray.copyto"))
+            dev = check_host(target, "NDArray.copyto")
+            maker = _maker_of(dev)
+            if maker is not None:
+                return maker.array(self._arr, dev)
+            return NDArray(self._arr.copy(), dev)
         raise TepadTypeError(f"NDArray.copyto: target must be an NDArray or a Device, got "
                              f"{type(target).__name__}")
 
@@ -134,9 +186,13 @@ def array(arr, device=None, mem_scope=None) -> NDArray:
     if mem_scope not in (None, "global"):
         raise TepadError(f"tepad.nd.array: memory scope {mem_scope!r} is not supported "
                          f"(only the default, global)")
+    if isinstance(arr, NDArray) and isinstance(arr._arr, DeviceView):
+        arr = arr.numpy()
     a = _host_array(arr)
     dtype = a.dtype if a.dtype.isnative else a.dtype.newbyteorder("=")
-    return NDArray(np.array(a, dtype=dtype, order="C", copy=True), dev)
+    host = np.array(a, dtype=dtype, order="C", copy=True)
+    maker = _maker_of(dev)
+    return NDArray(host, dev) if maker is None else maker.array(host, dev)
 
 
 def empty(shape, dtype="float32", device=None, mem_scope=None) -> NDArray:
@@ -167,12 +223,16 @@ def empty(shape, dtype="float32", device=None, mem_scope=None) -> NDArray:
         raise TepadTypeError(f"tepad.nd.empty: unknown dtype {dtype!r}") from None
     if npd.kind in "OUSVMm":
         raise TepadTypeError(f"tepad.nd.empty: dtype {npd} is not a numeric dtype")
+    maker = _maker_of(dev)
+    if maker is not None:
+        return maker.empty(dims, npd.newbyteorder("="), dev)
     return NDArray(np.empty(dims, dtype=npd.newbyteorder("=")), dev)
 
 
 def numpy_of(arrays) -> list:
-    """``arrays`` with every NDArray replaced by the numpy array it holds (no copy)."""
+    """``arrays`` with every NDArray replaced by the numpy array it holds (no copy; a
+    ``DeviceView`` for an array in device memory)."""
     return [a._arr if isinstance(a, NDArray) else a for a in arrays]
 
 
-__all__ = ["NDArray", "array", "empty", "numpy_of"]
+__all__ = ["NDArray", "array", "empty", "numpy_of", "DeviceView", "register_device_arrays"]

@@ -122,3 +122,90 @@ def test_reduce_axis_bound_to_a_block_index_is_refused():
     s[B].bind(ki, te.thread_axis("threadIdx.x"))
     with pytest.raises(TepadError, match="stage B: reduce axis k.outer is bound to blockIdx.x"):
         gpu_lower(s, [A, B])
+
+
+def test_a_symbolic_number_of_reducing_threads_is_refused():
+    n = te.var("n")
+    A = te.placeholder((8, n), name="A")
+    k = te.reduce_axis((0, n), "k")
+    B = te.compute((8,), lambda i: te.sum(A[i, k], axis=k), name="B")
+    s = te.create_schedule(B.op)
+    s[B].bind(B.op.axis[0], te.thread_axis("blockIdx.x"))
+    s[B].bind(k, te.thread_axis("threadIdx.x"))
+    with pytest.raises(TepadError, match="stage B: reduce axis k is bound to threadIdx.x with "
+                                         "extent n; a reduction across threads needs a "
+                                         "constant number of threads"):
+        gpu_lower(s, [A, B])
+    # the usual fix: a constant number of threads, each folding a strided share
+    s = te.create_schedule(B.op)
+    ko, ki = s[B].split(k, factor=32)
+    s[B].bind(B.op.axis[0], te.thread_axis("blockIdx.x"))
+    s[B].bind(ki, te.thread_axis("threadIdx.x"))
+    assert calls(gpu_lower(s, [A, B]), THREAD_ALLREDUCE) == []
+
+
+def test_a_reduction_under_a_thread_dependent_branch_is_refused():
+    from tepad import tir
+    from tepad.lower.passes.lower_thread_allreduce import lower_thread_allreduce
+    f = tepad.lower(*rfactor_rows())["main"]
+    (call,) = calls(f, THREAD_ALLREDUCE)
+    tx = call.args[-1]
+
+    def guard(n):
+        if isinstance(n, S.AttrStmt) and n.attr_key == "reduce_scope":
+            return S.IfThenElse(tx < 8, n)
+        return None
+    bad = f.with_body(tir.ir_transform(f.body, guard))
+    with pytest.raises(TepadError, match="cross-thread reduction sits under a condition on "
+                                         "the thread index"):
+        lower_thread_allreduce(bad)
+    assert calls(lower_thread_allreduce(f), THREAD_ALLREDUCE) == []
+
+
+def block_reduction_then_threads(m=32):
+    """B (one value per block, reduced over threadIdx.x) feeds C on threadIdx.y: every
+    (x, y) thread of the block runs B's reduction."""
+    A = te.placeholder((4, m), name="A")
+    k = te.reduce_axis((0, m), "k")
+    B = te.compute((4,), lambda i: te.sum(A[i, k], axis=k), name="B")
+    C = te.compute((4, 8), lambda i, j: B[i] * (j + 1).astype("float32"), name="C")
+    s = te.create_schedule(C.op)
+    s[C].bind(C.op.axis[0], te.thread_axis("blockIdx.x"))
+    s[C].bind(C.op.axis[1], te.thread_axis("threadIdx.y"))
+    s[B].compute_at(s[C], C.op.axis[0])
+    s[B].set_scope("shared")
+    s[B].bind(s[B].op.reduce_axis[0], te.thread_axis("threadIdx.x"))
+    return s, [A, C]
+
+
+def test_thread_indices_launched_elsewhere_in_the_kernel_separate_the_groups():
+    f = gpu_lower(*block_reduction_then_threads())
+    red = next(a for a in nodes(f, S.Allocate) if a.buffer_var.name == "red_buf0")
+    assert [int(e) for e in red.extents] == [8 * 32]        # one row per threadIdx.y
+    around = [a for a in nodes(f, S.AttrStmt) if a.attr_key == "thread_extent"
+              and red in nodes(a, S.Allocate)]
+    assert sorted(a.node.thread_tag for a in around) == ["blockIdx.x", "threadIdx.x",
+                                                         "threadIdx.y"]
+
+
+def vthread_rows(n=16, m=24):
+    """Rows split over blockIdx, a vthread and threadIdx.y; the reduce axis on threadIdx.x."""
+    A = te.placeholder((n, m), name="A")
+    k = te.reduce_axis((0, m), "k")
+    B = te.compute((n,), lambda i: te.sum(A[i, k], axis=k), name="B")
+    s = te.create_schedule(B.op)
+    bo, bi = s[B].split(B.op.axis[0], factor=8)
+    vt, ty = s[B].split(bi, nparts=2)
+    s[B].bind(bo, te.thread_axis("blockIdx.x"))
+    s[B].bind(vt, te.thread_axis("vthread"))
+    s[B].bind(ty, te.thread_axis("threadIdx.y"))
+    s[B].bind(B.op.reduce_axis[0], te.thread_axis("threadIdx.x"))
+    return s, [A, B]
+
+
+def test_a_reduction_under_a_vthread_gets_a_tree_per_vthread():
+    f = gpu_lower(*vthread_rows())
+    assert calls(f, THREAD_ALLREDUCE) == []
+    red = next(a for a in nodes(f, S.Allocate) if a.buffer_var.name == "red_buf0")
+    assert [int(e) for e in red.extents] == [2 * 4 * 24]     # vthreads x rows x threads
+    assert len(syncs(f)) == 6                                 # store + 5 steps, once each

@@ -47,20 +47,35 @@ def test_scopes_the_schedule_gave_are_kept():
     assert allocs(f) == {"A.shared": "shared", "B.shared": "shared", "C.local": "local"}
 
 
+def test_lower_prints_the_default_scopes_as_tvm_lower_does():
+    import tepad
+    f = tepad.lower(*_attached(True))["main"]
+    assert allocs(f) == {"B": "local"}
+    f = tepad.lower(*_attached(True), flatten=False)["main"]
+    assert allocs(f) == {}                       # realize form: scopes come with flattening
+
+
 def test_an_allocation_outside_every_launch_stays_global():
-    x = Var("x", "int32")
+    X = tir.decl_buffer((4,), "float32", "X")
     buf = Buffer([4], "float32", "T", data=Var("T", "handle"), scope="")
+    tx = te.thread_axis("threadIdx.x")
+    kernel = S.AttrStmt(tx, "thread_extent", 4, S.BufferStore(X, buf[tx.var], [tx.var]))
     body = S.Allocate(buf.data, "float32", [4], True,
-                      S.BufferStore(buf, 1.0, [0]), {"scope": "global"})
-    f = tir.PrimFunc([x], body, {}, {"global_symbol": "main"})
-    assert allocs(default_storage_scope(f)) == {"T": "global"}
+                      S.SeqStmt([S.BufferStore(buf, 1.0, [0]), kernel]), {"scope": "global"})
+    f = default_storage_scope(func([X], body))
+    assert allocs(f) == {"T": "global"}
+    assert {x.buffer.scope for x in nodes(f, BufferLoad) if x.buffer.name == "T"} == {"global"}
+    cpu = tir.PrimFunc([], S.Allocate(buf.data, "float32", [4], True,
+                                      S.BufferStore(buf, 1.0, [0]), {"scope": "global"}), {},
+                       {"global_symbol": "main"})
+    assert default_storage_scope(cpu) is cpu        # no launch: a CPU function, untouched
 
 
 def test_cpu_builds_do_not_run_the_gpu_passes():
     from tepad.lower.pipeline import Options, select
-    names = [p.name for _, p in select(opts=Options(target="llvm"))]
+    names = [p.name for _, p in select(("build",), opts=Options(target="llvm"))]
     assert "thread_sync" not in names and "default_storage_scope" not in names
-    gpu = [p.name for _, p in select(opts=Options(target="cuda"))]
+    gpu = [p.name for _, p in select(("build",), opts=Options(target="cuda"))]
     assert gpu.index("default_storage_scope") < gpu.index("thread_sync") < \
         gpu.index("verify_gpu_code")
 
@@ -277,3 +292,13 @@ def test_opt_conv_cuda_gets_two_barriers_per_step_as_in_tvm():
     assert allocs(f)["Apad.shared"] == "shared" and allocs(f)["B.local"] == "local"
     bl = next(a for a in nodes(f, S.Allocate) if a.buffer_var.name == "B.local")
     assert [int(e) for e in bl.extents] == [64]    # 4 x 4 per vthread, 2 x 2 vthreads
+
+
+def test_thread_sync_can_be_disabled_by_its_tvm_name():
+    import tepad
+    from tepad.lower.pipeline import Options
+    s, args = tiled_matmul()
+    with tepad.transform.PassContext(disabled_pass=["tir.ThreadSync"]):
+        opts = Options.from_context(target="cuda")
+    from tepad.lower.pipeline import lower_for_codegen
+    assert syncs(lower_for_codegen(s, args, "main", opts)) == []

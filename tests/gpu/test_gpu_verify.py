@@ -111,3 +111,12 @@ def test_options_from_context_carry_the_target_limits():
     assert opts.target == "cuda" and opts.target_text == "cuda -max_num_threads=256"
     with pytest.raises(TepadError, match="limit of 256"):
         lower_for_codegen(*_block_2d(16, 64), "main", opts)
+
+
+def test_a_schedule_with_no_bind_is_refused_for_the_gpu():
+    A = te.placeholder((64,), name="A")
+    B = te.compute((64,), lambda i: A[i] + 1.0, name="B")
+    s = te.create_schedule(B.op)
+    with pytest.raises(TepadError, match="stage B: kernel main has no GPU launch.*did you "
+                                         "forget to bind"):
+        gpu_lower(s, [A, B])

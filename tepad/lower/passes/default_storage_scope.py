@@ -5,13 +5,14 @@ Guarantees: every ``Allocate`` of a stage that set no scope (its buffers' ``scop
 gets ``annotations["scope"]``: ``"local"`` (one copy per thread) when it sits under a
 ``threadIdx`` launch, ``"shared"`` (one copy per block) when it sits under ``blockIdx`` launches
 only, ``"global"`` outside every launch; loads and stores of it use buffers with that scope.
-Scopes the schedule gave (``cache_read(.., "shared")``, ``set_scope``) are kept.
+Scopes the schedule gave (``cache_read(.., "shared")``, ``set_scope``) are kept. A function
+without launches (a CPU function) is returned unchanged.
 """
 from __future__ import annotations
 
 from ...tir.function import PrimFunc
 from ...tir.functor import Visitor
-from ..gpu_kernel import RescopeBuffers, is_launch, launch_tag
+from ..gpu_kernel import RescopeBuffers, is_launch, kernels, launch_tag
 
 
 class _Decide(Visitor):
@@ -46,6 +47,8 @@ class _Decide(Visitor):
 
 def default_storage_scope(func: PrimFunc) -> PrimFunc:
     """``func`` with TVM's default scopes on its unscoped allocations (see the module)."""
+    if not kernels(func.body):
+        return func                  # no GPU launch: nothing to decide (CPU functions)
     d = _Decide()
     d.visit(func.body)
     scopes = {v: scope for v, scope in d.allocs if v in d.unset}

@@ -6,8 +6,9 @@ The call, as ScheduleOps emits it for a reduce axis bound to ``threadIdx``: unde
 (n), condition, result data vars (n), reducing thread vars...))``. Guarantees:
 
 * no ``tvm_thread_allreduce`` call and no ``reduce_scope`` attribute remains;
-* the threads that share the other thread indices of the block (a *group*) reduce
-  separately: each value gets a ``shared`` buffer of ``groups * R`` elements (``R`` the
+* the threads that share the other thread indices of the block (a *group*; every
+  ``threadIdx`` tag of the kernel counts, a tag launched only elsewhere in the kernel is
+  launched again around the tree) reduce separately: each value gets a ``shared`` buffer of ``groups * R`` elements (``R`` the
   product of the reducing threads' extents); thread ``r`` of group ``g`` stores its value
   (the combiner's identity where the condition is false) at ``g * R + r``, then every step
   halves the active threads (``R`` not a power of two: the first step folds the part above
@@ -15,7 +16,9 @@ The call, as ScheduleOps emits it for a reduce axis bound to ``threadIdx``: unde
   all outside the branches on the thread index; every thread then reads its group's result
   into the local result buffer(s).
 
-Barriers for later reuse of the buffers are thread_sync's (it runs after this pass).
+Barriers for later reuse of the buffers are thread_sync's (it runs after this pass). A
+reduction under a branch or loop bound that depends on the thread index is a TepadError:
+not every thread would reach its barriers.
 """
 from __future__ import annotations
 
@@ -24,9 +27,9 @@ from ...tir import op as tirop
 from ...tir.buffer import Buffer
 from ...tir.expr import BufferLoad, Call, IntImm, Var, add, mul
 from ...tir.function import PrimFunc
-from ...tir.functor import Mutator
+from ...tir.functor import Mutator, collect_vars
 from ...tir.stmt import Allocate, AttrStmt, BufferStore, Evaluate, IfThenElse, LetStmt, seq
-from ..gpu_kernel import THREAD_TAGS, is_launch, launch_tag, launch_var
+from ..gpu_kernel import THREAD_TAGS, is_launch, kernel_launches, launch_tag, launch_var
 from .thread_sync import make_sync
 
 THREAD_ALLREDUCE = "tir.tvm_thread_allreduce"
@@ -48,8 +51,44 @@ class _Lower(Mutator):
         self.func_name = func_name
         self.scope = []           # enclosing launches: (tag, var, extent)
         self.count = 0
+        self.divergent = []       # enclosing thread-dependent conditions / loop bounds
+        self.varying = set()      # let vars computed from a thread index
+        self.kernel_threads = {}  # tag -> the kernel's first launch of each threadIdx tag
+
+    def _thread_dependent(self, *exprs) -> bool:
+        threads = {var for tag, var, _ in self.scope if tag.startswith("threadIdx")}
+        return bool(threads and collect_vars(list(exprs)) & (threads | self.varying))
+
+    def visit_LetStmt(self, s):
+        if self._thread_dependent(s.value):
+            self.varying.add(s.var)
+        return self.generic_visit(s)
+
+    def visit_IfThenElse(self, s):
+        if not self._thread_dependent(s.condition):
+            return self.generic_visit(s)
+        self.divergent.append(s.condition)
+        out = self.generic_visit(s)
+        self.divergent.pop()
+        return out
+
+    def visit_For(self, s):
+        if not self._thread_dependent(s.min, s.extent):
+            return self.generic_visit(s)
+        self.divergent.append(s.extent)
+        out = self.generic_visit(s)
+        self.divergent.pop()
+        return out
 
     def visit_AttrStmt(self, s):
+        if is_launch(s) and not self.scope:
+            # every thread index of the kernel, launched here or in a sibling subtree: all
+            # of the block's threads run the reduction, so each index separates groups
+            self.kernel_threads = {}
+            for a in kernel_launches(s):
+                tag = launch_tag(a)
+                if tag in THREAD_TAGS and tag not in self.kernel_threads:
+                    self.kernel_threads[tag] = a
         if is_launch(s):
             ext = s.value.value if isinstance(s.value, IntImm) else None
             self.scope.append((launch_tag(s), launch_var(s), ext))
@@ -58,6 +97,12 @@ class _Lower(Mutator):
             return s if body is s.body else AttrStmt(s.node, s.attr_key, s.value, body)
         if s.attr_key == REDUCE_SCOPE and isinstance(s.body, Evaluate) and \
                 isinstance(s.body.value, Call) and s.body.value.op == THREAD_ALLREDUCE:
+            if self.divergent:
+                raise TepadError(
+                    f"kernel {self.func_name}: a cross-thread reduction sits under a condition "
+                    f"on the thread index ({self.divergent[-1]}); its barriers must be reached "
+                    "by every thread of the block (compute the reduction at a loop outside "
+                    "the guard)")
             return self.lower(s.node, s.body.value)
         return self.generic_visit(s)
 
@@ -85,9 +130,19 @@ class _Lower(Mutator):
             red_tags.append(tag)
         for tag in THREAD_TAGS:
             if tag in here and here[tag][1] is None:
-                raise TepadError(f"kernel {self.func_name}: {tag} has extent "
-                                 "not a constant; a cross-thread reduction needs constant "
-                                 "thread extents")
+                raise TepadError(f"kernel {self.func_name}: {tag} has an extent that is not "
+                                 "a constant; a cross-thread reduction in its block needs "
+                                 "constant thread extents")
+        # thread indices of the block not launched around here are launched again around
+        # the tree (same extent, same hardware index) so its groups can tell them apart
+        relaunch = [self.kernel_threads[t] for t in THREAD_TAGS
+                    if t in self.kernel_threads and t not in here]
+        for a in relaunch:
+            if not isinstance(a.value, IntImm):
+                raise TepadError(f"kernel {self.func_name}: {launch_tag(a)} has an extent "
+                                 "that is not a constant; a cross-thread reduction in its "
+                                 "block needs constant thread extents")
+            here[launch_tag(a)] = (launch_var(a), a.value.value)
         red = [here[t] for t in THREAD_TAGS if t in red_tags]
         grp = [here[t] for t in THREAD_TAGS if t in here and t not in red_tags]
         r, R = _linear(red)
@@ -131,6 +186,8 @@ class _Lower(Mutator):
         for b in reversed(bufs):
             body = Allocate(b.data, b.dtype, [G * R], IntImm(1, "bool"), body,
                             {"scope": "shared"})
+        for a in reversed(relaunch):
+            body = AttrStmt(a.node, a.attr_key, a.value, body)
         return body
 
     @staticmethod

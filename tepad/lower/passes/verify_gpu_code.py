@@ -4,8 +4,9 @@ VerifyGPUCode plus the checks TVM makes while splitting host and device code).
 Guarantees: the function is returned unchanged, or a ``TepadError`` names the stage (the
 buffer written) or the thread tag and says what would be valid, when
 
-* code outside every launch writes memory in a function that has launches (a loop left
-  unbound: the host cannot write device memory element by element);
+* code outside every launch writes memory (a loop left unbound: the host cannot write
+  device memory element by element), or the function has no launch at all (TVM's "did you
+  forget to bind?");
 * one tag is launched with different extents in one kernel (every launch attribute of a tag
   names the same hardware index);
 * a thread extent is over its per-dimension limit (``threadIdx.x/y`` 1024, ``threadIdx.z``
@@ -117,10 +118,18 @@ def verify_gpu_code(func: PrimFunc, target=None) -> PrimFunc:
     """``func`` unchanged, or the TepadError the module describes. ``target``: where the
     limits come from (see ``gpu_limits``)."""
     found = kernels(func.body)
-    if not found:
-        return func
     host = _HostWrites()
     host.visit(func.body)
+    if host.found and not found:
+        name = host.found[0].buffer.name
+        raise TepadError(
+            f"stage {name}: kernel {func.name} has no GPU launch: no loop is bound to "
+            f"blockIdx/threadIdx, so nothing runs on the device (did you forget to bind? "
+            f"e.g. xo, xi = s[{name}].split(axis, factor=64); "
+            f"s[{name}].bind(xo, te.thread_axis('blockIdx.x')); "
+            f"s[{name}].bind(xi, te.thread_axis('threadIdx.x')))")
+    if not found:
+        return func
     if host.found:
         name = host.found[0].buffer.name
         raise TepadError(
