@@ -664,7 +664,7 @@ def test_E_LOW_06_unknown_target():
     s = te.create_schedule(C.op)
     with pytest.raises(TepadError, match="target 'opencl': tepad builds for 'llvm'"):
         tepad.build(s, [A, C], target="opencl")
-    with pytest.raises(TepadError, match="no loop is bound to a GPU thread"):
+    with pytest.raises(TepadError, match="no GPU launch: no loop is bound"):
         tepad.build(s, [A, C], target="cuda")
 
 
