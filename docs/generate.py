@@ -448,6 +448,41 @@ def ib_exact():
     return cli.bounds_text(s) + "\n\n" + cli.explain_text(s)
 
 
+def _blur_gpu(scope, at):
+    A = te.placeholder((66,), "float32", name="A")
+    B = te.compute((64,), lambda i: A[i] + A[i + 1] + A[i + 2], name="B")
+    s = te.create_schedule(B.op)
+    AS = s.cache_read(A, scope, [B])
+    bx, tx = s[B].split(B.op.axis[0], factor=16)
+    s[B].bind(bx, te.thread_axis("blockIdx.x"))
+    s[B].bind(tx, te.thread_axis("threadIdx.x"))
+    s[AS].compute_at(s[B], bx if at == "block" else tx)
+    return _ib(s, [A, B])
+
+
+@snippet
+def ib_thread_shared():
+    return _blur_gpu("shared", "block")
+
+
+@snippet
+def ib_thread_local():
+    return _blur_gpu("local", "thread")
+
+
+@snippet
+def ib_thread_exact():
+    A = te.placeholder((8, 48), "float32", name="A")
+    C = te.compute((8, 48), lambda i, j: A[i, j] * 2.0, name="C")
+    s = te.create_schedule(C.op)
+    AS = s.cache_read(A, "shared", [C])
+    bx, tx = s[C].split(s[C].fuse(*C.op.axis), factor=64)
+    s[C].bind(bx, te.thread_axis("blockIdx.x"))
+    s[C].bind(tx, te.thread_axis("threadIdx.x"))
+    s[AS].compute_at(s[C], bx)
+    return cli.bounds_text(s) + "\n\n" + cli.explain_text(s)
+
+
 # ----------------------------------------------------------------------------- padding
 @snippet
 def pad_layout_rowsum():

@@ -69,8 +69,8 @@ from ..tir import op as tirop
 from ..tir.expr import IntImm, Mul, ProducerLoad, Range, Var, cast, logical_and
 from ..tir.functor import post_order_visit, substitute
 from .interval import (BoundContext, BoundMap, consumer_request, finalize_ranges,
-                       infer_bound_interval, infer_root_bound)
-from .message_passing import pass_down_domain
+                       infer_bound_interval, infer_root_bound, storage_rank, thread_rank)
+from .message_passing import bind_thread_ranges, pass_down_domain
 
 log = logging.getLogger("tepad.bound.exact")
 
@@ -129,6 +129,18 @@ def _min_of_pieces(pa, ctx_set):
     if not low.is_int():
         return pa
     return isl.PwAff.val_on_domain(isl.Set.universe(pa.domain().get_space()), low)
+
+
+def pw_max_val(pa, ctx_set):
+    """The largest value of the parameter-only PwAff ``pa`` under ``ctx_set`` (an isl Val,
+    infinity when unbounded). ``isl_pw_aff_max_val`` refuses pieces with integer divisions
+    (a fused loop's region); the maximum is then taken over the graph ``{ [v] : v = pa }``."""
+    pa = pa.intersect_params(ctx_set)
+    try:
+        return pa.max_val()
+    except isl.Error:
+        graph = params_to_dims(isl.Set.from_pw_aff(pa))
+        return graph.dim_max_val(graph.dim(dt.set) - 1)
 
 
 def _tir_size(e) -> int:
@@ -307,6 +319,12 @@ class Exact:
         for st in s.stages:
             for iv in st.all_iter_vars:
                 self.iter_names.add(self.names.name(iv.var))
+        # thread bindings: leaf IterVar -> the thread IterVar it is bound to
+        self.bind = {}
+        for st in s.stages:
+            for iv, attr in st.iter_var_attrs.items():
+                if attr.bind_thread is not None:
+                    self.bind[iv] = attr.bind_thread
         self.shape_vars = set()
         for st in s.stages:
             for k in range(st.op.num_outputs):
@@ -354,6 +372,7 @@ class Exact:
         else:
             dom.add_root_ranges()
         dom.add_relations()
+        dom.add_thread_values()
         if not loops_only:
             for p in getattr(self.rmap, "predicates", {}).get(stage.op, ()):
                 dom.cons.append(c.cond(p))
@@ -492,6 +511,33 @@ class _StageDomain:
                 raise NotAffine(f"stage {self.stage.name}: relation {rel!r} has no exact "
                                 "encoding")
 
+    def add_thread_values(self):
+        """The value of each thread-bound leaf in the generated code (TVM's MakeLoopNest):
+        the thread variable, so stages bound to the same thread axis share one ISL name; or
+        the range's min for a thread private to the stage's storage (a ``local`` stage's
+        ``threadIdx`` loop). A unit loop is its min already."""
+        for iv in self.stage.leaf_iter_vars:
+            b = self.ex.bind.get(iv)
+            if b is None:
+                continue
+            r = self.rmap[iv]
+            if isinstance(r.extent, IntImm) and r.extent.value == 1:
+                continue
+            if thread_value_is_var(self.stage.scope or "", b.thread_tag):
+                self.cons.append(f"{self.nm(iv)} = {self.c.expr(b.var)}")
+            else:
+                self.cons.append(f"{self.nm(iv)} = {self.c.expr(r.min)}")
+
+
+def thread_value_is_var(scope, tag) -> bool:
+    """Whether a leaf of a stage stored in ``scope`` bound to thread ``tag`` takes the thread
+    variable's value (else its range's min: each thread of that rank has its own copy)."""
+    if tag.startswith("vthread") or tag == "cthread":
+        return True
+    if scope == "" or storage_rank(scope) <= thread_rank(tag):
+        return True
+    return scope == "warp" and tag == "threadIdx.x"
+
 
 def _tmul(x, e):
     """``x * e`` as a tir Mul node (no folding: IslWriter handles constants and if_then_else)."""
@@ -510,13 +556,15 @@ def request_region(ex: Exact, stage, consumers, apath, fallback_dim, fallbacks,
     ``abstraction``, its parameters may also be abbreviations of outer sub-expressions)."""
     op = stage.op
     outs = {op.output(k) for k in range(op.num_outputs)}
-    keep = {ex.names.name(iv.var) for iv in apath} | ex.shape_vars
+    keep, relax_outer = _kept_names(ex, stage, apath)
     onames = [ex.names.name(iv.var) for iv in op.axis]
     region = None
     stop = apath[0] if apath else None
     for c in consumers:
         dom = None
-        for x in ex.chain(c, stop):
+        # a relaxed thread loop enclosing the producer: its loop (and the loops around it)
+        # must bound the union, so the chain goes up to the root
+        for x in ex.chain(c, None if relax_outer else stop):
             o = ex.own(x, loops_only=x is not c, abstraction=abstraction)
             dom = o if dom is None else dom & o
         pieces = []
@@ -552,6 +600,48 @@ def request_region(ex: Exact, stage, consumers, apath, fallback_dim, fallbacks,
     return region
 
 
+def _kept_names(ex, stage, apath):
+    """``(keep, relax_outer)``: the ISL names the region of ``stage`` stays a function of --
+    its unbound attach-path loop vars, the thread vars it is not relaxed over, the shape
+    vars -- and
+    whether some attach-path loop is relaxed (a thread loop of a rank the stage's storage is
+    shared by: a ``shared`` stage at a block loop covers every ``threadIdx`` of the block).
+
+    The relaxation rule is interval mode's (``BoundContext.need_relax``, TVM's NeedRelax):
+    a loop bound to a thread is relaxed by its tag and the stage's storage rank alone, wherever
+    it is; an unbound loop is relaxed unless it encloses the stage."""
+    ctx = ex.bound_ctx
+    rank = ctx.storage_rank(stage)
+    keep = set(ex.shape_vars)
+    relax_outer = False
+    for iv in apath:
+        if iv not in ex.bind:
+            keep.add(ex.names.name(iv.var))
+        elif ctx.need_relax(iv, True, rank):
+            relax_outer = True
+        # a bound loop that is not relaxed is kept as its thread variable (below): the
+        # generated code has no loop variable for it
+    for iv, b in ex.bind.items():
+        if not ctx.need_relax(iv, True, rank):
+            keep.add(ex.names.name(b.var))
+    return keep, relax_outer
+
+
+def _thread_context(ex, region):
+    """``0 <= t < extent`` for the thread vars among ``region``'s parameters (the largest
+    extent of a loop bound to that thread), as a parameter set."""
+    present = {region.get_dim_name(dt.param, k) for k in range(region.dim(dt.param))}
+    ext = {}
+    for iv, b in ex.bind.items():
+        n = ex.names.name(b.var)
+        r = ex.rmap.get(iv)
+        if n in present and r is not None and isinstance(r.extent, IntImm):
+            ext[n] = max(ext.get(n, 0), r.extent.value)
+    if not ext:
+        return None
+    return params_set([f"0 <= {n} < {e}" for n, e in sorted(ext.items())], sorted(ext))
+
+
 # ---------------------------------------------------------------------------------------------
 # InferBound, exact mode
 # ---------------------------------------------------------------------------------------------
@@ -565,11 +655,10 @@ def infer_bound_exact(s):
         bm.exact_fallbacks = [Fallback("*", None, None, "a TensorComputeOp reads regions, "
                                        "not elements: interval mode used for everything")]
         return bm
-    if ctx.bind_map:
+    if any(b.thread_tag == "pipeline" for b in ctx.bind_map.values()):
         bm = infer_bound_interval(s)
         bm.exact_fallbacks = [Fallback("*", None, None,
-                                       "thread-bound loops: interval mode used for everything")]
-        log.debug("exact bounds: thread binding present, using interval mode")
+                                       "pipeline-bound loops: interval mode used for everything")]
         return bm
     if any(isinstance(st.op, ExternOp) for st in s.stages):
         bm = infer_bound_interval(s)    # extern ops read and write whole tensors
@@ -582,6 +671,12 @@ def infer_bound_exact(s):
     rmap.exact_regions = {}
     ana = Analyzer()
     ex = Exact(s, rmap)
+    ex.bound_ctx = ctx
+    # a thread-bound loop's extent is a launch dimension, the same for every block: ScheduleOps
+    # would make a shortened tail loop of it a serial loop, so with threads non-divisible
+    # splits keep interval mode's guard (``own`` is sound either way: leaf loops in their
+    # ranges, the split's parent range bounding the stores)
+    rmap.exact_tails = not ex.bind
     for stage in reversed(s.stages):
         if stage.attach_type == AttachType.InlinedAlready or isinstance(stage.op, PlaceholderOp):
             continue
@@ -606,6 +701,7 @@ def infer_bound_exact(s):
         for iv in op.root_iter_vars:
             ana.bind(iv.var, rmap[iv])
         pass_down_domain(stage, rmap, ana)
+        bind_thread_ranges(stage, rmap, ana)
     return finalize_ranges(rmap, ana)
 
 
@@ -616,7 +712,8 @@ def _exact_root_bound(ex, ctx, stage, rmap, ana):
     apath = ctx.paths[id(stage)]
     consumers = _consumers(ctx, op)
     intervals = _IntervalRequests(ex, ctx, stage, rmap, ana)
-    absn = _abstraction_for(ex, apath, consumers)
+    # abbreviations of outer sub-expressions would keep relaxed thread loops as parameters
+    absn = None if ex.bind else _abstraction_for(ex, apath, consumers)
     region = request_region(ex, stage, consumers, apath, intervals.constraint,
                             rmap.exact_fallbacks, absn)
     # No intersection with the interval-mode box here: that box is expressed in the interval
@@ -707,7 +804,9 @@ def _region_context(ex, apath, region, absn) -> isl.Set:
     vars >= 1; with an abstraction only the loops the region depends on, plus the constant
     ranges of the abbreviations it uses."""
     if absn is None:
-        return ex.context(apath)
+        ctx_set = ex.context(apath)
+        tctx = _thread_context(ex, region) if ex.bind else None
+        return ctx_set if tctx is None else (ctx_set & tctx).coalesce()
     present = {region.get_dim_name(dt.param, k) for k in range(region.dim(dt.param))}
     ctx_set = ex.context([iv for iv in apath if ex.names.name(iv.var) in present])
     ab = sorted(present & set(absn.bounds))
@@ -774,7 +873,7 @@ def _dim_bounds(ex, region, d, iv, ctx_set, absn, tile, interval_map):
                                interval_map)
         tile = True
     if tile:
-        mv = plus_constant(hi - lo, 1).intersect_params(ctx_set).max_val()
+        mv = pw_max_val(plus_constant(hi - lo, 1), ctx_set)
         if mv.is_int():
             k = mv.to_python()
             return lo, plus_constant(lo, k - 1), k

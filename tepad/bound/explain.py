@@ -136,8 +136,20 @@ def executed_set(ex: Exact, st) -> isl.Set:
         o = ex.own(x, loops_only=x is not st)
         dom = o if dom is None else dom & o
     keep = {ex.names.name(iv.var) for iv in attach_path(st)} | \
-        {ex.names.name(iv.var) for iv in st.op.axis}
+        {ex.names.name(iv.var) for iv in st.op.axis} | _private_threads(ex, st)
     return project_params_except(dom, keep).coalesce()
+
+
+def _private_threads(ex: Exact, st) -> set:
+    """ISL names of the thread variables ``st``'s storage is private to (the threads that
+    each compute their own copy: ``threadIdx`` for a ``local`` stage, ``blockIdx`` for a
+    ``shared`` one), so each copy counts."""
+    if not ex.bind:
+        return set()
+    ctx = BoundContext(ex.s)
+    rank = ctx.storage_rank(st)
+    return {ex.names.name(b.var) for iv, b in ex.bind.items()
+            if not ctx.need_relax(iv, True, rank)}
 
 
 def _count(pset: isl.Set, what: str) -> int:

@@ -28,7 +28,7 @@ from ..tir.expr import IntImm, Max, Min, ProducerLoad, Range, cast
 from ..tir.op import all as all_expr, max as max_expr, min as min_expr
 from ..tir.functor import collect_vars, post_order_visit
 from .attach_path import attach_path
-from .message_passing import pass_down_domain, pass_up_domain
+from .message_passing import bind_thread_ranges, pass_down_domain, pass_up_domain
 from .scan_bound import scan_gather_bound, scan_prop_bound_to_inputs
 from .tensor_compute import prop_region_bounds
 from ..tensor.tensor_intrin import TensorComputeOp
@@ -58,14 +58,23 @@ class BoundMap(dict):
         return "BoundMap({" + ", ".join(f"{k.name}: {v!r}" for k, v in self.items()) + "})"
 
 
-# Storage and thread ranks for NeedRelax (TVM's thread_storage_scope rules).
+# Storage and thread ranks for NeedRelax (TVM's thread_storage_scope.h): a storage of rank r
+# is shared by all threads of a thread rank below r ("shared", rank 1, by the threads of a
+# block; "local", rank 3, by no one), so its region covers every value of such a thread index.
 _STORAGE_RANK = {"global": 0, "": 0, "shared": 1, "warp": 2, "local": 3}
 
 
-def _thread_rank(tag: str) -> int:
+def storage_rank(scope: str) -> int:
+    """TVM's StorageRank of a storage scope: global 0, shared 1, warp 2, local 3."""
+    return _STORAGE_RANK.get(scope, 0)
+
+
+def thread_rank(tag: str) -> int:
+    """TVM's ThreadScope rank of a thread tag: ``blockIdx.*`` 0; ``threadIdx.*``, ``vthread``
+    and ``cthread`` 1."""
     if tag.startswith("blockIdx"):
         return 0
-    return 1   # threadIdx.*, vthread, cthread
+    return 1
 
 
 class BoundContext:
@@ -92,17 +101,24 @@ class BoundContext:
         return b.thread_tag if b is not None else iv.thread_tag
 
     def need_relax(self, iv, found_attach, scope_rank):
+        """TVM's NeedRelax: whether a stage of storage rank ``scope_rank`` must cover every
+        value of loop ``iv`` of a consumer (``found_attach``: ``iv`` encloses the stage). An
+        unbound loop is relaxed unless it encloses the stage; a thread loop by its tag alone:
+        when the storage is shared by the threads of that rank (``shared`` and
+        ``threadIdx``, ``global`` and anything), and ``threadIdx.x`` for ``warp`` storage."""
         tag = self.thread_tag(iv)
         if tag in ("", "pipeline"):
             return not found_attach
         if scope_rank == _STORAGE_RANK["warp"] and tag == "threadIdx.x":
             return True
-        return scope_rank <= _thread_rank(tag)
+        return scope_rank <= thread_rank(tag)
 
     def storage_rank(self, st):
+        """TVM's InferStorageScope: the rank of ``st``'s scope, or without one, global at the
+        root, shared under only block loops, local under a thread loop."""
         if st.scope:
-            return _STORAGE_RANK.get(st.scope, 0)
-        ranks = [_thread_rank(self.thread_tag(iv)) for iv in self.paths[id(st)]
+            return storage_rank(st.scope)
+        ranks = [thread_rank(self.thread_tag(iv)) for iv in self.paths[id(st)]
                  if self.thread_tag(iv) not in ("", "pipeline")]
         if not ranks:
             return 0
@@ -155,9 +171,13 @@ def consumer_request(ctx, stage, consumer, rmap, ana, tmap):
             f"{consumer.name} is not inside that loop; compute {stage.name} at a loop that "
             f"encloses every consumer (or at root)")
     pass_up_domain(consumer, rmap, up, ana)
+    roots = {iv: up[iv].cover_range(iv.dom) if iv in up else iv.dom
+             for iv in consumer.op.root_iter_vars}
+    if ctx.bind_map:
+        _relax_free_threads(ctx, roots.values(), scope_rank, rmap, relax)
     dom = {}
     for iv in consumer.op.root_iter_vars:
-        r = up[iv].cover_range(iv.dom) if iv in up else iv.dom
+        r = roots[iv]
         if relax:
             lo = ana.int_set(r.min, relax).min()
             hi = ana.int_set(r.min + r.extent - 1, relax).max()
@@ -187,6 +207,22 @@ def consumer_request(ctx, stage, consumer, rmap, ana, tmap):
                 tmap[t][k].extend(sets)
             else:
                 tmap[t][k].append(sets)
+
+
+def _relax_free_threads(ctx, ranges, scope_rank, rmap, relax):
+    """Add to ``relax`` the thread variables the stage is relaxed over that the consumer's
+    ranges use although no loop of the consumer binds them: a consumer whose own region is
+    per thread (a ``local`` stage at a block loop starts at ``threadIdx_x``). TVM relaxes
+    only the consumer's loops and leaves such a variable free, which gives a ``shared``
+    producer a per-thread region that the threads of a block overwrite in each other's
+    place; exact mode projects it out, and so does this (over the thread's range)."""
+    used = set()
+    for r in ranges:
+        used |= collect_vars(r.min + r.extent)
+    for iv, b in ctx.bind_map.items():
+        if b.var in used and b.var not in relax and b in rmap and \
+                ctx.need_relax(iv, True, scope_rank):
+            relax[b.var] = IntSet.from_range(rmap[b])
 
 
 def whole_tensor_request(op, tmap):
@@ -355,6 +391,7 @@ def infer_bound_interval(s) -> BoundMap:
         for iv in stage.op.root_iter_vars:
             ana.bind(iv.var, rmap[iv])
         pass_down_domain(stage, rmap, ana)
+        bind_thread_ranges(stage, rmap, ana)
     return finalize_ranges(rmap, ana)
 
 
@@ -367,5 +404,5 @@ def finalize_ranges(rmap, ana):
     return rmap
 
 
-__all__ = ["BoundMap", "BoundContext", "consumer_request", "infer_root_bound", "constant_extent",
+__all__ = ["BoundMap", "BoundContext", "storage_rank", "thread_rank", "consumer_request", "infer_root_bound", "constant_extent",
            "infer_bound_interval", "finalize_ranges"]

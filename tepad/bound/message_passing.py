@@ -2,7 +2,8 @@
 
 ``pass_down_domain`` derives leaf ranges from root ranges; ``pass_up_domain`` turns IntSets
 of leaves into IntSets of roots; ``pass_up_index`` turns loop values into root indices;
-``pass_up_bound_check`` says which IterVars need an upper-bound guard (non-divisible splits).
+``pass_up_bound_check`` says which IterVars need an upper-bound guard (non-divisible splits);
+``bind_thread_ranges`` gives thread axes the ranges of the loops bound to them.
 """
 from __future__ import annotations
 
@@ -44,8 +45,44 @@ def _update(ana, rmap, iv, r):
                          f"{old.extent!r}, cannot prove it equals {r.extent!r}")
 
 
+def _is_virtual(tag) -> bool:
+    return tag.startswith("vthread") or tag == "cthread"
+
+
+def _thread_dominated(stage) -> set:
+    """``id``s of the IterVars of ``stage`` from which a leaf bound to a GPU thread derives
+    (TVM's PassUpThreadBinding). Virtual threads are left out: TVM does not tighten their
+    pieces either, but its lowering unrolls them (InjectVirtualThread) and folds the guards
+    that the wider loop needs; tepad's CPU pipeline keeps them, so a vthread piece keeps the
+    tightened extent (each virtual_thread attribute is unrolled on its own anyway)."""
+    out = {id(iv) for iv, a in stage.iter_var_attrs.items()
+           if a.bind_thread is not None and not _is_virtual(a.bind_thread.thread_tag)}
+    if not out:
+        return out
+    for rel in reversed(stage.relations):
+        if isinstance(rel, Split):
+            if id(rel.inner) in out or id(rel.outer) in out:
+                out.add(id(rel.parent))
+        elif isinstance(rel, Fuse):
+            if id(rel.fused) in out:
+                out.update((id(rel.outer), id(rel.inner)))
+        elif isinstance(rel, Rebase):
+            if id(rel.rebased) in out:
+                out.add(id(rel.parent))
+        elif isinstance(rel, Transform):
+            if any(id(tv) in out for tv in rel.transformed_vars):
+                out.update(id(ov) for ov in rel.original_vars)
+    return out
+
+
 def pass_down_domain(stage, rmap, ana, allow_missing=False):
-    """Fill ``rmap`` for every derived IterVar of ``stage`` from its parents' ranges."""
+    """Fill ``rmap`` for every derived IterVar of ``stage`` from its parents' ranges.
+
+    A split's factor (or nparts) is tightened to the parent's extent when that is provably
+    smaller, except where a thread-bound leaf derives from the piece (TVM: a split is often
+    how a stage's loop is made to match the block's thread count, e.g. a one-row local stage
+    split by the 3 threads of its consumer keeps a 3-thread loop)."""
+    threads = _thread_dominated(stage)
     for rel in stage.relations:
         if isinstance(rel, Split):
             if rel.parent not in rmap:
@@ -57,14 +94,16 @@ def pass_down_domain(stage, rmap, ana, allow_missing=False):
                 f = cast(p.extent.dtype, rel.factor)
                 _update(ana, rmap, rel.inner,
                         Range.from_min_extent(const(0, p.extent.dtype),
-                                              _tight(ana, p.extent, f, allow_missing)))
+                                              _tight(ana, p.extent, f, allow_missing or
+                                                     id(rel.inner) in threads)))
                 _update(ana, rmap, rel.outer,
                         Range.from_min_extent(const(0, p.extent.dtype), ceil_div(ana, p.extent, f)))
             else:
                 n = cast(p.extent.dtype, rel.nparts)
                 _update(ana, rmap, rel.outer,
                         Range.from_min_extent(const(0, p.extent.dtype),
-                                              _tight(ana, p.extent, n, allow_missing)))
+                                              _tight(ana, p.extent, n, allow_missing or
+                                                     id(rel.outer) in threads)))
                 _update(ana, rmap, rel.inner,
                         Range.from_min_extent(const(0, p.extent.dtype), ceil_div(ana, p.extent, n)))
         elif isinstance(rel, Fuse):
@@ -111,6 +150,31 @@ def pass_down_domain(stage, rmap, ana, allow_missing=False):
                 _local_layout(stage, rel, rmap, ana)
         else:
             raise InternalError(f"unknown relation {rel!r}")
+
+
+def bind_thread_ranges(stage, rmap, ana):
+    """The end of TVM's PassDownDomain: each GPU thread axis a leaf of ``stage`` is bound to
+    gets the leaf's range (its variable is then known to lie in ``[0, extent)``). One thread
+    axis bound to loops of different extents is a TepadError naming the stage and the axis
+    (TVM: "domain already inferred"). Virtual threads are skipped (see
+    ``_thread_dominated``)."""
+    for iv in stage.leaf_iter_vars:
+        attr = stage.iter_var_attrs.get(iv)
+        b = attr.bind_thread if attr is not None else None
+        if b is None or iv not in rmap or _is_virtual(b.thread_tag):
+            continue
+        r = rmap[iv]
+        old = rmap.get(b)
+        if old is None:
+            rmap[b] = r
+            ana.bind(b.var, r)
+        elif not ana.can_prove_equal(old.extent, r.extent):
+            raise TepadError(
+                f"stage {stage.name}: axis {iv.name} is bound to {b.thread_tag} "
+                f"({b.var.name}) with extent {r.extent}, but another loop bound to the same "
+                f"thread axis has extent {old.extent}; every loop bound to one thread axis "
+                f"must have the same extent (split to equal extents, or bind a new "
+                f"te.thread_axis)")
 
 
 def _local_layout(stage, rel, rmap, ana):
@@ -318,6 +382,6 @@ def pass_up_bound_check(stage, rmap, ana, exact_splits=()) -> dict:
     return need
 
 
-__all__ = ["pass_down_domain", "pass_up_domain", "pass_up_index", "pass_up_bound_check",
+__all__ = ["pass_down_domain", "bind_thread_ranges", "pass_up_domain", "pass_up_index", "pass_up_bound_check",
            "transform_inverse",
            "ceil_div", "convert"]

@@ -223,8 +223,7 @@ def _layout_pad_reads_other(d, s, st, se, stages):
 def _bind_cpu(d, s, st, se, stages):
     # tepad builds for the CPU only: lowering emits a thread_extent for a bound loop and the
     # llvm build refuses it (an inlined stage emits no loop, so no refusal). Only once the
-    # stage's loops are drawn: a later split of the bound axis drops the binding without an
-    # error.
+    # stage's loops are drawn (a later split or fuse of the bound axis is itself refused).
     if st.attach_type.name in ("Inline", "InlinedAlready") or not st.leaf_iter_vars or \
             id(st) not in d.looped:
         return

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import enum
+import warnings
 
 import numpy as np
 
@@ -60,6 +61,12 @@ class IterVarAttr:
         a.prefetch_offset = list(self.prefetch_offset)
         a.dim_align_factor, a.dim_align_offset = self.dim_align_factor, self.dim_align_offset
         return a
+
+
+def _known_thread_tag(tag) -> bool:
+    """Whether TVM's ThreadScope knows ``tag`` (or it is the ``pipeline`` tag)."""
+    return tag in ("blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y",
+                   "threadIdx.z", "cthread", "pipeline") or tag.startswith("vthread")
 
 
 _SPLITTABLE = (IterVarType.DataPar, IterVarType.CommReduce, IterVarType.Ordered)
@@ -168,6 +175,7 @@ class Stage:
         """
         self._check_compute("split")
         k = self._leaf_index(parent, "split")
+        self._check_unbound(parent, "split")
         if (factor is None) == (nparts is None):
             raise TepadError(f"stage {self.name}: split({parent.name}) needs exactly one of "
                              "factor= or nparts=")
@@ -230,6 +238,8 @@ class Stage:
 
     def _fuse2(self, a, b):
         ka, kb = self._leaf_index(a, "fuse"), self._leaf_index(b, "fuse")
+        self._check_unbound(a, "fuse")
+        self._check_unbound(b, "fuse")
         if kb == ka - 1:
             raise TepadError(f"stage {self.name}: fuse({a.name}, {b.name}) names the axes "
                              f"inner first; fuse takes adjacent leaf axes outermost first: "
@@ -377,12 +387,45 @@ class Stage:
 
     def bind(self, iv, thread_iv):
         """Bind leaf ``iv`` to the thread axis ``thread_iv`` (``te.thread_axis``). Bound
-        inference honours it; building for the CPU refuses thread bindings."""
+        inference honours it; building for the CPU refuses thread bindings.
+
+        As in TVM, ``iv`` must be a data-parallel or reduction leaf axis; the thread axis'
+        tag must be one TVM knows (``blockIdx.{x,y,z}``, ``threadIdx.{x,y,z}``, ``vthread``,
+        ``cthread``, ``pipeline``; TVM only fails on an unknown tag later, tepad here).
+        Binding an axis again to another thread axis rebinds it with a warning (TVM's
+        behaviour). Splitting or fusing a bound axis afterwards is a TepadError (TVM accepts it
+        and silently drops the binding)."""
         self._check_compute("bind")
         self._leaf_index(iv, "bind")
         if not isinstance(thread_iv, IterVar) or thread_iv.iter_type != IterVarType.ThreadIndex:
             raise TepadError(f"stage {self.name}: bind({iv.name}, ...) needs a te.thread_axis")
-        self.iter_var_attrs.setdefault(iv, IterVarAttr()).bind_thread = thread_iv
+        tag = thread_iv.thread_tag
+        if not _known_thread_tag(tag):
+            raise TepadError(f"stage {self.name}: bind({iv.name}, ...) to a thread axis tagged "
+                             f"{tag!r}; valid tags are blockIdx.x/y/z, threadIdx.x/y/z, "
+                             "vthread, cthread and pipeline")
+        if iv.iter_type not in (IterVarType.DataPar, IterVarType.CommReduce):
+            raise TepadError(f"stage {self.name}: cannot bind {iv.name}, an axis of type "
+                             f"{iv.iter_type.name}, to {tag}; only data-parallel and "
+                             "reduction axes can be bound to threads")
+        attr = self.iter_var_attrs.setdefault(iv, IterVarAttr())
+        old = attr.bind_thread
+        if old is not None and old is not thread_iv:
+            warnings.warn(f"stage {self.name}: axis {iv.name} was bound to {old.thread_tag} "
+                          f"({old.var.name}); it is now bound to {tag} ({thread_iv.var.name})",
+                          stacklevel=2)
+        attr.bind_thread = thread_iv
+
+    def _check_unbound(self, iv, what):
+        """A TepadError when leaf ``iv`` is bound to a thread: splitting or fusing it would
+        leave the binding on an axis that is no longer a loop (TVM drops it silently)."""
+        attr = self.iter_var_attrs.get(iv)
+        b = attr.bind_thread if attr is not None else None
+        if b is not None:
+            raise TepadError(
+                f"stage {self.name}: {what} of {iv.name}, which is bound to {b.thread_tag}; "
+                f"the binding would be lost (only a loop can be bound). {what.capitalize()} "
+                f"first, then bind the resulting axes")
 
     def pragma(self, var, pragma_type, pragma_value=None):
         """Annotate leaf ``var`` with ``pragma_type`` (TVM's ``Stage.pragma``): the loop is
