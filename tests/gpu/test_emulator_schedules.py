@@ -6,6 +6,7 @@ from hypothesis import given, strategies as st
 
 import tepad
 from tepad import te, tir
+from tepad.driver import build_emulated
 from tepad.driver.build_emulated import EmulatedModule
 from tepad.testing.reference import reference
 
@@ -26,20 +27,32 @@ def _vector_add(n, factor=64):
 
 
 def test_vector_add_as_in_tvm_get_started():
+    """The CUDA part of TVM's get-started tutorial: arrays on the (emulated) cuda device, the
+    device module's source is the PTX of the kernel."""
     n = te.var("n")
     s, args = _vector_add(n)
-    fadd = tepad.build(s, args, "cuda", target_host="llvm", name="myadd")
+    tgt_gpu = tepad.target.Target(target="cuda", host="llvm")
+    fadd = tepad.build(s, args, target=tgt_gpu, name="myadd")
     assert isinstance(fadd, EmulatedModule) and fadd.entry_name == "myadd"
+    dev = tepad.device(tgt_gpu.kind.name, 0)
+    assert dev.exist
     for size in (1, 64, 1000, 1025):
-        a = np.random.rand(size).astype("float32")
-        b = np.random.rand(size).astype("float32")
-        c = np.zeros(size, "float32")
+        a = tepad.nd.array(np.random.uniform(size=size).astype("float32"), dev)
+        b = tepad.nd.array(np.random.uniform(size=size).astype("float32"), dev)
+        c = tepad.nd.array(np.zeros(size, dtype="float32"), dev)
         fadd(a, b, c)
-        np.testing.assert_allclose(c, a + b)
+        np.testing.assert_allclose(c.numpy(), a.numpy() + b.numpy())
     src = fadd.imported_modules[0].get_source()
-    assert "myadd" in src
-    if not src.lstrip().startswith("//"):     # no PTX back end: the emulated IR, labelled
-        assert src.startswith("; tepad GPU emulator (TEPAD_CUDA=emulate)")
+    assert ".entry myadd" in src and "bar.sync" not in src
+    assert fadd.get_source("ll").startswith("; ModuleID")    # the emulated CPU code
+
+
+def test_without_the_ptx_back_end_the_source_is_the_labelled_emulated_ir(monkeypatch):
+    monkeypatch.setattr(build_emulated, "ptx_of", None)
+    s, args = _vector_add(256)
+    src = tepad.build(s, args, "cuda", name="vadd").imported_modules[0].get_source()
+    assert src.startswith("; tepad GPU emulator (TEPAD_CUDA=emulate): no PTX, the NVPTX back "
+                          "end is not installed.\n; What follows is the LLVM IR of kernel vadd")
 
 
 def test_non_dividing_split_is_guarded():

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 import tepad as tvm
+import tepad.testing
 from tepad import te, tir
 from tepad.driver.build_emulated import emulated_function
 from tepad.lower.passes.emulate_gpu_threads import SYNC
@@ -48,11 +49,13 @@ def test_reduction_tutorial_cross_thread_reduction():
     s, A, B = _row_sum_cross_thread(n, m)
     fcuda = tvm.build(s, [A, B], "cuda")
     assert "emulated" in repr(fcuda)
+    assert "bar.sync" in fcuda.imported_modules[0].get_source()     # PTX with barriers
+    dev = tvm.cuda(0)
     for nn, mm in ((128, 128), (70, 37), (1, 1)):
-        a = np.random.uniform(size=(nn, mm)).astype(A.dtype)
-        b = np.zeros(nn, dtype=B.dtype)
-        fcuda(tvm.nd.array(a), b)
-        np.testing.assert_allclose(b, np.sum(a, axis=1), rtol=1e-4)
+        a = tvm.nd.array(np.random.uniform(size=(nn, mm)).astype(A.dtype), dev)
+        b = tvm.nd.array(np.zeros(nn, dtype=B.dtype), dev)
+        fcuda(a, b)
+        tvm.testing.assert_allclose(b.numpy(), np.sum(a.numpy(), axis=1), rtol=1e-4)
     gpu, cpu = emulated_function(s, [A, B])
     assert _count_syncs(gpu) > 0 and _count_syncs(cpu) == 0
 
