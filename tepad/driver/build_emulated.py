@@ -8,7 +8,7 @@ loops (blocks outermost and parallel, each block's threads as serial loops split
 at the barriers), and the existing LLVM code generator compiles the result. The Module checks
 its arguments as a CPU module does and takes numpy arrays and NDArrays (host memory stands for
 the emulated device's). ``get_source()`` gives the PTX the NVPTX back end makes of the same
-function when that back end is there, else the emulated LLVM IR under a header saying so.
+function, or, for a kernel it refuses, the emulated LLVM IR under a header saying why.
 docs/gpu.md says what the emulator checks and what it cannot.
 """
 from __future__ import annotations
@@ -18,6 +18,7 @@ import os
 import numpy as np
 
 from ..codegen import compile_kernel
+from ..codegen.nvptx import ptx_of
 from ..errors import TepadError
 from ..lower.deep_stack import deep_stack
 from ..lower.passes.emulate_gpu_threads import emulate_gpu_threads
@@ -31,10 +32,6 @@ from ..target import Target, as_target
 from ..tir.function import PrimFunc
 from .arg_info import arg_info_of
 
-try:        # the NVPTX back end (gpu-nvptx); absent until it is merged
-    from ..codegen.nvptx import ptx_of
-except ImportError:                     # pragma: no cover - depends on the merge
-    ptx_of = None
 
 ENV = "TEPAD_CUDA"
 RACE_ENV = "TEPAD_CUDA_RACECHECK"
@@ -152,7 +149,7 @@ class EmulatedModule(Module):
 
     def get_source(self, fmt: str = "") -> str:
         """The PTX of the kernel (``fmt`` "", "ptx", "cuda") when the NVPTX back end can make
-        it; otherwise the LLVM IR of the emulated kernel, after a comment saying so.
+        it; otherwise the LLVM IR of the emulated kernel, after a comment saying why.
         ``"ll"`` / ``"asm"``: the emulated CPU code."""
         if fmt in ("ll", "llvm", "asm", "s"):
             return super().get_source(fmt)
@@ -164,12 +161,10 @@ class EmulatedModule(Module):
         return self._source
 
     def _ptx_or_ll(self) -> str:
-        why = "the NVPTX back end is not installed"
-        if ptx_of is not None:
-            try:
-                return ptx_of(self.gpu_func, self.target)
-            except TepadError as e:
-                why = f"the NVPTX back end could not make PTX: {e}"
+        try:
+            return ptx_of(self.gpu_func, self.target)
+        except TepadError as e:
+            why = f"the NVPTX back end could not make PTX: {e}"
         return (f"; tepad GPU emulator (TEPAD_CUDA=emulate): no PTX, {why}.\n"
                 f"; What follows is the LLVM IR of kernel {self.name} emulated on the CPU.\n"
                 + self.ll)

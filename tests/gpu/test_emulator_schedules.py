@@ -47,12 +47,17 @@ def test_vector_add_as_in_tvm_get_started():
     assert fadd.get_source("ll").startswith("; ModuleID")    # the emulated CPU code
 
 
-def test_without_the_ptx_back_end_the_source_is_the_labelled_emulated_ir(monkeypatch):
-    monkeypatch.setattr(build_emulated, "ptx_of", None)
+def test_a_kernel_the_ptx_back_end_refuses_shows_the_labelled_emulated_ir(monkeypatch):
+    def refuse(func, target=None):
+        raise tepad.TepadError("no PTX for this kernel")
+    monkeypatch.setattr(build_emulated, "ptx_of", refuse)
     s, args = _vector_add(256)
-    src = tepad.build(s, args, "cuda", name="vadd").imported_modules[0].get_source()
+    mod = tepad.build(s, args, "cuda", name="vadd")
+    src = mod.imported_modules[0].get_source()
     assert src.startswith("; tepad GPU emulator (TEPAD_CUDA=emulate): no PTX, the NVPTX back "
-                          "end is not installed.\n; What follows is the LLVM IR of kernel vadd")
+                          "end could not make PTX: no PTX for this kernel.\n; What follows is "
+                          "the LLVM IR of kernel vadd")
+    assert src.endswith(mod.get_source("ll"))
 
 
 def test_non_dividing_split_is_guarded():
