@@ -17,16 +17,14 @@ from ..errors import TepadError
 from ..lower.deep_stack import deep_stack
 from ..lower.pipeline import Options, PassLog, lower, lower_for_codegen, schedule_to_module
 from ..lower.thread_binding import check_cpu_buildable
-from ..runtime import ArgInfo, Module
-from ..runtime.args import param_info
+from ..runtime import Module
 from ..runtime.multi import ModuleGroup
 from ..target import Target, as_target
 from ..schedule import Schedule
 from ..tir.function import PrimFunc
 from ..tir.module import IRModule
-from ..tir.functor import post_order_visit
-from ..tir.expr import BufferLoad, Call, Var
-from ..tir.stmt import BufferStore
+from .arg_info import arg_info_of
+from .build_emulated import build_emulated, emulation_requested
 
 
 def build(s_or_func, args=None, target=None, name="main", bounds_check=False,
@@ -49,8 +47,10 @@ def build(s_or_func, args=None, target=None, name="main", bounds_check=False,
     Lowering and code generation run on a deep stack (``tepad.lower.deep_stack``).
 
     ``target="cuda"`` (or ``"nvptx"``, ``"cuda -arch=sm_90"``) builds for a CUDA GPU
-    (``build_cuda``: a ``CudaModule`` launching PTX kernels); ``target_host`` may only name
-    the CPU (``"llvm"``), where the host part runs.
+    (``build_cuda``: a ``CudaModule`` launching PTX kernels), or, under
+    ``TEPAD_CUDA=emulate``, for the CPU through the GPU emulator (``build_emulated``: an
+    ``EmulatedModule``, docs/gpu.md); ``target_host`` may only name the CPU (``"llvm"``),
+    where the host part runs.
     """
     funcs = _functions_of(s_or_func)
     if funcs is not None:
@@ -64,6 +64,8 @@ def build(s_or_func, args=None, target=None, name="main", bounds_check=False,
     if target_host is not None and as_target(target_host).kind.name != "llvm":
         raise TepadError(f"build: target_host {str(target_host)!r} is not the CPU; the host "
                          "part runs on 'llvm'")
+    if emulation_requested(tgt):
+        return build_emulated(s_or_func, args, name, tgt, bounds_check, checked, exact_bounds)
     if tgt.kind.name in CUDA_KINDS:
         opts = Options.from_context(checked=checked, bounds_check=bounds_check, target="cuda",
                                     target_text=str(tgt))
@@ -167,36 +169,6 @@ def _cache_put(key, mod, keepalive):
         _cache[key] = (mod, keepalive)
         while len(_cache) > _CACHE_SIZE:
             _cache.popitem(last=False)
-
-
-def arg_info_of(func: PrimFunc) -> list:
-    """One ArgInfo per parameter: logical/physical shapes, pad value, written or not."""
-    written = set()
-
-    def visit(n):
-        if isinstance(n, BufferStore):
-            written.add(n.buffer.data)
-        elif isinstance(n, Call):
-            # memory handed to a call (an extern or packed function, an atomic through
-            # address_of) may be written by it
-            for a in n.args:
-                if isinstance(a, Var) and a.dtype == "handle":
-                    written.add(a)
-                elif n.op == "tir.address_of" and isinstance(a, BufferLoad):
-                    written.add(a.buffer.data)
-    post_order_visit(func.body, visit)
-    layouts = func.attrs.get("arg_layouts", {})
-    out = []
-    for k, p in enumerate(func.params):
-        buf = func.buffer_map.get(p)
-        if buf is None:
-            out.append(param_info(p))
-            continue
-        lay = layouts.get(p, {})
-        out.append(ArgInfo(buf.name, buf.dtype, tuple(lay.get("logical_shape", buf.shape)),
-                           tuple(buf.shape), tuple(buf.axis_separators),
-                           lay.get("pad_value"), p in written))
-    return out
 
 
 __all__ = ["build", "lower", "schedule_to_module", "arg_info_of"]

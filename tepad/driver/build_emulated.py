@@ -1,0 +1,225 @@
+"""GPU schedules without a GPU: ``tepad.build(s, args, target="cuda")`` under
+``TEPAD_CUDA=emulate``.
+
+The schedule is lowered exactly as for the GPU (``lower_for_codegen`` with
+``Options(target="cuda")``: launch attributes, shared/local scopes, barriers, cross-thread
+reductions through shared memory), then ``emulate_gpu_threads`` turns each kernel into CPU
+loops (blocks outermost and parallel, each block's threads as serial loops split into phases
+at the barriers), and the existing LLVM code generator compiles the result. The Module checks
+its arguments as a CPU module does and takes numpy arrays and NDArrays (host memory stands for
+the emulated device's). ``get_source()`` gives the PTX the NVPTX back end makes of the same
+function, or, for a kernel it refuses, the emulated LLVM IR under a header saying why.
+docs/gpu.md says what the emulator checks and what it cannot.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ..codegen import compile_kernel
+from ..codegen.nvptx import ptx_of
+from ..errors import TepadError
+from ..lower.deep_stack import deep_stack
+from ..lower.passes.emulate_gpu_threads import emulate_gpu_threads
+from ..lower.passes.flatten_physical_axes import flatten_physical_axes
+from ..lower.passes.simplify import simplify
+from ..lower.pipeline import Options, PassLog, lower_for_codegen
+from ..runtime import Module
+from ..runtime.device import Device
+from ..runtime.ndarray import numpy_of
+from ..target import Target, as_target
+from ..tir.function import PrimFunc
+from .arg_info import arg_info_of
+
+
+ENV = "TEPAD_CUDA"
+RACE_ENV = "TEPAD_CUDA_RACECHECK"
+GPU_KINDS = ("cuda", "nvptx")
+
+
+def emulation_requested(tgt: Target) -> bool:
+    """Whether ``tgt`` is a CUDA target and ``TEPAD_CUDA=emulate`` is set (read now, not at
+    import)."""
+    return tgt.kind.name in GPU_KINDS and \
+        os.environ.get(ENV, "").strip().lower() == "emulate"
+
+
+def race_check_requested() -> bool:
+    """Whether ``TEPAD_CUDA_RACECHECK`` is set (to anything but ``0``/``off``/...)."""
+    return os.environ.get(RACE_ENV, "").strip().lower() not in ("", "0", "false", "no", "off")
+
+
+@deep_stack
+def emulated_function(s_or_func, args=None, name="main", bounds_check=False, checked=False,
+                      exact_bounds=False, log=None, target=None):
+    """``(gpu_func, cpu_func)``: the lowered GPU function (what the GPU back ends take) and
+    the CPU function the emulator makes of it (ready for the LLVM code generator).
+    ``target``: the cuda Target whose device limits verify_gpu_code checks (default
+    ``cuda``'s)."""
+    log = log if log is not None else PassLog()
+    opts = Options.from_context(checked=checked, bounds_check=bounds_check, target="cuda",
+                                target_text=str(target) if target is not None else "")
+    gpu = lower_for_codegen(s_or_func, args, name, opts, exact_bounds, log)
+    return gpu, cpu_function(gpu, log=log)
+
+
+def cpu_function(gpu: PrimFunc, reverse=False, log=None) -> PrimFunc:
+    """The lowered GPU function ``gpu`` emulated (``emulate_gpu_threads``) and made ready for
+    the LLVM code generator; ``reverse``: threads and blocks from the last to the first."""
+    log = log if log is not None else PassLog()
+    cpu = gpu
+    for label, fn in (("emulate_gpu_threads", lambda f: emulate_gpu_threads(f, reverse=reverse)),
+                      ("flatten_physical_axes", flatten_physical_axes),
+                      ("simplify", simplify)):
+        before = cpu
+        cpu = log.record(label, before, fn(before), 0.0)
+    return cpu
+
+
+def build_emulated(s_or_func, args, name, tgt: Target, bounds_check=False, checked=False,
+                   exact_bounds=False) -> "EmulatedModule":
+    """The Module ``tepad.build`` returns for a CUDA target under ``TEPAD_CUDA=emulate``;
+    with ``TEPAD_CUDA_RACECHECK=1`` it also runs the kernel with threads and blocks in reverse
+    order and raises a TepadError when the stored results differ beyond rounding (a data
+    race: a barrier is missing, or two threads or blocks write one element)."""
+    if isinstance(s_or_func, PrimFunc) and name != "main" and s_or_func.name != name:
+        s_or_func = s_or_func.with_attr("global_symbol", name)
+    gpu, cpu = emulated_function(s_or_func, args, name, bounds_check, checked, exact_bounds,
+                                 target=tgt)
+    return emulated_module(gpu, tgt, race_check_requested(), cpu)
+
+
+def emulated_module(gpu: PrimFunc, tgt: Target | None = None, race_check: bool = False,
+                    cpu: PrimFunc | None = None) -> "EmulatedModule":
+    """An EmulatedModule for the lowered GPU function ``gpu`` (as ``lower_for_codegen`` gives
+    it; ``cpu``: its emulated form when already made); ``race_check``: also run threads and
+    blocks in reverse order and compare (see ``build_emulated``)."""
+    cpu = cpu if cpu is not None else cpu_function(gpu)
+    reverse = None
+    if race_check:
+        rev = cpu_function(gpu, reverse=True)
+        reverse = Module(compile_kernel(rev), arg_info_of(rev))
+    return EmulatedModule(compile_kernel(cpu), arg_info_of(cpu), gpu,
+                          tgt if tgt is not None else as_target("cuda"), reverse)
+
+
+class EmulatedModule(Module):
+    """A CUDA module run by the CPU emulator: called as a CPU Module (numpy arrays or
+    NDArrays, on ``cpu`` or the emulated ``cuda`` device). ``gpu_func`` is the lowered GPU
+    function; ``imported_modules[0]`` stands for the device module (TVM's
+    ``mod.imported_modules[0].get_source()``)."""
+
+    def __init__(self, kernel, arg_info, gpu_func, target: Target, reverse: Module = None):
+        super().__init__(kernel, arg_info)
+        self.gpu_func = gpu_func
+        self.target = target
+        self._source = None
+        self._reverse = reverse
+
+    def __call__(self, *arrays):
+        if self._reverse is None:
+            return super().__call__(*arrays)
+        # the race check: the outputs as stored in thread order, then in reverse order
+        outs = [(k, a) for k, (info, a) in enumerate(zip(self.arg_info, numpy_of(arrays)))
+                if info.is_output and isinstance(a, np.ndarray)]
+        before = [a.copy() for _, a in outs]
+        super().__call__(*arrays)
+        forward = [a.copy() for _, a in outs]
+        for (_, a), b in zip(outs, before):
+            a[...] = b
+        self._reverse(*arrays)
+        for (k, a), f in zip(outs, forward):
+            bad = _first_difference(a, f)
+            if bad is not None:
+                where = f" (first at flat index {bad})"
+                raise TepadError(
+                    f"kernel {self.name}: a data race on {self.arg_info[k].name}{where}: "
+                    "threads (or blocks) run in reverse order store different values, so the "
+                    "result depends on the order they run; a barrier is missing, or two "
+                    f"threads write the same element ({RACE_ENV} is set)")
+
+    @property
+    def type_key(self) -> str:
+        return "cuda"
+
+    @property
+    def imported_modules(self) -> list:
+        return [_DeviceModule(self)]
+
+    def get_source(self, fmt: str = "") -> str:
+        """The PTX of the kernel (``fmt`` "", "ptx", "cuda") when the NVPTX back end can make
+        it; otherwise the LLVM IR of the emulated kernel, after a comment saying why.
+        ``"ll"`` / ``"asm"``: the emulated CPU code."""
+        if fmt in ("ll", "llvm", "asm", "s"):
+            return super().get_source(fmt)
+        if fmt not in ("", "ptx", "cuda"):
+            raise TepadError(f"unknown source format {fmt!r}; use 'ptx', 'll' (the emulated "
+                             "CPU code) or 'asm'")
+        if self._source is None:
+            self._source = self._ptx_or_ll()
+        return self._source
+
+    def _ptx_or_ll(self) -> str:
+        try:
+            return ptx_of(self.gpu_func, self.target)
+        except TepadError as e:
+            why = f"the NVPTX back end could not make PTX: {e}"
+        return (f"; tepad GPU emulator (TEPAD_CUDA=emulate): no PTX, {why}.\n"
+                f"; What follows is the LLVM IR of kernel {self.name} emulated on the CPU.\n"
+                + self.ll)
+
+    def time_evaluator(self, func_name=None, dev=None, number=10, repeat=1, min_repeat_ms=0,
+                       **kwargs):
+        """As ``Module.time_evaluator``; the emulated cuda device times on the CPU (the
+        figures are the emulator's, not a GPU's)."""
+        if isinstance(dev, Device) and dev.device_type == Device.kDLCUDA:
+            dev = None
+        return super().time_evaluator(func_name, dev, number, repeat, min_repeat_ms, **kwargs)
+
+    def __repr__(self):
+        args = ", ".join(f"{a.name}: {a.dtype}" for a in self.arg_info)
+        return f"<tepad.runtime.Module {self.name}({args}) cuda, emulated on the CPU>"
+
+
+def _first_difference(a: np.ndarray, b: np.ndarray):
+    """The first flat index where ``a`` and ``b`` differ, or None. Integers must be equal;
+    floats equal up to rounding (the two orders are compiled separately, and LLVM may fuse a
+    multiply-add in one and not the other), NaN equal to NaN."""
+    x = np.ascontiguousarray(a).reshape(-1)
+    y = np.ascontiguousarray(b).reshape(-1)
+    if x.dtype.kind in "fc":
+        finite = np.abs(y[np.isfinite(y)])
+        scale = max(1.0, float(finite.max())) if finite.size else 1.0
+        same = np.isclose(x, y, rtol=1e-4, atol=1e-6 * scale) | (np.isnan(x) & np.isnan(y))
+    else:
+        same = x == y
+    bad = np.flatnonzero(~same)
+    return int(bad[0]) if bad.size else None
+
+
+class _DeviceModule:
+    """The device part of an emulated CUDA module (TVM's imported cuda module)."""
+
+    def __init__(self, host: EmulatedModule):
+        self._host = host
+
+    @property
+    def type_key(self) -> str:
+        return "cuda"
+
+    @property
+    def imported_modules(self) -> list:
+        return []
+
+    def get_source(self, fmt: str = "") -> str:
+        return self._host.get_source(fmt)
+
+    def save(self, file_name, fmt: str = "") -> None:
+        """Write ``get_source()`` (the PTX, or the labelled emulated IR) to ``file_name``."""
+        with open(file_name, "w") as f:
+            f.write(self.get_source())
+
+
+__all__ = ["build_emulated", "emulated_function", "emulated_module", "cpu_function", "emulation_requested",
+           "race_check_requested", "EmulatedModule", "ENV", "RACE_ENV"]
