@@ -10,6 +10,11 @@ statements whose condition does not depend on the loop var), the loop var is rep
 Extents above ``max_lanes`` are split into a serial loop over vector bodies of the largest
 power-of-two width <= ``max_lanes`` dividing the extent, or vector bodies plus a scalar tail.
 
+A guard ``if i < n`` (any convex condition on the loop var, as a split that does not divide
+leaves) splits each vector body in two: the plain vector body when the guard holds at its
+first and last lane, else the body under a lane mask (an ``IfThenElse`` whose condition is a
+vector ``bool``; codegen emits masked loads and stores, so masked-off lanes touch no memory).
+
 Guarantee: no VECTORIZED ``For`` remains. A loop that cannot be vectorized (symbolic extent,
 inner loops, allocations, a store whose index does not depend on the loop var while its value
 does, ...) becomes a SERIAL loop with ``annotations["llvm.vectorize"] = True`` so LLVM's loop
@@ -225,6 +230,10 @@ def _pow2_floor(n: int) -> int:
 
 _MONOTONE_CMP = ("LT", "LE", "GT", "GE")
 
+# The partial vector of a guarded vectorized loop runs as masked vector code (False: as a
+# scalar loop, as before; kept for measuring the difference).
+MASKED_TAILS = True
+
 
 def _uses(e, var) -> bool:
     found = []
@@ -338,9 +347,27 @@ class _GuardedWiden(_Widen):
         return self.visit(s.then_case)
 
 
+class _MaskedWiden(_Widen):
+    """Like ``_Widen``, but an ``if`` whose condition varies with the loop var keeps its place
+    with the condition widened to a lane mask (a vector ``bool``): codegen runs its body as
+    masked vector loads and stores (``llvm.masked.load`` / ``llvm.masked.store``) that touch
+    only the lanes whose condition holds, so the lanes past a guard read and write nothing."""
+
+    def visit_IfThenElse(self, s):
+        c = self.visit(s.condition)
+        if _lanes(c) == 1:
+            return super().visit_IfThenElse(s)
+        then = self.visit(s.then_case)
+        other = self.visit(s.else_case) if s.else_case is not None else None
+        return IfThenElse(c, then, other)
+
+
 def _vector_piece(body, var, base, lanes):
     """The body widened to ``lanes`` lanes at ``var = base + [0, lanes)``; a convex guard
-    that varies with ``var`` becomes ``if guard(first) and guard(last): vector else: scalar``."""
+    that varies with ``var`` becomes ``if guard(first) and guard(last): vector else: masked``,
+    where ``masked`` is the same vector body with the guard as a lane mask (see
+    ``_MaskedWiden``): a loop whose extent the split factor does not divide keeps vector code
+    in its last, partial tile instead of running it scalar."""
     if lanes == 1:
         return substitute(body, {var: base})
     w = _GuardedWiden(var, base, lanes)
@@ -359,8 +386,12 @@ def _vector_piece(body, var, base, lanes):
     cond = conds[0]
     for c in conds[1:]:
         cond = And(cond, c)
-    t = Var(var.name + ".s", var.dtype)
-    fallback = For(t, base, const(lanes, var.dtype), ForKind.SERIAL, substitute(body, {var: t}))
+    if MASKED_TAILS:
+        fallback = _MaskedWiden(var, base, lanes).visit(body)
+    else:
+        t = Var(var.name + ".s", var.dtype)
+        fallback = For(t, base, const(lanes, var.dtype), ForKind.SERIAL,
+                       substitute(body, {var: t}))
     return IfThenElse(cond, vec, fallback)
 
 
