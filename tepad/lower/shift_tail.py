@@ -9,6 +9,9 @@ split keeps its guard.
 """
 from __future__ import annotations
 
+from types import SimpleNamespace
+
+from ..bound.message_passing import pass_up_index
 from ..schedule.relations import Fuse, Rebase, Split, Transform
 from ..tir import op as tirop
 from ..tir.expr import IntImm, cast
@@ -48,17 +51,16 @@ def _attached_at_or_below(stage, leaves: set) -> bool:
 def shiftable(stage, rmap) -> list:
     """The Split relations of ``stage`` asking for ``tail="shift"`` that lowering shifts: a
     compute stage without reduction axes (recomputed points store the same values, nothing
-    accumulates twice); the parent is a root axis (its value feeds no other relation) whose
-    range has constant extent ``n >= f``, ``f`` the constant inner extent, and ``f`` does not
+    accumulates twice); the parent's range has constant extent ``n >= f`` (the shifted
+    parent stays inside it, so what derives from it stays inside the stage's region), ``f`` the constant inner extent, and ``f`` does not
     divide ``n`` (otherwise there is no tail); no stage is computed at a loop the shift moves."""
     op = stage.op
     if getattr(op, "reduce_axis", None) or not hasattr(op, "body"):
         return []
-    roots = {id(iv) for iv in op.root_iter_vars}
     out = []
     for rel in stage.relations:
         if not isinstance(rel, Split) or getattr(rel, "tail", "guard") != "shift" or \
-                rel.factor is None or id(rel.parent) not in roots:
+                rel.factor is None:
             continue
         p, ri = rmap.get(rel.parent), rmap.get(rel.inner)
         if p is None or ri is None or not isinstance(p.extent, IntImm) or \
@@ -73,10 +75,18 @@ def shiftable(stage, rmap) -> list:
     return out
 
 
-def shift_values(rels, rmap, value: dict) -> None:
-    """Replace, in ``value`` (IterVar -> index expression, from ``pass_up_index``), each shifted
-    split's parent by ``min(outer * f, n - f) + inner + min``."""
-    for rel in rels:
+def pass_up_index_shifted(stage, rmap, value: dict, ana, shifted) -> None:
+    """``pass_up_index`` (index expressions of every IterVar from the leaves' in ``value``),
+    with each split in ``shifted`` giving its parent ``min(outer * f, n - f) + inner + min``
+    instead of ``outer * f + inner + min``; what derives from that parent uses the shifted
+    value."""
+    shifted = {id(r) for r in shifted}
+    for rel in reversed(stage.relations):
+        if id(rel) not in shifted:
+            pass_up_index(SimpleNamespace(relations=[rel]), rmap, value, ana)
+            continue
+        if rel.outer not in value or rel.inner not in value:
+            continue
         p, f = rmap[rel.parent], rmap[rel.inner].extent
         dtype = p.extent.dtype
         last = IntImm(int(p.extent.value) - int(f.value), dtype)
@@ -84,4 +94,4 @@ def shift_values(rels, rmap, value: dict) -> None:
         v = start + cast(dtype, value[rel.inner])
         if not (isinstance(p.min, IntImm) and p.min.value == 0):
             v = v + p.min
-        value[rel.parent] = v
+        value[rel.parent] = ana.simplify(v)

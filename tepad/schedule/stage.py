@@ -174,9 +174,10 @@ class Stage:
         min(outer * factor, extent - factor) + inner``, so it recomputes a few points of the
         tile before it and needs no test at all. Lowering shifts only where that is legal and
         otherwise keeps the guard: the stage is a compute stage without reduction axes (it
-        stores the same values again, never accumulates twice), ``parent`` is one of its
-        root axes with a constant extent of at least ``factor`` (the shifted tile stays inside
-        the stage's region, so it reads only what the unshifted points read), ``factor`` is a
+        stores the same values again, never accumulates twice), ``parent`` (a root
+        axis or a loop made by split/fuse) has a constant extent of at least ``factor`` (the
+        shifted tile stays inside the stage's region, so it reads only what the unshifted
+        points read), ``factor`` is a
         constant, and no other stage is computed at a loop of this stage that the shift moves
         (that stage's region would be inferred for the unshifted tile).
         """
