@@ -1,0 +1,196 @@
+"""Vector tails (issue 18): what a partial last tile costs, before and after.
+
+* W3, the two-stage blur 4096^2 -> 4094^2 (``examples/blur.py``): its 4094 columns do not
+  divide the 256-column tiles, so the last tile's guarded vector pieces ran as scalar loops;
+  now they run as masked vector code. Timed with the scalar fallback (``vectorize_loop.
+  MASKED_TAILS = False``, the code before) and with masks, for the host target and for an
+  AVX2 target (``llvm -mcpu=haswell -mattr=-avx512f``, which this host can run), beside
+  Halide's classic schedule (vec 8 and 16) when ``import halide`` works;
+* fused elementwise ``max(A*B+1, 0)`` on 4096 x 2047: the example's schedule (whole rows
+  vectorized), and rows split by 64 with the tail guarded (scalar before, masked now) or
+  shifted inward (``split(..., tail="shift")``), with 4096 x 2048 as the no-tail reference.
+
+All kernels of a table are timed in interleaved rounds in one process (the host's speed drifts
+and other processes come and go: interleaving exposes every variant to the same conditions);
+figures are the median and the minimum over all rounds. ``tails_markdown()`` gives the
+section for RESULTS.md; run as a script to print it.
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+
+import tepad
+from tepad import codegen, te, tir
+from tepad.target import Target
+
+# the module (``tepad.lower.passes.vectorize_loop`` as an attribute is the pass function)
+vl = importlib.import_module("tepad.lower.passes.vectorize_loop")
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+AVX2 = "llvm -mcpu=haswell -mattr=-avx512f"
+ROUNDS = 12
+PER_ROUND = 5
+
+
+def _example(name):
+    spec = importlib.util.spec_from_file_location(f"tepad_example_{name}", EXAMPLES / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _build(make, masked=True, target=None):
+    """Build ``make()``'s schedule fresh (compile cache off), with or without masked tails."""
+    old = vl.MASKED_TAILS
+    vl.MASKED_TAILS = masked
+    try:
+        with Target(target or "llvm"):
+            s, args = make()
+            with codegen.cache_disabled():
+                return tepad.build(s, args, target=target)
+    finally:
+        vl.MASKED_TAILS = old
+
+
+def _interleaved(fns: dict, rounds=ROUNDS, per_round=PER_ROUND) -> dict:
+    """``{name: (median s, min s)}`` timing each callable ``per_round`` times per round."""
+    for f in fns.values():
+        f()
+    ts = {k: [] for k in fns}
+    for _ in range(rounds):
+        for k, f in fns.items():
+            for _ in range(per_round):
+                t0 = time.perf_counter()
+                f()
+                ts[k].append(time.perf_counter() - t0)
+    return {k: (statistics.median(v), min(v)) for k, v in ts.items()}
+
+
+def _halide_blur(a, out, lanes):
+    """Halide's classic blur schedule (256x32 tiles, rows of tiles parallel, blur_x at the
+    tile), as ``benchmarks/peers/bench_halide.py`` writes it; None without halide."""
+    if importlib.util.find_spec("halide") is None:
+        return None
+    import halide as hl
+    n = a.shape[0]
+    f32 = hl.Float(32)
+    inp = hl.ImageParam(f32, 2, "inp")
+    x, y, xi, yi = hl.Var("x"), hl.Var("y"), hl.Var("xi"), hl.Var("yi")
+    third = hl.f32(1.0 / 3.0)
+    bx, by = hl.Func("blur_x"), hl.Func("blur_y")
+    bx[x, y] = (inp[x, y] + inp[x + 1, y] + inp[x + 2, y]) * third
+    by[x, y] = (bx[x, y] + bx[x, y + 1] + bx[x, y + 2]) * third
+    by.tile(x, y, xi, yi, 256, 32).vectorize(xi, lanes).parallel(y)
+    bx.compute_at(by, x).vectorize(x, lanes)
+    inp.dim(0).set_bounds(0, n).set_stride(1)
+    inp.dim(1).set_bounds(0, n).set_stride(n)
+    by.bound(x, 0, n - 2).bound(y, 0, n - 2)
+    fn = by.compile_to_callable([inp], hl.get_jit_target_from_environment())
+    bufs = (hl.Buffer(a), hl.Buffer(out))
+    return lambda: fn(*bufs)
+
+
+def _ew_split(n, m, tail):
+    A = te.placeholder((n, m), "float32", name="A")
+    B = te.placeholder((n, m), "float32", name="B")
+    C = te.compute((n, m), lambda i, j: tir.max(A[i, j] * B[i, j] + 1.0, 0.0), name="C")
+    s = te.create_schedule(C.op)
+    io, _ = s[C].split(C.op.axis[0], factor=16)
+    s[C].parallel(io)
+    _, ji = s[C].split(C.op.axis[1], factor=64, tail=tail)
+    s[C].vectorize(ji)
+    return s, [A, B, C]
+
+
+def blur_rows(n=4096):
+    blur = _example("blur")
+    a = np.random.default_rng(0).random((n, n), dtype="float32")
+    bx = (a[:, :-2] + a[:, 1:-1] + a[:, 2:]) * np.float32(1 / 3)
+    ref = (bx[:-2] + bx[1:-1] + bx[2:]) * np.float32(1 / 3)
+    fns, outs = {}, {}
+
+    def add(name, mod):
+        o = np.zeros((n - 2, n - 2), "float32")
+        outs[name] = o
+        fns[name] = lambda: mod(a, o)
+
+    add("tepad, scalar tail (before)", _build(lambda: blur.schedule(n=n), masked=False))
+    add("tepad, masked tail", _build(lambda: blur.schedule(n=n)))
+    if Target("llvm").has_feature("avx2"):
+        add("tepad, AVX2 target, scalar tail", _build(lambda: blur.schedule(n=n), False, AVX2))
+        add("tepad, AVX2 target, masked tail", _build(lambda: blur.schedule(n=n), True, AVX2))
+    for lanes in (8, 16):
+        o = np.zeros((n - 2, n - 2), "float32")
+        f = _halide_blur(a, o, lanes)
+        if f is not None:
+            outs[f"Halide classic, vec {lanes}"], fns[f"Halide classic, vec {lanes}"] = o, f
+    res = _interleaved(fns)
+    for k, f in fns.items():
+        np.testing.assert_allclose(outs[k], ref, rtol=1e-5, atol=1e-6, err_msg=k)
+    return res
+
+
+def elementwise_rows(n=4096, m=2047):
+    ew = _example("elementwise")
+    rng = np.random.default_rng(0)
+    fns, refs = {}, {}
+    for cols in (m, m + 1):
+        a = rng.random((n, cols), dtype="float32") - 0.5
+        b = rng.random((n, cols), dtype="float32")
+        refs[cols] = (a, b, np.maximum(a * b + 1, 0))
+    variants = [(f"example schedule, {n}x{m + 1} (no tail)", m + 1, lambda: ew.schedule(n, m + 1), True),
+                (f"example schedule, {n}x{m}", m, lambda: ew.schedule(n, m), True),
+                (f"split 64, guarded, scalar tail (before), {n}x{m}", m,
+                 lambda: _ew_split(n, m, "guard"), False),
+                (f"split 64, guarded, masked tail, {n}x{m}", m, lambda: _ew_split(n, m, "guard"),
+                 True),
+                (f"split 64, tail='shift', {n}x{m}", m, lambda: _ew_split(n, m, "shift"), True)]
+    outs = {}
+    for name, cols, make, masked in variants:
+        mod = _build(make, masked)
+        a, b, _ = refs[cols]
+        o = outs[name] = np.zeros((n, cols), "float32")
+        fns[name] = (lambda mod=mod, a=a, b=b, o=o: mod(a, b, o))
+    res = _interleaved(fns)
+    for name, cols, *_ in variants:
+        np.testing.assert_allclose(outs[name], refs[cols][2], rtol=1e-6, err_msg=name)
+    return res
+
+
+def _table(res, ref_key):
+    ref = res[ref_key][0]
+    lines = ["| kernel | median ms | min ms | vs " + ref_key + " |", "|---|---|---|---|"]
+    for k, (med, mn) in res.items():
+        lines.append(f"| {k} | {med * 1e3:.2f} | {mn * 1e3:.2f} | {ref / med:.2f}x |")
+    return "\n".join(lines)
+
+
+def tails_markdown() -> str:
+    threads = os.environ.get("TEPAD_NUM_THREADS", str(os.cpu_count()))
+    blur = blur_rows()
+    ew = elementwise_rows()
+    return "\n".join([
+        "## Vector tails (issue 18)",
+        "",
+        f"`benchmarks/bench_tails.py`: interleaved rounds in one process ({ROUNDS} x "
+        f"{PER_ROUND} runs per kernel), {threads} threads; 'before' is the scalar fallback the "
+        "vectorizer used for a partial vector (`vectorize_loop.MASKED_TAILS = False`).",
+        "",
+        "### W3 blur 4096^2 -> 4094^2 (examples/blur.py; 4094 = 15 x 256 + 254)",
+        "",
+        _table(blur, "tepad, scalar tail (before)"),
+        "",
+        "### Elementwise max(A*B+1, 0) with 2047 columns",
+        "",
+        _table(ew, "split 64, guarded, scalar tail (before), 4096x2047"),
+    ])
+
+
+if __name__ == "__main__":
+    print(tails_markdown())
