@@ -119,12 +119,14 @@ class Target:
         the host lacks is a TepadError."""
         return ",".join(("+" if v else "-") + k for k, v in sorted(self._feature_map().items()))
 
-    def _feature_map(self) -> dict:
+    def _feature_map(self, strict: bool = True) -> dict:
+        """``{feature: on}``: the host's with ``-mattr`` applied; ``strict``: a ``+f`` the host
+        lacks is a TepadError (building), else it is taken as asked (describing a target)."""
         have = host_features()
         feats = dict(have)
         for f in self.attrs.get("mattr", []):
             on, name = f[0] == "+", f.lstrip("+-")
-            if on and not have.get(name, False):
+            if strict and on and not have.get(name, False):
                 raise TepadError(
                     f"target {self._text!r} asks for +{name}, which this CPU "
                     f"({host_cpu_name()}) does not have; a kernel using it would crash here "
@@ -139,10 +141,12 @@ class Target:
 
     def has_feature(self, name: str) -> bool:
         """True when kernels for this target may use the instruction-set feature ``name``
-        (the host's features with ``-mattr`` applied, dependents of a disabled feature off)."""
+        (the host's features with ``-mattr`` applied, dependents of a disabled feature off; a
+        ``+name`` counts even where this host lacks it, so a schedule can be written for
+        another machine, though not built here)."""
         if self.kind.name != "llvm":
             return False
-        return bool(self._feature_map().get(name, False))
+        return bool(self._feature_map(strict=False).get(name, False))
 
     # --- what a schedule may assume about the CPU ---------------------------------------------
     @property

@@ -63,6 +63,16 @@ def test_sse_and_avx_without_avx2():
         assert avx.vector_lanes("float32") == 8 and avx.vector_lanes("int32") == 4
 
 
+def test_a_target_for_another_machine_describes_it():
+    """+avx512f on a host without it: the widths are AVX-512's (a schedule may be written for
+    that machine); building for it here is refused."""
+    t = Target("llvm -mattr=+avx512f")
+    assert t.vector_lanes("float32") == 16 and t.vector_registers == 32
+    if "avx512f" not in HOST:
+        with pytest.raises(TepadError, match="does not have"):
+            t.features
+
+
 def test_vector_lanes_rejects_a_non_dtype():
     with pytest.raises(TepadError, match="not a dtype"):
         Target("llvm").vector_lanes("floaty")
