@@ -1,14 +1,18 @@
-"""Vector tails (issue 18): what a partial last tile costs, before and after.
+"""Vector tails (issue 18): what the partial last tile of a vectorized loop costs.
 
-* W3, the two-stage blur 4096^2 -> 4094^2 (``examples/blur.py``): its 4094 columns do not
-  divide the 256-column tiles, so the last tile's guarded vector pieces ran as scalar loops;
-  now they run as masked vector code. Timed with the scalar fallback (``vectorize_loop.
-  MASKED_TAILS = False``, the code before) and with masks, for the host target and for an
-  AVX2 target (``llvm -mcpu=haswell -mattr=-avx512f``, which this host can run), beside
-  Halide's classic schedule (vec 8 and 16) when ``import halide`` works;
+A split that does not divide leaves a guarded last tile; the vectorizer runs each vector
+piece whose guard holds on all lanes as plain vector code and the piece where it does not as
+``vectorize_loop.TAILS`` says: "scalar" (a guarded scalar loop, what tepad did before),
+"masked" (masked loads and stores) or "halves" (plain vectors of half the width, a quarter
+... then at most 3 scalar lanes). ``split(..., tail="shift")`` avoids the partial tile.
+
+* W3, the two-stage blur 4096^2 -> 4094^2 (``examples/blur.py``: 4094 = 15 x 256 + 254),
+  each mode, for the host target and for an AVX2 target (``llvm -mcpu=haswell
+  -mattr=-avx512f``, which this host can run), beside Halide's classic schedule (vec 8 and
+  16) when ``import halide`` works;
 * fused elementwise ``max(A*B+1, 0)`` on 4096 x 2047: the example's schedule (whole rows
-  vectorized), and rows split by 64 with the tail guarded (scalar before, masked now) or
-  shifted inward (``split(..., tail="shift")``), with 4096 x 2048 as the no-tail reference.
+  vectorized), rows split by 64 with each tail mode, and ``tail="shift"``; 4096 x 2048 as the
+  no-tail reference.
 
 All kernels of a table are timed in interleaved rounds in one process (the host's speed drifts
 and other processes come and go: interleaving exposes every variant to the same conditions);
@@ -36,6 +40,7 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 AVX2 = "llvm -mcpu=haswell -mattr=-avx512f"
 ROUNDS = 12
 PER_ROUND = 5
+MODES = ("scalar", "masked", "halves")     # vectorize_loop.TAILS
 
 
 def _example(name):
@@ -45,30 +50,38 @@ def _example(name):
     return mod
 
 
-def _build(make, masked=True, target=None):
-    """Build ``make()``'s schedule fresh (compile cache off), with or without masked tails."""
-    old = vl.MASKED_TAILS
-    vl.MASKED_TAILS = masked
+def _build(make, tails="scalar", target=None):
+    """Build ``make()``'s schedule fresh (compile cache off), with ``vectorize_loop.TAILS``
+    set to ``tails``."""
+    old = vl.TAILS
+    vl.TAILS = tails
     try:
         with Target(target or "llvm"):
             s, args = make()
             with codegen.cache_disabled():
                 return tepad.build(s, args, target=target)
     finally:
-        vl.MASKED_TAILS = old
+        vl.TAILS = old
+
+
+# CLOCK: "wall" (time.perf_counter) or "cpu" (time.process_time: the CPU time of the whole
+# process, which on a shared host leaves out the time the kernel's threads waited for a core;
+# meaningful with one thread, TEPAD_NUM_THREADS=1 HL_NUM_THREADS=1, where nothing spins)
+CLOCK = os.environ.get("TEPAD_BENCH_CLOCK", "wall")
 
 
 def _interleaved(fns: dict, rounds=ROUNDS, per_round=PER_ROUND) -> dict:
     """``{name: (median s, min s)}`` timing each callable ``per_round`` times per round."""
+    clock = time.process_time if CLOCK == "cpu" else time.perf_counter
     for f in fns.values():
         f()
     ts = {k: [] for k in fns}
     for _ in range(rounds):
         for k, f in fns.items():
             for _ in range(per_round):
-                t0 = time.perf_counter()
+                t0 = clock()
                 f()
-                ts[k].append(time.perf_counter() - t0)
+                ts[k].append(clock() - t0)
     return {k: (statistics.median(v), min(v)) for k, v in ts.items()}
 
 
@@ -120,11 +133,11 @@ def blur_rows(n=4096):
         outs[name] = o
         fns[name] = lambda: mod(a, o)
 
-    add("tepad, scalar tail (before)", _build(lambda: blur.schedule(n=n), masked=False))
-    add("tepad, masked tail", _build(lambda: blur.schedule(n=n)))
-    if Target("llvm").has_feature("avx2"):
-        add("tepad, AVX2 target, scalar tail", _build(lambda: blur.schedule(n=n), False, AVX2))
-        add("tepad, AVX2 target, masked tail", _build(lambda: blur.schedule(n=n), True, AVX2))
+    targets = [("", None)] + ([(", AVX2 target", AVX2)] if Target("llvm").has_feature("avx2")
+                              else [])
+    for tname, tgt in targets:
+        for mode in MODES:
+            add(f"tepad{tname}, {mode} tail", _build(lambda: blur.schedule(n=n), mode, tgt))
     for lanes in (8, 16):
         o = np.zeros((n - 2, n - 2), "float32")
         f = _halide_blur(a, o, lanes)
@@ -144,16 +157,16 @@ def elementwise_rows(n=4096, m=2047):
         a = rng.random((n, cols), dtype="float32") - 0.5
         b = rng.random((n, cols), dtype="float32")
         refs[cols] = (a, b, np.maximum(a * b + 1, 0))
-    variants = [(f"example schedule, {n}x{m + 1} (no tail)", m + 1, lambda: ew.schedule(n, m + 1), True),
-                (f"example schedule, {n}x{m}", m, lambda: ew.schedule(n, m), True),
-                (f"split 64, guarded, scalar tail (before), {n}x{m}", m,
-                 lambda: _ew_split(n, m, "guard"), False),
-                (f"split 64, guarded, masked tail, {n}x{m}", m, lambda: _ew_split(n, m, "guard"),
-                 True),
-                (f"split 64, tail='shift', {n}x{m}", m, lambda: _ew_split(n, m, "shift"), True)]
+    variants = [(f"example schedule, {n}x{m + 1} (no tail)", m + 1, lambda: ew.schedule(n, m + 1),
+                 "scalar"),
+                (f"example schedule, {n}x{m}", m, lambda: ew.schedule(n, m), "scalar")]
+    variants += [(f"split 64, {mode} tail, {n}x{m}", m, lambda: _ew_split(n, m, "guard"), mode)
+                 for mode in MODES]
+    variants.append((f"split 64, tail='shift', {n}x{m}", m, lambda: _ew_split(n, m, "shift"),
+                     "scalar"))
     outs = {}
-    for name, cols, make, masked in variants:
-        mod = _build(make, masked)
+    for name, cols, make, mode in variants:
+        mod = _build(make, mode)
         a, b, _ = refs[cols]
         o = outs[name] = np.zeros((n, cols), "float32")
         fns[name] = (lambda mod=mod, a=a, b=b, o=o: mod(a, b, o))
@@ -179,16 +192,19 @@ def tails_markdown() -> str:
         "## Vector tails (issue 18)",
         "",
         f"`benchmarks/bench_tails.py`: interleaved rounds in one process ({ROUNDS} x "
-        f"{PER_ROUND} runs per kernel), {threads} threads; 'before' is the scalar fallback the "
-        "vectorizer used for a partial vector (`vectorize_loop.MASKED_TAILS = False`).",
+        f"{PER_ROUND} runs per kernel), {threads} threads, "
+        f"{'CPU time of the process' if CLOCK == 'cpu' else 'wall-clock time'}. The partial "
+        "vector of a guarded vectorized loop as `vectorize_loop.TAILS` says: 'scalar' (a "
+        "guarded scalar loop, as before), 'masked' (masked loads/stores, one mask per "
+        "16 lanes), 'halves' (plain vectors of 32, 16, 8, 4 lanes, then <= 3 scalar).",
         "",
         "### W3 blur 4096^2 -> 4094^2 (examples/blur.py; 4094 = 15 x 256 + 254)",
         "",
-        _table(blur, "tepad, scalar tail (before)"),
+        _table(blur, "tepad, scalar tail"),
         "",
         "### Elementwise max(A*B+1, 0) with 2047 columns",
         "",
-        _table(ew, "split 64, guarded, scalar tail (before), 4096x2047"),
+        _table(ew, "split 64, scalar tail, 4096x2047"),
     ])
 
 

@@ -1,6 +1,9 @@
-"""Vector tails: a vectorized loop whose extent the split factor does not divide keeps vector
-code in its last tile -- masked vector loads/stores for a guarded tile (the default), or the
-tile shifted inward (``split(..., tail="shift")``, Halide's ShiftInwards) where legal."""
+"""Vector tails: the partial last tile of a vectorized loop whose extent the split factor
+does not divide -- as a guarded scalar loop (the default), masked vector loads/stores or
+halving plain vectors (``vectorize_loop.TAILS``), or shifted inward (``split(...,
+tail="shift")``, Halide's ShiftInwards) where legal."""
+import importlib
+
 import numpy as np
 import pytest
 
@@ -10,6 +13,19 @@ from tepad.errors import TepadError
 from tepad.tir import IfThenElse, Min, post_order_visit
 
 EXTENTS = [1, 2, 7, 15, 16, 17, 31, 33, 37, 64, 101, 127, 2047]
+VL = importlib.import_module("tepad.lower.passes.vectorize_loop")
+
+
+@pytest.fixture(params=["scalar", "masked", "halves"])
+def tails(request, monkeypatch):
+    """Each way the vectorizer runs a partial vector."""
+    monkeypatch.setattr(VL, "TAILS", request.param)
+    return request.param
+
+
+@pytest.fixture
+def masked(monkeypatch):
+    monkeypatch.setattr(VL, "TAILS", "masked")
 
 
 def _nodes(func, cls):
@@ -42,20 +58,20 @@ def _check_affine(s, args, n, rows=3, dtype="float32", bounds_check=False):
 
 @pytest.mark.parametrize("tail", ["guard", "shift"])
 @pytest.mark.parametrize("n", EXTENTS)
-def test_tails_match_numpy_for_many_extents(n, tail):
-    s, args = _affine(n, 16, tail)
+def test_tails_match_numpy_for_many_extents(n, tail, tails):
+    s, args = _affine(n, 16 if tails != "halves" else 32, tail)
     _check_affine(s, args, n)
     _check_affine(s, args, n, bounds_check=True)     # nothing past the row is touched
 
 
 @pytest.mark.parametrize("dtype", ["float64", "int8", "int32"])
 @pytest.mark.parametrize("n", [5, 19, 70])
-def test_masked_tail_other_dtypes(n, dtype):
+def test_partial_vectors_other_dtypes(n, dtype, tails):
     s, args = _affine(n, 16, dtype=dtype)
     _check_affine(s, args, n, dtype=dtype, bounds_check=True)
 
 
-def test_guarded_tail_is_masked_vector_code():
+def test_guarded_tail_is_masked_vector_code(masked):
     s, args = _affine(37, 16, parallel=False)
     f = tepad.lower(s, args)["main"]
     mod = _check_affine(s, args, 37)
@@ -66,10 +82,33 @@ def test_guarded_tail_is_masked_vector_code():
     g = lower_for_codegen(f)
     masks = [x for x in _nodes(g, IfThenElse) if tir.dtype.lanes(x.condition.dtype) > 1]
     assert masks and all(tir.dtype.lanes(x.condition.dtype) == 16 for x in masks)
+    assert len(masks) == 1                          # one partial vector per row, 5 lanes on
     assert not [x for x in _nodes(g, tir.For) if x.loop_var.name.endswith(".s")]
 
 
-def test_bool_output_masked():
+def test_64_lane_partial_vector_gets_one_mask_per_16_lanes(masked):
+    from tepad.lower.pipeline import lower_for_codegen
+    s, args = _affine(100, 64, parallel=False)
+    g = lower_for_codegen(s, args)
+    masks = [x for x in _nodes(g, IfThenElse) if tir.dtype.lanes(x.condition.dtype) > 1]
+    assert len(masks) == 4 and {tir.dtype.lanes(x.condition.dtype) for x in masks} == {16}
+    _check_affine(s, args, 100, bounds_check=True)
+
+
+def test_halves_tail_is_plain_vectors(monkeypatch):
+    from tepad.lower.pipeline import lower_for_codegen
+    monkeypatch.setattr(VL, "TAILS", "halves")
+    s, args = _affine(37, 32, parallel=False)      # one tile of 32, one partial of 5 lanes
+    g = lower_for_codegen(s, args)
+    lanes = {r.lanes for r in _nodes(g, tir.Ramp)}
+    # the simplifier drops the pieces it proves never run (the 5-lane tail: 16 and 8)
+    assert 32 in lanes and 4 in lanes and lanes <= {32, 16, 8, 4}
+    assert not [x for x in _nodes(g, IfThenElse) if tir.dtype.lanes(x.condition.dtype) > 1]
+    mod = _check_affine(s, args, 37, bounds_check=True)
+    assert "llvm.masked" not in mod.get_source()
+
+
+def test_bool_output_masked(tails):
     n = 21
     A = te.placeholder((n,), "float32", name="A")
     B = te.compute((n,), lambda i: A[i] > tir.const(0.5, "float32"), name="B")
@@ -139,7 +178,7 @@ def _blur_ref(a):
 
 @pytest.mark.parametrize("n", [12, 21, 37])
 @pytest.mark.parametrize("tail", ["guard", "shift"])
-def test_compute_at_producer_blocks_the_shift_and_masks_stay_in_bounds(n, tail):
+def test_compute_at_producer_blocks_the_shift_and_masks_stay_in_bounds(n, tail, tails):
     """Bx's region is inferred for By's unshifted tile, so By keeps its guard (masked)."""
     s, args = _blur(n, tail)
     f = tepad.lower(s, args)["main"]

@@ -12,8 +12,10 @@ power-of-two width <= ``max_lanes`` dividing the extent, or vector bodies plus a
 
 A guard ``if i < n`` (any convex condition on the loop var, as a split that does not divide
 leaves) splits each vector body in two: the plain vector body when the guard holds at its
-first and last lane, else the body under a lane mask (an ``IfThenElse`` whose condition is a
-vector ``bool``; codegen emits masked loads and stores, so masked-off lanes touch no memory).
+first and last lane, else the partial vector as ``TAILS`` says: a guarded scalar loop
+(default), the body under a lane mask (an ``IfThenElse`` whose condition is a vector
+``bool``; codegen emits masked loads and stores, so masked-off lanes touch no memory), or
+plain vectors of half, a quarter ... of the width and at most 3 scalar lanes.
 
 Guarantee: no VECTORIZED ``For`` remains. A loop that cannot be vectorized (symbolic extent,
 inner loops, allocations, a store whose index does not depend on the loop var while its value
@@ -230,9 +232,12 @@ def _pow2_floor(n: int) -> int:
 
 _MONOTONE_CMP = ("LT", "LE", "GT", "GE")
 
-# The partial vector of a guarded vectorized loop runs as masked vector code (False: as a
-# scalar loop, as before; kept for measuring the difference).
-MASKED_TAILS = True
+# How the partial vector of a guarded vectorized loop runs (see _vector_piece): "scalar",
+# "masked" or "halves". Measured on the AVX-512 host (benchmarks/bench_tails.py, RESULTS.md)
+# none is faster everywhere: masked and halves gain up to 4 % on the blur and a split
+# elementwise kernel and lose 2-14 % on a one-stage stencil, so the default stays scalar.
+TAILS = "scalar"
+MASK_LANES = 16     # lanes per mask: a 64-lane mask costs compares and mask shuffles
 
 
 def _uses(e, var) -> bool:
@@ -362,21 +367,13 @@ class _MaskedWiden(_Widen):
         return IfThenElse(c, then, other)
 
 
-def _vector_piece(body, var, base, lanes):
-    """The body widened to ``lanes`` lanes at ``var = base + [0, lanes)``; a convex guard
-    that varies with ``var`` becomes ``if guard(first) and guard(last): vector else: masked``,
-    where ``masked`` is the same vector body with the guard as a lane mask (see
-    ``_MaskedWiden``): a loop whose extent the split factor does not divide keeps vector code
-    in its last, partial tile instead of running it scalar."""
-    if lanes == 1:
-        return substitute(body, {var: base})
-    w = _GuardedWiden(var, base, lanes)
-    vec = w.visit(body)
-    if not w.guards:
-        return vec
+def _all_lanes(guards, var, base, lanes):
+    """The condition that every guard in ``guards`` (convex in ``var``) holds on all of
+    ``var = base + [0, lanes)``: each conjunct that varies with ``var`` at the first and the
+    last lane."""
     conds = []
     last = add(base, const(lanes - 1, var.dtype))
-    for g in w.guards:
+    for g in guards:
         for c in _conjuncts(g):
             if _uses(c, var):   # varies with the lane: test the first and the last lane
                 conds.append(substitute(c, {var: base}))
@@ -386,8 +383,54 @@ def _vector_piece(body, var, base, lanes):
     cond = conds[0]
     for c in conds[1:]:
         cond = And(cond, c)
-    if MASKED_TAILS:
-        fallback = _MaskedWiden(var, base, lanes).visit(body)
+    return cond
+
+
+def _halving(body, var, base, lanes):
+    """The partial vector ``var = base + [0, lanes)`` as plain vector pieces of lanes/2,
+    lanes/4, ... 4 lanes, each run when its guard holds on all its lanes and then advancing
+    the start, and a guarded scalar loop over what is left (at most 3 active lanes for a guard
+    such as ``i < n``)."""
+    dtype = var.dtype
+
+    def build(off, w):
+        if w < 4:
+            t = Var(var.name + ".s", dtype)
+            start = add(base, off)
+            return For(t, start, sub(const(lanes, dtype), off), ForKind.SERIAL,
+                       substitute(body, {var: t}))
+        b = add(base, off)
+        g = _GuardedWiden(var, b, w)
+        vec = g.visit(body)
+        cond = _all_lanes(g.guards, var, b, w)
+        o = Var(f"{var.name}.o{w}", dtype)
+        step = Select(cond, const(w, dtype), const(0, dtype))
+        return seq(IfThenElse(cond, vec), LetStmt(o, add(off, step), build(o, w // 2)))
+
+    return build(const(0, dtype), lanes // 2)
+
+
+def _vector_piece(body, var, base, lanes):
+    """The body widened to ``lanes`` lanes at ``var = base + [0, lanes)``; a convex guard
+    that varies with ``var`` becomes ``if guard(first) and guard(last): vector else: tail``,
+    so a loop whose extent the split factor does not divide keeps vector code in its last,
+    partial tile instead of running it scalar. ``tail`` is chosen by ``TAILS``: ``"masked"``,
+    the same vector body with the guard as a lane mask (see ``_MaskedWiden``); ``"halves"``,
+    plain vectors of half, a quarter ... of the width (``_halving``); ``"scalar"``, a guarded
+    scalar loop (what tepad did before)."""
+    if lanes == 1:
+        return substitute(body, {var: base})
+    w = _GuardedWiden(var, base, lanes)
+    vec = w.visit(body)
+    if not w.guards:
+        return vec
+    cond = _all_lanes(w.guards, var, base, lanes)
+    if TAILS == "masked":
+        sub = min(lanes, MASK_LANES)
+        fallback = seq(*[_MaskedWiden(var, add(base, const(k, var.dtype)), sub).visit(body)
+                         for k in range(0, lanes, sub)])
+    elif TAILS == "halves" and lanes >= 8:
+        fallback = _halving(body, var, base, lanes)
     else:
         t = Var(var.name + ".s", var.dtype)
         fallback = For(t, base, const(lanes, var.dtype), ForKind.SERIAL,
