@@ -12,7 +12,9 @@ piece whose guard holds on all lanes as plain vector code and the piece where it
   16) when ``import halide`` works;
 * fused elementwise ``max(A*B+1, 0)`` on 4096 x 2047: the example's schedule (whole rows
   vectorized), rows split by 64 with each tail mode, and ``tail="shift"``; 4096 x 2048 as the
-  no-tail reference.
+  no-tail reference;
+* a one-stage 3-point stencil along rows (4094 x 4094, columns split by 256), each tail mode,
+  host and AVX2 targets.
 
 All kernels of a table are timed in interleaved rounds in one process (the host's speed drifts
 and other processes come and go: interleaving exposes every variant to the same conditions);
@@ -176,6 +178,35 @@ def elementwise_rows(n=4096, m=2047):
     return res
 
 
+def stencil_rows(n=4094, f=256):
+    """A one-stage 3-point stencil along rows, columns split by ``f`` (a partial tile per
+    row), each tail mode, host and AVX2 targets."""
+    a = np.random.default_rng(0).random((n, n + 2), dtype="float32")
+    ref = (a[:, :-2] + a[:, 1:-1] + a[:, 2:]) * np.float32(0.3)
+
+    def make():
+        A = te.placeholder((n, n + 2), "float32", name="A")
+        C = te.compute((n, n), lambda i, j: (A[i, j] + A[i, j + 1] + A[i, j + 2]) * 0.3,
+                       name="C")
+        s = te.create_schedule(C.op)
+        _, ji = s[C].split(C.op.axis[1], factor=f)
+        s[C].vectorize(ji)
+        return s, [A, C]
+
+    fns, outs = {}, {}
+    targets = [("", None)] + ([(", AVX2 target", AVX2)] if Target("llvm").has_feature("avx2")
+                              else [])
+    for tname, tgt in targets:
+        for mode in MODES:
+            mod = _build(make, mode, tgt)
+            o = outs[f"{mode} tail{tname}"] = np.zeros((n, n), "float32")
+            fns[f"{mode} tail{tname}"] = (lambda mod=mod, o=o: mod(a, o))
+    res = _interleaved(fns)
+    for k in fns:
+        np.testing.assert_allclose(outs[k], ref, rtol=1e-5, err_msg=k)
+    return res
+
+
 def _table(res, ref_key):
     ref = res[ref_key][0]
     lines = ["| kernel | median ms | min ms | vs " + ref_key + " |", "|---|---|---|---|"]
@@ -188,6 +219,7 @@ def tails_markdown() -> str:
     threads = os.environ.get("TEPAD_NUM_THREADS", str(os.cpu_count()))
     blur = blur_rows()
     ew = elementwise_rows()
+    st = stencil_rows()
     return "\n".join([
         "## Vector tails (issue 18)",
         "",
@@ -205,6 +237,10 @@ def tails_markdown() -> str:
         "### Elementwise max(A*B+1, 0) with 2047 columns",
         "",
         _table(ew, "split 64, scalar tail, 4096x2047"),
+        "",
+        "### One-stage 3-point stencil along rows, 4094 x 4094, columns split by 256",
+        "",
+        _table(st, "scalar tail"),
     ])
 
 

@@ -547,8 +547,9 @@ def padding_section() -> str | None:
 
 
 def tails_section() -> str | None:
-    """``benchmarks/bench_tails.py``: W3 and a 2047-column elementwise kernel with the partial
-    vector tile run scalar (before), masked, or shifted inward (issue 18)."""
+    """``benchmarks/bench_tails.py``: W3, a 2047-column elementwise kernel and a one-stage
+    stencil with the partial vector run scalar, masked or as halves, or shifted inward
+    (issue 18)."""
     try:
         sys.path.insert(0, str(HERE))
         import bench_tails
