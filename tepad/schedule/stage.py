@@ -169,7 +169,8 @@ class Stage:
         ``tail`` (tepad's, after Halide's TailStrategy) says what the last, partial tile of a
         ``factor`` split that may not divide does: ``"guard"`` (the default, TVM's
         behaviour): every point is tested against the extent (a vectorized inner loop runs
-        that tile with masked vector loads and stores); ``"shift"`` (Halide's
+        the partial vector of that tile as ``tepad.lower.passes.vectorize_loop.TAILS``
+        says: a scalar loop, masked vector code, or halving vectors); ``"shift"`` (Halide's
         ShiftInwards): the last tile is moved inward to end at the extent, ``parent =
         min(outer * factor, extent - factor) + inner``, so it recomputes a few points of the
         tile before it and needs no test at all. Lowering shifts only where that is legal and
