@@ -546,6 +546,20 @@ def padding_section() -> str | None:
         return f"## RFC 0077 padding\n\n(bench_padding.padding_markdown() failed: {err!r})"
 
 
+def tails_section() -> str | None:
+    """``benchmarks/bench_tails.py``: W3, a 2047-column elementwise kernel and a one-stage
+    stencil with the partial vector run scalar, masked or as halves, or shifted inward
+    (issue 18)."""
+    try:
+        sys.path.insert(0, str(HERE))
+        import bench_tails
+        return bench_tails.tails_markdown()
+    except ImportError:
+        return None
+    except Exception as err:  # noqa: BLE001 - optional section
+        return f"## Vector tails\n\n(bench_tails.tails_markdown() failed: {err!r})"
+
+
 def rolling_section(run_peers=None) -> str | None:
     """``benchmarks/bench_rolling.py``'s ``rolling_markdown()``: the rolling-buffer pool chain;
     ``run_peers()`` (the peers' W6 records) runs between two timing passes of tepad's variants."""
@@ -630,6 +644,11 @@ def main(argv=None) -> int:
         if not a.quick:
             progress("padding section (benchmarks/bench_padding.py)")
             extra = padding_section()
+            if extra:
+                text = text + "\n" + extra + "\n"
+                Path(out).write_text(text)
+            progress("vector-tails section (benchmarks/bench_tails.py)")
+            extra = tails_section()
             if extra:
                 text = text + "\n" + extra + "\n"
                 Path(out).write_text(text)

@@ -1,6 +1,9 @@
 """conv2d NCHW, stride 1, padding 1 (fp32): 1x64x56x56 input, 64 filters 3x3 by default.
 
-Schedule (output channels vectorized, the NCHW[16c] blocking of TVM's x86 conv2d):
+Schedule (output channels vectorized, the NCHW[16c] blocking of TVM's x86 conv2d). The
+channel block ``fb`` is one vector of fp32 of the target (``with Target(...)``, else the host:
+16 with AVX-512, 8 with AVX2) and the pixel block ``xb`` fits the target's registers (14 of 32
+registers, 7 of 16); the figures below are AVX-512's:
 
 * the zero-padding stage ``Xp`` is computed once at the root, in parallel over channels (a
   58x58 plane per channel; no bounds test in the hot loop);
@@ -17,13 +20,22 @@ Schedule (output channels vectorized, the NCHW[16c] blocking of TVM's x86 conv2d
   the build (0.39 s against 0.17 s).
 """
 from tepad import te, tir
+from tepad.target import as_target
 
 SHAPE = dict(c=8, k=8, h=10, w=12)   # small default size; the benchmark uses 64, 64, 56, 56
-FB = 16                              # output channels per vector (zmm of fp32)
-XB = 14                              # output pixels per register tile
 
 
-def schedule(c=SHAPE["c"], k=SHAPE["k"], h=SHAPE["h"], w=SHAPE["w"], fb=FB, xb=XB):
+def widths(target=None):
+    """``(fb, xb)``: output channels per vector and output pixels per register tile (xb
+    accumulators + one weight vector + one broadcast fit the vector registers)."""
+    tgt = as_target(target)
+    return tgt.vector_lanes("float32"), (14 if tgt.vector_registers >= 32 else 7)
+
+
+def schedule(c=SHAPE["c"], k=SHAPE["k"], h=SHAPE["h"], w=SHAPE["w"], fb=None, xb=None,
+             target=None):
+    dfb, dxb = widths(target)
+    fb, xb = fb or dfb, xb or dxb
     X = te.placeholder((1, c, h, w), "float32", name="X")
     Wt = te.placeholder((k, c, 3, 3), "float32", name="W")
     Xp = te.compute((1, c, h + 2, w + 2),

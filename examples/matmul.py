@@ -1,21 +1,33 @@
-"""Matmul C = A @ B (fp32), scheduled the way TVM/Halide experts do on an AVX-512 CPU.
+"""Matmul C = A @ B (fp32), scheduled the way TVM/Halide experts do on an x86 CPU.
+
+The widths come from the target (``with Target(...)``, else the host): ``V`` = fp32 lanes of
+one vector register (16 with AVX-512, 8 with AVX2). On AVX-512 (V = 16, 32 registers):
 
 * B is re-laid out by a compute stage ``packedB[j // 32, k, j % 32]`` so the inner loop streams
-  32 contiguous floats of B per k (two zmm registers), the classic "packed B" trick;
+  32 = 2V contiguous floats of B per k (two zmm registers), the classic "packed B" trick;
 * C is tiled 32x32; each tile accumulates in a cache_write stage (a 32x32 block that stays in
   L1) whose k loop is outermost, with an 8-row x 32-column register block (8 x 2 zmm
-  accumulators): rows unrolled, columns vectorized;
+  accumulators): rows unrolled, columns vectorized. With 16 registers (AVX2) the register
+  block is 4 rows x 2V = 16 columns (8 ymm accumulators) and the tiles 32 x 16;
 * the row tiles run in parallel; the packing stage runs in parallel too, over rows of B
   (k outer), so B is read sequentially.
 """
 from tepad import te
+from tepad.target import as_target
 
 N = 128          # small default size (tests); the benchmark uses 1024
-BN = 32          # columns per tile = packed panel width
-ROWS = 8         # register block rows
 
 
-def schedule(n=N, bn=BN, rows=ROWS):
+def widths(target=None):
+    """``(bn, rows)``: the packed panel width (two vectors of fp32) and the register-block
+    rows (accumulators 2 x rows fit the target's vector registers with room for B and A)."""
+    tgt = as_target(target)
+    return 2 * tgt.vector_lanes("float32"), (8 if tgt.vector_registers >= 32 else 4)
+
+
+def schedule(n=N, bn=None, rows=None, target=None):
+    dbn, drows = widths(target)
+    bn, rows = bn or dbn, rows or drows
     A = te.placeholder((n, n), "float32", name="A")
     B = te.placeholder((n, n), "float32", name="B")
     k = te.reduce_axis((0, n), name="k")
@@ -24,7 +36,7 @@ def schedule(n=N, bn=BN, rows=ROWS):
                    name="C")
     s = te.create_schedule(C.op)
     CC = s.cache_write(C, "global")
-    io, jo, ii, ji = s[C].tile(C.op.axis[0], C.op.axis[1], bn, bn)
+    io, jo, ii, ji = s[C].tile(C.op.axis[0], C.op.axis[1], max(bn, 32), bn)
     s[C].vectorize(ji)
     s[C].parallel(io)
     s[CC].compute_at(s[C], jo)

@@ -18,8 +18,10 @@ ALLOC_ALIGN = 64
 class MemoryEmitter:
     """``BufferLoad`` / ``BufferStore`` of flattened (1-index) buffers and ``Allocate``.
 
-    Under a lane mask (``ctx.mask``, set by a vector ``if_then_else``) loads touch only the
-    active lanes' addresses; the others read as zero.
+    Under a lane mask (``ctx.mask``, set by a vector ``if_then_else`` or an ``if`` whose
+    condition is a lane mask) loads and stores touch only the active lanes' addresses
+    (``llvm.masked.load`` / ``llvm.masked.store`` when contiguous); masked-off lanes read as
+    zero and write nothing.
     """
 
     def buffer_ptr(self, buf) -> ir.Value:
@@ -144,23 +146,53 @@ class MemoryEmitter:
         elem_t = ll_type(s.buffer.dtype, memory=True)
         align = dt.parse(s.buffer.dtype).bytes
         is_bool = dt.is_bool(s.buffer.dtype)
+        mask = self.ctx.mask
         if lanes == 1:
-            ptr = self.b.gep(base, [self.expr(index)], inbounds=True, source_etype=elem_t)
             if is_bool:
                 value = self.b.zext(value, I8)
-            self.b.store(value, ptr, align=align)
+
+            def store():
+                ptr = self.b.gep(base, [self.expr(index)], inbounds=True, source_etype=elem_t)
+                self.b.store(value, ptr, align=align)
+            self._when(None if mask is None else self.any_lane(mask), store)
             return
         if is_bool:
             value = self.b.zext(value, ir.VectorType(I8, lanes))
+        if mask is not None and mask.type.count != lanes:
+            raise InternalError(f"codegen: a {lanes}-lane store to {s.buffer.name} under a "
+                                f"{mask.type.count}-lane mask")
         if is_contiguous(index):
             ptr = self.b.gep(base, [self.expr(index.base)], inbounds=True, source_etype=elem_t)
-            self.b.store(value, ptr, align=self.vector_align(index, align))
+            if mask is None:
+                self.b.store(value, ptr, align=self.vector_align(index, align))
+            else:
+                vt = value.type
+                fn = self.intrinsic("llvm.masked.store", VOID, [vt, ptr.type, I32, mask.type],
+                                    [vt, ptr.type])
+                self.b.call(fn, [value, ptr, I32(align), mask])
             return
         idx = self.expr(index)  # scatter, lane by lane
         for k in range(lanes):
-            ptr = self.b.gep(base, [self.b.extract_element(idx, I32(k))], inbounds=True,
-                             source_etype=elem_t)
-            self.b.store(self.b.extract_element(value, I32(k)), ptr, align=align)
+            def store_lane(k=k):
+                ptr = self.b.gep(base, [self.b.extract_element(idx, I32(k))], inbounds=True,
+                                 source_etype=elem_t)
+                self.b.store(self.b.extract_element(value, I32(k)), ptr, align=align)
+            self._when(None if mask is None else self.b.extract_element(mask, I32(k)),
+                       store_lane)
+
+    def _when(self, cond, emit):
+        """``emit()`` (a statement), only when the i1 ``cond`` holds (always when None)."""
+        if cond is None:
+            emit()
+            return
+        fn = self.ctx.fn
+        then_bb = fn.append_basic_block("store.then")
+        end_bb = fn.append_basic_block("store.end")
+        self.b.cbranch(cond, then_bb, end_bb)
+        self.b.position_at_end(then_bb)
+        emit()
+        self.b.branch(end_bb)
+        self.b.position_at_end(end_bb)
 
     # ------------------------------------------------------------------ allocation
     def stmt_Allocate(self, s):

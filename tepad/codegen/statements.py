@@ -59,7 +59,8 @@ class StatementEmitter:
     def stmt_IfThenElse(self, s):
         cond = self.expr(s.condition)
         if isinstance(cond.type, ir.VectorType):
-            raise InternalError(f"codegen: vector condition in IfThenElse:\n{s}")
+            self.masked_if(s, cond)
+            return
         fn = self.ctx.fn
         then_bb = fn.append_basic_block("if.then")
         end_bb = fn.append_basic_block("if.end")
@@ -75,6 +76,28 @@ class StatementEmitter:
             if not self.b.block.is_terminated:
                 self.b.branch(end_bb)
         self.b.position_at_end(end_bb)
+
+    def masked_if(self, s, cond):
+        """An ``if`` with a lane-mask condition (a vectorized loop's guard): each branch runs
+        under its lanes (``ctx.mask``; loads and stores are masked, see ``MemoryEmitter``),
+        and is skipped when none of its lanes is set."""
+        outer = self.ctx.mask
+        for case, m in ((s.then_case, cond), (s.else_case, self.b.not_(cond))):
+            if case is None:
+                continue
+            if outer is not None:
+                m = self.b.and_(m, outer)
+            fn = self.ctx.fn
+            run_bb = fn.append_basic_block("mask.then")
+            end_bb = fn.append_basic_block("mask.end")
+            self.b.cbranch(self.any_lane(m), run_bb, end_bb)
+            self.b.position_at_end(run_bb)
+            self.ctx.mask = m
+            self.stmt(case)
+            self.ctx.mask = outer
+            if not self.b.block.is_terminated:
+                self.b.branch(end_bb)
+            self.b.position_at_end(end_bb)
 
     def stmt_For(self, s):
         if s.kind == ForKind.PARALLEL and not self.ctx.in_parallel and self.use_gomp:

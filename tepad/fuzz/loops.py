@@ -41,7 +41,9 @@ def _transforms(d, st, se):
             amount = src.pick([2, 3, 4, 1, 5, 8, 16])
             o, i = d.new_ivs(st, ("o", "i"))
             how = "nparts" if src.flag(35) else "factor"
-            run(f"{o}, {i} = {se}.split({name}, {how}={amount})")
+            # Halide's ShiftInwards tail (lowering keeps the guard where it is not legal)
+            tail = ", tail='shift'" if how == "factor" and src.flag(30) else ""
+            run(f"{o}, {i} = {se}.split({name}, {how}={amount}{tail})")
             d.bind_names(o, i)
         elif action == "fuse" and len(leaves) >= 2:
             k = src.int(0, len(leaves) - 2)

@@ -26,6 +26,7 @@ from ..tir.reduce import Reduce
 from ..tir.stmt import (Allocate, AttrStmt, BufferStore, Evaluate, For, ForKind, IfThenElse, LetStmt, ProducerRealize,
                         ProducerStore, seq)
 from ..bound.message_passing import pass_up_bound_check, pass_up_index
+from .shift_tail import pass_up_index_shifted, shiftable
 from .scan_ops import (alias_scan_state, inject_scan_step, make_scan_pipeline, scan_inits,
                        scan_step_owner)
 from .tensorize import check_whole_tile, first_iteration, plan_tensorize
@@ -255,8 +256,12 @@ def build_provide(stage, rmap, ana):
     tails, exact_splits = ({}, set())
     if getattr(rmap, "exact_tails", False):
         tails, exact_splits = exact_tail_extents(stage, rmap, ana)
+    shifted = shiftable(stage, rmap)               # split(..., tail="shift")
+    for rel in shifted:
+        tails.pop(rel.inner, None)
+    exact_splits = set(exact_splits) | set(shifted)
     nest, value = make_loop_nest(stage, rmap, extents=tails)
-    pass_up_index(stage, rmap, value, ana)
+    pass_up_index_shifted(stage, rmap, value, ana, shifted)
     preds = make_bound_check(stage, rmap, value, ana, exact_splits=exact_splits)
     preds += _region_predicates(stage, rmap, value)
     if stage.store_predicate is not None:          # set_store_predicate

@@ -23,11 +23,13 @@ class Split(Relation):
     extent instead of the inner one."""
 
     def __init__(self, parent, outer, inner, factor=None, nparts=None,
-                 disable_predication=False):
+                 disable_predication=False, tail="guard"):
         self.parent, self.outer, self.inner = parent, outer, inner
         self.factor, self.nparts = factor, nparts
         # TVM's flag; tepad keeps the guard of a split that may not divide (Stage.split)
         self.disable_predication = disable_predication
+        # "guard" or "shift" (the last tile moved inward where legal; Stage.split)
+        self.tail = tail
 
     def inputs(self):
         return [self.parent]
@@ -37,6 +39,8 @@ class Split(Relation):
 
     def __repr__(self):
         how = f"factor={self.factor!r}" if self.factor is not None else f"nparts={self.nparts!r}"
+        if self.tail != "guard":
+            how += f", tail={self.tail!r}"
         return f"split({self.parent.name} -> {self.outer.name}, {self.inner.name}, {how})"
 
 

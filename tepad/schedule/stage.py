@@ -161,7 +161,7 @@ class Stage:
             f"{self._leaf_names()}")
 
     # --- loop structure -----------------------------------------------------------------------
-    def split(self, parent, factor=None, nparts=None, disable_predication=False):
+    def split(self, parent, factor=None, nparts=None, disable_predication=False, tail="guard"):
         """Split ``parent`` into ``(outer, inner)`` by ``factor`` (inner extent) or ``nparts``.
 
         ``factor``/``nparts`` must be an integer: a Python/numpy int (not a bool) or an
@@ -172,7 +172,30 @@ class Stage:
         split, the user accepting overcompute). tepad emits no guard where the split provably
         divides, as always; where it may not, tepad keeps the guard, since storing past the
         region would write out of bounds.
+
+        ``tail`` (tepad's, after Halide's TailStrategy) says what the last, partial tile of a
+        ``factor`` split that may not divide does: ``"guard"`` (the default, TVM's
+        behaviour): every point is tested against the extent (a vectorized inner loop runs
+        the partial vector of that tile as ``tepad.lower.passes.vectorize_loop.TAILS``
+        says: a scalar loop, masked vector code, or halving vectors); ``"shift"`` (Halide's
+        ShiftInwards): the last tile is moved inward to end at the extent, ``parent =
+        min(outer * factor, extent - factor) + inner``, so it recomputes a few points of the
+        tile before it and needs no test at all. Lowering shifts only where that is legal and
+        otherwise keeps the guard: the stage is a compute stage without reduction axes (it
+        stores the same values again, never accumulates twice), ``parent`` (a root
+        axis or a loop made by split/fuse) has a constant extent of at least ``factor`` (the
+        shifted tile stays inside the stage's region, so it reads only what the unshifted
+        points read), ``factor`` is a
+        constant, and no other stage is computed at a loop of this stage that the shift moves
+        (that stage's region would be inferred for the unshifted tile).
         """
+        if tail not in ("guard", "shift"):
+            raise TepadError(f"stage {self.name}: split({getattr(parent, 'name', parent)}) "
+                             f"tail={tail!r}; tail is 'guard' (test each point) or 'shift' "
+                             "(move the last tile inward)")
+        if tail == "shift" and factor is None:
+            raise TepadError(f"stage {self.name}: split({getattr(parent, 'name', parent)}) "
+                             "tail='shift' needs factor= (the tile that is shifted), not nparts=")
         self._check_compute("split")
         k = self._leaf_index(parent, "split")
         self._check_unbound(parent, "split")
@@ -193,7 +216,7 @@ class Stage:
         self.relations.append(Split(parent, outer, inner,
                                     amount if factor is not None else None,
                                     amount if nparts is not None else None,
-                                    bool(disable_predication)))
+                                    bool(disable_predication), tail))
         self.all_iter_vars += [outer, inner]
         self.leaf_iter_vars[k:k + 1] = [outer, inner]
         return outer, inner

@@ -18,6 +18,12 @@ as TVM's Target exposes them::
  ``-mcpu`` picks the CPU LLVM tunes and schedules for; the instruction-set features are
 the host's, changed by ``-mattr``, and a feature the host lacks is refused: the kernel runs in
 this process, so code for another machine would crash it.
+
+What a schedule should assume about the CPU comes from the target too (the host by default):
+``vector_lanes(dtype)`` (16 fp32 lanes with AVX-512, 8 with AVX/AVX2, 4 with SSE or NEON),
+``vector_bits``, ``has_fma`` and ``vector_registers`` (32 with AVX-512 or on AArch64, 16
+otherwise). ``-mattr=-avx512f`` turns off the features built on AVX-512 as well (and
+``-avx2`` / ``-avx`` those built on them), so such a target really builds AVX2 code.
 """
 from __future__ import annotations
 
@@ -40,6 +46,16 @@ _GPU_DEFAULTS = {"max_num_threads": 1024, "max_threads_per_block": 1024,
                  "max_shared_memory_per_block": 49152, "thread_warp_size": 32,
                  "registers_per_block": 65536}
 DEFAULT_CUDA_ARCH = "sm_90"
+
+# Turning a feature off turns off the host features that LLVM builds on it (otherwise a
+# remaining ``+avx512vl`` would switch ``avx512f`` back on).
+_DEPENDENTS = {
+    "avx512f": ("avx512", "evex512", "avx10", "amx-avx512", "vaes", "vpclmulqdq", "gfni"),
+    "avx2": ("avx512", "evex512", "avx10", "avxvnni", "avxifma", "avxneconvert", "vaes",
+             "vpclmulqdq", "gfni", "amx-avx512"),
+    "avx": ("avx2", "avx512", "evex512", "avx10", "avxvnni", "avxifma", "avxneconvert",
+            "fma", "f16c", "vaes", "vpclmulqdq", "gfni", "amx-avx512", "xop", "fma4"),
+}
 
 
 _DEFAULT_KEYS = {"llvm": ["cpu"], "cuda": ["cuda", "gpu"], "nvptx": ["cuda", "gpu"],
@@ -175,22 +191,73 @@ class Target:
     def features(self) -> str:
         """The host's features with ``-mattr`` applied, as LLVM's ``+a,-b`` string; a ``+f``
         the host lacks is a TepadError."""
+        return ",".join(("+" if v else "-") + k for k, v in sorted(self._feature_map().items()))
+
+    def _feature_map(self, strict: bool = True) -> dict:
+        """``{feature: on}``: the host's with ``-mattr`` applied; ``strict``: a ``+f`` the host
+        lacks is a TepadError (building), else it is taken as asked (describing a target)."""
         have = host_features()
         feats = dict(have)
         for f in self.attrs.get("mattr", []):
             on, name = f[0] == "+", f.lstrip("+-")
-            if on and not have.get(name, False):
+            if strict and on and not have.get(name, False):
                 raise TepadError(
                     f"target {self._text!r} asks for +{name}, which this CPU "
                     f"({host_cpu_name()}) does not have; a kernel using it would crash here "
                     f"(drop +{name} from -mattr)")
+            if not on:
+                for dep in _DEPENDENTS.get(name, ()):
+                    for k in feats:
+                        if k.startswith(dep):
+                            feats[k] = False
             feats[name] = on
-        return ",".join(("+" if v else "-") + k for k, v in sorted(feats.items()))
+        return feats
 
     def has_feature(self, name: str) -> bool:
-        """True when kernels for this target may use the instruction-set feature ``name``."""
-        mattr = {f.lstrip("+-"): f[0] == "+" for f in self.attrs.get("mattr", [])}
-        return mattr.get(name, host_features().get(name, False))
+        """True when kernels for this target may use the instruction-set feature ``name``
+        (the host's features with ``-mattr`` applied, dependents of a disabled feature off; a
+        ``+name`` counts even where this host lacks it, so a schedule can be written for
+        another machine, though not built here)."""
+        if self.kind.name != "llvm":
+            return False
+        return bool(self._feature_map(strict=False).get(name, False))
+
+    # --- what a schedule may assume about the CPU ---------------------------------------------
+    @property
+    def is_aarch64(self) -> bool:
+        return llvm.get_process_triple().startswith(("aarch64", "arm64"))
+
+    @property
+    def vector_bits(self) -> int:
+        """The width of one SIMD register the target's kernels use: 512 (AVX-512), 256 (AVX;
+        integer vectors need AVX2 for 256), 128 (SSE, NEON) -- see ``vector_lanes``."""
+        if self.has_feature("avx512f"):
+            return 512
+        if self.has_feature("avx2") or self.has_feature("avx"):
+            return 256
+        return 128
+
+    def vector_lanes(self, dtype="float32") -> int:
+        """Lanes of ``dtype`` in one SIMD register: 16 fp32 with AVX-512, 8 with AVX2,
+        4 with SSE; integers get 128-bit registers with AVX but no AVX2. At least 1."""
+        return max(1, self._bits_for(dtype) // _element_bits(dtype))
+
+    def _bits_for(self, dtype) -> int:
+        bits = self.vector_bits
+        if bits == 256 and not str(dtype).startswith(("float", "bfloat")) and \
+                not self.has_feature("avx2"):
+            return 128
+        return bits
+
+    @property
+    def has_fma(self) -> bool:
+        """Whether fused multiply-add instructions may be used (x86 FMA3; always on AArch64)."""
+        return self.is_aarch64 or self.has_feature("fma")
+
+    @property
+    def vector_registers(self) -> int:
+        """How many SIMD registers a kernel has: 32 with AVX-512 and on AArch64, else 16."""
+        return 32 if self.is_aarch64 or self.has_feature("avx512f") else 16
 
     # --- TVM habits ---------------------------------------------------------------------------
     def __enter__(self):
@@ -224,6 +291,14 @@ class Target:
 
     def __hash__(self):
         return hash(self._text)
+
+
+def _element_bits(dtype) -> int:
+    """Bits of one element of a dtype string (``float32`` -> 32, ``bool`` -> 8)."""
+    m = re.fullmatch(r"([a-z]+?)(\d*)(x\d+)?", str(dtype))
+    if m is None or (not m.group(2) and m.group(1) != "bool"):
+        raise TepadError(f"vector_lanes: {dtype!r} is not a dtype such as 'float32' or 'int8'")
+    return int(m.group(2)) if m.group(2) else 8
 
 
 def as_target(target) -> Target:

@@ -1,4 +1,5 @@
 """vectorize_loop alone: VECTORIZED loops -> Ramp/Broadcast vector statements."""
+import importlib
 import numpy as np
 import pytest
 
@@ -64,6 +65,21 @@ def test_lane_dependent_guard_gets_a_vector_and_a_scalar_path():
     assert isinstance(ite, S.IfThenElse)
     assert nodes(ite.then_case, E.Ramp)                       # vector path
     assert isinstance(ite.else_case, S.For) and ite.else_case.kind == ForKind.SERIAL
+    a, b, c = check(g, 8)
+    np.testing.assert_allclose(c[:5], a[:5] * 2.0 + b[0], rtol=1e-6)
+    assert (c[5:] == -1.0).all()
+
+
+def test_lane_dependent_guard_gets_a_vector_and_a_masked_vector_path(monkeypatch):
+    monkeypatch.setattr(importlib.import_module("tepad.lower.passes.vectorize_loop"),
+                        "TAILS", "masked")
+    g = vectorize_loop(axpy(8, guard=lambda i: tir.likely(i < 5)))
+    ite = g.body
+    assert isinstance(ite, S.IfThenElse)
+    assert nodes(ite.then_case, E.Ramp)                       # vector path
+    masked = ite.else_case                                    # the guard as a lane mask
+    assert isinstance(masked, S.IfThenElse) and masked.condition.dtype == "boolx8"
+    assert not fors(masked) and nodes(masked.then_case, E.Ramp)
     a, b, c = check(g, 8)
     np.testing.assert_allclose(c[:5], a[:5] * 2.0 + b[0], rtol=1e-6)
     assert (c[5:] == -1.0).all()

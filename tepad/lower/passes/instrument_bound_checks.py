@@ -14,7 +14,9 @@ already flattened, vectorized and unrolled). Guarantees on the result:
 * a load in a branch of ``tir.if_then_else`` is only checked when that branch is taken (the
   check itself is ``if_then_else(cond, in_range, True)``, evaluated lazily by codegen); for a
   lane-wise (vector) condition each lane is checked under its own lane of the condition. Both
-  arms of ``Select`` are always evaluated, so both are always checked. Loads inside
+  arms of ``Select`` are always evaluated, so both are always checked. Accesses inside an
+  ``if`` whose condition is a lane mask (a vectorized loop's guard, run as masked loads and
+  stores) are checked lane by lane, each under its lane of the mask. Loads inside
   ``tir.assume``/``tir.undef`` emit no code and are not checked.
 * ``Let`` bindings inside expressions are reproduced around the checks that use them.
 * checks that are constant and true are dropped; nothing else is simplified away, so the
@@ -128,7 +130,7 @@ class _Collect(Visitor):
 
     def __init__(self, owner: "_Instrument"):
         self.owner = owner
-        self.context: list = []
+        self.context: list = list(owner.lane_context)
         self.checks: list = []  # (condition, message)
 
     def wrap(self, cond):
@@ -180,6 +182,7 @@ class _Instrument(Mutator):
             if buf is not None:
                 self.sizes[buf.data] = list(buf.flattened_shape())
         self.vector_lets: dict = {}
+        self.lane_context: list = []   # ("lanes", mask, taken) of enclosing lane-mask ifs
         self.n_checks = 0
 
     # -- building checks --------------------------------------------------------------------
@@ -272,6 +275,13 @@ class _Instrument(Mutator):
 
     def visit_IfThenElse(self, s):
         checks = self.collect(s.condition)
+        if dt.lanes(s.condition.dtype) > 1:    # a lane mask: each lane checked under its own
+            self.lane_context.append(("lanes", s.condition, True))
+            then_case = self.visit(s.then_case)
+            self.lane_context[-1] = ("lanes", s.condition, False)
+            else_case = self.visit(s.else_case) if s.else_case is not None else None
+            self.lane_context.pop()
+            return self.guard(checks, s.replace(then_case=then_case, else_case=else_case))
         then_case = self.visit(s.then_case)
         else_case = self.visit(s.else_case) if s.else_case is not None else None
         return self.guard(checks, s.replace(then_case=then_case, else_case=else_case))

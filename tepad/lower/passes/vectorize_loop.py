@@ -10,6 +10,13 @@ statements whose condition does not depend on the loop var), the loop var is rep
 Extents above ``max_lanes`` are split into a serial loop over vector bodies of the largest
 power-of-two width <= ``max_lanes`` dividing the extent, or vector bodies plus a scalar tail.
 
+A guard ``if i < n`` (any convex condition on the loop var, as a split that does not divide
+leaves) splits each vector body in two: the plain vector body when the guard holds at its
+first and last lane, else the partial vector as ``TAILS`` says: a guarded scalar loop
+(default), the body under a lane mask (an ``IfThenElse`` whose condition is a vector
+``bool``; codegen emits masked loads and stores, so masked-off lanes touch no memory), or
+plain vectors of half, a quarter ... of the width and at most 3 scalar lanes.
+
 Guarantee: no VECTORIZED ``For`` remains. A loop that cannot be vectorized (symbolic extent,
 inner loops, allocations, a store whose index does not depend on the loop var while its value
 does, ...) becomes a SERIAL loop with ``annotations["llvm.vectorize"] = True`` so LLVM's loop
@@ -225,6 +232,13 @@ def _pow2_floor(n: int) -> int:
 
 _MONOTONE_CMP = ("LT", "LE", "GT", "GE")
 
+# How the partial vector of a guarded vectorized loop runs (see _vector_piece): "scalar",
+# "masked" or "halves". Measured on the AVX-512 host (benchmarks/bench_tails.py, RESULTS.md)
+# none is faster everywhere: masked and halves gain up to 4 % on the blur and a split
+# elementwise kernel and lose 2-14 % on a one-stage stencil, so the default stays scalar.
+TAILS = "scalar"
+MASK_LANES = 16     # lanes per mask: a 64-lane mask costs compares and mask shuffles
+
 
 def _uses(e, var) -> bool:
     found = []
@@ -338,18 +352,28 @@ class _GuardedWiden(_Widen):
         return self.visit(s.then_case)
 
 
-def _vector_piece(body, var, base, lanes):
-    """The body widened to ``lanes`` lanes at ``var = base + [0, lanes)``; a convex guard
-    that varies with ``var`` becomes ``if guard(first) and guard(last): vector else: scalar``."""
-    if lanes == 1:
-        return substitute(body, {var: base})
-    w = _GuardedWiden(var, base, lanes)
-    vec = w.visit(body)
-    if not w.guards:
-        return vec
+class _MaskedWiden(_Widen):
+    """Like ``_Widen``, but an ``if`` whose condition varies with the loop var keeps its place
+    with the condition widened to a lane mask (a vector ``bool``): codegen runs its body as
+    masked vector loads and stores (``llvm.masked.load`` / ``llvm.masked.store``) that touch
+    only the lanes whose condition holds, so the lanes past a guard read and write nothing."""
+
+    def visit_IfThenElse(self, s):
+        c = self.visit(s.condition)
+        if _lanes(c) == 1:
+            return super().visit_IfThenElse(s)
+        then = self.visit(s.then_case)
+        other = self.visit(s.else_case) if s.else_case is not None else None
+        return IfThenElse(c, then, other)
+
+
+def _all_lanes(guards, var, base, lanes):
+    """The condition that every guard in ``guards`` (convex in ``var``) holds on all of
+    ``var = base + [0, lanes)``: each conjunct that varies with ``var`` at the first and the
+    last lane."""
     conds = []
     last = add(base, const(lanes - 1, var.dtype))
-    for g in w.guards:
+    for g in guards:
         for c in _conjuncts(g):
             if _uses(c, var):   # varies with the lane: test the first and the last lane
                 conds.append(substitute(c, {var: base}))
@@ -359,8 +383,58 @@ def _vector_piece(body, var, base, lanes):
     cond = conds[0]
     for c in conds[1:]:
         cond = And(cond, c)
-    t = Var(var.name + ".s", var.dtype)
-    fallback = For(t, base, const(lanes, var.dtype), ForKind.SERIAL, substitute(body, {var: t}))
+    return cond
+
+
+def _halving(body, var, base, lanes):
+    """The partial vector ``var = base + [0, lanes)`` as plain vector pieces of lanes/2,
+    lanes/4, ... 4 lanes, each run when its guard holds on all its lanes and then advancing
+    the start, and a guarded scalar loop over what is left (at most 3 active lanes for a guard
+    such as ``i < n``)."""
+    dtype = var.dtype
+
+    def build(off, w):
+        if w < 4:
+            t = Var(var.name + ".s", dtype)
+            start = add(base, off)
+            return For(t, start, sub(const(lanes, dtype), off), ForKind.SERIAL,
+                       substitute(body, {var: t}))
+        b = add(base, off)
+        g = _GuardedWiden(var, b, w)
+        vec = g.visit(body)
+        cond = _all_lanes(g.guards, var, b, w)
+        o = Var(f"{var.name}.o{w}", dtype)
+        step = Select(cond, const(w, dtype), const(0, dtype))
+        return seq(IfThenElse(cond, vec), LetStmt(o, add(off, step), build(o, w // 2)))
+
+    return build(const(0, dtype), lanes // 2)
+
+
+def _vector_piece(body, var, base, lanes):
+    """The body widened to ``lanes`` lanes at ``var = base + [0, lanes)``; a convex guard
+    that varies with ``var`` becomes ``if guard(first) and guard(last): vector else: tail``,
+    so a loop whose extent the split factor does not divide keeps vector code in its last,
+    partial tile instead of running it scalar. ``tail`` is chosen by ``TAILS``: ``"masked"``,
+    the same vector body with the guard as a lane mask (see ``_MaskedWiden``); ``"halves"``,
+    plain vectors of half, a quarter ... of the width (``_halving``); ``"scalar"``, a guarded
+    scalar loop (what tepad did before)."""
+    if lanes == 1:
+        return substitute(body, {var: base})
+    w = _GuardedWiden(var, base, lanes)
+    vec = w.visit(body)
+    if not w.guards:
+        return vec
+    cond = _all_lanes(w.guards, var, base, lanes)
+    if TAILS == "masked":
+        sub = min(lanes, MASK_LANES)
+        fallback = seq(*[_MaskedWiden(var, add(base, const(k, var.dtype)), sub).visit(body)
+                         for k in range(0, lanes, sub)])
+    elif TAILS == "halves" and lanes >= 8:
+        fallback = _halving(body, var, base, lanes)
+    else:
+        t = Var(var.name + ".s", var.dtype)
+        fallback = For(t, base, const(lanes, var.dtype), ForKind.SERIAL,
+                       substitute(body, {var: t}))
     return IfThenElse(cond, vec, fallback)
 
 
