@@ -96,7 +96,7 @@ class SplitEntity:
         ``len(size)`` new axes, outermost first."""
         out = []
         for i in range(1, len(self.size)):
-            outer, axis = sch[op].split(axis, int(np.prod(self.size[i:])))
+            outer, axis = sch[op].split(axis, math.prod(self.size[i:]))
             out.append(outer)
         return out + [axis]
 
@@ -147,7 +147,7 @@ class SplitSpace(TransformSpace):
             self.factors = [f for f in factors if f <= max_factor]
             no_tail = kwargs.get("no_tail", policy == "factors")
             for inner in itertools.product(self.factors, repeat=self.num_output - 1):
-                prod = int(np.prod(inner)) if inner else 1
+                prod = math.prod(inner)
                 if prod > self.product:
                     continue
                 if self.product % prod == 0 or (not no_tail and prod < self.product):
@@ -398,8 +398,7 @@ class ConfigSpace:
         return space
 
     def __len__(self):
-        return int(np.prod([len(s) for s in self.space_map.values()], dtype=object)) \
-            if self.space_map else 1
+        return math.prod(len(s) for s in self.space_map.values())
 
     def get(self, index: int) -> "ConfigEntity":
         """The config number ``index`` in ``[0, len(self))``."""
