@@ -20,6 +20,7 @@ from .measure import Runner, result_of
 from .result import MeasureErrorNo, MeasureResult
 from .worker import RunWorker
 
+_TEPAD_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MISSING_RAY = "RayRunner needs the optional package ray: pip install 'tepad[ray]'"
 
 
@@ -76,7 +77,11 @@ class RayRunner(Runner):
         super().__init__(timeout, number, repeat, min_repeat_ms, cooldown_interval,
                          enable_cpu_cache_flush, check_correctness, **kwargs)
         if not self.ray.is_initialized():
-            self.ray.init(address=address, **(ray_init_kwargs or {}))
+            kwargs = dict(ray_init_kwargs or {})
+            if address is None:
+                # a local instance: its workers import this tepad (a source checkout too)
+                kwargs.setdefault("runtime_env", {"env_vars": {"PYTHONPATH": _TEPAD_ROOT}})
+            self.ray.init(address=address, **kwargs)
         self.max_nodes = nodes
         self.actors = {}           # node id -> actor handle
         self._ref_key = None
