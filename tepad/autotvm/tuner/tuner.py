@@ -118,8 +118,11 @@ class IndexBaseTuner(Tuner):
         raise NotImplementedError
 
     def next_batch(self, batch_size) -> list:
+        """The next configs in the tuner's order, skipping those measured already."""
         out = []
         while len(out) < batch_size and self.has_next():
-            out.append(self.space.get(self._index(self.counter)))
+            index = self._index(self.counter)
             self.counter += 1
+            if index not in self.visited:
+                out.append(self.space.get(index))
         return out
