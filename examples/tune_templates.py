@@ -211,3 +211,9 @@ def maxpool(h, w, ch=16):
     bn, by, bx, bc = B.op.axis
     vectorize_fused(s[B], bx, bc, B.op.reduce_axis, (w - 2) * ch)
     return s, [A, C]
+
+
+def schedule():
+    """The W2 template at its default config at the small size (``tepad run``/``lower``)."""
+    task = autotvm.task.create("w2/matmul", args=TUNE_ARGS["w2/matmul"], target="llvm")
+    return task.instantiate(task.config_space.get(0))
