@@ -139,8 +139,18 @@ def random_array(shape, dtype, rng):
 
 def make_reference(task, path, check=True, seed=0) -> dict:
     """Write to ``path`` (npz) random inputs for the task's arguments and, when ``check``,
-    the oracle's outputs; returns ``{"path", "n_args", "outputs"}`` for the runner."""
-    s, args = task.instantiate(task.config_space.get(0))
+    the oracle's outputs for the definitions of the first config the template accepts (the
+    default); returns ``{"path", "n_args", "outputs"}`` for the runner."""
+    args = None
+    for index in range(min(len(task.config_space), 64)):
+        try:
+            _, args = task.instantiate(task.config_space.get(index))
+            break
+        except InstantiationError:
+            continue
+    if args is None:
+        raise TepadError(f"template {task.name}: none of its first configs instantiates; "
+                         "there is nothing to measure")
     rng = np.random.default_rng(seed)
     arrays, outputs, inputs = {}, [], {}
     for i, t in enumerate(args):

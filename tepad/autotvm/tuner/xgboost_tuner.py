@@ -36,7 +36,7 @@ class XGBTuner(Tuner):
 
     def __init__(self, task, plan_size=64, feature_type="itervar", loss_type="reg",
                  num_threads=None, optimizer="sample", diversity_filter_ratio=None,
-                 log_interval=50, n_sample=512, eps_greedy=0.05, seed=None):
+                 log_interval=50, n_sample=128, eps_greedy=0.05, seed=None):
         self.xgb = _import_xgboost()
         super().__init__(task)
         if feature_type not in ("itervar", "knob"):
