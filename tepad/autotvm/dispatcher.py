@@ -39,7 +39,6 @@ class DispatchContext:
 
     def __exit__(self, *exc):
         DispatchContext.current = self._old
-        self._old = FallbackContext.root if self is not FallbackContext.root else None
 
 
 class ApplyConfig(DispatchContext):

@@ -216,10 +216,12 @@ class LocalRunner(Runner):
     timing, ``repeat`` timings (each at least ``min_repeat_ms``), the mean of each kept in
     ``costs``. Past ``timeout`` seconds the worker is killed (RUN_TIMEOUT); a worker that dies
     (a crash in the kernel) is a RUNTIME_DEVICE error; either way a fresh worker takes the
-    next candidate."""
+    next candidate. ``enable_cpu_cache_flush`` and ``module_loader`` (TVM's) are accepted
+    and have no effect; ``check_correctness=False`` skips the oracle."""
 
     def __init__(self, timeout=10, number=4, repeat=3, min_repeat_ms=0, cooldown_interval=0.1,
-                 enable_cpu_cache_flush=False, check_correctness=True, **kwargs):
+                 enable_cpu_cache_flush=False, check_correctness=True, module_loader=None,
+                 **kwargs):
         super().__init__(timeout, number, repeat, min_repeat_ms, cooldown_interval,
                          enable_cpu_cache_flush, check_correctness, **kwargs)
         self._worker = worker.RunWorker()
