@@ -64,8 +64,9 @@ class Builder:
 
 class LocalBuilder(Builder):
     """Builds a batch of candidates in ``n_parallel`` worker processes (default: one per
-    core); a build running past ``timeout`` seconds is a BUILD_TIMEOUT, a crashing one a
-    COMPILE_HOST error."""
+    core); a build running past ``timeout`` seconds is a BUILD_TIMEOUT, one that kills its
+    worker a COMPILE_HOST error (the other jobs of that batch are built again, one by one,
+    so that only the culprit is charged)."""
 
     def __init__(self, timeout=10, n_parallel=None, build_func="default", do_fork=True):
         super().__init__(timeout, n_parallel)
@@ -86,43 +87,60 @@ class LocalBuilder(Builder):
             self._count += 1
             path = os.path.join(self.build_dir, f"cand_{self._count}.so")
             jobs.append((inp.task, inp.config.to_json_dict(), path))
-        results = [None] * len(jobs)
         pool = self._executor()
         futures = [pool.submit(worker.build_candidate, *j) for j in jobs]
         deadline = time.time() + self.timeout * max(1, -(-len(jobs) // self.n_parallel))
-        broken = False
+        results, suspects = [None] * len(jobs), []
         for i, fut in enumerate(futures):
             try:
                 results[i] = fut.result(timeout=max(0.1, deadline - time.time()))
-            except FutureTimeout:
-                results[i] = BuildResult(None, MeasureErrorNo.BUILD_TIMEOUT,
-                                         f"build took longer than {self.timeout} s",
-                                         self.timeout)
-                broken = True
-            except BrokenProcessPool as err:
-                results[i] = BuildResult(None, MeasureErrorNo.COMPILE_HOST,
-                                         f"build worker died: {err}", 0.0)
-                broken = True
+            except (FutureTimeout, BrokenProcessPool):
+                suspects.append(i)
             except Exception as err:     # noqa: BLE001 -- a candidate never stops tuning
                 results[i] = BuildResult(None, MeasureErrorNo.COMPILE_HOST,
                                          f"{type(err).__name__}: {err}", 0.0)
-        if broken:
+        if suspects:
+            # a worker died or hung: every job it may have taken down is built again alone,
+            # so only the culprit is charged with the error
             self._kill_pool()
+            for i in suspects:
+                results[i] = self._build_alone(jobs[i])
         return results
+
+    def _build_alone(self, job) -> BuildResult:
+        pool = ProcessPoolExecutor(1, mp_context=_mp_context())
+        try:
+            return pool.submit(worker.build_candidate, *job).result(timeout=self.timeout)
+        except FutureTimeout:
+            return BuildResult(None, MeasureErrorNo.BUILD_TIMEOUT,
+                               f"build took longer than {self.timeout} s", self.timeout)
+        except BrokenProcessPool:
+            return BuildResult(None, MeasureErrorNo.COMPILE_HOST,
+                               "the build worker died (a crash while instantiating or "
+                               "compiling the candidate)", 0.0)
+        except Exception as err:  # noqa: BLE001
+            return BuildResult(None, MeasureErrorNo.COMPILE_HOST,
+                               f"{type(err).__name__}: {err}", 0.0)
+        finally:
+            _kill(pool)
 
     def _kill_pool(self):
         pool, self._pool = self._pool, None
-        if pool is None:
-            return
-        for p in list(getattr(pool, "_processes", {}).values()):
-            if p.is_alive():
-                p.kill()
-        pool.shutdown(wait=False, cancel_futures=True)
+        if pool is not None:
+            _kill(pool)
 
     def close(self):
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+
+
+def _kill(pool):
+    """Stop a process pool now, killing workers that are still busy."""
+    for p in list((getattr(pool, "_processes", None) or {}).values()):
+        if p.is_alive():
+            p.kill()
+    pool.shutdown(wait=False, cancel_futures=True)
 
 
 # ---------------------------------------------------------------------------------------------

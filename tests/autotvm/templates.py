@@ -58,3 +58,20 @@ def tiles(n):
     xo, xi = cfg["tx"].apply(s, B, x)
     s[B].reorder(yo, xo, yi, xi)
     return s, [A, B]
+
+
+@autotvm.template("test/buildfault")
+def buildfault(n):
+    """A knob whose candidates kill (abort) or hang the process that instantiates them."""
+    import os
+    import time
+    cfg = autotvm.get_config()
+    cfg.define_knob("mode", ["ok", "abort", "hang", "ok2"])
+    mode = cfg["mode"].val
+    if mode == "abort" and getattr(cfg, "index", None) is not None:   # a ConfigEntity
+        os.abort()
+    if mode == "hang" and getattr(cfg, "index", None) is not None:
+        time.sleep(1000)
+    A = te.placeholder((n,), name="A")
+    B = te.compute((n,), lambda i: A[i] * 3.0, name="B")
+    return te.create_schedule(B.op), [A, B]

@@ -61,3 +61,19 @@ def test_measure_option_accepts_local_and_refuses_others():
     assert isinstance(opt["runner"], autotvm.LocalRunner)
     with pytest.raises(ValueError, match="builder"):
         autotvm.measure_option(builder="rpc")
+
+
+def test_builds_that_kill_or_hang_their_worker_charge_only_themselves(tmp_path):
+    task = autotvm.task.create("test/buildfault", args=(16,), target="llvm")
+    batch = create_measure_batch(task, autotvm.measure_option(
+        builder=autotvm.LocalBuilder(n_parallel=2, timeout=2),
+        runner=autotvm.LocalRunner(number=1, repeat=1, timeout=5)))
+    try:
+        results = batch([MeasureInput(task.target, task, task.config_space.get(i))
+                         for i in range(4)])
+    finally:
+        batch.close()
+    assert [r.error_no for r in results] == [
+        MeasureErrorNo.NO_ERROR, MeasureErrorNo.COMPILE_HOST, MeasureErrorNo.BUILD_TIMEOUT,
+        MeasureErrorNo.NO_ERROR]
+    assert "worker died" in results[1].costs[0]
