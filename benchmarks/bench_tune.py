@@ -95,6 +95,7 @@ def run(quick=False, trials=8, number=4, repeat=3, log=None, progress=print) -> 
         fd, log = tempfile.mkstemp(prefix="bench_tune_", suffix=".log")
         os.close(fd)
     option = make_option(timeout=20, number=number, repeat=repeat)
+    load_before = os.getloadavg()[0]
     rows = []
     t_all = time.time()
     for key, title, name, args, thunk in fixed_schedules(quick):
@@ -116,7 +117,10 @@ def run(quick=False, trials=8, number=4, repeat=3, log=None, progress=print) -> 
              f"candidate timed as {number} calls x {repeat} repeats in a separate worker "
              "process (mean of the repeats' means); the fixed schedule (the examples' and "
              "bench_rolling's tiled-parallel W6) timed in the benchmark process (median). "
-             "Brief runs on a shared machine: the figures move with its load.",
+             f"Load average {load_before:.1f} before and {os.getloadavg()[0]:.1f} after the run "
+             f"on {os.cpu_count()} cores: with other jobs on the host, parallel kernels wait "
+             "at their barriers for descheduled threads and the figures are noise; compare "
+             "only runs on a quiet machine.",
              "",
              "| workload | template | fixed schedule ms | template default ms | tuned ms | "
              "tuned / fixed | tried (failed) of space | best config |",
