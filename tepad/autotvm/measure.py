@@ -17,7 +17,6 @@ import os
 import shutil
 import tempfile
 import time
-from collections import namedtuple
 from concurrent.futures import ProcessPoolExecutor, TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 

@@ -13,7 +13,7 @@ from tepad.autotvm.result import MeasureErrorNo, MeasureInput
 from . import templates  # noqa: F401 -- registers the templates
 
 
-def _option(timeout=2):
+def _option(timeout=4):
     return autotvm.measure_option(
         builder=autotvm.LocalBuilder(n_parallel=2),
         runner=autotvm.LocalRunner(number=2, repeat=2, timeout=timeout))
@@ -66,7 +66,7 @@ def test_measure_option_accepts_local_and_refuses_others():
 def test_builds_that_kill_or_hang_their_worker_charge_only_themselves(tmp_path):
     task = autotvm.task.create("test/buildfault", args=(16,), target="llvm")
     batch = create_measure_batch(task, autotvm.measure_option(
-        builder=autotvm.LocalBuilder(n_parallel=2, timeout=2),
+        builder=autotvm.LocalBuilder(n_parallel=2, timeout=3),
         runner=autotvm.LocalRunner(number=1, repeat=1, timeout=5)))
     try:
         results = batch([MeasureInput(task.target, task, task.config_space.get(i))

@@ -40,7 +40,7 @@ def test_ray_runner_spreads_candidates_over_two_nodes(cluster, tmp_path):
     task = autotvm.task.create("test/faulty", args=(64,), target="llvm")
     log = str(tmp_path / "ray.log")
     option = autotvm.measure_option(builder=autotvm.LocalBuilder(n_parallel=2),
-                                    runner=autotvm.RayRunner(number=2, repeat=1, timeout=3))
+                                    runner=autotvm.RayRunner(number=2, repeat=1, timeout=4))
     tuner = autotvm.tuner.GridSearchTuner(task)
     tuner.tune(n_trial=6, measure_option=option,
                callbacks=[autotvm.callback.log_to_file(log)])
