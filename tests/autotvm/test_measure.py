@@ -3,7 +3,6 @@ candidate that crashes, hangs, is wrong or is refused becomes an error record an
 goes on."""
 import json
 
-import numpy as np
 import pytest
 
 from tepad import autotvm
