@@ -476,9 +476,12 @@ def cmd_tune(ns, out):
         args = template_args(name, found[name], vars(mod))
         out.write(f"[{name}] args={args}\n")
         out.flush()
-        r = tune_template(name, args, n_trial=ns.n_trial, tuner=ns.tuner, log=log,
-                          option=option, early_stopping=ns.early_stopping,
-                          progress=not ns.no_progress, stream=out, seed=ns.seed)
+        try:
+            r = tune_template(name, args, n_trial=ns.n_trial, tuner=ns.tuner, log=log,
+                              option=option, early_stopping=ns.early_stopping,
+                              progress=not ns.no_progress, stream=out, seed=ns.seed)
+        except ImportError as err:          # an optional tuner's package is missing
+            raise CliError(str(err)) from None
         out.write(f"[{name}] space {r.space_size} configs, {r.trials} tried, {r.errors} "
                   f"failed\n")
         if r.default_cost is not None:

@@ -101,3 +101,24 @@ def test_apply_history_best_gives_the_template_the_best_config(tmp_path):
     with autotvm.apply_history_best(path) as ctx:
         other = ctx.query(None, ("test/matmul", 32, 32, 32, "float32"))
         assert isinstance(other, FallbackConfigEntity)
+
+
+def test_history_contexts_nest_and_prefer_the_same_target(tmp_path):
+    task = autotvm.task.create("test/matmul", args=(16, 16, 16, "float32"), target="llvm")
+    other = autotvm.task.create("test/matmul", args=(32, 32, 32, "float32"), target="llvm")
+    recs = _records(task, {1: 0.2, 2: 0.1})
+    # the same workload measured for another -mcpu: the faster record, but another target
+    skx = tepad.target.Target("llvm -mcpu=skylake")
+    fast = (MeasureInput(skx, task, task.config_space.get(4)),
+            MeasureResult((0.01,), 0, 0.1, time.time(), "h2"))
+    with autotvm.apply_history_best(recs + [fast]) as outer:
+        assert outer.query(tepad.target.Target("llvm"), task.workload).index == 2
+        assert outer.query(skx, task.workload).index == 4
+        # a target with no record of its own takes the best of its kind
+        assert outer.query(tepad.target.Target("llvm -mcpu=znver3"), task.workload).index == 4
+        with autotvm.apply_history_best(_records(other, {3: 0.5})):
+            cur = autotvm.DispatchContext.current
+            assert cur.query(tepad.target.Target("llvm"), other.workload).index == 3
+            # not in the inner log: the outer context answers
+            assert cur.query(tepad.target.Target("llvm"), task.workload).index == 2
+        assert autotvm.DispatchContext.current is outer

@@ -2,6 +2,7 @@
 import math
 
 import pytest
+from hypothesis import given, strategies as st
 
 from tepad import te, autotvm
 from tepad.errors import TepadError
@@ -139,3 +140,39 @@ def test_bad_definitions_are_refused():
 
 def test_get_config_outside_a_template_is_the_fallback():
     assert isinstance(autotvm.get_config(), FallbackConfigEntity)
+
+
+def _ordered_factorizations(n, parts):
+    """Brute force: tuples of ``parts`` positive ints whose product is ``n``."""
+    if parts == 1:
+        return 1
+    return sum(_ordered_factorizations(n // d, parts - 1) for d in range(1, n + 1) if n % d == 0)
+
+
+@given(n=st.integers(1, 360), parts=st.integers(1, 4))
+def test_factor_split_is_every_ordered_factorization(n, parts):
+    cfg = ConfigSpace()
+    cfg.define_split("t", cfg.axis(n), policy="factors", num_outputs=parts)
+    entities = cfg.space_map["t"].entities
+    assert len(entities) == _ordered_factorizations(n, parts)
+    for e in entities:
+        assert e.size[0] == -1 and len(e.size) == parts
+        assert n % math.prod(e.size[1:]) == 0
+    assert len({tuple(e.size) for e in entities}) == len(entities)
+
+
+@given(n=st.integers(2, 300))
+def test_power2_and_verbose_splits_keep_inner_products_within_the_axis(n):
+    cfg = ConfigSpace()
+    cfg.define_split("p", cfg.axis(n), policy="power2", num_outputs=3)
+    cfg.define_split("v", cfg.axis(n), policy="verbose", num_outputs=3)
+    for name in ("p", "v"):
+        for e in cfg.space_map[name].entities:
+            inner = math.prod(e.size[1:])
+            assert inner <= n and (inner < n or n % inner == 0)
+    # verbose holds every factors entity and every power2 entity
+    f = ConfigSpace()
+    f.define_split("f", f.axis(n), policy="factors", num_outputs=3)
+    verbose = {tuple(e.size) for e in cfg.space_map["v"].entities}
+    assert {tuple(e.size) for e in f.space_map["f"].entities} <= verbose
+    assert {tuple(e.size) for e in cfg.space_map["p"].entities} <= verbose

@@ -63,3 +63,13 @@ def test_tune_says_how_to_give_arguments(tmp_path, capsys):
     f.write_text(FILE.replace('TUNE_ARGS = {"cli/scale": (32,)}', ""))
     assert main(["tune", str(f), "--template", "cli/scale"]) == 2
     assert "TUNE_ARGS" in capsys.readouterr().err
+
+
+def test_tune_with_xgb_missing_says_how_to_install(tmp_path, capsys, monkeypatch):
+    import sys
+    monkeypatch.setitem(sys.modules, "xgboost", None)
+    f = tmp_path / "kernels.py"
+    f.write_text(FILE)
+    assert main(["tune", str(f), "--tuner", "xgb", "--template", "cli/add", "-n", "1",
+                 "--log", str(tmp_path / "x.log")]) == 2
+    assert "tepad[tune]" in capsys.readouterr().err
