@@ -32,11 +32,13 @@ from .space import InstantiationError
 logger = logging.getLogger("autotvm")
 
 
-def _mp_context():
+def _mp_context(method=None):
     """Build workers fork where the platform can (templates defined in ``__main__`` are then
-    visible to them) and spawn elsewhere (templates must then live in importable modules)."""
-    methods = multiprocessing.get_all_start_methods()
-    return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    visible to them) and spawn elsewhere (templates must then live in importable modules:
+    a spawned worker imports the module the template was defined in)."""
+    if method is None:
+        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+    return multiprocessing.get_context(method)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -63,12 +65,17 @@ class Builder:
 
 class LocalBuilder(Builder):
     """Builds a batch of candidates in ``n_parallel`` worker processes (default: one per
-    core); a build running past ``timeout`` seconds is a BUILD_TIMEOUT, one that kills its
+    core; ``start_method`` as multiprocessing's, default fork where there is one); a build running past ``timeout`` seconds is a BUILD_TIMEOUT, one that kills its
     worker a COMPILE_HOST error (the other jobs of that batch are built again, one by one,
     so that only the culprit is charged)."""
 
-    def __init__(self, timeout=10, n_parallel=None, build_func="default", do_fork=True):
+    def __init__(self, timeout=10, n_parallel=None, build_func="default", do_fork=True,
+                 start_method=None):
         super().__init__(timeout, n_parallel)
+        if start_method not in (None, "fork", "spawn", "forkserver"):
+            raise TepadError(f"LocalBuilder: start_method {start_method!r}; use 'fork', "
+                             "'spawn' or 'forkserver'")
+        self.start_method = start_method
         if build_func not in ("default", "so"):
             raise TepadError(f"LocalBuilder: build_func {build_func!r} is not supported; tepad "
                              "builds shared libraries ('default')")
@@ -77,7 +84,8 @@ class LocalBuilder(Builder):
 
     def _executor(self):
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(self.n_parallel, mp_context=_mp_context())
+            self._pool = ProcessPoolExecutor(self.n_parallel,
+                                             mp_context=_mp_context(self.start_method))
         return self._pool
 
     def build(self, measure_inputs) -> list:
@@ -107,7 +115,7 @@ class LocalBuilder(Builder):
         return results
 
     def _build_alone(self, job) -> BuildResult:
-        pool = ProcessPoolExecutor(1, mp_context=_mp_context())
+        pool = ProcessPoolExecutor(1, mp_context=_mp_context(self.start_method))
         try:
             return pool.submit(worker.build_candidate, *job).result(timeout=self.timeout)
         except FutureTimeout:

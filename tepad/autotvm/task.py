@@ -192,7 +192,10 @@ class Task:
         module = state.pop("func_module", None)
         self.__dict__.update(state)
         if self.name not in TASK_TABLE and module and module not in ("__main__", "__mp_main__"):
-            __import__(module)           # importing the template's module registers it
+            try:
+                __import__(module)       # importing the template's module registers it
+            except ImportError:
+                pass                     # func stays None: the build reports it
         self.func = TASK_TABLE.get(self.name)
 
     def __repr__(self):

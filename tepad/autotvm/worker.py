@@ -34,8 +34,9 @@ def build_candidate(task, config_json, path) -> BuildResult:
     try:
         config = ConfigEntity.from_json_dict(config_json)
         if task.func is None:
-            raise RuntimeError(f"template {task.name} is not known in the build worker: define "
-                               "it in an importable module (workers cannot import __main__)")
+            raise RuntimeError(f"template {task.name} is not known in the build worker: a "
+                               "spawned worker imports the module defining it, so define it in "
+                               "an importable module (not __main__)")
         s, args = task.instantiate(config)
     except InstantiationError as err:
         return BuildResult(None, MeasureErrorNo.INSTANTIATION_ERROR, str(err), time.time() - t0)

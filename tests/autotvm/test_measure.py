@@ -2,6 +2,7 @@
 candidate that crashes, hangs, is wrong or is refused becomes an error record and the tuning
 goes on."""
 import json
+from pathlib import Path
 
 import pytest
 
@@ -76,3 +77,32 @@ def test_builds_that_kill_or_hang_their_worker_charge_only_themselves(tmp_path):
         MeasureErrorNo.NO_ERROR, MeasureErrorNo.COMPILE_HOST, MeasureErrorNo.BUILD_TIMEOUT,
         MeasureErrorNo.NO_ERROR]
     assert "worker died" in results[1].costs[0]
+
+
+def test_spawned_build_workers_import_the_templates_module(monkeypatch):
+    # the spawned workers import this package's templates module by its name
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1]))
+    assert templates.__name__ == "autotvm.templates"
+    task = autotvm.task.create("test/matmul", args=(16, 16, 16, "float32"), target="llvm")
+    batch = create_measure_batch(task, autotvm.measure_option(
+        builder=autotvm.LocalBuilder(n_parallel=2, timeout=60, start_method="spawn"),
+        runner=autotvm.LocalRunner(number=1, repeat=1, timeout=10)))
+    try:
+        results = batch([MeasureInput(task.target, task, task.config_space.get(i))
+                         for i in (3, 11)])
+    finally:
+        batch.close()
+    assert [r.error_no for r in results] == [0, 0], results
+
+
+def test_a_template_the_spawned_worker_cannot_import_is_an_instantiation_error():
+    task = autotvm.task.create("test/matmul", args=(16, 16, 16, "float32"), target="llvm")
+    batch = create_measure_batch(task, autotvm.measure_option(
+        builder=autotvm.LocalBuilder(n_parallel=1, timeout=60, start_method="spawn"),
+        runner=autotvm.LocalRunner(number=1, repeat=1, timeout=10)))
+    try:
+        [r] = batch([MeasureInput(task.target, task, task.config_space.get(0))])
+    finally:
+        batch.close()
+    assert r.error_no == MeasureErrorNo.INSTANTIATION_ERROR
+    assert "importable module" in r.costs[0]
