@@ -12,22 +12,22 @@ and Ray measurement, tuners, logs in TVM's format and ``apply_history_best``.
     with autotvm.apply_history_best("matmul.log"):
         s, args = matmul(512, 512, 512, "float32")
 """
-from . import space
 from . import task
+from .task import space
 from . import record
 from . import callback
 from . import feature
 from . import measure
 from . import tuner
 from . import env
-from .dispatcher import ApplyConfig, DispatchContext, FallbackContext, get_config
+from .task.dispatcher import ApplyConfig, DispatchContext, FallbackContext, get_config
 from .history import ApplyHistoryBest, apply_history_best
 from .measure import (Builder, LocalBuilder, LocalRunner, Runner, create_measure_batch,
                       measure_option)
 from .ray_runner import RayRunner
 from .result import MeasureErrorNo, MeasureInput, MeasureResult
-from .space import ConfigEntity, ConfigSpace, FallbackConfigEntity, InstantiationError
-from .task import template
+from .task.space import ConfigEntity, ConfigSpace, FallbackConfigEntity, InstantiationError
+from .task.task import template
 from .tuner import GATuner, GridSearchTuner, RandomTuner, XGBTuner
 
 __all__ = ["space", "task", "record", "callback", "feature", "measure", "tuner", "env",

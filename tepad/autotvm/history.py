@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from ..errors import TepadError
-from .dispatcher import DispatchContext
+from .task.dispatcher import DispatchContext
 from .record import load_from_file, mean_cost
 from .result import MeasureErrorNo
 

@@ -27,7 +27,7 @@ from ..tensor.tensor import PlaceholderOp, Tensor
 from ..testing import reference
 from . import worker
 from .result import BuildResult, HOST, MeasureErrorNo, MeasureInput, MeasureResult
-from .space import InstantiationError
+from .task.space import InstantiationError
 
 logger = logging.getLogger("autotvm")
 

@@ -20,8 +20,8 @@ import numpy as np
 from ..errors import TepadError
 from ..target import Target
 from .result import MeasureErrorNo, MeasureInput, MeasureResult
-from .space import ConfigEntity
-from .task import TASK_TABLE, Task, _tupled
+from .task.space import ConfigEntity
+from .task.task import TASK_TABLE, Task, _tupled
 
 logger = logging.getLogger("autotvm")
 

@@ -11,8 +11,8 @@ from ..errors import TepadError
 from .callback import log_to_file, progress_bar
 from .measure import LocalBuilder, LocalRunner, create_measure_batch, measure_option
 from .result import MeasureErrorNo, MeasureInput
-from .space import ConfigEntity, FallbackConfigEntity
-from .task import create
+from .task.space import ConfigEntity, FallbackConfigEntity
+from .task.task import create
 from .tuner import GATuner, GridSearchTuner, RandomTuner, XGBTuner
 
 TUNERS = {"random": RandomTuner, "grid": GridSearchTuner, "ga": GATuner, "xgb": XGBTuner}

@@ -21,7 +21,7 @@ import numpy as np
 from ..driver import build
 from ..runtime.module import load_module
 from .result import BuildResult, MeasureErrorNo
-from .space import ConfigEntity, InstantiationError
+from .task.space import ConfigEntity, InstantiationError
 
 
 # ---------------------------------------------------------------------------------------------

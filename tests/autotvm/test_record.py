@@ -9,7 +9,7 @@ import tepad
 from tepad import autotvm
 from tepad.autotvm import record
 from tepad.autotvm.result import MeasureErrorNo, MeasureInput, MeasureResult
-from tepad.autotvm.space import FallbackConfigEntity
+from tepad.autotvm.task.space import FallbackConfigEntity
 
 from . import templates  # noqa: F401 -- registers the templates
 

@@ -6,7 +6,7 @@ from hypothesis import given, strategies as st
 
 from tepad import te, autotvm
 from tepad.errors import TepadError
-from tepad.autotvm.space import (ConfigEntity, ConfigSpace, FallbackConfigEntity, get_factors,
+from tepad.autotvm.task.space import (ConfigEntity, ConfigSpace, FallbackConfigEntity, get_factors,
                                  get_pow2s)
 
 

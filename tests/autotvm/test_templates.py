@@ -9,7 +9,7 @@ import pytest
 import tepad
 from tepad import autotvm
 from tepad.autotvm.measure import random_array
-from tepad.autotvm.space import InstantiationError
+from tepad.autotvm.task.space import InstantiationError
 from tepad.tensor.tensor import PlaceholderOp
 from tepad.testing import reference
 

@@ -11,13 +11,13 @@ import functools
 
 import numpy as np
 
-from ..errors import TepadError
-from ..target import Target
-from ..tensor.tensor import ComputeOp, PlaceholderOp, Tensor
-from ..tensor.operation import placeholder
-from ..tir.expr import Add, Sub, Mul, Div, Mod, FloorDiv, FloorMod, Min, Max, IntImm
-from ..tir.reduce import Reduce
-from ..tir.functor import post_order_visit
+from ...errors import TepadError
+from ...target import Target
+from ...tensor.tensor import ComputeOp, PlaceholderOp, Tensor
+from ...tensor.operation import placeholder
+from ...tir.expr import Add, Sub, Mul, Div, Mod, FloorDiv, FloorMod, Min, Max, IntImm
+from ...tir.reduce import Reduce
+from ...tir.functor import post_order_visit
 from . import space
 from .dispatcher import ApplyConfig, DispatchContext
 from .space import ConfigSpace, InstantiationError

@@ -13,10 +13,10 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ..errors import TepadError
-from ..tensor.operation import thread_axis
-from ..tir.itervar import IterVar
-from ..tir.expr import IntImm, FloatImm
+from ...errors import TepadError
+from ...tensor.operation import thread_axis
+from ...tir.itervar import IterVar
+from ...tir.expr import IntImm, FloatImm
 
 
 class InstantiationError(TepadError):
