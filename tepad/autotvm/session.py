@@ -95,10 +95,16 @@ def tune_template(name, args, n_trial=20, tuner="random", log=None, option=None,
     default = default_config(task)
     batch = create_measure_batch(task, option)
     try:
-        dinp = MeasureInput(task.target, task, default)
-        [dres] = batch([dinp])
+        return _tune(task, batch, default, name, args, n_trial, tuner, option, callbacks,
+                     early_stopping, progress, stream, seed)
     finally:
         batch.close()
+
+
+def _tune(task, batch, default, name, args, n_trial, tuner, option, callbacks, early_stopping,
+          progress, stream, seed) -> TuneSummary:
+    dinp = MeasureInput(task.target, task, default)
+    [dres] = batch([dinp])
     for cb in callbacks:
         cb(None, [dinp], [dres])
     default_cost = float(np.mean(dres.costs)) if dres.error_no == MeasureErrorNo.NO_ERROR \
@@ -117,7 +123,7 @@ def tune_template(name, args, n_trial=20, tuner="random", log=None, option=None,
         errors[0] += sum(r.error_no != MeasureErrorNo.NO_ERROR for r in results)
     callbacks.append(count_errors)
     t.tune(n_trial=n_trial, measure_option=option, early_stopping=early_stopping,
-           callbacks=callbacks)
+           callbacks=callbacks, measure_batch=batch)
     best_config, best_cost = t.best_config, (t.best_cost if t.best_config is not None
                                              else None)
     if default_cost is not None and (best_cost is None or default_cost <= best_cost):

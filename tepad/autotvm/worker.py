@@ -74,6 +74,9 @@ def measure_one(job) -> tuple:
         data = _reference(job["ref"])
         args = [np.array(data[f"arg{i}"], copy=True) for i in range(job["n_args"])]
         mod(*args)
+        if job.get("save"):             # the default config's outputs become the reference
+            np.savez(job["save"], **data, **{f"expect{i}": args[i] for i in job["outputs"]})
+            return ("ok", [])
         for i in job["check"]:
             expect = data[f"expect{i}"]
             if not np.allclose(args[i], expect, rtol=job["rtol"], atol=job["atol"],

@@ -106,3 +106,26 @@ def test_a_template_the_spawned_worker_cannot_import_is_an_instantiation_error()
         batch.close()
     assert r.error_no == MeasureErrorNo.INSTANTIATION_ERROR
     assert "importable module" in r.costs[0]
+
+
+def test_the_default_configs_output_as_the_oracle():
+    task = autotvm.task.create("test/faulty", args=(64,), target="llvm")
+    batch = create_measure_batch(task, autotvm.measure_option(
+        builder=autotvm.LocalBuilder(n_parallel=2),
+        runner=autotvm.LocalRunner(number=1, repeat=1, timeout=10, oracle="default")))
+    try:
+        assert batch.runner.ref["outputs"] == [1]
+        results = batch([MeasureInput(task.target, task, task.config_space.get(i))
+                         for i in (5, 1)])
+    finally:
+        batch.close()
+    assert [r.error_no for r in results] == [MeasureErrorNo.NO_ERROR,
+                                             MeasureErrorNo.WRONG_ANSWER]
+
+
+def test_large_tasks_take_the_default_config_as_the_oracle(monkeypatch, tmp_path):
+    from tepad.autotvm import measure
+    monkeypatch.setattr(measure, "ORACLE_FLOP_LIMIT", 10)
+    task = autotvm.task.create("test/faulty", args=(64,), target="llvm")
+    ref = measure.make_reference(task, str(tmp_path / "ref.npz"), oracle="auto")
+    assert ref["pending"] == ([1], 0) and ref["outputs"] == []

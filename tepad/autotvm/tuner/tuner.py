@@ -42,12 +42,17 @@ class Tuner:
         pass
 
     # --- the loop ---------------------------------------------------------------------------
-    def tune(self, n_trial, measure_option, early_stopping=None, callbacks=(), si_prefix="G"):
+    def tune(self, n_trial, measure_option, early_stopping=None, callbacks=(), si_prefix="G",
+             measure_batch=None):
         """Measure up to ``n_trial`` configs (fewer when the space runs out or no better one
         came in the last ``early_stopping`` trials), calling every callback after each batch.
-        Failed candidates are recorded with their error code and never stop the loop."""
+        Failed candidates are recorded with their error code and never stop the loop.
+        ``measure_batch``: an open ``create_measure_batch(task, measure_option)`` to use (and
+        leave open) instead of a new one."""
         n_trial = int(n_trial)
-        measure_batch = create_measure_batch(self.task, measure_option)
+        own_batch = measure_batch is None
+        if own_batch:
+            measure_batch = create_measure_batch(self.task, measure_option)
         n_parallel = max(1, getattr(measure_option["builder"], "n_parallel", 1))
         early_stopping = early_stopping or 10 ** 9
         i = error_ct = 0
@@ -87,7 +92,8 @@ class Tuner:
                                    "mode.")
                     logging.getLogger("autotvm").setLevel(logging.DEBUG)
         finally:
-            measure_batch.close()
+            if own_batch:
+                measure_batch.close()
 
     def reset(self):
         self.best_config, self.best_flops, self.best_cost = None, 0.0, float("inf")
