@@ -85,7 +85,8 @@ class LocalBuilder(Builder):
     def _executor(self):
         if self._pool is None:
             self._pool = ProcessPoolExecutor(self.n_parallel,
-                                             mp_context=_mp_context(self.start_method))
+                                             mp_context=_mp_context(self.start_method),
+                                             initializer=worker.quiet_child)
         return self._pool
 
     def build(self, measure_inputs) -> list:
@@ -115,7 +116,8 @@ class LocalBuilder(Builder):
         return results
 
     def _build_alone(self, job) -> BuildResult:
-        pool = ProcessPoolExecutor(1, mp_context=_mp_context(self.start_method))
+        pool = ProcessPoolExecutor(1, mp_context=_mp_context(self.start_method),
+                                   initializer=worker.quiet_child)
         try:
             return pool.submit(worker.build_candidate, *job).result(timeout=self.timeout)
         except FutureTimeout:

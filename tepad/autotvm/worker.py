@@ -8,6 +8,7 @@ copy of stdout; the kernels' own output goes to stderr.
 """
 from __future__ import annotations
 
+import faulthandler
 import os
 import pickle
 import select
@@ -27,6 +28,12 @@ from .task.space import ConfigEntity, InstantiationError
 # ---------------------------------------------------------------------------------------------
 # building
 # ---------------------------------------------------------------------------------------------
+def quiet_child():
+    """Build worker initializer: no faulthandler dump when a candidate kills the worker (the
+    tuner reports the crash as the candidate's error)."""
+    faulthandler.disable()
+
+
 def build_candidate(task, config_json, path) -> BuildResult:
     """Instantiate ``task`` under the config ``config_json``, build it for the task's target
     and write the shared library to ``path``. Errors come back in the BuildResult."""
