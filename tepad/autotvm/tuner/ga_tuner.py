@@ -31,29 +31,39 @@ class GATuner(Tuner):
             if idx not in seen:
                 seen.add(idx)
                 self.genes.append(g)
-        self.scores = []
+        self.score_of = {}           # config index -> GFLOPS-like fitness (0: failed)
         self.elites, self.elite_scores = [], []
         self.trial_pt = 0
 
     def next_batch(self, batch_size) -> list:
+        """The next unmeasured genes of the generation (measured ones keep their score)."""
         out = []
-        while len(out) < batch_size and self.trial_pt < len(self.genes):
-            out.append(self.space.get(self.space.index_of(self.genes[self.trial_pt])))
+        while len(out) < batch_size:
+            if self.trial_pt >= len(self.genes):
+                if not self._generation_done() or not self._next_generation():
+                    break
+                continue
+            idx = self.space.index_of(self.genes[self.trial_pt])
             self.trial_pt += 1
+            if idx not in self.visited and idx not in self.score_of:
+                out.append(self.space.get(idx))
         return out
 
     def update(self, inputs, results):
         for inp, res in zip(inputs, results):
-            if res.error_no == MeasureErrorNo.NO_ERROR:
-                self.scores.append((self.task.flop or 1.0) / float(np.mean(res.costs)))
-            else:
-                self.scores.append(0.0)
-        if len(self.scores) >= len(self.genes) and self.trial_pt >= len(self.genes):
-            self._next_generation()
+            ok = res.error_no == MeasureErrorNo.NO_ERROR
+            self.score_of[inp.config.index] = \
+                (self.task.flop or 1.0) / float(np.mean(res.costs)) if ok else 0.0
 
-    def _next_generation(self):
+    def _generation_done(self) -> bool:
+        return all(self.space.index_of(g) in self.score_of or
+                   self.space.index_of(g) in self.visited for g in self.genes)
+
+    def _next_generation(self) -> bool:
+        """Elites, then children of fitness-drawn parents, crossed and mutated; False when
+        no unmeasured child could be made."""
         genes = self.genes + self.elites
-        scores = np.array(self.scores[:len(self.genes)] + self.elite_scores)
+        scores = np.array([self.score_of.get(self.space.index_of(g), 0.0) for g in genes])
         order = np.argsort(scores)[::-1][:self.elite_num]
         self.elites = [genes[i] for i in order]
         self.elite_scores = [float(scores[i]) for i in order]
@@ -69,10 +79,10 @@ class GATuner(Tuner):
                 if self.rng.random() < self.mutation_prob:
                     child[j] = int(self.rng.integers(0, d))
             idx = self.space.index_of(child)
-            if idx not in self.visited and child not in children:
+            if idx not in self.visited and idx not in self.score_of and child not in children:
                 children.append(child)
-        self.genes, self.scores, self.trial_pt = children, [], 0
+        self.genes, self.trial_pt = children, 0
+        return bool(children)
 
     def has_next(self) -> bool:
-        return len(self.visited) < len(self.space) and \
-            (self.trial_pt < len(self.genes) or len(self.genes) > 0)
+        return len(self.visited) < len(self.space) and len(self.genes) > 0
