@@ -24,8 +24,10 @@ from .ir import IRModule
 from . import layout
 from . import testing
 from . import contrib
+from . import autotvm
 
 __all__ = ["TVMError", "TepadError", "InternalError", "error", "tir", "te", "schedule", "bound",
            "lower", "runtime", "Device", "device", "cpu", "cuda", "gpu", "opencl", "vulkan",
            "metal", "rocm", "ext_dev", "build", "target", "transform", "topi", "nd", "container",
-           "ir", "IRModule", "layout", "testing", "register_func", "get_global_func", "contrib"]
+           "ir", "IRModule", "layout", "testing", "register_func", "get_global_func", "contrib",
+           "autotvm"]

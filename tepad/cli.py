@@ -1,4 +1,4 @@
-"""Command line: ``tepad demo | lower | bounds | run | bench | graph | layout``.
+"""Command line: ``tepad demo | lower | bounds | run | tune | bench | graph | layout``.
 
 Every command but ``demo`` and ``bench`` takes a Python file that defines a function returning
 ``(schedule, args)`` -- ``schedule()`` unless ``--func NAME`` says otherwise -- and optionally
@@ -10,6 +10,7 @@ Every command but ``demo`` and ``bench`` takes a Python file that defines a func
     tepad run examples/matmul.py --repeat 50         build, check against the oracle, time
     tepad graph examples/conv2d.py [--png g.png]     read graph + attach edges as DOT / PNG
     tepad layout examples/row_summation.py --stage A [--png a.png]
+    tepad tune examples/tune_templates.py -n 20      tune every @autotvm.template in the file
     tepad bench --quick                              benchmarks/run.py of the checkout
                                                      (full runs: report in ./tepad-bench-results.md)
 
@@ -24,6 +25,7 @@ import time
 from pathlib import Path
 
 from . import bound
+from .autotvm.session import TUNERS, make_option, template_args, templates_in, tune_template
 from .bound import attach_path, infer_bound
 from .demo import main as demo_main
 from .driver import build
@@ -454,6 +456,50 @@ def cmd_bench(ns, out, rest):
     return code
 
 
+def cmd_tune(ns, out):
+    """Tune every template of the file: progress bar, log, best config, speedup."""
+    mod = load_module(ns.file)
+    found = templates_in(vars(mod))
+    if not found:
+        raise CliError(f"{ns.file}: no @autotvm.template function (decorate a function "
+                       "returning (s, args) with @autotvm.template(\"name\"))")
+    names = ns.template or list(found)
+    unknown = [n for n in names if n not in found]
+    if unknown:
+        raise CliError(f"{ns.file}: no template {', '.join(unknown)}; templates there: "
+                       f"{', '.join(found)}")
+    if ns.n_trial < 1:
+        raise CliError("--n-trial must be >= 1")
+    log = ns.log or f"{Path(ns.file).stem}.log"
+    option = make_option(timeout=ns.timeout, number=ns.number, repeat=ns.repeat)
+    for name in names:
+        args = template_args(name, found[name], vars(mod))
+        out.write(f"[{name}] args={args}\n")
+        out.flush()
+        try:
+            r = tune_template(name, args, n_trial=ns.n_trial, tuner=ns.tuner, log=log,
+                              option=option, early_stopping=ns.early_stopping,
+                              progress=not ns.no_progress, stream=out, seed=ns.seed)
+        except ImportError as err:          # an optional tuner's package is missing
+            raise CliError(str(err)) from None
+        out.write(f"[{name}] space {r.space_size} configs, {r.trials} tried, {r.errors} "
+                  f"failed\n")
+        if r.default_cost is not None:
+            out.write(f"[{name}] default: {r.default_cost * 1e3:.4f} ms  "
+                      f"{r.default_config}\n")
+        else:
+            out.write(f"[{name}] default: failed to run\n")
+        if r.best_cost is None:
+            out.write(f"[{name}] best: no candidate ran\n")
+            continue
+        gflops = f", {r.flop / r.best_cost / 1e9:.2f} GFLOPS" if r.flop else ""
+        out.write(f"[{name}] best: {r.best_cost * 1e3:.4f} ms{gflops}  {r.best_config}\n")
+        if r.speedup is not None:
+            out.write(f"[{name}] speedup over the untuned default: {r.speedup:.2f}x\n")
+    out.write(f"log: {log}\n")
+    return 0
+
+
 def cmd_graph(ns, out):
     _, s, args = load_schedule(ns.file, ns.func)
     g = schedule_graph(s)
@@ -524,6 +570,27 @@ def build_parser():
     sp.add_argument("--progress", action="store_true", help="always show the progress bar")
     sp.add_argument("--no-progress", action="store_true", help="never show the progress bar")
 
+    sp = sub.add_parser("tune", help="tune the @autotvm.template functions of FILE.py",
+                        description="tune every @autotvm.template function of FILE.py (its "
+                        "arguments: TUNE_ARGS = {name: args} in the file, or the function's "
+                        "defaults), with a progress bar; writes the log and prints the best "
+                        "config and its speedup over the untuned default")
+    sp.add_argument("file", metavar="FILE.py", help="file defining @autotvm.template functions")
+    sp.add_argument("-n", "--n-trial", type=int, default=20, help="trials per template (20)")
+    sp.add_argument("--tuner", choices=sorted(TUNERS), default="random",
+                    help="search: random (default), grid, ga, xgb (needs tepad[tune])")
+    sp.add_argument("--template", action="append", metavar="NAME",
+                    help="tune only this template (repeatable)")
+    sp.add_argument("--log", metavar="OUT.log",
+                    help="log file, appended to (default: <FILE stem>.log here)")
+    sp.add_argument("--timeout", type=float, default=10, help="seconds per candidate run (10)")
+    sp.add_argument("--number", type=int, default=4, help="calls per timing (4)")
+    sp.add_argument("--repeat", type=int, default=3, help="timings per candidate (3)")
+    sp.add_argument("--early-stopping", type=int, default=None,
+                    help="stop after this many trials without a better config")
+    sp.add_argument("--seed", type=int, default=None, help="seed of the random search")
+    sp.add_argument("--no-progress", action="store_true", help="no progress bar")
+
     sp = sub.add_parser("bench", help="run benchmarks/run.py of the source checkout "
                                       "(other options are passed through)")
     sp.add_argument("--quick", action="store_true", help="small sizes, a few seconds")
@@ -558,7 +625,7 @@ def main(argv=None) -> int:
         if ns.cmd == "bench":
             return cmd_bench(ns, out, rest)
         return {"lower": cmd_lower, "bounds": cmd_bounds, "run": cmd_run, "graph": cmd_graph,
-                "layout": cmd_layout}[ns.cmd](ns, out)
+                "layout": cmd_layout, "tune": cmd_tune}[ns.cmd](ns, out)
     except MissingDependency as e:
         sys.stderr.write(f"tepad {ns.cmd}: {e}\n")
         return MISSING_MPL

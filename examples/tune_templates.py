@@ -1,0 +1,219 @@
+"""AutoTVM templates of the benchmark workloads W1-W6 (``benchmarks/run.py``): the examples'
+schedules with their fixed numbers turned into knobs, so the best values are measured on the
+machine at hand instead of assumed (the examples were tuned on a 16-lane AVX-512 host).
+
+    tepad tune examples/tune_templates.py -n 20          tune all six (TUNE_ARGS below)
+    tepad tune examples/tune_templates.py --template w2/matmul --tuner xgb
+
+Each template also runs as a plain schedule: called outside ``apply_history_best`` it uses the
+first choice of every knob, which is the example's own schedule where the knob lists start
+with it. ``benchmarks/bench_tune.py`` tunes them at the benchmark sizes.
+"""
+from tepad import te, tir, autotvm
+
+# small sizes for `tepad tune` and the tests; benchmarks/bench_tune.py passes the full ones
+TUNE_ARGS = {
+    "w1/elementwise": (256,),
+    "w2/matmul": (128,),
+    "w3/blur": (130,),
+    "w4/conv2d": (8, 8, 10, 12),
+    "w5/rowsum": (256, 14),
+    "w6/maxpool": (34, 34),
+}
+
+
+def _dividing(candidates, n):
+    """The candidates that divide ``n`` (at least ``[n]``)."""
+    return [c for c in candidates if n % c == 0] or [n]
+
+
+@autotvm.template("w1/elementwise")
+def elementwise(n):
+    """W1: ``max(A * B + 1, 0)``; row strips in parallel, the row vectorized in chunks."""
+    A = te.placeholder((n, n), "float32", name="A")
+    B = te.placeholder((n, n), "float32", name="B")
+    C = te.compute((n, n), lambda i, j: tir.max(A[i, j] * B[i, j] + 1.0, 0.0), name="C")
+    s = te.create_schedule(C.op)
+    i, j = C.op.axis
+    cfg = autotvm.get_config()
+    cfg.define_knob("strip", _dividing([16, 1, 4, 64], n))
+    cfg.define_knob("vec", _dividing([n, 8, 16, 32, 64], n))
+    io, ii = s[C].split(i, factor=cfg["strip"].val)
+    s[C].parallel(io)
+    jo, ji = s[C].split(j, factor=cfg["vec"].val)
+    s[C].vectorize(ji)
+    return s, [A, B, C]
+
+
+@autotvm.template("w2/matmul")
+def matmul(n):
+    """W2: packed-B matmul; panel width, tile rows, register-block rows and unrolling."""
+    A = te.placeholder((n, n), "float32", name="A")
+    B = te.placeholder((n, n), "float32", name="B")
+    cfg = autotvm.get_config()
+    cfg.define_knob("bn", _dividing([32, 16, 64], n))
+    cfg.define_knob("tile_i", _dividing([32, 16, 64], n))
+    cfg.define_knob("rows", [8, 4, 2])
+    cfg.define_knob("unroll", [1, 0])
+    bn, ti, rows = cfg["bn"].val, cfg["tile_i"].val, cfg["rows"].val
+    if ti % rows:
+        cfg.raise_error("register block rows do not divide the tile")
+    k = te.reduce_axis((0, n), name="k")
+    packedB = te.compute((n // bn, n, bn), lambda jo, kk, ji: B[kk, jo * bn + ji],
+                         name="packedB")
+    C = te.compute((n, n), lambda i, j: te.sum(A[i, k] * packedB[j // bn, k, j % bn], axis=k),
+                   name="C")
+    s = te.create_schedule(C.op)
+    CC = s.cache_write(C, "global")
+    io, jo, ii, ji = s[C].tile(C.op.axis[0], C.op.axis[1], ti, bn)
+    s[C].vectorize(ji)
+    s[C].parallel(io)
+    s[CC].compute_at(s[C], jo)
+    ic, jc = s[CC].op.axis
+    (kc,) = s[CC].op.reduce_axis
+    ico, ici = s[CC].split(ic, factor=rows)
+    s[CC].reorder(ico, kc, ici, jc)
+    if cfg["unroll"].val:
+        s[CC].unroll(ici)
+    s[CC].vectorize(jc)
+    po, pk, pi = s[packedB].op.axis
+    s[packedB].reorder(pk, po, pi)
+    s[packedB].vectorize(pi)
+    s[packedB].parallel(pk)
+    return s, [A, B, C]
+
+
+@autotvm.template("w3/blur")
+def blur(n):
+    """W3: two-stage 3x3 blur, ``Bx`` computed at ``By``'s tile; the tile's shape."""
+    third = 1.0 / 3.0
+    A = te.placeholder((n, n), "float32", name="A")
+    Bx = te.compute((n, n - 2), lambda y, x: (A[y, x] + A[y, x + 1] + A[y, x + 2]) * third,
+                    name="Bx")
+    By = te.compute((n - 2, n - 2),
+                    lambda y, x: (Bx[y, x] + Bx[y + 1, x] + Bx[y + 2, x]) * third, name="By")
+    s = te.create_schedule(By.op)
+    cfg = autotvm.get_config()
+    cfg.define_knob("ty", [32, 8, 16, 64])
+    cfg.define_knob("tx", [256, 64, 128, 512])
+    yo, xo, yi, xi = s[By].tile(By.op.axis[0], By.op.axis[1], cfg["ty"].val, cfg["tx"].val)
+    s[By].parallel(yo)
+    s[By].vectorize(xi)
+    s[Bx].compute_at(s[By], xo)
+    s[Bx].vectorize(s[Bx].op.axis[1])
+    return s, [A, By]
+
+
+@autotvm.template("w4/conv2d")
+def conv2d(c, k, h, w):
+    """W4: conv2d NCHW 3x3 pad 1 with output channels blocked by ``fb`` and ``xb`` pixels per
+    register tile."""
+    cfg = autotvm.get_config()
+    cfg.define_knob("fb", [16, 8, 32])
+    cfg.define_knob("xb", _dividing([14, 7, 8, 28, 4, 6, 12], w))
+    fb, xb = cfg["fb"].val, cfg["xb"].val
+    X = te.placeholder((1, c, h, w), "float32", name="X")
+    Wt = te.placeholder((k, c, 3, 3), "float32", name="W")
+    Xp = te.compute((1, c, h + 2, w + 2),
+                    lambda n, ci, y, x: tir.if_then_else(
+                        tir.all(y >= 1, y <= h, x >= 1, x <= w), X[n, ci, y - 1, x - 1],
+                        tir.const(0.0, "float32")), name="Xp")
+    kb = (k + fb - 1) // fb
+    Wp = te.compute((kb, c, 3, 3, fb),
+                    lambda fo, ci, ky, kx, fi: tir.if_then_else(
+                        fo * fb + fi < k, Wt[fo * fb + fi, ci, ky, kx],
+                        tir.const(0.0, "float32")), name="Wp")
+    rc = te.reduce_axis((0, c), name="rc")
+    ry = te.reduce_axis((0, 3), name="ry")
+    rx = te.reduce_axis((0, 3), name="rx")
+    O16 = te.compute((1, kb, h, w, fb),
+                     lambda n, fo, y, x, fi: te.sum(
+                         Xp[n, rc, y + ry, x + rx] * Wp[fo, rc, ry, rx, fi], axis=[rc, ry, rx]),
+                     name="O16")
+    Y = te.compute((1, k, h, w), lambda n, f, y, x: O16[n, f // fb, y, x, f % fb], name="Y")
+    s = te.create_schedule(Y.op)
+    n, f, y, x = Y.op.axis
+    fo, fi = s[Y].split(f, factor=fb)
+    xo, xi = s[Y].split(x, factor=xb)
+    s[Y].reorder(n, fo, y, xo, fi, xi)
+    s[Y].parallel(s[Y].fuse(fo, y))
+    s[Y].vectorize(xi)
+    s[O16].compute_at(s[Y], xo)
+    _, _, _, xc, fc = s[O16].op.axis
+    rc_, ry_, rx_ = s[O16].op.reduce_axis
+    s[O16].reorder(rc_, ry_, rx_, xc, fc)
+    s[O16].unroll(xc)
+    s[O16].vectorize(fc)
+    s[Xp].parallel(s[Xp].op.axis[1])
+    s[Xp].vectorize(s[Xp].op.axis[3])
+    s[Wp].parallel(s[Wp].op.axis[0])
+    s[Wp].vectorize(s[Wp].op.axis[4])
+    return s, [X, Wt, Y]
+
+
+@autotvm.template("w5/rowsum")
+def rowsum(rows, cols):
+    """W5: row sums of a tall, narrow matrix; parallel block size and unrolling."""
+    A = te.placeholder((rows, cols), "float32", name="A")
+    j = te.reduce_axis((0, cols), name="j")
+    B = te.compute((rows,), lambda i: te.sum(A[i, j], axis=j), name="B")
+    s = te.create_schedule(B.op)
+    cfg = autotvm.get_config()
+    cfg.define_knob("block", [b for b in (2048, 256, 512, 1024, 4096, 8192) if b <= rows]
+                    or [rows])
+    cfg.define_knob("unroll", [1, 0])
+    io, ii = s[B].split(B.op.axis[0], factor=cfg["block"].val)
+    s[B].parallel(io)
+    if cfg["unroll"].val:
+        s[B].unroll(B.op.reduce_axis[0])
+    return s, [A, B]
+
+
+@autotvm.template("w6/maxpool")
+def maxpool(h, w, ch=16):
+    """W6: two chained 3x3 max-pools (int8 NHWC); pool 1 at the root or at pool 2's row
+    tile, tile rows, parallel tiles, vector width of the fused (x, channel) axis."""
+    def pool(X, name):
+        r0 = te.reduce_axis((0, 3), name + "_ry")
+        r1 = te.reduce_axis((0, 3), name + "_rx")
+        n_, hh, ww, cc = (int(d) for d in X.shape)
+        return te.compute((n_, hh - 2, ww - 2, cc),
+                          lambda b, y, x, c: te.max(X[b, y + r0, x + r1, c], axis=[r0, r1]),
+                          name=name)
+
+    A = te.placeholder((1, h, w, ch), "int8", name="A")
+    B = pool(A, "B")
+    C = pool(B, "C")
+    s = te.create_schedule(C.op)
+    cfg = autotvm.get_config()
+    cfg.define_knob("at", ["tile", "root"])
+    cfg.define_knob("tile", [8, 4, 16, 32])
+    cfg.define_knob("parallel", [1, 0])
+    cfg.define_knob("lanes", [32, 16, 64])
+    lanes = cfg["lanes"].val
+
+    def vectorize_fused(stage, x, c, reduce_axes, extent):
+        xc = stage.fuse(x, c)
+        v = lanes
+        while v > 1 and extent % v:
+            v //= 2
+        xo, xi = stage.split(xc, factor=v)
+        stage.reorder(xo, *reduce_axes, xi)
+        stage.vectorize(xi)
+
+    n, y, x, c = C.op.axis
+    yo, _ = s[C].split(y, factor=cfg["tile"].val)
+    if cfg["parallel"].val:
+        s[C].parallel(yo)
+    vectorize_fused(s[C], x, c, C.op.reduce_axis, (w - 4) * ch)
+    if cfg["at"].val == "tile":
+        s[B].compute_at(s[C], yo)
+    bn, by, bx, bc = B.op.axis
+    vectorize_fused(s[B], bx, bc, B.op.reduce_axis, (w - 2) * ch)
+    return s, [A, C]
+
+
+def schedule():
+    """The W2 template at its default config at the small size (``tepad run``/``lower``)."""
+    task = autotvm.task.create("w2/matmul", args=TUNE_ARGS["w2/matmul"], target="llvm")
+    return task.instantiate(task.config_space.get(0))

@@ -1,0 +1,39 @@
+"""AutoTVM-style tuning (TVM's ``tvm.autotvm``): schedule templates with knobs, tasks, local
+and Ray measurement, tuners, logs in TVM's format and ``apply_history_best``.
+
+    @autotvm.template("tutorial/matmul")
+    def matmul(N, L, M, dtype):
+        ...; cfg = autotvm.get_config(); cfg.define_split("tile_y", y, num_outputs=2); ...
+    task = autotvm.task.create("tutorial/matmul", args=(512, 512, 512, "float32"), target="llvm")
+    tuner = autotvm.tuner.RandomTuner(task)
+    tuner.tune(n_trial=10, measure_option=autotvm.measure_option(builder="local",
+               runner=autotvm.LocalRunner(number=5)),
+               callbacks=[autotvm.callback.log_to_file("matmul.log")])
+    with autotvm.apply_history_best("matmul.log"):
+        s, args = matmul(512, 512, 512, "float32")
+"""
+from . import task
+from .task import space
+from . import record
+from . import callback
+from . import feature
+from . import measure
+from . import tuner
+from . import env
+from .task.dispatcher import ApplyConfig, DispatchContext, FallbackContext, get_config
+from .history import ApplyHistoryBest, apply_history_best
+from .measure import (Builder, LocalBuilder, LocalRunner, Runner, create_measure_batch,
+                      measure_option)
+from .ray_runner import RayRunner
+from .result import MeasureErrorNo, MeasureInput, MeasureResult
+from .task.space import ConfigEntity, ConfigSpace, FallbackConfigEntity, InstantiationError
+from .task.task import template
+from .tuner import GATuner, GridSearchTuner, RandomTuner, XGBTuner
+
+__all__ = ["space", "task", "record", "callback", "feature", "measure", "tuner", "env",
+           "ApplyConfig", "DispatchContext", "FallbackContext", "get_config",
+           "ApplyHistoryBest", "apply_history_best", "Builder", "LocalBuilder", "LocalRunner",
+           "Runner", "RayRunner", "create_measure_batch", "measure_option", "MeasureErrorNo",
+           "MeasureInput", "MeasureResult", "ConfigEntity", "ConfigSpace",
+           "FallbackConfigEntity", "InstantiationError", "template", "GATuner",
+           "GridSearchTuner", "RandomTuner", "XGBTuner"]

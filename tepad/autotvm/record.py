@@ -1,0 +1,116 @@
+"""Tuning logs in TVM's JSON-lines format (TVM's ``autotvm.record``).
+
+One line per measurement::
+
+    {"input": [target, task name, args, kwargs], "config": {"index", "code_hash", "entity"},
+     "result": [costs, error_no, all_cost, timestamp], "version": 0.2,
+     "tvm_version": ..., "host": where it was measured}
+
+``costs`` of a failed measurement is ``[1e9]``, as TVM writes it. TVM reads these lines (it
+ignores "host"), and tepad reads TVM's.
+"""
+from __future__ import annotations
+
+import json
+import logging
+from collections import OrderedDict
+
+import numpy as np
+
+from ..errors import TepadError
+from ..target import Target
+from .result import MeasureErrorNo, MeasureInput, MeasureResult
+from .task.space import ConfigEntity
+from .task.task import TASK_TABLE, Task, _tupled
+
+logger = logging.getLogger("autotvm")
+
+AUTOTVM_LOG_VERSION = 0.2
+TEPAD_VERSION = "tepad-0.1.0"
+
+
+def encode(inp, result, protocol="json") -> str:
+    """One log line for ``(MeasureInput, MeasureResult)``."""
+    if protocol != "json":
+        raise TepadError(f"record.encode: protocol {protocol!r} is not supported; use 'json'")
+    ok = result.error_no == MeasureErrorNo.NO_ERROR
+    rec = {"input": [str(inp.target), inp.task.name, _jsonable(inp.task.args),
+                     dict(getattr(inp.task, "kwargs", {}) or {})],
+           "config": inp.config.to_json_dict(),
+           "result": [list(result.costs) if ok else [1e9], int(result.error_no),
+                      float(result.all_cost), float(result.timestamp)],
+           "version": AUTOTVM_LOG_VERSION, "tvm_version": TEPAD_VERSION,
+           "host": getattr(result, "host", "") or ""}
+    if not ok and result.costs:
+        rec["error"] = str(result.costs[0])[:500]
+    return json.dumps(rec)
+
+
+def _jsonable(x):
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    return x
+
+
+class _LoggedTask(Task):
+    """A task read from a log whose template is not registered here: enough for
+    ``pick_best`` and ``apply_history_best`` (name, args, workload), not for building."""
+
+    def __init__(self, name, args):       # noqa: D401 -- no template lookup
+        self.name, self.args, self.kwargs, self.func = name, args, {}, TASK_TABLE.get(name)
+        self.config_space, self.target, self.target_host, self.flop = None, None, None, 0.0
+
+
+def decode(row, protocol="json"):
+    """``(MeasureInput, MeasureResult)`` from one log line, or None for a line that is not a
+    record."""
+    if protocol != "json":
+        raise TepadError(f"record.decode: protocol {protocol!r} is not supported; use 'json'")
+    try:
+        rec = json.loads(row)
+        tgt, name, args = rec["input"][:3]
+        cfg = ConfigEntity.from_json_dict(rec["config"])
+        costs, error_no, all_cost, timestamp = rec["result"]
+    except (ValueError, KeyError, TypeError) as err:
+        logger.warning("autotvm: skipping a log line that is not a record (%s)", err)
+        return None
+    task = _LoggedTask(name, _tupled(args))
+    try:
+        target = Target(tgt)
+    except TepadError:
+        target = tgt
+    return (MeasureInput(target, task, cfg),
+            MeasureResult(tuple(costs), int(error_no), all_cost, timestamp,
+                          rec.get("host", "")))
+
+
+def load_from_file(filename):
+    """Yield ``(MeasureInput, MeasureResult)`` for every record in the log ``filename``."""
+    with open(filename) as f:
+        for row in f:
+            if row.strip() and not row.lstrip().startswith("#"):
+                pair = decode(row)
+                if pair is not None:
+                    yield pair
+
+
+def mean_cost(result) -> float:
+    return float(np.mean(result.costs))
+
+
+def pick_best(in_file, out_file=None):
+    """The best record of every workload in ``in_file`` (a path or a list of pairs), as a dict
+    ``{workload: (MeasureInput, MeasureResult)}``; written to ``out_file`` when given."""
+    records = load_from_file(in_file) if isinstance(in_file, str) else in_file
+    best = OrderedDict()
+    for inp, res in records:
+        if res.error_no != MeasureErrorNo.NO_ERROR:
+            continue
+        key = inp.task.workload
+        if key not in best or mean_cost(res) < mean_cost(best[key][1]):
+            best[key] = (inp, res)
+    if out_file is not None:
+        with open(out_file, "w") as f:
+            for inp, res in best.values():
+                f.write(encode(inp, res) + "\n")
+    return best

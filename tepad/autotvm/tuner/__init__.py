@@ -1,0 +1,9 @@
+"""Tuners (TVM's ``autotvm.tuner``): RandomTuner, GridSearchTuner, GATuner and the
+model-based XGBTuner (needs the optional extra ``tune``: xgboost)."""
+from .tuner import Tuner, IndexBaseTuner
+from .index_based import GridSearchTuner, RandomTuner
+from .ga_tuner import GATuner
+from .xgboost_tuner import XGBTuner, XGBoostTuner
+
+__all__ = ["Tuner", "IndexBaseTuner", "GridSearchTuner", "RandomTuner", "GATuner", "XGBTuner",
+           "XGBoostTuner"]
