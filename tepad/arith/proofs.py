@@ -30,6 +30,10 @@ class BoundProofs:
         lo, hi = self._bound2(d, lo, hi)
         if need(lo, hi) or self.ana._in_sym or not (self.ana._sym_lo or self.ana._sym_hi):
             return lo, hi
+        # no var of d has a symbolic bound: the search below finds nothing (``_refine`` says
+        # None on both sides), so neither it nor the witnesses that would skip it are run
+        if not (collect_vars(d) & (self.ana._sym_lo.keys() | self.ana._sym_hi.keys())):
+            return lo, hi
         if self._refuted(d, need):
             return lo, hi
         h = self._refine(d, 1, lambda v: need(lo, min(hi, v)))
