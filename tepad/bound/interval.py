@@ -25,7 +25,7 @@ from ..tensor.extern import ExternOp
 from ..tensor.scan import ScanOp
 from ..tensor.tensor import PlaceholderOp
 from ..arith.const_bound import is_inf
-from ..tir.expr import Add, IntImm, Max, Min, ProducerLoad, Range, Sub, cast
+from ..tir.expr import Add, IntImm, Max, Min, ProducerLoad, Range, Sub, Var, cast
 from ..tir.op import all as all_expr, max as max_expr, min as min_expr
 from ..tir.functor import collect_vars, post_order_visit, substitute
 from .attach_path import attach_path
@@ -257,7 +257,7 @@ def _tile_offsets(ctx, apath, dom, ana):
         b = ana.const_int_bound(m)
         if not (isinstance(b.min_value, int) and isinstance(b.max_value, int)):
             continue
-        t = type(v)(f"{v.name}.offset", m.dtype)
+        t = Var(f"{v.name}.offset", m.dtype)
         offsets[t] = (m, Range.from_min_extent(IntImm(b.min_value, m.dtype),
                                                IntImm(b.max_value - b.min_value + 1, m.dtype)))
         dom[v] = IntSet.interval(ana.simplify(t + lo), ana.simplify(t + hi))
