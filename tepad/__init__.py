@@ -3,6 +3,8 @@
 ``import tepad as tvm; from tepad import te`` runs TVM TE code unchanged where
 docs/coming_from_tvm.md says so.
 """
+import importlib as _importlib
+
 from .errors import TVMError, TepadError, InternalError
 from . import error
 from . import tir
@@ -16,15 +18,26 @@ from .runtime import register_func, get_global_func
 from .driver import build
 from . import target
 from . import transform
-from . import topi
 from . import nd
 from . import container
 from . import ir
 from .ir import IRModule
 from . import layout
-from . import testing
-from . import contrib
-from . import autotvm
+
+# Face packages that ``import tepad`` does not load: ``tepad.topi`` (and ``from tepad import
+# topi``) imports them on first use (PEP 562), so the import stays cheap.
+_LAZY_SUBMODULES = ("topi", "testing", "contrib", "viz", "fuzz", "autotvm")
+
+
+def __getattr__(name):
+    if name in _LAZY_SUBMODULES:
+        return _importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY_SUBMODULES))
+
 
 __all__ = ["TVMError", "TepadError", "InternalError", "error", "tir", "te", "schedule", "bound",
            "lower", "runtime", "Device", "device", "cpu", "cuda", "gpu", "opencl", "vulkan",

@@ -15,7 +15,7 @@ import networkx as nx
 
 ROOT = Path(__file__).resolve().parents[1] / "tepad"
 
-LAYERS = ["errors", "target", "tir", "arith", "tensor", "schedule", "bound", "lower", "codegen",
+LAYERS = ["_lazy", "errors", "target", "tir", "arith", "tensor", "schedule", "bound", "lower", "codegen",
           "runtime"]
 FACE = ["te", "topi", "transform", "driver", "layout", "testing", "viz", "fuzz", "demo", "cli",
         "nd", "error", "container", "ir", "contrib", "autotvm", "", "__main__"]
@@ -67,7 +67,17 @@ def _imports():
             if isinstance(n, (ast.Import, ast.ImportFrom)):
                 for t in _targets(mod, path.name == "__init__.py", n):
                     out.append((mod, t, n.lineno, id(n) in in_function))
+            elif _lazy_target(n):   # ``x = lazy_module("pkg")`` (tepad._lazy) imports pkg
+                out.append((mod, _lazy_target(n), n.lineno, False))
     return out
+
+
+def _lazy_target(node):
+    """The module a module-level ``lazy_module("name", ...)`` call stands for, else None."""
+    if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "lazy_module" and \
+            node.args and isinstance(node.args[0], ast.Constant):
+        return node.args[0].value
+    return None
 
 
 IMPORTS = _imports()

@@ -152,6 +152,17 @@ class Analyzer:
         finally:
             self._restore(snap)
 
+    @contextlib.contextmanager
+    def bind_scope_many(self, bindings):
+        """``bind`` of every ``{var: value}`` item for the duration of a ``with`` block."""
+        snap = self._snapshot()
+        try:
+            for var, value in bindings.items():
+                self.bind(var, value)
+            yield self
+        finally:
+            self._restore(snap)
+
     def _add_constraint(self, cond, simp=None):
         c = self.simplify(cond) if simp is None else cond
         conj = []

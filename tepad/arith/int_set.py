@@ -263,6 +263,11 @@ class _Evaluator:
         if t is E.FloatImm:
             return IntSet(e, e)
         if t is E.Add or t is E.Sub:
+            ends = self._linear_ends(e)
+            if ends is not None:
+                # one simplification of each end of the whole sum instead of one per partial
+                # sum (the same linear form: a sum of k terms costs O(k), not O(k^2))
+                return self.mk(*ends)
             a, b = self.ev(e.a), self.ev(e.b)
             if a.is_nothing() or b.is_nothing():
                 return IntSet.nothing()
@@ -392,6 +397,44 @@ class _Evaluator:
                 return self.point(t(*vals))
             return IntSet(E.IntImm(0, "bool"), E.IntImm(1, "bool"))
         return IntSet.everything()
+
+    def _linear_ends(self, e):
+        """``(lo, hi)``, unsimplified, of a ``+``/``-`` tree of integer constants, vars and
+        their products with constants whose vars in the domain range over constant sets:
+        the ends the partial sums would give, term by term (the same terms in the same
+        order, so the same linear form once simplified). None for any other expression."""
+        if not _is_int(e.dtype):
+            return None
+
+        def go(x, flip):
+            t = type(x)
+            if t is E.Add or t is E.Sub:
+                a = go(x.a, flip)
+                b = go(x.b, flip if t is E.Add else not flip)
+                if a is None or b is None:
+                    return None
+                return (t(a[0], b[0]), t(a[1], b[1]))
+            if t is E.IntImm:
+                return (x, x)
+            if t is E.Mul:
+                v, c = x.a, x.b
+                if type(v) is E.IntImm:
+                    v, c = c, v
+                if type(c) is not E.IntImm or type(v) is not E.Var:
+                    return None
+                r = go(v, flip if c.value >= 0 else not flip)
+                return None if r is None else (E.Mul(r[0], c), E.Mul(r[1], c))
+            if t is not E.Var:
+                return None
+            st = self.dom.get(x)
+            if st is None:
+                return (x, x)
+            lo, hi = st.min_value, st.max_value
+            if type(lo) is not E.IntImm or type(hi) is not E.IntImm or lo.value > hi.value:
+                return None
+            return (hi, lo) if flip else (lo, hi)
+
+        return go(e, False)
 
     def _strict_sign(self, c):
         lo, hi = self.ana._bound_num(c)

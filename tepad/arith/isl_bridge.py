@@ -20,18 +20,37 @@ from __future__ import annotations
 import itertools
 import re
 
-import islpy as isl
-
+from .._lazy import lazy_attr, lazy_module
 from ..errors import TepadError
 from ..tir import expr as E
 from ..tir import op as tirop
 from ..tir.functor import Mutator, post_order_visit
 from .analyzer import Analyzer
 
-dim_type = isl.dim_type
-CTX = isl.DEFAULT_CONTEXT
-# AST expressions of piecewise bounds use min/max instead of nested selects where they can
-CTX.set_ast_build_detect_min_max(1)
+
+
+def _on_load(mod):
+    """Runs once, when islpy is first used (``import tepad`` does not load it)."""
+    # AST expressions of piecewise bounds use min/max instead of nested selects where they can
+    mod.DEFAULT_CONTEXT.set_ast_build_detect_min_max(1)
+    op = mod.ast_expr_op_type
+    _BINARY.update({
+        op.add: E.add, op.sub: E.sub, op.mul: E.mul,
+        op.div: E.floordiv, op.fdiv_q: E.floordiv, op.pdiv_q: E.floordiv,
+        op.pdiv_r: E.floormod, op.zdiv_r: E.floormod,
+        op.min: E.min_expr, op.max: E.max_expr,
+        op.le: lambda a, b: E._cmp(E.LE, a, b), op.lt: lambda a, b: E._cmp(E.LT, a, b),
+        op.ge: lambda a, b: E._cmp(E.GE, a, b), op.gt: lambda a, b: E._cmp(E.GT, a, b),
+        op.eq: lambda a, b: E._cmp(E.EQ, a, b),
+        op.and_: E.logical_and, op.and_then: E.logical_and,
+        op.or_: E.logical_or, op.or_else: E.logical_or,
+    })
+
+
+# islpy, imported on first use (``tepad._lazy``): ``import tepad`` stays cheap
+isl = lazy_module("islpy", _on_load)
+dim_type = lazy_attr(isl, "dim_type")
+CTX = lazy_attr(isl, "DEFAULT_CONTEXT")
 
 
 class NotAffine(Exception):
@@ -332,7 +351,7 @@ def params_to_dims(st: "isl.Set") -> "isl.Set":
 
 def plus_constant(pa: "isl.PwAff", k: int) -> "isl.PwAff":
     """``pa + k`` without isl building ``k`` on pa's (possibly complex) domain."""
-    return pa.add_constant_val(isl.Val.int_from_si(CTX, k)) if k else pa
+    return pa.add_constant_val(isl.Val.int_from_si(isl.DEFAULT_CONTEXT, k)) if k else pa
 
 
 # ---------------------------------------------------------------------------------------------
@@ -465,18 +484,8 @@ def pw_aff_to_expr(pa, dims, names, dtype):
 # ISL -> tir, through isl's AST builder
 # ---------------------------------------------------------------------------------------------
 
-_OP = isl.ast_expr_op_type
-_BINARY = {
-    _OP.add: E.add, _OP.sub: E.sub, _OP.mul: E.mul,
-    _OP.div: E.floordiv, _OP.fdiv_q: E.floordiv, _OP.pdiv_q: E.floordiv,
-    _OP.pdiv_r: E.floormod, _OP.zdiv_r: E.floormod,
-    _OP.min: E.min_expr, _OP.max: E.max_expr,
-    _OP.le: lambda a, b: E._cmp(E.LE, a, b), _OP.lt: lambda a, b: E._cmp(E.LT, a, b),
-    _OP.ge: lambda a, b: E._cmp(E.GE, a, b), _OP.gt: lambda a, b: E._cmp(E.GT, a, b),
-    _OP.eq: lambda a, b: E._cmp(E.EQ, a, b),
-    _OP.and_: E.logical_and, _OP.and_then: E.logical_and,
-    _OP.or_: E.logical_or, _OP.or_else: E.logical_or,
-}
+_OP = lazy_attr(isl, "ast_expr_op_type")
+_BINARY = {}      # ISL AST operator -> tir constructor, filled when islpy is loaded
 _CONDITIONAL = {"select": E.select, "if_then_else": tirop.if_then_else}
 
 

@@ -6,13 +6,12 @@ from __future__ import annotations
 import threading
 
 from ..tir import expr as E
-from ..tir.functor import collect_vars
 from .canonical import Key, Linear, Overflow
 from .const_bound import BoundEvaluator, INF, POS_INF, NEG_INF
 from .context import MEMO
 from .int_set import IntSet, eval_set_with
 from .rule_helpers import ADD_SUB_MUL, is_sint
-from .witness import witness_values
+from .witness import free_vars, witness_values
 
 
 class BoundProofs:
@@ -29,6 +28,10 @@ class BoundProofs:
             return lo, hi
         lo, hi = self._bound2(d, lo, hi)
         if need(lo, hi) or self.ana._in_sym or not (self.ana._sym_lo or self.ana._sym_hi):
+            return lo, hi
+        # no var of d has a symbolic bound: the search below finds nothing (``_refine`` says
+        # None on both sides), so neither it nor the witnesses that would skip it are run
+        if not (free_vars(d) & (self.ana._sym_lo.keys() | self.ana._sym_hi.keys())):
             return lo, hi
         if self._refuted(d, need):
             return lo, hi
@@ -126,7 +129,7 @@ class BoundProofs:
         stopping at the same ``done`` would give.
         """
         ana = self.ana
-        if not (collect_vars(d) & (ana._sym_lo.keys() | ana._sym_hi.keys())):
+        if not (free_vars(d) & (ana._sym_lo.keys() | ana._sym_hi.keys())):
             return None
         # a run is a generator: one per thread, so two threads never resume the same one
         runs = MEMO.table((ana._context(), "refine", threading.get_ident()))
@@ -158,7 +161,7 @@ class BoundProofs:
         for _ in range(3):
             nxt = []
             for x in frontier:
-                vs = sorted(collect_vars(x) & sym, key=lambda v: v.name)
+                vs = sorted(free_vars(x) & sym, key=lambda v: v.name)
                 for v in vs:
                     clo, chi = ana._bounds.get(v, (-INF, INF))
                     lows = list(ana._sym_lo.get(v, ())) + [_num_ep(clo, v.dtype)]

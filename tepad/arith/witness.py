@@ -128,13 +128,19 @@ _VARS: dict = {}
 
 
 def _vars(e):
+    """The Vars of ``e`` (a frozenset; remembered per node, shared sub-expressions walked
+    once)."""
     hit = _VARS.get(id(e))
     if hit is not None and hit[0] is e:
         return hit[1]
     acc = set()
     todo = [e]
+    seen = set()        # ids of nodes walked: a shared sub-expression is walked once
     while todo:
         x = todo.pop()
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
         if isinstance(x, E.Var):
             if not is_inf(x):
                 acc.add(x)
@@ -312,4 +318,6 @@ def witness_values(ana, d, coeffs=None):
             continue
 
 
-__all__ = ["witness_values", "evaluate"]
+free_vars = _vars
+
+__all__ = ["witness_values", "evaluate", "free_vars"]

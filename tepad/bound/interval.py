@@ -24,9 +24,10 @@ from ..schedule.stage import AttachType
 from ..tensor.extern import ExternOp
 from ..tensor.scan import ScanOp
 from ..tensor.tensor import PlaceholderOp
-from ..tir.expr import IntImm, Max, Min, ProducerLoad, Range, cast
+from ..arith.const_bound import is_inf
+from ..tir.expr import Add, IntImm, Max, Min, ProducerLoad, Range, Sub, Var, cast
 from ..tir.op import all as all_expr, max as max_expr, min as min_expr
-from ..tir.functor import collect_vars, post_order_visit
+from ..tir.functor import collect_vars, post_order_visit, substitute
 from .attach_path import attach_path
 from .message_passing import bind_thread_ranges, pass_down_domain, pass_up_domain
 from .scan_bound import scan_gather_bound, scan_prop_bound_to_inputs
@@ -125,8 +126,12 @@ class BoundContext:
         return 1 if max(ranks) == 0 else 3
 
 
-def consumer_request(ctx, stage, consumer, rmap, ana, tmap):
-    """Phases 1-3 for one consumer: append its requests on ``stage``'s outputs to ``tmap``."""
+def consumer_request(ctx, stage, consumer, rmap, ana, tmap, offsets_out=None):
+    """Phases 1-3 for one consumer: append its requests on ``stage``'s outputs to ``tmap``.
+
+    With ``offsets_out`` (a dict), requests over tile offsets (``_tile_offsets``) keep the
+    offset Vars, which are added to it (``{Var: (expression, Range)}``); the caller puts the
+    expressions back."""
     if isinstance(consumer.op, ExternOp):
         whole_tensor_request(consumer.op, tmap)
         return
@@ -190,6 +195,28 @@ def consumer_request(ctx, stage, consumer, rmap, ana, tmap):
     if isinstance(consumer.op, TensorComputeOp):
         prop_region_bounds(consumer.op, ana, dom, tmap)
         return
+    offsets = _tile_offsets(ctx, apath, dom, ana) if not consumer.is_rolling else {}
+    if not offsets:
+        _compute_request(consumer, dom, ana, tmap)
+        return
+    # the request over offset + tile (see _tile_offsets), the offsets put back afterwards
+    local = {t: [[] for _ in dims] for t, dims in tmap.items()}
+    with ana.bind_scope_many({t: rng for t, (_, rng) in offsets.items()}):
+        _compute_request(consumer, dom, ana, local)
+    if offsets_out is not None:
+        offsets_out.update(offsets)
+        for t, dims in local.items():
+            for k, sets in enumerate(dims):
+                tmap[t][k].extend(sets)
+        return
+    back = {t: e for t, (e, _) in offsets.items()}
+    for t, dims in local.items():
+        for k, sets in enumerate(dims):
+            tmap[t][k].extend(_put_back(s, back, ana) for s in sets)
+
+
+def _compute_request(consumer, dom, ana, tmap):
+    """Phase 3 for a compute consumer whose root vars range over ``dom``."""
     facts = [] if consumer.is_rolling or not _clamped_reads(consumer.op, tmap) else \
         _inside_domain(consumer, dom, ana)
     if not facts:
@@ -223,6 +250,75 @@ def _relax_free_threads(ctx, ranges, scope_rank, rmap, relax):
         if b.var in used and b.var not in relax and b in rmap and \
                 ctx.need_relax(iv, True, scope_rank):
             relax[b.var] = IntSet.from_range(rmap[b])
+
+
+#: from this attach depth on (loops enclosing the producer), a consumer's root ranges are
+#: handed to the request as offset + tile (``_tile_offsets``), as exact mode abbreviates them
+ABSTRACT_DEPTH = 3
+
+
+def _tile_offsets(ctx, apath, dom, ana):
+    """``{offset Var: (expression, Range)}``; ``dom`` rewritten in place over the offsets.
+
+    A producer attached deep inside other stages sees its consumer's root ranges as
+    ``[m + a, m + b]`` where ``m`` sums a term per enclosing tile loop (``32*io + 32*io_1 + ...``):
+    one value per iteration of the producer's attach path, growing with the depth. Every
+    simplification and proof of the request would walk it again, level after level (issue 17:
+    the request cost grew with the square of the depth). Here ``m`` becomes one fresh variable
+    ``t`` (the tile's offset, in ``m``'s constant range) and the consumer's range the tile
+    ``[t + a, t + b]``; the requests are evaluated over it and ``t := m`` is put back. Only
+    for ranges whose ``m`` has two or more terms over the attach path's loop vars."""
+    if len(apath) < ABSTRACT_DEPTH:
+        return {}
+    outer = set()
+    for iv in apath:
+        outer.add(iv.var)
+        b = ctx.bind_map.get(iv)
+        if b is not None:
+            outer.add(b.var)
+    offsets = {}
+    for v, st in list(dom.items()):
+        if not (st.has_lower_bound() and st.has_upper_bound()):
+            continue
+        terms = [(sign, x) for sign, x in _summands(st.min(), 1)
+                 if not isinstance(x, IntImm) and collect_vars(x) <= outer]
+        if len(terms) < 2:
+            continue
+        m = terms[0][1] if terms[0][0] > 0 else -terms[0][1]
+        for sign, x in terms[1:]:
+            m = m + x if sign > 0 else m - x
+        lo, hi = ana.simplify(st.min() - m), ana.simplify(st.max() - m)
+        if (collect_vars(lo) | collect_vars(hi)) & outer:
+            continue
+        b = ana.const_int_bound(m)
+        if not (isinstance(b.min_value, int) and isinstance(b.max_value, int)):
+            continue
+        t = Var(f"{v.name}.offset", m.dtype)
+        offsets[t] = (m, Range.from_min_extent(IntImm(b.min_value, m.dtype),
+                                               IntImm(b.max_value - b.min_value + 1, m.dtype)))
+        dom[v] = IntSet.interval(ana.simplify(t + lo), ana.simplify(t + hi))
+    return offsets
+
+
+def _summands(e, sign):
+    """``[(sign, term)]`` with ``e == sum(sign * term)`` over its top-level ``+``/``-``."""
+    if isinstance(e, Add):
+        return _summands(e.a, sign) + _summands(e.b, sign)
+    if isinstance(e, Sub):
+        return _summands(e.a, sign) + _summands(e.b, -sign)
+    return [(sign, e)]
+
+
+def _put_back(st, back, ana):
+    """The IntSet ``st`` with the tile offsets replaced by their expressions."""
+    def sub(x):
+        if is_inf(x) or not (collect_vars(x) & back.keys()):
+            return x
+        return ana.simplify(substitute(x, back))
+    if st.is_single_point():
+        p = sub(st.min())
+        return IntSet.single_point(p)
+    return IntSet.interval(sub(st.min()), sub(st.max()))
 
 
 def whole_tensor_request(op, tmap):
@@ -371,6 +467,22 @@ def infer_root_bound(ctx, stage, rmap, ana):
         for c in ctx.feed.get(t, []):
             if c not in consumers:
                 consumers.append(c)
+    if len(consumers) == 1 and not isinstance(op, ScanOp):
+        # one consumer: its tile offsets (if any) stay abstract through phase 4 too
+        offsets = {}
+        consumer_request(ctx, stage, consumers[0], rmap, ana, tmap, offsets)
+        if offsets:
+            with ana.bind_scope_many({t: rng for t, (_, rng) in offsets.items()}):
+                _gather_bound(stage, tmap, rmap, ana)
+            back = {t: e for t, (e, _) in offsets.items()}
+            for iv in op.axis:
+                r = rmap[iv]
+                if collect_vars(r.min) & back.keys() or collect_vars(r.extent) & back.keys():
+                    rmap[iv] = Range.from_min_extent(ana.simplify(substitute(r.min, back)),
+                                                     ana.simplify(substitute(r.extent, back)))
+            return
+        _gather_bound(stage, tmap, rmap, ana)
+        return
     for c in consumers:
         consumer_request(ctx, stage, c, rmap, ana, tmap)
     if isinstance(op, ScanOp):

@@ -1,8 +1,7 @@
 """Schedule: the stages of a computation, producers first, and whole-graph rewrites."""
 from __future__ import annotations
 
-import networkx as nx
-
+from .._lazy import lazy_module
 from ..errors import TepadError
 from ..tensor.tensor import ComputeOp, Operation, PlaceholderOp, Tensor
 from .fingerprint import schedule_fingerprint
@@ -12,6 +11,9 @@ from .dataflow import cache_read, cache_write, inline_stages, replace_dataflow
 from .relations import Fuse, Split, Transform
 from .rfactor import rfactor
 from .stage import AttachType, Stage
+
+# networkx is imported when the first schedule is built, not by ``import tepad``
+nx = lazy_module("networkx")
 
 
 def dataflow_graph(roots) -> nx.DiGraph:

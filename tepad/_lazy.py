@@ -1,0 +1,107 @@
+"""Third-party modules loaded on first use, so that ``import tepad`` stays cheap.
+
+``nx = lazy_module("networkx")`` at module level stands for ``import networkx as nx``: the
+name is bound at once (a module-level statement, visible to ``tests/test_layering.py``), but
+networkx is imported the first time an attribute of ``nx`` is read. ``on_load(module)`` runs
+once, right after that import (module-wide settings such as ISL's AST options).
+``lazy_attr(mod, "name")`` stands for ``mod.name`` read at module level.
+
+Only for heavy optional dependencies used by a few code paths (networkx: building a schedule;
+islpy: exact bounds, layouts, explain). tepad's own modules are imported normally.
+"""
+from __future__ import annotations
+
+import importlib
+import threading
+import types
+
+_lock = threading.RLock()
+
+
+class LazyModule(types.ModuleType):
+    """A stand-in for the module ``name``; attribute reads go to the real module, imported on
+    the first one."""
+
+    def __init__(self, name: str, on_load=None):
+        super().__init__(name)
+        self.__dict__["_lazy_name"] = name
+        self.__dict__["_lazy_on_load"] = on_load
+        self.__dict__["_lazy_module"] = None
+
+    def _lazy_load(self):
+        mod = self.__dict__["_lazy_module"]
+        if mod is None:
+            with _lock:
+                mod = self.__dict__["_lazy_module"]
+                if mod is None:
+                    mod = importlib.import_module(self.__dict__["_lazy_name"])
+                    hook = self.__dict__["_lazy_on_load"]
+                    if hook is not None:
+                        hook(mod)
+                    self.__dict__["_lazy_module"] = mod
+        return mod
+
+    def __getattr__(self, attr):
+        if attr.startswith("__") and attr.endswith("__"):
+            raise AttributeError(attr)
+        return getattr(self._lazy_load(), attr)
+
+    def __dir__(self):
+        return dir(self._lazy_load())
+
+    def __repr__(self):
+        state = "loaded" if self.__dict__["_lazy_module"] is not None else "not loaded yet"
+        return f"<lazy module {self.__dict__['_lazy_name']!r} ({state})>"
+
+
+class LazyAttr:
+    """``getattr(module, name)`` resolved on first use; attribute reads, calls, comparisons
+    and hashing go to the resolved object."""
+
+    __slots__ = ("_mod", "_name", "_obj")
+
+    def __init__(self, module, name: str):
+        object.__setattr__(self, "_mod", module)
+        object.__setattr__(self, "_name", name)
+        object.__setattr__(self, "_obj", None)
+
+    def _resolve(self):
+        obj = object.__getattribute__(self, "_obj")
+        if obj is None:
+            get = object.__getattribute__
+            obj = getattr(get(self, "_mod"), get(self, "_name"))
+            object.__setattr__(self, "_obj", obj)
+        return obj
+
+    def __getattr__(self, attr):
+        return getattr(self._resolve(), attr)
+
+    def __call__(self, *args, **kwargs):
+        return self._resolve()(*args, **kwargs)
+
+    def __eq__(self, other):
+        return self._resolve() == other
+
+    def __hash__(self):
+        return hash(self._resolve())
+
+    def __repr__(self):
+        return f"<lazy {object.__getattribute__(self, '_name')}>"
+
+
+def lazy_module(name: str, on_load=None) -> LazyModule:
+    """A module-level stand-in for ``import name`` (see the module docstring)."""
+    return LazyModule(name, on_load)
+
+
+def lazy_attr(module, name: str) -> LazyAttr:
+    """A module-level stand-in for ``module.name``, read on first use."""
+    return LazyAttr(module, name)
+
+
+def is_loaded(mod) -> bool:
+    """Whether a ``lazy_module`` stand-in has imported its module (True for a real module)."""
+    return not isinstance(mod, LazyModule) or mod.__dict__["_lazy_module"] is not None
+
+
+__all__ = ["lazy_module", "lazy_attr", "LazyModule", "LazyAttr", "is_loaded"]
