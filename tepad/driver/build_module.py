@@ -78,7 +78,6 @@ def build(s_or_func, args=None, target=None, name="main", bounds_check=False,
     hit = _cache_get(key)
     if hit is not None:
         return hit
-    check_cpu_buildable(s_or_func, str(tgt))     # (a cached module passed it when built)
     mod = _build(s_or_func, args, name, opts, exact_bounds, tgt)
     if not mod.kernel.jit.missing:   # rebuilt once the extern functions it calls are loaded
         _cache_put(key, mod, (s_or_func, args))
@@ -118,6 +117,7 @@ def _functions_of(x) -> dict | None:
 
 @deep_stack
 def _build(s_or_func, args, name, opts, exact_bounds, tgt: Target):
+    check_cpu_buildable(s_or_func, str(tgt))     # on the deep stack: IR nested 100 deep
     if isinstance(s_or_func, PrimFunc) and name != "main" and s_or_func.name != name:
         s_or_func = s_or_func.with_attr("global_symbol", name)
     func = lower_for_codegen(s_or_func, args, name, opts, exact_bounds, PassLog())
