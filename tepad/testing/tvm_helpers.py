@@ -133,11 +133,22 @@ def uses_gpu(fn=None):
 
 def _no_gpu(fn=None):
     pytest = _pytest()
-    mark = pytest.mark.skip(reason="tepad has no GPU target yet")
+    mark = pytest.mark.skip(reason="tepad has no code generator for this GPU kind")
     return mark(fn) if fn is not None else mark
 
 
-requires_gpu = requires_cuda = requires_opencl = requires_vulkan = requires_rocm = _no_gpu
+def requires_cuda(fn=None):
+    """Runs the test where ``cuda(0)`` exists: a CUDA GPU, or the CPU emulator
+    (``TEPAD_CUDA=emulate``, docs/gpu.md); skips it elsewhere, saying which switch runs it."""
+    pytest = _pytest()
+    mark = pytest.mark.skipif(not make_device("cuda", 0).exist,
+                              reason="needs a CUDA GPU (or TEPAD_CUDA=emulate to run it "
+                                     "through the CPU emulator)")
+    return mark(fn) if fn is not None else mark
+
+
+requires_gpu = requires_cuda
+requires_opencl = requires_vulkan = requires_rocm = _no_gpu
 
 
 def main():

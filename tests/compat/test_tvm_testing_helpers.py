@@ -48,12 +48,36 @@ def test_requires_llvm_runs():
     assert True is not False
 
 
-def test_requires_gpu_marks_the_test_skipped():
+def _skip_marks(fn):
+    return [m for m in getattr(fn, "pytestmark", []) if m.name == "skipif"]
+
+
+def test_requires_gpu_skips_without_a_cuda_device(monkeypatch):
+    """No GPU and no emulator switch: the mark skips, and its reason names the switch."""
+    monkeypatch.delenv("TEPAD_CUDA", raising=False)
+    if tvm.cuda(0).exist:
+        pytest.skip("this machine has a CUDA GPU")
+
     def gpu_test():
-        raise AssertionError("a GPU test ran on a CPU-only tepad")
-    marked = tvm.testing.requires_gpu(gpu_test)
-    marks = [m for m in getattr(marked, "pytestmark", []) if m.name == "skip"]
-    assert marks and "GPU" in marks[0].kwargs.get("reason", "")
+        raise AssertionError("a GPU test ran with no GPU")
+    (mark,) = _skip_marks(tvm.testing.requires_gpu(gpu_test))
+    assert mark.args[0] is True and "TEPAD_CUDA=emulate" in mark.kwargs["reason"]
+
+
+def test_requires_cuda_runs_under_the_emulator(monkeypatch):
+    monkeypatch.setenv("TEPAD_CUDA", "emulate")
+
+    def gpu_test():
+        pass
+    (mark,) = _skip_marks(tvm.testing.requires_cuda(gpu_test))
+    assert mark.args[0] is False
+
+
+def test_requires_opencl_skips():
+    def opencl_test():
+        pass
+    marked = tvm.testing.requires_opencl(opencl_test)
+    assert [m for m in marked.pytestmark if m.name == "skip"]
 
 
 def test_assert_prim_expr_equal():
