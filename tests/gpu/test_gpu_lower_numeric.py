@@ -8,9 +8,6 @@ from hypothesis import given, settings, strategies as st
 import tepad
 from tepad import te
 
-# the emulated build path (gpu-emu's part of issue 16); these tests run once it is merged
-pytest.importorskip("tepad.driver.build_emulated", reason="the GPU emulator is not merged yet")
-
 from gpu_helpers import tiled_matmul
 from test_gpu_allreduce import rfactor_rows, split_rows
 from test_gpu_vthread import _vthread_matmul

@@ -1,17 +1,15 @@
 """What the GPU passes produce assembles: each lowered form (shared tiles with barriers,
 vthread copies, shared-memory reduction trees) goes through the NVPTX code generator and
-ptxas. Runs where the NVPTX back end is merged and the nvidia-cuda-nvcc wheel is installed."""
+ptxas (from the nvidia-cuda-nvcc wheel, the test extra)."""
 import subprocess
 
 import pytest
 
-nvptx = pytest.importorskip("tepad.codegen.nvptx", reason="the NVPTX back end is not merged")
-nvptx_target = pytest.importorskip("tepad.codegen.nvptx_target")
+from tepad.codegen import nvptx, nvptx_target
 
-from gpu_helpers import gpu_lower, opt_conv_cuda, syncs, tiled_matmul  # noqa: E402
-from test_gpu_allreduce import (block_reduction_then_threads, rfactor_rows,  # noqa: E402
-                                split_rows, vthread_rows)
-from test_gpu_vthread import _vthread_matmul  # noqa: E402
+from gpu_helpers import gpu_lower, opt_conv_cuda, syncs, tiled_matmul
+from test_gpu_allreduce import block_reduction_then_threads, rfactor_rows, split_rows, vthread_rows
+from test_gpu_vthread import _vthread_matmul
 
 PTXAS = nvptx_target.ptxas_path()
 
