@@ -20,7 +20,7 @@ from .extern_ops import extern_pipeline
 from .predicate_lets import share_predicate_bounds
 from ..tir import op as tirop
 from ..tir.buffer import Buffer
-from ..tir.expr import BufferLoad, Call, IntImm, ProducerLoad, Var, convert
+from ..tir.expr import BufferLoad, Call, IntImm, PrimExpr, ProducerLoad, Var, convert
 from ..tir.functor import Mutator, post_order_visit, substitute
 from ..tir.itervar import IterVarType
 from ..tir.reduce import Reduce
@@ -550,6 +550,11 @@ class _InjectAttach(Mutator):
     def __init__(self, stage, rmap, ana):
         self.stage, self.rmap, self.ana = stage, rmap, ana
         self.found = 0
+
+    def visit(self, node):
+        if isinstance(node, PrimExpr):
+            return node         # attach points are statements: expressions stay as they are
+        return super().visit(node)
 
     def visit_AttrStmt(self, s):
         body = self.visit(s.body)
