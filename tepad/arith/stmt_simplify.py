@@ -1,6 +1,7 @@
 """Statement-level simplification (the engine of ``tepad.lower.passes.simplify``).
 
-Walks statements with an Analyzer that knows the enclosing loop ranges, LetStmt values,
+Walks statements with an Analyzer that knows the enclosing loop ranges, LetStmt values (a
+value with a min/max only by its constant range),
 thread extents and ``if`` conditions, simplifies every expression (values, indices, realize
 bounds, allocate extents, conditions), and removes structure that provably does nothing:
 ``if`` with a provable condition, ``for`` of extent 1 (body with the var substituted by the
@@ -11,7 +12,7 @@ from __future__ import annotations
 from ..tir import expr as E
 from ..tir import stmt as S
 from ..tir.function import PrimFunc
-from ..tir.functor import Mutator, substitute
+from ..tir.functor import Mutator, post_order_visit, substitute
 from .negation import negate
 
 
@@ -73,8 +74,12 @@ class _StmtSimplifier(Mutator):
                     E.dt.lanes(value.dtype) == 1:
                 b = self.ana._bound_num(value)
                 self.ana._bounds[op.var] = b
-                self.ana._sym_lo[op.var] = (value,)
-                self.ana._sym_hi[op.var] = (value,)
+                if not _has_minmax(value):
+                    # a min/max value stays opaque (its constant range only): as a symbolic
+                    # bound it would make every failing proof over the var expand it, and a
+                    # chain of such lets (shared region-predicate bounds) level by level
+                    self.ana._sym_lo[op.var] = (value,)
+                    self.ana._sym_hi[op.var] = (value,)
             body = self.visit(op.body)
         finally:
             self.ana._restore(snap)
@@ -106,6 +111,12 @@ class _StmtSimplifier(Mutator):
     def visit_Evaluate(self, op):
         v = self.ana.simplify(op.value)
         return op if v is op.value else S.Evaluate(v)
+
+
+def _has_minmax(e) -> bool:
+    found = []
+    post_order_visit(e, lambda n: found.append(n) if isinstance(n, (E.Min, E.Max)) else None)
+    return bool(found)
 
 
 def simplify_stmt(stmt, ana):

@@ -17,9 +17,10 @@ from ..tensor.extern import ExternOp
 from ..tensor.scan import ScanOp
 from ..tensor.tensor import PlaceholderOp
 from .extern_ops import extern_pipeline
+from .predicate_lets import share_predicate_bounds
 from ..tir import op as tirop
 from ..tir.buffer import Buffer
-from ..tir.expr import BufferLoad, Call, IntImm, ProducerLoad, Var, convert
+from ..tir.expr import BufferLoad, Call, IntImm, PrimExpr, ProducerLoad, Var, convert
 from ..tir.functor import Mutator, post_order_visit, substitute
 from ..tir.itervar import IterVarType
 from ..tir.reduce import Reduce
@@ -539,13 +540,21 @@ def make_pipeline(stage, rmap, consumer, ana):
                 f"stage {stage.name}: rolling_buffer needs {stage.name} to be computed at a "
                 "loop of its consumer (s[B].compute_at(s[C], axis)); it is computed at the root")
         pipe = AttrStmt(stage.op.output(0), ROLLING_BUFFER_SCOPE, IntImm(1, "bool"), pipe)
-    return build_realize(stage, rmap, pipe)
+    body = build_realize(stage, rmap, pipe)
+    for var, value in reversed(getattr(rmap, "predicate_lets", {}).get(stage.op, ())):
+        body = LetStmt(var, value, body)
+    return body
 
 
 class _InjectAttach(Mutator):
     def __init__(self, stage, rmap, ana):
         self.stage, self.rmap, self.ana = stage, rmap, ana
         self.found = 0
+
+    def visit(self, node):
+        if isinstance(node, PrimExpr):
+            return node         # attach points are statements: expressions stay as they are
+        return super().visit(node)
 
     def visit_AttrStmt(self, s):
         body = self.visit(s.body)
@@ -558,10 +567,12 @@ class _InjectAttach(Mutator):
 
 
 class _PostProc(Mutator):
-    """Drop loop_scope markers and inline the LetStmts of trivial/offset loops."""
+    """Drop loop_scope markers and inline the LetStmts of trivial/offset loops (not those of
+    ``keep``: shared predicate bounds)."""
 
-    def __init__(self):
+    def __init__(self, keep=()):
         self.vmap = {}
+        self.keep = keep
 
     def visit_AttrStmt(self, s):
         if s.attr_key == LOOP_SCOPE:
@@ -570,7 +581,7 @@ class _PostProc(Mutator):
 
     def visit_LetStmt(self, s):
         value = self.visit(s.value)
-        if _reads_tensor(value):
+        if id(s.var) in self.keep or _reads_tensor(value):
             # a temporary of a tuple reduction: it must read before the stores that follow
             body = self.visit(s.body)
             return s if value is s.value and body is s.body else LetStmt(s.var, value, body)
@@ -592,6 +603,7 @@ def schedule_ops(s, rmap, keep_markers=False):
     ana = Analyzer()
     for iv, r in rmap.items():
         ana.bind(iv.var, r)
+    rmap, keep = share_predicate_bounds(s, rmap)
     body = None
     inits = scan_inits(s)
     for stage in reversed(s.stages):
@@ -626,7 +638,7 @@ def schedule_ops(s, rmap, keep_markers=False):
     body = alias_scan_state(body, s)
     if keep_markers:
         return body
-    return _PostProc().visit(body)
+    return _PostProc(keep).visit(body)
 
 
 __all__ = ["schedule_ops", "make_loop_nest", "make_bound_check", "build_provide", "Reduce",

@@ -98,3 +98,20 @@ def test_let_and_thread_extent():
     s = tir.AttrStmt(tx, "thread_extent", 32,
                      tir.IfThenElse(tx.var < 32, tir.BufferStore(A, 1.0, [tx.var])))
     assert "if" not in str(simplify(s))
+
+
+def test_let_with_min_value_is_known_by_its_constant_range():
+    """A min/max let value bounds its var by constants only (the var stays opaque): what the
+    constants prove is still proven, the symbolic value is not expanded into other proofs."""
+    A = buf()
+    v, i, j = tir.Var("v"), tir.Var("i"), tir.Var("j")
+    body = tir.IfThenElse(v <= 40, tir.BufferStore(A, 1.0, [j]))
+    s = tir.For(i, 0, 8, body=tir.LetStmt(v, tir.min(i * 4 + 10, 30),
+                                         tir.For(j, 0, 8, body=body)))
+    out = str(simplify(s))
+    assert "if" not in out and "v: T.int32 = T.min(i * 4 + 10, 30)" in out
+    # i * 4 <= v holds, but only through the value's structure: left to run time
+    body = tir.IfThenElse(i * 4 <= v, tir.BufferStore(A, 1.0, [j]))
+    s = tir.For(i, 0, 8, body=tir.LetStmt(v, tir.min(i * 4 + 10, 30),
+                                         tir.For(j, 0, 8, body=body)))
+    assert "if i * 4 <= v" in str(simplify(s))

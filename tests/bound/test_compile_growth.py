@@ -214,3 +214,41 @@ def test_tile_offsets_leave_the_bounds_unchanged(monkeypatch, stencil, attach):
     without, low_without = run()
     assert with_offsets == without
     assert low == low_without
+
+
+def test_exact_chain_guards_and_work_grow_with_the_depth_only(monkeypatch):
+    """Exact mode, each stage at its consumer's tile (attach depth N): a stage's store guard
+    bounds it by its consumer's predicate bound, which ScheduleOps binds once in a LetStmt
+    (``tepad.lower.predicate_lets``), so the largest expression grows linearly (it names one
+    loop per level; it was quadratic, 106 / 358 / 1294 nodes at N = 6 / 12 / 24), and the
+    simplifier's per-node work of lowering N stages quadratically (it was 6.7x from 12 to
+    24)."""
+    work, largest = {}, {}
+    for n in (6, 12, 24):
+        s, args = chain(n, "clamped", "tiled")
+        out = []
+        work[n] = _node_work(monkeypatch, lambda: out.append(deep_stack.call_with_deep_stack(
+            tepad.lower, s, args, exact_bounds=True)))
+        largest[n] = _largest_statement_expr(out[0]["main"])
+    assert largest[12] <= 2.2 * largest[6], largest
+    assert largest[24] <= 2.2 * largest[12], largest
+    assert work[24] <= 5 * work[12], work
+
+
+def test_exact_chain_shares_predicate_bounds_and_computes_the_right_values():
+    from tepad.tir.stmt import LetStmt
+    n, size, tile = 7, 64, 8
+    s, (A, out) = chain(n, "clamped", "tiled", size=size, tile=tile)
+    f = tepad.lower(s, [A, out], exact_bounds=True)["main"]
+    lets = []
+    post_order_visit(f.body, lambda x: lets.append(x) if isinstance(x, LetStmt) else None)
+    names = [x.var.name for x in lets]
+    assert any(".bound" in nm for nm in names), names
+    a = np.random.default_rng(1).standard_normal((size, size)).astype("float32")
+    x = a.astype("float64")
+    for _ in range(n):
+        x = x + x[np.minimum(np.arange(size) + 1, size - 1)] * 0.5
+    mod = tepad.build(tepad.lower(s, [A, out], exact_bounds=True), bounds_check=True)
+    res = np.zeros((size, size), "float32")
+    mod(a, res)
+    np.testing.assert_allclose(res, x, rtol=1e-4, atol=1e-4)

@@ -54,17 +54,25 @@ class HoistLetBinding(enum.IntFlag):
 
 
 def _bound_inside(stmt):
+    """Vars bound (loops, LetStmts) and buffers stored to in ``stmt``: a walk over its
+    statements only (expressions bind and store nothing)."""
     out = set()
     written = set()
-
-    def f(n):
+    todo = [stmt]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (tuple, list)):
+            todo.extend(n)
+            continue
+        if not isinstance(n, S.Stmt):
+            continue
         if isinstance(n, S.For):
             out.add(n.loop_var)
         elif isinstance(n, S.LetStmt):
             out.add(n.var)
         elif isinstance(n, S.BufferStore):
             written.add(n.buffer)
-    post_order_visit(stmt, f)
+        todo.extend(v for v in n.field_values() if isinstance(v, (S.Stmt, tuple, list)))
     return out, written
 
 
