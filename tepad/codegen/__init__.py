@@ -12,13 +12,28 @@ Modules: ``llvm_ir`` (the kernel's signature, ``emit_llvm_module``), the emitter
 """
 from __future__ import annotations
 
+from .._lazy import lazy_module
 from .analysis import shape_vars
 from .compiler import (CompiledKernel, cache_disabled, cache_key, clear_cache,
                        compile_cache_enabled, compile_kernel, stats)
 from .jit import JitModule, have_gomp, host_target_machine
 from .llvm_ir import emit_llvm_module
-from .nvptx import compile_ptx, ptx_of
 from .parallel import default_num_threads
+
+# The PTX code generator loads on first use (a CUDA build, or ``codegen.ptx_of``), so that
+# ``import tepad`` does not compile it.
+_nvptx = lazy_module("tepad.codegen.nvptx")
+_NVPTX_NAMES = ("compile_ptx", "ptx_of")
+
+
+def __getattr__(name):
+    if name in _NVPTX_NAMES:
+        return getattr(_nvptx, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_NVPTX_NAMES))
 
 
 __all__ = ["compile_kernel", "CompiledKernel", "emit_llvm_module", "shape_vars", "JitModule",

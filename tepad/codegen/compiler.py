@@ -15,8 +15,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
-import llvmlite.binding as llvm
-
+from .._lazy import lazy_module
 from .. import tir
 from ..errors import InternalError, TepadError
 from ..lower.deep_stack import carry_thread_local
@@ -25,6 +24,8 @@ from .analysis import shape_vars
 from .jit import JitModule, have_gomp
 from .llvm_ir import emit_llvm_module
 from .parallel import default_num_threads
+
+llvm = lazy_module("llvmlite.binding")
 
 CACHE_SIZE = 256
 _cache: OrderedDict = OrderedDict()

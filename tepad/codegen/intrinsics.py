@@ -8,14 +8,16 @@ import ctypes.util
 import functools
 import re
 
-import llvmlite.binding as llvm
 import llvmlite.ir as ir
 
+from .._lazy import lazy_module
 from ..errors import InternalError, TepadError
 from ..tir import dtype as dt
 from ..target.codegen import llvm_get_intrinsic_name
 from .. import tir
 from .lltypes import I1, I32, PTR, VOID, ll_type, type_suffix
+
+llvm = lazy_module("llvmlite.binding")
 
 # tir math call -> LLVM intrinsic base name (".f32"/".v8f32" suffix added per type).
 MATH_INTRINSICS = {
