@@ -8,9 +8,12 @@ module-wide settings such as ISL's AST options, or symbols the JIT must see (sev
 hold stand-ins for llvmlite.binding; a hook runs whichever of them is used first).
 ``lazy_attr(mod, "name")`` stands for ``mod.name`` read at module level.
 
-Only for heavy dependencies used by a few code paths (networkx: building a schedule; islpy:
+Only for what a few code paths use: heavy dependencies (networkx: building a schedule; islpy:
 exact bounds, layouts, explain; llvmlite.binding: building, and host-CPU queries of a
-Target). tepad's own modules are imported normally.
+Target), stdlib modules with costly imports behind one rare path (tarfile, tempfile), and
+tepad's own modules that only one optional path needs (the CUDA build paths, exact bounds):
+``lazy_module("tepad.x.y")`` with the full name, so tests/test_layering.py sees the edge.
+Everything else is imported normally.
 """
 from __future__ import annotations
 

@@ -9,7 +9,6 @@ or ``with tepad.codegen.cache_disabled(): ...``; ``clear_cache()`` empties it.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import threading
 from collections import OrderedDict
@@ -26,6 +25,7 @@ from .llvm_ir import emit_llvm_module
 from .parallel import default_num_threads
 
 llvm = lazy_module("llvmlite.binding")
+hashlib = lazy_module("hashlib")   # stdlib (OpenSSL): loaded by the first cache key
 
 CACHE_SIZE = 256
 _cache: OrderedDict = OrderedDict()
