@@ -24,7 +24,7 @@ import threading
 import numpy as np
 
 from .._lazy import lazy_module
-from ..codegen.packed import CALL_PACKED_SYMBOL
+from ..codegen.symbols import CALL_PACKED_SYMBOL
 from ..errors import TepadError
 from ..tir import dtype as dt
 from .ndarray import NDArray
