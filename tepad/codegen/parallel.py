@@ -24,7 +24,6 @@ import llvmlite.ir as ir
 from ..errors import InternalError
 from .analysis import FreeVars, static_work
 from .lltypes import I1, I32, I64, PTR, VOID, ident, is_unsigned, ll_type
-from .threads import default_num_threads
 
 # Each thread's static block of a parallel loop is claimed in this many grains (the unit a
 # thread that finished its own block can steal).
