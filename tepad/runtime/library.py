@@ -16,8 +16,6 @@ from __future__ import annotations
 import ctypes
 import os
 import pickle
-import shutil
-import subprocess
 
 from .._lazy import lazy_module
 from ..codegen import CompiledKernel, have_gomp
@@ -25,7 +23,9 @@ from ..codegen.object_file import (PAYLOAD_SIZE_SYMBOL, PAYLOAD_SYMBOL, assembly
                                    object_code)
 from ..errors import TepadError
 
-# stdlib modules only export and load use (tarfile pulls in compression modules)
+# stdlib modules only export and load use (tarfile and shutil pull in compression modules)
+shutil = lazy_module("shutil")
+subprocess = lazy_module("subprocess")
 tarfile = lazy_module("tarfile")
 tempfile = lazy_module("tempfile")
 
