@@ -3,11 +3,17 @@
 ``nx = lazy_module("networkx")`` at module level stands for ``import networkx as nx``: the
 name is bound at once (a module-level statement, visible to ``tests/test_layering.py``), but
 networkx is imported the first time an attribute of ``nx`` is read. ``on_load(module)`` runs
-once, right after that import (module-wide settings such as ISL's AST options).
+once, right after the first stand-in for that name loads it (at once if one already has):
+module-wide settings such as ISL's AST options, or symbols the JIT must see (several modules
+hold stand-ins for llvmlite.binding; a hook runs whichever of them is used first).
 ``lazy_attr(mod, "name")`` stands for ``mod.name`` read at module level.
 
-Only for heavy optional dependencies used by a few code paths (networkx: building a schedule;
-islpy: exact bounds, layouts, explain). tepad's own modules are imported normally.
+Only for what a few code paths use: heavy dependencies (networkx: building a schedule; islpy:
+exact bounds, layouts, explain; llvmlite.binding: building, and host-CPU queries of a
+Target), stdlib modules behind one rare path (tarfile, tempfile, shutil, json, ...), and
+tepad's own modules that only some calls need (the LLVM IR emitter: the first build; the CUDA
+build paths; exact bounds): ``lazy_module("tepad.x.y")`` with the full name, so
+tests/test_layering.py sees the edge. Everything else is imported normally.
 """
 from __future__ import annotations
 
@@ -16,6 +22,8 @@ import threading
 import types
 
 _lock = threading.RLock()
+_loaded: dict = {}      # name -> module, once a stand-in has loaded it
+_pending: dict = {}     # name -> on_load hooks not run yet
 
 
 class LazyModule(types.ModuleType):
@@ -25,8 +33,13 @@ class LazyModule(types.ModuleType):
     def __init__(self, name: str, on_load=None):
         super().__init__(name)
         self.__dict__["_lazy_name"] = name
-        self.__dict__["_lazy_on_load"] = on_load
         self.__dict__["_lazy_module"] = None
+        if on_load is not None:
+            with _lock:
+                if name in _loaded:
+                    on_load(_loaded[name])
+                else:
+                    _pending.setdefault(name, []).append(on_load)
 
     def _lazy_load(self):
         mod = self.__dict__["_lazy_module"]
@@ -34,10 +47,11 @@ class LazyModule(types.ModuleType):
             with _lock:
                 mod = self.__dict__["_lazy_module"]
                 if mod is None:
-                    mod = importlib.import_module(self.__dict__["_lazy_name"])
-                    hook = self.__dict__["_lazy_on_load"]
-                    if hook is not None:
+                    name = self.__dict__["_lazy_name"]
+                    mod = _loaded.get(name) or importlib.import_module(name)
+                    for hook in _pending.pop(name, ()):
                         hook(mod)
+                    _loaded[name] = mod
                     self.__dict__["_lazy_module"] = mod
         return mod
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .._lazy import lazy_module
 from ..arith.isl_bridge import (NotAffine, dim_type as dt, isl, params_set, params_to_dims,
                                 project_params_except)
 from ..errors import TepadError
@@ -26,10 +27,11 @@ from ..tensor.tensor import PlaceholderOp
 from ..tensor.tensor_intrin import TensorComputeOp
 from ..tir import dtype as tdt
 from .attach_path import attach_path
-from .exact import Exact, Names, loads_of
 from .infer_bound import infer_bound
 from .interval import BoundContext
 from .scan_bound import has_scan
+
+_exact = lazy_module("tepad.bound.exact")   # the ISL bounds: loaded by the first explain
 
 
 @dataclass
@@ -129,7 +131,7 @@ def _ancestors(st):
     return out
 
 
-def executed_set(ex: Exact, st) -> isl.Set:
+def executed_set(ex: _exact.Exact, st) -> isl.Set:
     """Parameter-only set of (attach-path loop values, data root values) the code executes."""
     dom = None
     for x in _ancestors(st):
@@ -140,7 +142,7 @@ def executed_set(ex: Exact, st) -> isl.Set:
     return project_params_except(dom, keep).coalesce()
 
 
-def _private_threads(ex: Exact, st) -> set:
+def _private_threads(ex: _exact.Exact, st) -> set:
     """ISL names of the thread variables ``st``'s storage is private to (the threads that
     each compute their own copy: ``threadIdx`` for a ``local`` stage, ``blockIdx`` for a
     ``shared`` one), so each copy counts."""
@@ -163,7 +165,7 @@ def _count(pset: isl.Set, what: str) -> int:
     return n
 
 
-def _path_max(ex: Exact, pathset: isl.Set, e) -> int:
+def _path_max(ex: _exact.Exact, pathset: isl.Set, e) -> int:
     """Largest value of ``e`` (an extent) over the attach-path points in ``pathset``."""
     c = ex.conv()
     body = c.wrap(f"ext_val = {c.expr(e)}")
@@ -177,7 +179,7 @@ def _path_max(ex: Exact, pathset: isl.Set, e) -> int:
     return max(v.to_python(), 0)
 
 
-def _bytes(ex: Exact, st, rmap) -> int:
+def _bytes(ex: _exact.Exact, st, rmap) -> int:
     path = attach_path(st)
     keep = {ex.names.name(iv.var) for iv in path}
     pathset = project_params_except(executed_set(ex, st), keep) if path else \
@@ -189,7 +191,7 @@ def _bytes(ex: Exact, st, rmap) -> int:
     return n * per * st.op.num_outputs
 
 
-def _needed(ex: Exact, s, stages, notes):
+def _needed(ex: _exact.Exact, s, stages, notes):
     """Schedule-independent needed sets: stage -> set ``{ [data roots] }`` (no params)."""
     feed = BoundContext(s).feed
     need = {}
@@ -228,7 +230,7 @@ def _needed(ex: Exact, s, stages, notes):
                 ru |= cc.used
             dom = cp & params_set(rc, ru) if rc else cp
             pieces, used = [], set()
-            for ld in loads_of(cs.op, outs):
+            for ld in _exact.loads_of(cs.op, outs):
                 cons = []
                 for k, idx in enumerate(ld.indices):
                     cc = ex.conv()
@@ -268,9 +270,9 @@ def explain(s, shape_env=None) -> BoundExplain:
     stages = _compute_stages(s2)
     bm_i = infer_bound(s2)
     bm_e = infer_bound(s2, exact=True)
-    names = Names()
-    ex_i = Exact(s2, bm_i, names, env)
-    ex_e = Exact(s2, bm_e, names, env)
+    names = _exact.Names()
+    ex_i = _exact.Exact(s2, bm_i, names, env)
+    ex_e = _exact.Exact(s2, bm_e, names, env)
     missing = ex_e.shape_vars - {names.name(v) for v in env}
     if missing:
         raise TepadError("explain: the schedule has symbolic shapes "

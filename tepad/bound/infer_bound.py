@@ -6,9 +6,12 @@ exact ISL regions (``tepad.bound.exact``). ``BoundMap`` and ``infer_root_bound``
 """
 from __future__ import annotations
 
-from .exact import infer_bound_exact
+from .._lazy import lazy_module
 from .interval import BoundMap, infer_bound_interval, infer_root_bound
 from .scan_bound import has_scan
+
+# ISL's exact bounds load with the first exact=True query, so that ``import tepad`` skips them
+_exact = lazy_module("tepad.bound.exact")
 
 
 def infer_bound(s, exact: bool = False) -> BoundMap:
@@ -19,7 +22,7 @@ def infer_bound(s, exact: bool = False) -> BoundMap:
     with a ``te.scan`` is bounded in interval mode either way (see ``tepad.bound.scan_bound``).
     """
     if exact and not has_scan(s):
-        return infer_bound_exact(s)
+        return _exact.infer_bound_exact(s)
     return infer_bound_interval(s)
 
 

@@ -12,13 +12,29 @@ Modules: ``llvm_ir`` (the kernel's signature, ``emit_llvm_module``), the emitter
 """
 from __future__ import annotations
 
+from .._lazy import lazy_module
 from .analysis import shape_vars
 from .compiler import (CompiledKernel, cache_disabled, cache_key, clear_cache,
                        compile_cache_enabled, compile_kernel, stats)
 from .jit import JitModule, have_gomp, host_target_machine
-from .llvm_ir import emit_llvm_module
-from .nvptx import compile_ptx, ptx_of
-from .parallel import default_num_threads
+from .threads import default_num_threads
+
+# The LLVM IR emitter and the PTX code generator load on first use (the first kernel
+# compiled, a CUDA build, ``codegen.ptx_of``), so that ``import tepad`` does not compile them
+# nor import llvmlite.ir.
+_LAZY_NAMES = {"emit_llvm_module": lazy_module("tepad.codegen.llvm_ir"),
+               "compile_ptx": lazy_module("tepad.codegen.nvptx"),
+               "ptx_of": lazy_module("tepad.codegen.nvptx")}
+
+
+def __getattr__(name):
+    if name in _LAZY_NAMES:
+        return getattr(_LAZY_NAMES[name], name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY_NAMES))
 
 
 __all__ = ["compile_kernel", "CompiledKernel", "emit_llvm_module", "shape_vars", "JitModule",

@@ -9,22 +9,24 @@ or ``with tepad.codegen.cache_disabled(): ...``; ``clear_cache()`` empties it.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
-import llvmlite.binding as llvm
-
+from .._lazy import lazy_module
 from .. import tir
 from ..errors import InternalError, TepadError
 from ..lower.deep_stack import carry_thread_local
-from . import parallel
 from .analysis import shape_vars
 from .jit import JitModule, have_gomp
-from .llvm_ir import emit_llvm_module
-from .parallel import default_num_threads
+from .threads import default_num_threads
+
+llvm = lazy_module("llvmlite.binding")
+# The LLVM IR emitter (and llvmlite.ir) load with the first kernel compiled or cache key made.
+_llvm_ir = lazy_module("tepad.codegen.llvm_ir")
+parallel = lazy_module("tepad.codegen.parallel")
+hashlib = lazy_module("hashlib")   # stdlib (OpenSSL): loaded by the first cache key
 
 CACHE_SIZE = 256
 _cache: OrderedDict = OrderedDict()
@@ -138,7 +140,8 @@ def compile_kernel(func: tir.PrimFunc, name: str | None = None,
         return CompiledKernel(func, name, jit, tuple(shape_vars(func)), messages, text,
                               num_threads)
     stats["misses"] += 1
-    text, messages, svars = emit_llvm_module(func, name, num_threads, use_gomp=have_gomp())
+    text, messages, svars = _llvm_ir.emit_llvm_module(func, name, num_threads,
+                                                      use_gomp=have_gomp())
     try:
         jit = JitModule(text, cpu=cpu, features=features)
     except InternalError as err:

@@ -4,18 +4,20 @@
 ``packed``."""
 from __future__ import annotations
 
-import ctypes.util
 import functools
 import re
 
-import llvmlite.binding as llvm
 import llvmlite.ir as ir
 
+from .._lazy import lazy_module
 from ..errors import InternalError, TepadError
 from ..tir import dtype as dt
 from ..target.codegen import llvm_get_intrinsic_name
 from .. import tir
 from .lltypes import I1, I32, PTR, VOID, ll_type, type_suffix
+
+llvm = lazy_module("llvmlite.binding")
+ctypes_util = lazy_module("ctypes.util")   # finds libm at the first libm call
 
 # tir math call -> LLVM intrinsic base name (".f32"/".v8f32" suffix added per type).
 MATH_INTRINSICS = {
@@ -34,7 +36,7 @@ LIBM = {"tir.erf": "erf", "tir.log1p": "log1p", "tir.tan": "tan", "tir.atan": "a
 @functools.cache
 def _load_libm():
     """Make the C math library's symbols visible to the JIT (once per process)."""
-    path = ctypes.util.find_library("m")
+    path = ctypes_util.find_library("m")
     if path is None:
         raise TepadError("the C math library (libm) was not found; erf/log1p/tan/atan need it")
     llvm.load_library_permanently(path)

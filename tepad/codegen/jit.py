@@ -12,9 +12,10 @@ import logging
 import os
 import threading
 
-import llvmlite.binding as llvm
-
+from .._lazy import lazy_module
 from ..errors import InternalError, TepadError
+
+llvm = lazy_module("llvmlite.binding")
 
 log = logging.getLogger(__name__)
 _lock = threading.Lock()

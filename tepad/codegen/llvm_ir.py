@@ -28,8 +28,9 @@ from .intrinsics import CallEmitter
 from .packed import PackedCallEmitter
 from .lltypes import I32, PTR, ident, ll_type
 from .memory import MemoryEmitter
-from .parallel import ParallelEmitter, default_num_threads
+from .parallel import ParallelEmitter
 from .statements import StatementEmitter
+from .threads import default_num_threads
 
 
 class KernelEmitter(StatementEmitter, MemoryEmitter, ParallelEmitter, CallEmitter,

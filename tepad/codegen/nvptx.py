@@ -32,9 +32,9 @@ from __future__ import annotations
 import math
 import threading
 
-import llvmlite.binding as llvm
 import llvmlite.ir as ir
 
+from .._lazy import lazy_module
 from .. import tir
 from ..errors import InternalError, TepadError
 from ..lower.passes.split_host_device import THREAD_EXTENT, launch_tag, split_host_device
@@ -47,6 +47,8 @@ from .memory import MemoryEmitter
 from .nvptx_target import (DEFAULT_ARCH, TRIPLE, arch_of_target, libdevice_function,
                            load_libdevice, target_machine)
 from .statements import StatementEmitter
+
+llvm = lazy_module("llvmlite.binding")
 
 GLOBAL, SHARED = 1, 3
 GLOBAL_PTR = ir.PointerType(addrspace=GLOBAL)

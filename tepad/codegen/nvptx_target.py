@@ -15,10 +15,11 @@ import shutil
 import sys
 import threading
 
-import llvmlite.binding as llvm
-
+from .._lazy import lazy_module
 from ..errors import TepadError
 from ..target import DEFAULT_CUDA_ARCH
+
+llvm = lazy_module("llvmlite.binding")
 
 TRIPLE = "nvptx64-nvidia-cuda"
 DEFAULT_ARCH = DEFAULT_CUDA_ARCH       # a cuda Target's default

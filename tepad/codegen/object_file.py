@@ -7,9 +7,10 @@ besides the code (argument records, messages) inside the shared library itself.
 """
 from __future__ import annotations
 
-import llvmlite.binding as llvm
-
+from .._lazy import lazy_module
 from .jit import JitModule, _lock, host_target_machine
+
+llvm = lazy_module("llvmlite.binding")
 
 PAYLOAD_SYMBOL = "__tepad_module_payload"
 PAYLOAD_SIZE_SYMBOL = "__tepad_module_payload_size"

@@ -10,9 +10,7 @@ from .. import tir
 from ..tir import dtype as dt
 from .intrinsics import name_arg
 from .lltypes import I32, I64, PTR, ident, ll_type
-
-# The C function a kernel calls for ``tir.call_packed`` (defined by tepad.runtime.registry)
-CALL_PACKED_SYMBOL = "tepad_call_packed"
+from .symbols import CALL_PACKED_SYMBOL
 
 
 def _cstring(module, text: str, name: str):

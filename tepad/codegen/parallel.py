@@ -1,5 +1,5 @@
 """Parallel loops: outlined into functions and run by libgomp's team, with per-thread static
-blocks whose grains idle threads steal; the default thread count.
+blocks whose grains idle threads steal (the default thread count: ``threads``).
 
 ``for i in [lo, lo + ext) parallel: body`` becomes
 
@@ -19,11 +19,9 @@ others instead of holding them up at the end of the region.
 """
 from __future__ import annotations
 
-import os
-
 import llvmlite.ir as ir
 
-from ..errors import InternalError, TepadError
+from ..errors import InternalError
 from .analysis import FreeVars, static_work
 from .lltypes import I1, I32, I64, PTR, VOID, ident, is_unsigned, ll_type
 
@@ -43,18 +41,6 @@ _COUNTER_STRIDE_BYTES = 64
 # (``work < PARALLEL_MIN_WORK``) and folds away when the extent is constant.
 # Read at emission time, so tests may patch it on this module.
 PARALLEL_MIN_WORK = 1 << 15
-
-
-def default_num_threads() -> int:
-    """Threads for parallel loops: ``TEPAD_NUM_THREADS`` if set (a positive integer, else a
-    ``TepadError``), otherwise the CPU count."""
-    env = os.environ.get("TEPAD_NUM_THREADS")
-    if env:
-        try:
-            return max(1, int(env))
-        except ValueError:
-            raise TepadError(f"TEPAD_NUM_THREADS must be a positive integer, got {env!r}")
-    return os.cpu_count() or 1
 
 
 class _Closure:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
+from .._lazy import lazy_module
 from ..codegen import compile_cache_enabled, compile_kernel, default_num_threads
-from .build_cuda import CUDA_KINDS, build_cuda
 from ..errors import TepadError
 from ..lower.deep_stack import deep_stack
 from ..lower.pipeline import Options, PassLog, lower, lower_for_codegen, schedule_to_module
@@ -24,7 +24,11 @@ from ..schedule import Schedule
 from ..tir.function import PrimFunc
 from ..tir.module import IRModule
 from .arg_info import arg_info_of
-from .build_emulated import build_emulated, emulation_requested
+
+# The CUDA build paths (with the PTX code generator and the GPU emulator behind them) load on
+# the first build for a cuda target, so that ``import tepad`` does not compile them.
+_cuda = lazy_module("tepad.driver.build_cuda")
+_emulated = lazy_module("tepad.driver.build_emulated")
 
 
 def build(s_or_func, args=None, target=None, name="main", bounds_check=False,
@@ -64,12 +68,13 @@ def build(s_or_func, args=None, target=None, name="main", bounds_check=False,
     if target_host is not None and as_target(target_host).kind.name != "llvm":
         raise TepadError(f"build: target_host {str(target_host)!r} is not the CPU; the host "
                          "part runs on 'llvm'")
-    if emulation_requested(tgt):
-        return build_emulated(s_or_func, args, name, tgt, bounds_check, checked, exact_bounds)
-    if tgt.kind.name in CUDA_KINDS:
+    if tgt.is_gpu:
+        if _emulated.emulation_requested(tgt):
+            return _emulated.build_emulated(s_or_func, args, name, tgt, bounds_check, checked,
+                                            exact_bounds)
         opts = Options.from_context(checked=checked, bounds_check=bounds_check, target="cuda",
                                     target_text=str(tgt))
-        return build_cuda(s_or_func, args, name, opts, exact_bounds, tgt)
+        return _cuda.build_cuda(s_or_func, args, name, opts, exact_bounds, tgt)
     if tgt.kind.name != "llvm":
         raise TepadError(f"target {str(tgt)!r}: tepad builds for 'llvm' (the CPU) only; "
                          f"{tgt.kind.name} code generation is not there yet")

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import ctypes
 import os
-import tempfile
 
 from .. import tir
+from .._lazy import lazy_module
 from ..codegen import CompiledKernel, compile_kernel
 from ..errors import TepadAttributeError, TepadError, TepadTypeError
 from .args import ArgChecker, ArgInfo, arg_info_from_func, scalar_ctype
@@ -14,6 +14,8 @@ from .library import export_library, load_library, save_module, shared_library_p
 from .ndarray import numpy_of
 from .registry import take_error
 from .timing import BenchmarkResult, time_repeats
+
+tempfile = lazy_module("tempfile")   # stdlib, only for loading a saved module
 
 # TVM's name for a module's main function (``mod.entry_name``); accepted by ``mod[...]``
 TVM_MAIN = "__tvm_main__"

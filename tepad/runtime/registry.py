@@ -2,7 +2,8 @@
 that lets generated code call them (``tir.call_packed``).
 
 A kernel calls ``tir.call_packed("name", *args)`` through the C symbol ``tepad_call_packed``
-(a ctypes callback registered with LLVM when this module is imported)::
+(a ctypes callback registered with LLVM when llvmlite.binding is first loaded, before any
+kernel is compiled)::
 
     int32 tepad_call_packed(const char *name, const char *desc, int64 *values)
 
@@ -20,10 +21,10 @@ import functools
 import struct
 import threading
 
-import llvmlite.binding as llvm
 import numpy as np
 
-from ..codegen.packed import CALL_PACKED_SYMBOL
+from .._lazy import lazy_module
+from ..codegen.symbols import CALL_PACKED_SYMBOL
 from ..errors import TepadError
 from ..tir import dtype as dt
 from .ndarray import NDArray
@@ -129,7 +130,13 @@ def _call_packed(name, desc, values):
         return 1
 
 
-llvm.add_symbol(CALL_PACKED_SYMBOL, ctypes.cast(_call_packed, ctypes.c_void_p).value)
+
+def _add_call_packed(binding):
+    binding.add_symbol(CALL_PACKED_SYMBOL, ctypes.cast(_call_packed, ctypes.c_void_p).value)
+
+
+# every stand-in for llvmlite.binding (the JIT's among them) runs this on the first load
+llvm = lazy_module("llvmlite.binding", on_load=_add_call_packed)
 
 __all__ = ["register_func", "get_global_func", "list_global_func_names", "remove_global_func",
            "take_error", "CALL_PACKED_SYMBOL"]

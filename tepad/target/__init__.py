@@ -31,10 +31,11 @@ import re
 import shlex
 import threading
 
-import llvmlite.binding as llvm
-
+from .._lazy import lazy_module
 from ..errors import TepadError
 from . import codegen  # TVM's tvm.target.codegen
+
+llvm = lazy_module("llvmlite.binding")
 
 _CPU_KINDS = {"llvm": "llvm", "c": "llvm", "cpu": "llvm"}
 _KNOWN_KINDS = set(_CPU_KINDS) | {"cuda", "nvptx", "rocm", "opencl", "vulkan", "metal"}

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import threading
 
-import llvmlite.binding as llvm
-
+from .._lazy import lazy_module
 from ..errors import TepadError
+
+llvm = lazy_module("llvmlite.binding")
 
 _lock = threading.Lock()
 _ids: dict = {}
