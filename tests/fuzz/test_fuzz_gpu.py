@@ -1,0 +1,117 @@
+"""The fuzzer's GPU mode (``Config(gpu=True)``, ``python -m tepad.fuzz --gpu``).
+
+GPU schedules (blocks and threads, vthreads, shared/local caches with cooperative fetches,
+cross-thread reductions) are built for ``"cuda"`` through the CPU emulator with its race check
+and compared with ``tepad.testing.reference``, in interval and exact bound modes; illegal GPU
+steps must be refused with a TepadError. The long runs are the CLI's (docs/fuzzing.md).
+"""
+import collections
+import os
+
+import pytest
+
+from tepad.fuzz.generator import Config, RandomSource, ReplaySource, generate
+from tepad.fuzz.gpu import GPU_ILLEGAL, emulation
+from tepad.fuzz.runner import exact_available, run_source
+
+GPU_CONFIG = Config(gpu=True, max_stages=4, illegal_rate=20)
+
+
+def _failures(outcomes):
+    return "\n\n".join(f"case {i}: {o.status} at {o.where}\n{o.detail}\n"
+                       f"{o.case.script() if o.case else ''}"
+                       for i, o in outcomes if o.failed)
+
+
+def test_gpu_fixed_seed_batch_both_bound_modes():
+    counts = collections.Counter()
+    outcomes = []
+    for i in range(24):
+        out = run_source(RandomSource(f"ci-gpu:{i}"), GPU_CONFIG, exact=True)
+        counts[out.status] += 1
+        outcomes.append((i, out))
+    failures = _failures(outcomes)
+    assert not failures, failures
+    assert counts["pass"] >= 14, counts
+
+
+def test_gpu_illegal_steps_are_refused_with_tepad_error():
+    cfg = Config(gpu=True, max_stages=3, illegal_rate=100, symbolic_percent=0)
+    kinds = collections.Counter()
+    outcomes = []
+    for i in range(20):
+        out = run_source(RandomSource(f"gpu-illegal:{i}"), cfg)
+        outcomes.append((i, out))
+        kinds.update(out.case.illegal)
+    failures = _failures(outcomes)
+    assert not failures, failures
+    # a schedule may offer no step of the drawn kind (no shared tile, no inlined stage)
+    assert sum(o.status == "refused" for _, o in outcomes) >= 6
+    assert len(kinds) >= 3, kinds
+
+
+def test_gpu_draws_what_the_docs_promise():
+    """Generation only (no build): the drawn schedules use every GPU feature named in
+    tepad/fuzz/gpu.py, and every kind of illegal GPU step."""
+    want = {"blockIdx.x": "'blockIdx.x'", "blockIdx.y": "'blockIdx.y'",
+            "threadIdx.y": "'threadIdx.y'", "vthread": "'vthread'",
+            "shared cache": "'shared', [", "local cache_read": "'local', [",
+            "cache_write": ".cache_write(", "rfactor": "s.rfactor(",
+            "store predicate": ".set_store_predicate(", "compute_at": ".compute_at(",
+            "fuse (cooperative fetch)": ".fuse(", "nparts": "nparts="}
+    missing = set(want)
+    kinds = set()
+    cfg = Config(gpu=True, max_stages=4, illegal_rate=30)
+    for i in range(300):
+        case = generate(RandomSource(f"gpu-draws:{i}"), cfg)
+        text = "\n".join(case.lines)
+        missing = {k for k in missing if want[k] not in text}
+        kinds.update(case.illegal)
+        if not missing and kinds >= set(GPU_ILLEGAL):
+            break
+    assert not missing, sorted(missing)
+    assert kinds >= set(GPU_ILLEGAL), kinds
+
+
+def test_gpu_mode_is_off_by_default_and_replays():
+    assert Config().gpu is False
+    case = generate(RandomSource("gpu-default:0"), Config(illegal_rate=0))
+    assert not case.gpu and "target='cuda'" not in case.script()
+    src = RandomSource("gpu-replay:5")
+    a = generate(src, GPU_CONFIG)
+    b = generate(ReplaySource(src.record), GPU_CONFIG)
+    assert a.gpu and a.lines == b.lines and a.script() == b.script()
+
+
+def test_gpu_reproducer_script_runs(monkeypatch):
+    # the script sets TEPAD_CUDA / TEPAD_CUDA_RACECHECK; monkeypatch restores them after
+    monkeypatch.setenv("TEPAD_CUDA", "emulate")
+    monkeypatch.setenv("TEPAD_CUDA_RACECHECK", "1")
+    cfg = Config(gpu=True, max_stages=3, illegal_rate=0)
+    for i in range(3):
+        case = generate(RandomSource(f"gpu-script:{i}"), cfg)
+        text = case.script(exact=exact_available())
+        assert "target='cuda'" in text and "TEPAD_CUDA_RACECHECK" in text
+        exec(compile(text, f"<gpu case {i}>", "exec"), {})
+
+
+def test_emulation_context_restores_the_environment(monkeypatch):
+    monkeypatch.delenv("TEPAD_CUDA", raising=False)
+    monkeypatch.setenv("TEPAD_CUDA_RACECHECK", "0")
+    with emulation():
+        assert os.environ["TEPAD_CUDA"] == "emulate"
+        assert os.environ["TEPAD_CUDA_RACECHECK"] == "1"
+    assert "TEPAD_CUDA" not in os.environ
+    assert os.environ["TEPAD_CUDA_RACECHECK"] == "0"
+
+
+@pytest.mark.parametrize("kind", GPU_ILLEGAL)
+def test_each_illegal_gpu_kind_is_refused(kind):
+    cfg = Config(gpu=True, max_stages=3, illegal_rate=100, symbolic_percent=0)
+    for i in range(200):
+        case = generate(RandomSource(f"gpu-kind:{i}"), cfg)
+        if kind in case.illegal:
+            out = run_source(RandomSource(f"gpu-kind:{i}"), cfg)
+            assert out.status == "refused", f"{out.status}: {out.detail}\n{out.case.script()}"
+            return
+    pytest.fail(f"no {kind} step drawn in 200 cases")
