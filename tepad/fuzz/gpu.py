@@ -234,7 +234,8 @@ class GpuScheduleDrawer(ScheduleDrawer):
         """A reduction across threadIdx.x: a reduce axis bound directly, or rfactor."""
         src, run = self.src, self.case.run
         se = self.stage_expr(st)
-        k = self.iv(st, src.pick(list(st.op.reduce_axis)))
+        red = src.pick(list(st.op.reduce_axis))
+        k = self.iv(st, red)
         t, bad = self.thread_extent()
         TX = self.axis("threadIdx.x")
         rf = None
@@ -245,9 +246,14 @@ class GpuScheduleDrawer(ScheduleDrawer):
             run(f"{rf} = s.rfactor({tname}, {ki})")
             self.tnames[id(self.ns[rf].op)] = rf
             k = self.any_iv(st, st.op.reduce_axis[0])
-        elif src.flag(50) or self.symbolic:    # a symbolic axis: a constant part bound
-            nparts = src.flag(30) and not self.symbolic
-            _, k = self.split(st, k, "nparts" if nparts else "factor", t)
+        elif src.flag(50) or self.symbolic or bad:  # symbolic: a constant part is bound
+            if src.flag(30) and not self.symbolic and not bad:
+                _, k = self.split(st, k, "nparts", t)
+                t = -(-int(red.dom.extent.value) // t)      # the inner part's extent
+            else:
+                _, k = self.split(st, k, "factor", t)
+        else:                   # the whole reduce axis bound: as many threads as it has
+            t = int(red.dom.extent.value)
         data = [self.iv(st, iv) for iv in st.op.axis]
         fused = self.fuse(st, data)
         threads = [(TX, "threadIdx.x", t)]
@@ -265,10 +271,12 @@ class GpuScheduleDrawer(ScheduleDrawer):
             rst = s[self.ns[rf]]
             run(f"{self.stage_expr(rst)}.compute_at({se}, {k})")
             self.done.add(id(rst))
-            self.places[id(rst)] = Place(Kernel(threads), None, list(rst.leaf_iter_vars))
+            self.places[id(rst)] = Place(Kernel(threads, len(data) == 1), None,
+                                         list(rst.leaf_iter_vars))
         if src.flag(40):
             run(f"{se}.set_store_predicate({TX}.var.equal(0))")
-        self.places[id(st)] = Place(Kernel(threads), self.ns[b], [])
+        tiles = len(data) == 1      # (fused rows: no constant tile per block)
+        self.places[id(st)] = Place(Kernel(threads, tiles), self.ns[b] if tiles else None, [])
 
     def record(self, st, kernel, block, thread):
         leaves = list(st.leaf_iter_vars)
