@@ -15,7 +15,7 @@ on (``TEPAD_CUDA_RACECHECK=1``) and checked against ``tepad.testing.reference``:
   its reduce axis sometimes split) and its inputs ``cache_read`` into ``"shared"`` (computed
   at the block loop, or at a loop of the local cache inside the threads, and fetched
   cooperatively: fused, split by the kernel's thread extents and bound to the same thread
-  axes) or ``"local"`` (at a thread loop);
+  axes) or ``"local"`` (at a thread loop), sometimes a shared copy read through a local one;
 * other producers are inlined, computed at the block loop of a consumer (shared, fetched
   cooperatively or, sometimes, redundantly by every thread), at a thread loop (local), or at
   the root in a kernel of their own;
@@ -155,7 +155,8 @@ class GpuScheduleDrawer(ScheduleDrawer):
     # -- dataflow -------------------------------------------------------------------------------
     def caches(self, s, out):
         """Sometimes cache_write the output into "local" and cache_read its inputs into
-        "shared" or "local" for the output (or its local cache)."""
+        "shared" or "local" for the output (or its local cache), sometimes a shared copy
+        read through a local one."""
         src, case = self.src, self.case
         reader = self.tnames[id(out.op)]
         if src.flag(30):
@@ -171,6 +172,9 @@ class GpuScheduleDrawer(ScheduleDrawer):
             nm = f"{tname}_{scope[0]}{len(case.lines)}"
             case.run(f"{nm} = s.cache_read({tname}, {scope!r}, [{reader}])")
             self.tnames[id(self.ns[nm].op)] = nm
+            if scope == "shared" and src.flag(30):     # and from there into registers
+                case.run(f"{nm}_l = s.cache_read({nm}, 'local', [{reader}])")
+                self.tnames[id(self.ns[nm + '_l'].op)] = nm + "_l"
 
     # -- a kernel's own loops ---------------------------------------------------------------------
     def bind_root(self, s, st):
