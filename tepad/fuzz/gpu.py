@@ -267,8 +267,8 @@ class GpuScheduleDrawer(ScheduleDrawer):
             TY = self.axis("threadIdx.y")
             self.bind(st, ty, TY)
             threads.append((TY, "threadIdx.y", ty_n))
-        else:
-            b = fused
+        else:   # (a root axis bound directly may start below 0: see test_fuzz_gpu.py)
+            b, _ = self.split(st, fused, "factor", 1)
         self.bind(st, b, self.axis("blockIdx.x"))
         self.bind(st, k, TX, illegal=bad)
         if rf is not None:

@@ -155,3 +155,65 @@ def test_vthread_over_an_empty_exact_region_builds():
             out = np.ones((3, 2), "float32")
             mod(a, out)
             np.testing.assert_allclose(out, reference([T3], {A: a})[0])
+
+
+@pytest.mark.xfail(strict=True, reason="a root stage whose consumer reads it at i - 1 is "
+                   "realized from -1, and a root axis bound to a thread directly must start "
+                   "at 0 (tepad/lower/thread_binding.py: thread_nest_items; TVM's "
+                   "MakeLoopNest has the same check). The error's advice, s.normalize(), "
+                   "does not help; split first (the leaves then start at 0) or rebase the "
+                   "thread index (min + var) as a serial loop is rebased")
+def test_bound_root_stage_realized_from_a_negative_index():
+    import numpy as np
+
+    import tepad
+    from tepad import te
+    from tepad.testing import reference
+
+    A = te.placeholder((2,), "float32", name="A")
+    B = te.compute((2,), lambda i: A[i] * 2.0, name="B")
+    C = te.compute((2,), lambda i: te.if_then_else(i >= 1, B[i - 1], 0.0), name="C")
+    s = te.create_schedule(C.op)
+    for t in (B, C):
+        s[t].bind(s[t].op.axis[0], te.thread_axis("blockIdx.x"))
+    a = np.array([1.5, -2.0], "float32")
+    with emulation():
+        for exact in (False, True):
+            mod = tepad.build(s, [A, C], target="cuda", bounds_check=True, exact_bounds=exact)
+            out = np.zeros(2, "float32")
+            mod(a, out)
+            np.testing.assert_allclose(out, reference([C], {A: a})[0])
+
+
+@pytest.mark.xfail(strict=True, reason="exact bounds clip the region of B (the producer of a "
+                   "shared cache, both at the block loop) against the tensor's end: "
+                   "6 - blockIdx.x elements, not a constant, so the shared allocation is "
+                   "refused; interval bounds give a constant tile (64, guarded). A shared or "
+                   "local tile needs the largest extent over the block index")
+def test_exact_bounds_shared_tile_of_constant_size():
+    import numpy as np
+
+    import tepad
+    from tepad import te
+    from tepad.testing import reference
+
+    A = te.placeholder((6,), "float32", name="A")
+    B = te.compute((6,), lambda i: A[i] * 2.0, name="B")
+    r = te.reduce_axis((0, 1), name="r")
+    C = te.compute((6,), lambda i: te.sum(B[i + r], axis=r), name="C")
+    s = te.create_schedule(C.op)
+    BS = s.cache_read(B, "shared", [C])
+    _, ki = s[C].split(r, factor=64)
+    CF = s.rfactor(C, ki)
+    bx, _ = s[C].split(s[C].op.axis[0], factor=1)
+    s[C].bind(bx, te.thread_axis("blockIdx.x"))
+    s[CF].compute_at(s[C], s[C].op.reduce_axis[0])
+    s[BS].compute_at(s[C], bx)
+    s[B].compute_at(s[C], bx)
+    a = np.arange(6).astype("float32")
+    with emulation():
+        for exact in (False, True):
+            mod = tepad.build(s, [A, C], target="cuda", bounds_check=True, exact_bounds=exact)
+            out = np.zeros(6, "float32")
+            mod(a, out)
+            np.testing.assert_allclose(out, reference([C], {A: a})[0])
