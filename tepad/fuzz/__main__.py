@@ -1,4 +1,4 @@
-"""``python -m tepad.fuzz --cases N --seed S [--exact] [--gpu] [--max-stages K]``: the schedule fuzzer.
+"""``python -m tepad.fuzz --cases N --seed S [--exact] [--gpu]``: the schedule fuzzer.
 
 The parent process supervises one worker process (``--worker``) that runs the cases in order
 and reports each as a JSON line. If the worker dies (a crash: a signal, an abort) or a case
@@ -93,8 +93,8 @@ def supervise(args):
     if args.exact and not exact_available():
         print("note: --exact requested but tepad.bound.exact is not available; interval only")
     print(f"tepad.fuzz: {args.cases} cases from seed {args.seed} (case {args.start}..{end - 1}),"
-          f" bounds: {mode}, bounds_check=True" + (", GPU (emulated, race check)" if args.gpu else ""),
-          flush=True)
+          f" bounds: {mode}, bounds_check=True" +
+          (", GPU (emulated, race check)" if args.gpu else ""), flush=True)
     report_file = open(args.report, "a") if args.report else None
     while nxt < end:
         proc = _spawn(args, nxt, end - nxt)

@@ -121,7 +121,7 @@ class GpuScheduleDrawer(ScheduleDrawer):
                     break
 
     # -- names ----------------------------------------------------------------------------------
-    def axis(self, tag, extent=None):
+    def axis(self, tag):
         """A new ``te.thread_axis(tag)`` under a fresh name."""
         nm = f"{tag.replace('.', '_')}_{self.n_axis}"
         self.n_axis += 1

@@ -6,8 +6,8 @@ random inputs (for every binding of the symbolic sizes) and compares every outpu
 ``tepad.testing.reference``. Arguments with a ``transform_layout`` are passed in their physical
 layout and read back through ``tepad.layout`` (``tepad/fuzz/layouts.py``); a GPU case
 (``Config(gpu=True)``) is built for ``"cuda"`` under ``TEPAD_CUDA=emulate`` and
-``TEPAD_CUDA_RACECHECK=1`` (a data race is a ``legal_refused``: a TepadError at run time); an output whose
-padding does not hold its ``pad_value`` is a ``mismatch``. The ``Outcome.status`` is one of
+``TEPAD_CUDA_RACECHECK=1`` (a data race is a ``legal_refused``: a TepadError at run time);
+an output whose padding does not hold its ``pad_value`` is a ``mismatch``. The ``Outcome.status`` is one of
 
 * ``pass``           numbers equal the oracle's;
 * ``refused``        a deliberately illegal step was refused with a ``TepadError`` (correct);
