@@ -312,6 +312,10 @@ class GpuScheduleDrawer(ScheduleDrawer):
             block = []
         if scope == "shared":
             inner = [x for x in inner if x[2].kernel.tiles]
+        # a tile whose size depends on the block or thread index cannot be allocated on the
+        # GPU (a per-thread region of a transposed read, say): refused, as in TVM
+        block = [x for x in block if _constant_tile(s, st, x[0], x[1])]
+        inner = [x for x in inner if _constant_tile(s, st, x[0], x[1])]
         options = (["block"] if block else []) + (["inner"] if inner else [])
         if scope != "shared" or not options:
             options.append("root")
@@ -372,6 +376,15 @@ class GpuScheduleDrawer(ScheduleDrawer):
             self.case.run(f"{self.stage_expr(st)}.storage_align({self.any_iv(st, st.op.axis[0])},"
                           f" 65536, 0)", illegal="shared_too_much")
         return bool(cands)
+
+
+def _constant_tile(s, st, p, iv):
+    """Does ``st`` computed at ``iv`` of ``p`` get a region of constant extents (interval
+    bounds)?"""
+    s2 = s.copy()
+    s2.stage_map[st.op].compute_at(s2.stage_map[p.op], iv)
+    rmap = infer_bound(s2.normalize())
+    return all(isinstance(getattr(rmap.get(ax), "extent", None), IntImm) for ax in st.op.axis)
 
 
 def _rows(s, st):
