@@ -217,3 +217,33 @@ def test_exact_bounds_shared_tile_of_constant_size():
             out = np.zeros(6, "float32")
             mod(a, out)
             np.testing.assert_allclose(out, reference([C], {A: a})[0])
+
+
+@pytest.mark.xfail(strict=True, reason="exact bounds size the shared tile of B, computed at a "
+                   "serial loop inside the threads, by that loop's index "
+                   "(6 - i_inner_inner * 2 elements): refused as not constant;"
+                   " interval bounds give a constant tile")
+def test_exact_bounds_shared_tile_inside_the_threads():
+    import numpy as np
+
+    import tepad
+    from tepad import te
+    from tepad.testing import reference
+
+    B = te.placeholder((6,), "float32", name="B")
+    r = te.reduce_axis((0, 2), name="r")
+    T = te.compute((5,), lambda i: te.sum(B[i + r], axis=r), name="T")
+    s = te.create_schedule(T.op)
+    BS = s.cache_read(B, "shared", [T])
+    bx, rest = s[T].split(T.op.axis[0], factor=8)
+    tx, inner = s[T].split(rest, nparts=4)
+    s[T].bind(bx, te.thread_axis("blockIdx.x"))
+    s[T].bind(tx, te.thread_axis("threadIdx.x"))
+    s[BS].compute_at(s[T], inner)
+    b = np.arange(6).astype("float32")
+    with emulation():
+        for exact in (False, True):
+            mod = tepad.build(s, [B, T], target="cuda", bounds_check=True, exact_bounds=exact)
+            out = np.zeros(5, "float32")
+            mod(b, out)
+            np.testing.assert_allclose(out, reference([T], {B: b})[0])
