@@ -117,6 +117,19 @@ def test_each_illegal_gpu_kind_is_refused(kind):
     pytest.fail(f"no {kind} step drawn in 200 cases")
 
 
+
+def test_gpu_case_without_barriers_is_caught():
+    """The mode can fail: with thread_sync disabled, a case with a shared tile races (the
+    emulator's race check is on), and with it the same case passes."""
+    import tepad
+
+    cfg = Config(gpu=True, max_stages=4, illegal_rate=0)
+    assert run_source(RandomSource("mut:0"), cfg).status == "pass"
+    with tepad.transform.PassContext(disabled_pass=["tir.ThreadSync"]):
+        out = run_source(RandomSource("mut:0"), cfg)
+    assert out.status == "legal_refused" and "data race" in out.detail, out.detail
+
+
 # -- findings of the GPU fuzzer that are not fixed yet -------------------------------------------
 
 @pytest.mark.xfail(strict=True, reason="exact bounds give an empty region (the consumer never "
