@@ -1,4 +1,4 @@
-"""``python -m tepad.fuzz --cases N --seed S [--exact] [--max-stages K]``: the schedule fuzzer.
+"""``python -m tepad.fuzz --cases N --seed S [--exact] [--gpu]``: the schedule fuzzer.
 
 The parent process supervises one worker process (``--worker``) that runs the cases in order
 and reports each as a JSON line. If the worker dies (a crash: a signal, an abort) or a case
@@ -31,7 +31,7 @@ def _case_seed(seed, i):
 
 def _config(args):
     return Config(max_stages=args.max_stages, illegal_rate=args.illegal_rate,
-                  scan_percent=args.scan_percent)
+                  scan_percent=args.scan_percent, gpu=args.gpu)
 
 
 def worker(args):
@@ -74,6 +74,8 @@ def _spawn(args, start, count):
            "--shrink-seconds", str(args.shrink_seconds)]
     if args.exact:
         cmd.append("--exact")
+    if args.gpu:
+        cmd.append("--gpu")
     if args.no_shrink:
         cmd.append("--no-shrink")
     return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -91,7 +93,8 @@ def supervise(args):
     if args.exact and not exact_available():
         print("note: --exact requested but tepad.bound.exact is not available; interval only")
     print(f"tepad.fuzz: {args.cases} cases from seed {args.seed} (case {args.start}..{end - 1}),"
-          f" bounds: {mode}, bounds_check=True", flush=True)
+          f" bounds: {mode}, bounds_check=True" +
+          (", GPU (emulated, race check)" if args.gpu else ""), flush=True)
     report_file = open(args.report, "a") if args.report else None
     while nxt < end:
         proc = _spawn(args, nxt, end - nxt)
@@ -217,6 +220,9 @@ def main(argv=None):
     p.add_argument("--scan-percent", type=int, default=0,
                    help="percent of drawn ops that are a te.scan (0: none; other values "
                         "change which case a seed draws)")
+    p.add_argument("--gpu", action="store_true",
+                   help="GPU schedules (blocks, threads, shared/local caches, cross-thread "
+                        "reductions) built for cuda through the emulator with its race check")
     p.add_argument("--timeout", type=float, default=20.0, help="seconds per case")
     p.add_argument("--shrink-seconds", type=float, default=60.0)
     p.add_argument("--no-shrink", action="store_true")

@@ -34,6 +34,8 @@ class Config:
     store_predicate_percent: int = 5   # per compute stage: set_store_predicate(axis < extent)
     separator_percent: int = 5     # per compute stage without a layout: set_axis_separators
     double_buffer_percent: int = 4  # per intermediate compute stage: double_buffer
+    gpu: bool = False              # GPU schedules built for "cuda" through the emulator
+                                   # (tepad/fuzz/gpu.py); off: no choice drawn for it
 
 
 @dataclass
@@ -68,6 +70,7 @@ class Case:
     refused: list = field(default_factory=list)         # (line, TepadError message)
     data_seed: int = 0
     sched_start: int = 0
+    gpu: bool = False                                   # built for "cuda" (emulated)
 
     # -- executing lines --------------------------------------------------------------------
     def run(self, line: str, illegal: str | None = None):

@@ -55,6 +55,10 @@ stencil or window read, serial loops down to the attach point, a box region); co
 such producers often split that axis first and the producer is then often attached there.
 ``LAYOUT_HOOKS`` takes extra hooks.
 
+GPU schedules (``Config(gpu=True)``, ``--gpu``; off by default): ``gpu.py`` draws blocks and
+threads, vthreads, shared/local caches with cooperative fetches and cross-thread reductions,
+built for ``"cuda"`` through the emulator with its race check.
+
 With ``illegal_rate > 0`` a case may also contain one deliberately illegal step (compute_at
 at a non-leaf, at a stage that does not enclose all consumers, a compute_at cycle, splitting
 an axis twice, rolling_buffer at the root or on an output, a non-injective layout, a pad_value
@@ -71,6 +75,7 @@ from .arrays import random_array
 from .attach_points import effective_consumers, legal_attach_points
 from .case import Case, Config
 from .definitions import DefinitionDrawer
+from .gpu import GpuScheduleDrawer
 from .schedules import LAYOUT_HOOKS, ScheduleDrawer
 from .sources import HypothesisSource, RandomSource, ReplaySource, Source
 
@@ -80,7 +85,7 @@ def generate(src: Source, cfg: Config | None = None) -> Case:
     cfg = cfg or Config()
     gen = DefinitionDrawer(src, cfg)
     gen.define()
-    ScheduleDrawer(gen).draw()
+    (GpuScheduleDrawer if cfg.gpu else ScheduleDrawer)(gen).draw()
     case = gen.case
     case.data_seed = src.int(0, 2 ** 16)
     _draw_size_bindings(case, src)
