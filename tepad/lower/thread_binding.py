@@ -49,11 +49,14 @@ def thread_nest_items(stage, iv, thread_iv, r) -> tuple[list, object]:
       var, or ``r.min`` when the extent is 1 or when the stage's storage scope sits below the
       thread (a ``local`` stage under ``threadIdx``: each thread has its own copy).
 
-    A bound leaf must start at 0 (``normalize`` makes it so)."""
+    A bound leaf must start at 0 (``normalize`` rebases only unbound axes)."""
     tag = thread_iv.thread_tag
     if not (isinstance(r.min, IntImm) and r.min.value == 0):
         raise TepadError(f"stage {stage.name}: axis {iv.name} bound to {tag} starts at "
-                         f"{r.min}, a thread index starts at 0 (call s.normalize())")
+                         f"{r.min}, a thread index starts at 0; a bound axis is not rebased, "
+                         f"so split the axis before binding and bind the parts, which start at 0 "
+                         f"(o, i = s[{stage.name}].split({iv.name}, factor=...); "
+                         f"s[{stage.name}].bind(o, ...))")
     var = thread_iv.var
     ext = r.extent if r.extent.dtype == var.dtype else cast(var.dtype, r.extent)
     own = var if var.dtype == iv.var.dtype else cast(iv.var.dtype, var)

@@ -173,9 +173,9 @@ def test_vthread_over_an_empty_exact_region_builds():
 @pytest.mark.xfail(strict=True, reason="a root stage whose consumer reads it at i - 1 is "
                    "realized from -1, and a root axis bound to a thread directly must start "
                    "at 0 (tepad/lower/thread_binding.py: thread_nest_items; TVM's "
-                   "MakeLoopNest has the same check). The error's advice, s.normalize(), "
-                   "does not help; split first (the leaves then start at 0) or rebase the "
-                   "thread index (min + var) as a serial loop is rebased")
+                   "MakeLoopNest has the same check; the error says to split before binding). "
+                   "Building it would need the thread index rebased (min + var) as a serial "
+                   "loop is rebased")
 def test_bound_root_stage_realized_from_a_negative_index():
     import numpy as np
 

@@ -1,6 +1,7 @@
 """verify_gpu_code: what the device cannot run is a TepadError naming the stage or the tag."""
 import pytest
 
+import tepad
 from tepad import te
 from tepad.errors import TepadError
 from tepad.lower.pipeline import Options, lower_for_codegen
@@ -120,3 +121,22 @@ def test_a_schedule_with_no_bind_is_refused_for_the_gpu():
     with pytest.raises(TepadError, match="stage B: kernel main has no GPU launch.*did you "
                                          "forget to bind"):
         gpu_lower(s, [A, B])
+
+
+def test_a_bound_axis_that_starts_below_zero_says_to_split_before_binding():
+    """A root stage read at ``i - 1`` is realized from -1; binding its root axis directly
+    is refused with advice that works (normalize rebases only unbound axes)."""
+    A = te.placeholder((2,), "float32", name="A")
+    B = te.compute((2,), lambda i: A[i] * 2.0, name="B")
+    C = te.compute((2,), lambda i: te.if_then_else(i >= 1, B[i - 1], 0.0), name="C")
+    s = te.create_schedule(C.op)
+    for t in (B, C):
+        s[t].bind(s[t].op.axis[0], te.thread_axis("blockIdx.x"))
+    with pytest.raises(TepadError, match=r"stage B: axis i bound to blockIdx.x starts at -1.*"
+                                         r"split the axis before binding"):
+        tepad.lower(s, [A, C])
+    s = te.create_schedule(C.op)
+    for t in (B, C):
+        o, _ = s[t].split(s[t].op.axis[0], factor=1)
+        s[t].bind(o, te.thread_axis("blockIdx.x"))
+    assert "blockIdx" in str(tepad.lower(s, [A, C]))
