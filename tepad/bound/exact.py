@@ -690,10 +690,12 @@ def infer_bound_exact(s):
         else:
             try:
                 _exact_root_bound(ex, ctx, stage, rmap, ana)
+                msg = _gpu_shape_refused(ctx, stage, rmap) if ex.bind else None
             except (NotAffine, isl.Error) as e:
                 if _DEBUG_RAISE:
                     raise
                 msg = f"exact region failed ({e}); interval InferBound for the whole stage"
+            if msg is not None:
                 log.debug("exact bounds: stage %s: %s", stage.name, msg)
                 rmap.exact_fallbacks.append(Fallback(stage.name, None, None, msg))
                 rmap.predicates.pop(op, None)
@@ -703,6 +705,28 @@ def infer_bound_exact(s):
         pass_down_domain(stage, rmap, ana)
         bind_thread_ranges(stage, rmap, ana)
     return finalize_ranges(rmap, ana)
+
+
+def _gpu_shape_refused(ctx, stage, rmap):
+    """Why GPU lowering would refuse ``stage``'s exact root ranges (then interval InferBound
+    sizes it), or None. A ``shared``/``local`` tile (its scope, or the default scope of a
+    stage attached under a thread-bound loop) is one allocation per block or thread, so its
+    size must be a constant: an exact extent that moves with ``blockIdx`` (a tile clipped at
+    the tensor's end) or with a serial loop cannot be allocated, while interval mode's
+    constant, guarded tile can. A thread-bound leaf needs a positive launch extent, which an
+    empty exact region (a stage nobody reads) does not give."""
+    op = stage.op
+    extents = [rmap[iv].extent for iv in op.axis if iv in rmap]
+    scope = stage.scope or ""
+    per_block = scope in ("shared", "local", "warp") or (
+        not scope and any(iv in ctx.bind_map for iv in ctx.paths[id(stage)]))
+    if per_block and not all(isinstance(e, IntImm) for e in extents):
+        return (f"a {scope or 'block- or thread-local'} tile needs a constant size; exact "
+                f"extents {[str(e) for e in extents]} are not: interval InferBound for the stage")
+    bound_leaf = any(iv in ctx.bind_map for iv in stage.leaf_iter_vars)
+    if bound_leaf and any(isinstance(e, IntImm) and e.value == 0 for e in extents):
+        return "empty exact region under a thread binding: interval InferBound for the stage"
+    return None
 
 
 def _exact_root_bound(ex, ctx, stage, rmap, ana):

@@ -132,9 +132,6 @@ def test_gpu_case_without_barriers_is_caught():
 
 # -- findings of the GPU fuzzer that are not fixed yet -------------------------------------------
 
-@pytest.mark.xfail(strict=True, reason="exact bounds give an empty region (the consumer never "
-                   "reads the stage) a zero extent, and a vthread of extent 0 is refused "
-                   "(tepad/lower/thread_binding.py); interval bounds build it")
 def test_vthread_over_an_empty_exact_region_builds():
     import numpy as np
 
@@ -198,11 +195,6 @@ def test_bound_root_stage_realized_from_a_negative_index():
             np.testing.assert_allclose(out, reference([C], {A: a})[0])
 
 
-@pytest.mark.xfail(strict=True, reason="exact bounds clip the region of B (the producer of a "
-                   "shared cache, both at the block loop) against the tensor's end: "
-                   "6 - blockIdx.x elements, not a constant, so the shared allocation is "
-                   "refused; interval bounds give a constant tile (64, guarded). A shared or "
-                   "local tile needs the largest extent over the block index")
 def test_exact_bounds_shared_tile_of_constant_size():
     import numpy as np
 
@@ -232,10 +224,6 @@ def test_exact_bounds_shared_tile_of_constant_size():
             np.testing.assert_allclose(out, reference([C], {A: a})[0])
 
 
-@pytest.mark.xfail(strict=True, reason="exact bounds size the shared tile of B, computed at a "
-                   "serial loop inside the threads, by that loop's index "
-                   "(6 - i_inner_inner * 2 elements): refused as not constant;"
-                   " interval bounds give a constant tile")
 def test_exact_bounds_shared_tile_inside_the_threads():
     import numpy as np
 
