@@ -18,6 +18,16 @@ PAD = 1
 def schedule(batch=SIZES["batch"], in_channel=SIZES["in_channel"],
              out_channel=SIZES["out_channel"], size=SIZES["size"], tile=8, num_thread=8,
              step=8, vthread=2):
+    """``(s, [A, W, B])``: the tutorial's schedule at these sizes."""
+    s, args, _ = schedule_with_stages(batch, in_channel, out_channel, size, tile, num_thread,
+                                      step, vthread)
+    return s, args
+
+
+def schedule_with_stages(batch=SIZES["batch"], in_channel=SIZES["in_channel"],
+                         out_channel=SIZES["out_channel"], size=SIZES["size"], tile=8,
+                         num_thread=8, step=8, vthread=2):
+    """``(s, [A, W, B], {"AA", "WW", "AL", "WL", "BL": the cache stages' tensors})``."""
     A = te.placeholder((size, size, in_channel, batch), name="A")
     W = te.placeholder((KERNEL, KERNEL, in_channel, out_channel), name="W")
     out_size = size - KERNEL + 2 * PAD + 1
@@ -87,7 +97,7 @@ def schedule(batch=SIZES["batch"], in_channel=SIZES["in_channel"],
         s[shared].bind(ty, thread_y)
         s[shared].bind(tx, thread_x)
         s[shared].vectorize(last)
-    return s, [A, W, B]
+    return s, [A, W, B], {"AA": AA, "WW": WW, "AL": AL, "WL": WL, "BL": BL}
 
 
 def inputs(batch=SIZES["batch"], in_channel=SIZES["in_channel"],

@@ -10,8 +10,10 @@ rule with the thread variables as ISL parameters (kept or projected out).
 Worked sizes are asserted in both modes; the TVM tests ported here are those of
 test_te_schedule_bound_inference.py and test_te_schedule_ops.py that use thread axes.
 """
+import importlib.util
 import itertools
 import warnings
+from pathlib import Path
 
 import islpy as isl
 import numpy as np
@@ -622,70 +624,17 @@ def test_rfactor_cross_thread_reduction_schedule(exact):
     assert sorted(extents(bm, BF)) == [16, 32]
 
 
-def _conv_hwcn(batch=256, in_channel=256, out_channel=512, in_size=14, kernel=3):
-    """opt_conv_cuda.py's schedule (HWCN conv, 3x3, pad 1): 64 x 64 output tiles per block
-    over (filters, batch), 2 x 2 virtual threads of 8 x 8 threads, 4 x 4 per thread; the padded
-    input and the weights staged in shared memory per 8 input channels and in registers per
-    channel."""
-    pad = 1
-    A = te.placeholder((in_size, in_size, in_channel, batch), name="A")
-    W = te.placeholder((kernel, kernel, in_channel, out_channel), name="W")
-    size = in_size - kernel + 2 * pad + 1
-    Apad = te.compute(
-        (in_size + 2 * pad, in_size + 2 * pad, in_channel, batch),
-        lambda y, x, c, b: tir.if_then_else(
-            tir.all(y >= pad, y - pad < in_size, x >= pad, x - pad < in_size),
-            A[y - pad, x - pad, c, b], tir.const(0.0, "float32")), name="Apad")
-    rc = te.reduce_axis((0, in_channel), name="rc")
-    ry = te.reduce_axis((0, kernel), name="ry")
-    rx = te.reduce_axis((0, kernel), name="rx")
-    B = te.compute((size, size, out_channel, batch),
-                   lambda y, x, f, b: te.sum(Apad[y + ry, x + rx, rc, b] * W[ry, rx, rc, f],
-                                             axis=[ry, rx, rc]), name="B")
-    s = te.create_schedule(B.op)
-    s[Apad].compute_inline()
-    AA = s.cache_read(Apad, "shared", [B])
-    WW = s.cache_read(W, "shared", [B])
-    AL = s.cache_read(AA, "local", [B])
-    WL = s.cache_read(WW, "local", [B])
-    BL = s.cache_write(B, "local")
-    tile, num_thread, step, vthread = 8, 8, 8, 2
-    block = num_thread * tile
-    tx, ty = te.thread_axis((0, num_thread), "threadIdx.x"), \
-        te.thread_axis((0, num_thread), "threadIdx.y")
-    y, x, f, b = s[B].op.axis
-    bz = s[B].fuse(y, x)
-    by, fi = s[B].split(f, factor=block)
-    bx, bi = s[B].split(b, factor=block)
-    for ax, tag in ((bz, "blockIdx.z"), (by, "blockIdx.y"), (bx, "blockIdx.x")):
-        s[B].bind(ax, te.thread_axis(tag))
-    tyz, fi = s[B].split(fi, nparts=vthread)
-    txz, bi = s[B].split(bi, nparts=vthread)
-    t_y, fi = s[B].split(fi, nparts=num_thread)
-    t_x, bi = s[B].split(bi, nparts=num_thread)
-    s[B].reorder(bz, by, bx, tyz, txz, t_y, t_x, fi, bi)
-    s[B].bind(tyz, te.thread_axis((0, vthread), "vthread"))
-    s[B].bind(txz, te.thread_axis((0, vthread), "vthread"))
-    s[B].bind(t_y, ty)
-    s[B].bind(t_x, tx)
-    s[BL].compute_at(s[B], t_x)
-    yi, xi, fi, bi = s[BL].op.axis
-    ry, rx, rc = s[BL].op.reduce_axis
-    rco, rci = s[BL].split(rc, factor=step)
-    s[BL].reorder(rco, ry, rx, rci, fi, bi)
-    s[AA].compute_at(s[BL], rx)
-    s[WW].compute_at(s[BL], rx)
-    s[AL].compute_at(s[BL], rci)
-    s[WL].compute_at(s[BL], rci)
-    for T in (AA, WW):
-        _, _, ci, last = s[T].op.axis
-        t_y, ci = s[T].split(ci, nparts=num_thread)
-        t_x, last = s[T].split(last, nparts=num_thread)
-        _, last = s[T].split(last, factor=4)
-        s[T].reorder(t_y, t_x, ci, last)
-        s[T].bind(t_y, ty)
-        s[T].bind(t_x, tx)
-    return s, AA, WW, AL, WL, BL
+def _conv_hwcn(batch=256, in_channel=256, out_channel=512, in_size=14):
+    """opt_conv_cuda.py's schedule (HWCN conv, 3x3, pad 1) as examples/gpu/conv2d_hwcn.py
+    writes it: 64 x 64 output tiles per block over (filters, batch), 2 x 2 virtual threads of
+    8 x 8 threads, 4 x 4 per thread; the padded input and the weights staged in shared memory
+    per 8 input channels and in registers per channel."""
+    path = Path(__file__).resolve().parents[2] / "examples" / "gpu" / "conv2d_hwcn.py"
+    spec = importlib.util.spec_from_file_location("gpu_example_conv2d_hwcn", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    s, _, st = example.schedule_with_stages(batch, in_channel, out_channel, in_size)
+    return s, st["AA"], st["WW"], st["AL"], st["WL"], st["BL"]
 
 
 @MODES

@@ -1,4 +1,7 @@
 """Builders shared by the tests in tests/gpu."""
+import importlib.util
+from pathlib import Path
+
 from tepad import te, tir
 from tepad.lower.pipeline import Options, lower_for_codegen, run_pipeline, schedule_to_primfunc
 from tepad.lower.passes.thread_sync import SYNC_OP
@@ -97,67 +100,35 @@ def tiled_matmul(n=64, tile=16, shared=True):
 
 
 def opt_conv_cuda(batch=64, in_channel=16, out_channel=64, in_size=4):
-    """TVM's opt_conv_cuda.py tutorial schedule (HWCN conv, shared/local caches, vthreads),
-    at a size the emulator runs quickly (the tutorial's is 256 x 256 x 512, 14 x 14)."""
-    kernel, pad = 3, 1
-    A = te.placeholder((in_size, in_size, in_channel, batch), name="A")
-    W = te.placeholder((kernel, kernel, in_channel, out_channel), name="W")
-    out_size = in_size - kernel + 2 * pad + 1
-    Apad = te.compute(
-        (in_size + 2 * pad, in_size + 2 * pad, in_channel, batch),
-        lambda yy, xx, cc, nn: tir.if_then_else(
-            tir.all(yy >= pad, yy - pad < in_size, xx >= pad, xx - pad < in_size),
-            A[yy - pad, xx - pad, cc, nn], tir.const(0.0, "float32")), name="Apad")
-    rc = te.reduce_axis((0, in_channel), name="rc")
-    ry = te.reduce_axis((0, kernel), name="ry")
-    rx = te.reduce_axis((0, kernel), name="rx")
-    B = te.compute((out_size, out_size, out_channel, batch),
-                   lambda yy, xx, ff, nn: te.sum(Apad[yy + ry, xx + rx, rc, nn] *
-                                                 W[ry, rx, rc, ff], axis=[ry, rx, rc]),
-                   name="B")
+    """TVM's opt_conv_cuda.py tutorial schedule (HWCN conv, shared/local caches, vthreads), as
+    examples/gpu/conv2d_hwcn.py writes it, at a size the emulator runs quickly (the
+    tutorial's is 256 x 256 x 512, 14 x 14)."""
+    return gpu_example("conv2d_hwcn").schedule(batch, in_channel, out_channel, in_size)
+
+
+def gpu_example(stem):
+    """The module examples/gpu/<stem>.py."""
+    path = Path(__file__).resolve().parents[2] / "examples" / "gpu" / f"{stem}.py"
+    spec = importlib.util.spec_from_file_location(f"gpu_example_{stem}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def rfactor_rows(n=64, m=64, factor=16, rows_per_block=32, predicate=True):
+    """TVM's reduction.py tutorial: rfactor + threadIdx.x over the row sums of A."""
+    A = te.placeholder((n, m), name="A")
+    k = te.reduce_axis((0, m), "k")
+    B = te.compute((n,), lambda i: te.sum(A[i, k], axis=k), name="B")
     s = te.create_schedule(B.op)
-    s[Apad].compute_inline()
-    AA = s.cache_read(Apad, "shared", [B])
-    WW = s.cache_read(W, "shared", [B])
-    AL = s.cache_read(AA, "local", [B])
-    WL = s.cache_read(WW, "local", [B])
-    BL = s.cache_write(B, "local")
-    tile, num_thread, step, vthread = 8, 8, 8, 2
-    block_factor = tile * num_thread
-    thread_x = te.thread_axis((0, num_thread), "threadIdx.x")
-    thread_y = te.thread_axis((0, num_thread), "threadIdx.y")
-    hi, wi, fi, ni = s[B].op.axis
-    bz = s[B].fuse(hi, wi)
-    by, fi = s[B].split(fi, factor=block_factor)
-    bx, ni = s[B].split(ni, factor=block_factor)
-    s[B].bind(bz, te.thread_axis("blockIdx.z"))
-    s[B].bind(by, te.thread_axis("blockIdx.y"))
-    s[B].bind(bx, te.thread_axis("blockIdx.x"))
-    tyz, fi = s[B].split(fi, nparts=vthread)
-    txz, ni = s[B].split(ni, nparts=vthread)
-    ty, fi = s[B].split(fi, nparts=num_thread)
-    tx, ni = s[B].split(ni, nparts=num_thread)
-    s[B].reorder(bz, by, bx, tyz, txz, ty, tx, fi, ni)
-    s[B].bind(tyz, te.thread_axis((0, vthread), "vthread", name="vy"))
-    s[B].bind(txz, te.thread_axis((0, vthread), "vthread", name="vx"))
-    s[B].bind(ty, thread_y)
-    s[B].bind(tx, thread_x)
-    s[BL].compute_at(s[B], tx)
-    yi, xi, fi, ni = s[BL].op.axis
-    ry, rx, rc = s[BL].op.reduce_axis
-    rco, rci = s[BL].split(rc, factor=step)
-    s[BL].reorder(rco, ry, rx, rci, fi, ni)
-    s[AA].compute_at(s[BL], rx)
-    s[WW].compute_at(s[BL], rx)
-    s[AL].compute_at(s[BL], rci)
-    s[WL].compute_at(s[BL], rci)
-    for st in (AA, WW):
-        yi, xi, ci, last = s[st].op.axis
-        ty, ci = s[st].split(ci, nparts=num_thread)
-        tx, last = s[st].split(last, nparts=num_thread)
-        _, last = s[st].split(last, factor=4)
-        s[st].reorder(ty, tx, yi, xi, ci, last)
-        s[st].bind(ty, thread_y)
-        s[st].bind(tx, thread_x)
-        s[st].vectorize(last)
-    return s, [A, W, B]
+    ko, ki = s[B].split(B.op.reduce_axis[0], factor=factor)
+    BF = s.rfactor(B, ki)
+    xo, xi = s[B].split(s[B].op.axis[0], factor=rows_per_block)
+    s[B].bind(xo, te.thread_axis("blockIdx.x"))
+    s[B].bind(xi, te.thread_axis("threadIdx.y"))
+    tx = te.thread_axis("threadIdx.x")
+    s[B].bind(s[B].op.reduce_axis[0], tx)
+    s[BF].compute_at(s[B], s[B].op.reduce_axis[0])
+    if predicate:
+        s[B].set_store_predicate(tx.var.equal(0))
+    return s, [A, B]

@@ -1,8 +1,5 @@
 """The GPU schedules of examples/gpu (what benchmarks/bench_gpu.py times on a GPU), at their
 small default sizes through the emulator, against each example's numpy reference."""
-import importlib.util
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -10,18 +7,9 @@ import tepad
 from tepad.driver.build_emulated import EmulatedModule
 
 from emulator_kernels import emulate_cuda
+from gpu_helpers import gpu_example as _example
 
 pytestmark = pytest.mark.usefixtures(emulate_cuda.__name__)
-
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "gpu"
-
-
-def _example(stem):
-    spec = importlib.util.spec_from_file_location(f"gpu_example_{stem}", EXAMPLES / f"{stem}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
 
 @pytest.mark.parametrize("stem", ["elementwise", "blur", "matmul", "rowsum", "conv2d_hwcn"])
 def test_gpu_example_matches_its_reference(stem):

@@ -14,6 +14,7 @@ from tepad.lower.passes.emulate_gpu_threads import SYNC
 from tepad.testing.reference import reference
 
 from emulator_kernels import emulate_cuda
+from gpu_helpers import rfactor_rows
 
 pytestmark = pytest.mark.usefixtures(emulate_cuda.__name__)
 
@@ -28,19 +29,7 @@ def _count_syncs(func):
 def _row_sum_cross_thread(n, m, factor=16, rows_per_block=32):
     """reduction.py: rfactor over the inner reduce split, rows over blockIdx.x / threadIdx.y,
     the factored axis over threadIdx.x, the store by thread 0."""
-    A = te.placeholder((n, m), name="A")
-    k = te.reduce_axis((0, m), "k")
-    B = te.compute((n,), lambda i: te.sum(A[i, k], axis=k), name="B")
-    s = te.create_schedule(B.op)
-    ko, ki = s[B].split(B.op.reduce_axis[0], factor=factor)
-    BF = s.rfactor(B, ki)
-    xo, xi = s[B].split(s[B].op.axis[0], factor=rows_per_block)
-    s[B].bind(xo, te.thread_axis("blockIdx.x"))
-    s[B].bind(xi, te.thread_axis("threadIdx.y"))
-    tx = te.thread_axis("threadIdx.x")
-    s[B].bind(s[B].op.reduce_axis[0], tx)
-    s[BF].compute_at(s[B], s[B].op.reduce_axis[0])
-    s[B].set_store_predicate(tx.var.equal(0))
+    s, (A, B) = rfactor_rows(n, m, factor, rows_per_block)
     return s, A, B
 
 

@@ -8,26 +8,7 @@ from tepad.errors import TepadError
 from tepad.lower.passes.lower_thread_allreduce import THREAD_ALLREDUCE
 from tepad.tir import stmt as S
 
-from gpu_helpers import allocs, calls, gpu_lower, nodes, syncs
-
-
-def rfactor_rows(n=64, m=64, factor=16, rows_per_block=32, predicate=True):
-    """TVM's reduction.py tutorial: rfactor + threadIdx.x over the row sums of A."""
-    A = te.placeholder((n, m), name="A")
-    k = te.reduce_axis((0, m), "k")
-    B = te.compute((n,), lambda i: te.sum(A[i, k], axis=k), name="B")
-    s = te.create_schedule(B.op)
-    ko, ki = s[B].split(B.op.reduce_axis[0], factor=factor)
-    BF = s.rfactor(B, ki)
-    xo, xi = s[B].split(s[B].op.axis[0], factor=rows_per_block)
-    s[B].bind(xo, te.thread_axis("blockIdx.x"))
-    s[B].bind(xi, te.thread_axis("threadIdx.y"))
-    tx = te.thread_axis("threadIdx.x")
-    s[B].bind(s[B].op.reduce_axis[0], tx)
-    s[BF].compute_at(s[B], s[B].op.reduce_axis[0])
-    if predicate:
-        s[B].set_store_predicate(tx.var.equal(0))
-    return s, [A, B]
+from gpu_helpers import allocs, calls, gpu_lower, nodes, rfactor_rows, syncs
 
 
 def split_rows(n=16, m=96, threads=32):
