@@ -21,7 +21,8 @@ import llvmlite.ir as ir
 
 from ..errors import TepadError
 from .. import tir
-from .analysis import FreeVars, shape_vars, static_bytes
+from ..tir.free_vars import FreeVars
+from .analysis import shape_vars, static_bytes
 from .emitter import EmitterBase
 from .expressions import ExprEmitter
 from .intrinsics import CallEmitter

@@ -22,7 +22,8 @@ from __future__ import annotations
 import llvmlite.ir as ir
 
 from ..errors import InternalError
-from .analysis import FreeVars, static_work
+from ..tir.free_vars import FreeVars
+from .analysis import static_work
 from .lltypes import I1, I32, I64, PTR, VOID, ident, is_unsigned, ll_type
 
 # Each thread's static block of a parallel loop is claimed in this many grains (the unit a

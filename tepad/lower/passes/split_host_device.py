@@ -29,8 +29,9 @@ from dataclasses import dataclass
 from ...errors import TepadError
 from ... import tir
 from ...tir import dtype as dt
+from ...tir.free_vars import FreeVars
+from ..thread_binding import THREAD_EXTENT
 
-THREAD_EXTENT = "thread_extent"
 LAUNCH_OP = "tir.tepad_cuda_launch"
 TAGS = ("blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z")
 
@@ -64,62 +65,28 @@ def launch_tag(s) -> str:
     return getattr(node, "thread_tag", None) or getattr(getattr(node, "var", node), "name", "")
 
 
-class _Uses(tir.Visitor):
-    """Vars and buffers a statement uses without defining them, in first-use order; the
-    launch attributes met (tag -> extent) and the shared allocations of non-constant size."""
+class _Uses(FreeVars):
+    """Vars (``vars``) and buffers (``buffers``) a statement uses without defining them, in
+    first-use order; the launch attributes met (tag -> extent) and the shared allocations of
+    non-constant size."""
 
     def __init__(self):
-        self.defined, self.vars, self.buffers, self._seen = set(), [], [], set()
+        super().__init__()
+        self.vars = self.order
+        self.buffers = []
         self.extents: dict = {}
         self.dyn_shared = []
 
-    def _var(self, v):
-        if v not in self.defined and v not in self._seen:
-            self._seen.add(v)
-            self.vars.append(v)
-
-    def _buffer(self, buf):
-        if buf.data not in self.defined and buf.data not in self._seen:
-            self._seen.add(buf.data)
+    def _use_buffer(self, buf):
+        if buf.data not in self.defined and buf.data not in self.seen:
+            self.seen.add(buf.data)
             self.buffers.append(buf)
 
-    def visit_Var(self, v):
-        self._var(v)
-
-    visit_SizeVar = visit_Var
-
-    def visit_BufferLoad(self, e):
-        self._buffer(e.buffer)
-        self.visit(e.indices)
-
-    def visit_BufferStore(self, s):
-        self._buffer(s.buffer)
-        self.visit(s.value)
-        self.visit(s.indices)
-
-    def visit_For(self, s):
-        self.visit(s.min)
-        self.visit(s.extent)
-        self.defined.add(s.loop_var)
-        self.visit(s.body)
-
-    def visit_LetStmt(self, s):
-        self.visit(s.value)
-        self.defined.add(s.var)
-        self.visit(s.body)
-
-    def visit_Let(self, e):
-        self.visit(e.value)
-        self.defined.add(e.var)
-        self.visit(e.body)
-
     def visit_Allocate(self, s):
-        self.visit(s.extents)
-        self.defined.add(s.buffer_var)
         if s.annotations.get("scope") == "shared" and \
                 not all(isinstance(e, tir.IntImm) for e in s.extents):
             self.dyn_shared.append(s)
-        self.visit(s.body)
+        super().visit_Allocate(s)
 
     def visit_AttrStmt(self, s):
         if s.attr_key == THREAD_EXTENT:
