@@ -9,6 +9,9 @@ Each template also runs as a plain schedule: called outside ``apply_history_best
 first choice of every knob, which is the example's own schedule where the knob lists start
 with it. ``benchmarks/bench_tune.py`` tunes them at the benchmark sizes.
 """
+import importlib.util
+from pathlib import Path
+
 from tepad import te, tir, autotvm
 
 # small sizes for `tepad tune` and the tests; benchmarks/bench_tune.py passes the full ones
@@ -20,6 +23,16 @@ TUNE_ARGS = {
     "w5/rowsum": (256, 14),
     "w6/maxpool": (34, 34),
 }
+
+
+def _example(stem):
+    """The module examples/<stem>.py (a template whose schedule is an example's, with the
+    example's numbers as knobs, calls the example's ``schedule``)."""
+    spec = importlib.util.spec_from_file_location(f"tepad_example_{stem}",
+                                                  Path(__file__).with_name(f"{stem}.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def _dividing(candidates, n):
@@ -86,22 +99,10 @@ def matmul(n):
 @autotvm.template("w3/blur")
 def blur(n):
     """W3: two-stage 3x3 blur, ``Bx`` computed at ``By``'s tile; the tile's shape."""
-    third = 1.0 / 3.0
-    A = te.placeholder((n, n), "float32", name="A")
-    Bx = te.compute((n, n - 2), lambda y, x: (A[y, x] + A[y, x + 1] + A[y, x + 2]) * third,
-                    name="Bx")
-    By = te.compute((n - 2, n - 2),
-                    lambda y, x: (Bx[y, x] + Bx[y + 1, x] + Bx[y + 2, x]) * third, name="By")
-    s = te.create_schedule(By.op)
     cfg = autotvm.get_config()
     cfg.define_knob("ty", [32, 8, 16, 64])
     cfg.define_knob("tx", [256, 64, 128, 512])
-    yo, xo, yi, xi = s[By].tile(By.op.axis[0], By.op.axis[1], cfg["ty"].val, cfg["tx"].val)
-    s[By].parallel(yo)
-    s[By].vectorize(xi)
-    s[Bx].compute_at(s[By], xo)
-    s[Bx].vectorize(s[Bx].op.axis[1])
-    return s, [A, By]
+    return _example("blur").schedule(n, cfg["ty"].val, cfg["tx"].val)
 
 
 @autotvm.template("w4/conv2d")
@@ -111,44 +112,7 @@ def conv2d(c, k, h, w):
     cfg = autotvm.get_config()
     cfg.define_knob("fb", [16, 8, 32])
     cfg.define_knob("xb", _dividing([14, 7, 8, 28, 4, 6, 12], w))
-    fb, xb = cfg["fb"].val, cfg["xb"].val
-    X = te.placeholder((1, c, h, w), "float32", name="X")
-    Wt = te.placeholder((k, c, 3, 3), "float32", name="W")
-    Xp = te.compute((1, c, h + 2, w + 2),
-                    lambda n, ci, y, x: tir.if_then_else(
-                        tir.all(y >= 1, y <= h, x >= 1, x <= w), X[n, ci, y - 1, x - 1],
-                        tir.const(0.0, "float32")), name="Xp")
-    kb = (k + fb - 1) // fb
-    Wp = te.compute((kb, c, 3, 3, fb),
-                    lambda fo, ci, ky, kx, fi: tir.if_then_else(
-                        fo * fb + fi < k, Wt[fo * fb + fi, ci, ky, kx],
-                        tir.const(0.0, "float32")), name="Wp")
-    rc = te.reduce_axis((0, c), name="rc")
-    ry = te.reduce_axis((0, 3), name="ry")
-    rx = te.reduce_axis((0, 3), name="rx")
-    O16 = te.compute((1, kb, h, w, fb),
-                     lambda n, fo, y, x, fi: te.sum(
-                         Xp[n, rc, y + ry, x + rx] * Wp[fo, rc, ry, rx, fi], axis=[rc, ry, rx]),
-                     name="O16")
-    Y = te.compute((1, k, h, w), lambda n, f, y, x: O16[n, f // fb, y, x, f % fb], name="Y")
-    s = te.create_schedule(Y.op)
-    n, f, y, x = Y.op.axis
-    fo, fi = s[Y].split(f, factor=fb)
-    xo, xi = s[Y].split(x, factor=xb)
-    s[Y].reorder(n, fo, y, xo, fi, xi)
-    s[Y].parallel(s[Y].fuse(fo, y))
-    s[Y].vectorize(xi)
-    s[O16].compute_at(s[Y], xo)
-    _, _, _, xc, fc = s[O16].op.axis
-    rc_, ry_, rx_ = s[O16].op.reduce_axis
-    s[O16].reorder(rc_, ry_, rx_, xc, fc)
-    s[O16].unroll(xc)
-    s[O16].vectorize(fc)
-    s[Xp].parallel(s[Xp].op.axis[1])
-    s[Xp].vectorize(s[Xp].op.axis[3])
-    s[Wp].parallel(s[Wp].op.axis[0])
-    s[Wp].vectorize(s[Wp].op.axis[4])
-    return s, [X, Wt, Y]
+    return _example("conv2d").schedule(c, k, h, w, fb=cfg["fb"].val, xb=cfg["xb"].val)
 
 
 @autotvm.template("w5/rowsum")
