@@ -1,7 +1,7 @@
 """Statement-level simplification (the engine of ``tepad.lower.passes.simplify``).
 
 Walks statements with an Analyzer that knows the enclosing loop ranges, LetStmt values (a
-value with a min/max only by its constant range),
+value with a min/max, or over another let var, only by its constant range),
 thread extents and ``if`` conditions, simplifies every expression (values, indices, realize
 bounds, allocate extents, conditions), and removes structure that provably does nothing:
 ``if`` with a provable condition, ``for`` of extent 1 (body with the var substituted by the
@@ -19,6 +19,7 @@ from .negation import negate
 class _StmtSimplifier(Mutator):
     def __init__(self, ana):
         self.ana = ana
+        self.lets = set()         # the LetStmt vars in scope
 
     def visit(self, node):
         if isinstance(node, E.PrimExpr):
@@ -74,14 +75,18 @@ class _StmtSimplifier(Mutator):
                     E.dt.lanes(value.dtype) == 1:
                 b = self.ana._bound_num(value)
                 self.ana._bounds[op.var] = b
-                if not _has_minmax(value):
-                    # a min/max value stays opaque (its constant range only): as a symbolic
-                    # bound it would make every failing proof over the var expand it, and a
-                    # chain of such lets (shared region-predicate bounds) level by level
+                if not _has_minmax(value) and not _mentions(value, self.lets):
+                    # a min/max value, or one over another let var, stays opaque (its
+                    # constant range only): as a symbolic bound it would make every failing
+                    # proof over the var expand it, and a chain of such lets (shared
+                    # region-predicate bounds, the root offsets of a deep chain of stages,
+                    # tepad.bound.offset_lets) level by level
                     self.ana._sym_lo[op.var] = (value,)
                     self.ana._sym_hi[op.var] = (value,)
+            self.lets.add(op.var)
             body = self.visit(op.body)
         finally:
+            self.lets.discard(op.var)
             self.ana._restore(snap)
         if value is op.value and body is op.body:
             return op
@@ -111,6 +116,15 @@ class _StmtSimplifier(Mutator):
     def visit_Evaluate(self, op):
         v = self.ana.simplify(op.value)
         return op if v is op.value else S.Evaluate(v)
+
+
+def _mentions(e, vars_) -> bool:
+    if not vars_:
+        return False
+    found = []
+    post_order_visit(e, lambda n: found.append(n) if isinstance(n, E.Var) and n in vars_
+                     else None)
+    return bool(found)
 
 
 def _has_minmax(e) -> bool:

@@ -71,6 +71,7 @@ from ..tir.functor import post_order_visit, substitute
 from .interval import (BoundContext, BoundMap, consumer_request, finalize_ranges,
                        infer_bound_interval, infer_root_bound, storage_rank, thread_rank)
 from .message_passing import bind_thread_ranges, pass_down_domain
+from .offset_lets import closed_stages, name_root_offsets
 
 log = logging.getLogger("tepad.bound.exact")
 
@@ -316,6 +317,7 @@ class Exact:
         self._own = {}
         self.free_memo = {}
         self.abstractions = {}
+        self.let_ranges = {}        # ISL name of an offset let variable -> (lo, hi)
         for st in s.stages:
             for iv in st.all_iter_vars:
                 self.iter_names.add(self.names.name(iv.var))
@@ -337,10 +339,17 @@ class Exact:
         a load with a Select index takes the interval fallback of its dimension)."""
         return IslWriter(self.names, self.env, abstraction, select_indicators=False)
 
+    def add_let(self, var, lo, hi):
+        """An offset let variable (``tepad.bound.offset_lets``) with its constant range: for
+        the producers that see it (all inside its stage) it is one value per attach
+        iteration, like an enclosing loop's."""
+        self.let_ranges[self.names.name(var)] = (lo, hi)
+        self.names.ranges[id(var)] = (var, lo, hi)
+
     def abstraction(self, apath, stages):
         """The (shared) ``Abstraction`` for producers enclosed by the loops ``apath`` whose
         consumers (and the stages between them and the attach point) are ``stages``."""
-        outer = frozenset(self.names.name(iv.var) for iv in apath)
+        outer = frozenset(self.names.name(iv.var) for iv in apath) | frozenset(self.let_ranges)
         local = frozenset(self.names.name(iv.var) for x in stages for iv in x.all_iter_vars)
         a = self.abstractions.get((outer, local))
         if a is None:
@@ -427,6 +436,10 @@ class Exact:
                 used |= c.used
             except (NotAffine, KeyError):
                 pass
+        for n in sorted(used & self.let_ranges.keys()):
+            lo, hi = self.let_ranges[n]
+            cons.append(f"{lo} <= {n} <= {hi}")
+            used.add(n)
         for n in self.shape_vars:
             if self.names.vars[n] not in self.env:
                 cons.append(f"{n} >= 1")
@@ -603,7 +616,7 @@ def request_region(ex: Exact, stage, consumers, apath, fallback_dim, fallbacks,
 def _kept_names(ex, stage, apath):
     """``(keep, relax_outer)``: the ISL names the region of ``stage`` stays a function of --
     its unbound attach-path loop vars, the thread vars it is not relaxed over, the shape
-    vars -- and
+    vars, the offset let vars -- and
     whether some attach-path loop is relaxed (a thread loop of a rank the stage's storage is
     shared by: a ``shared`` stage at a block loop covers every ``threadIdx`` of the block).
 
@@ -624,6 +637,9 @@ def _kept_names(ex, stage, apath):
     for iv, b in ex.bind.items():
         if not ctx.need_relax(iv, True, rank):
             keep.add(ex.names.name(b.var))
+    # offset let vars (tepad.bound.offset_lets): any that a consumer's set mentions encloses
+    # the stage, one value per attach iteration
+    keep |= ex.let_ranges.keys()
     return keep, relax_outer
 
 
@@ -646,22 +662,25 @@ def _thread_context(ex, region):
 # InferBound, exact mode
 # ---------------------------------------------------------------------------------------------
 
-def infer_bound_exact(s):
+def infer_bound_exact(s, offset_lets: bool = False):
     """Exact-mode InferBound: a ``BoundMap`` with exact root ranges, region predicates and
-    ``exact_tails``. ``bmap.exact_fallbacks`` lists where intervals were used instead."""
+    ``exact_tails``. ``bmap.exact_fallbacks`` lists where intervals were used instead.
+    ``offset_lets``: as ``infer_bound_interval``'s (``tepad.bound.offset_lets``); the let
+    variables are ISL parameters in their constant ranges, abbreviated like the enclosing
+    loops' sub-expressions."""
     ctx = BoundContext(s)
     if any(isinstance(st.op, TensorComputeOp) for st in s.stages):
-        bm = infer_bound_interval(s)
+        bm = infer_bound_interval(s, offset_lets)
         bm.exact_fallbacks = [Fallback("*", None, None, "a TensorComputeOp reads regions, "
                                        "not elements: interval mode used for everything")]
         return bm
     if any(b.thread_tag == "pipeline" for b in ctx.bind_map.values()):
-        bm = infer_bound_interval(s)
+        bm = infer_bound_interval(s, offset_lets)
         bm.exact_fallbacks = [Fallback("*", None, None,
                                        "pipeline-bound loops: interval mode used for everything")]
         return bm
     if any(isinstance(st.op, ExternOp) for st in s.stages):
-        bm = infer_bound_interval(s)    # extern ops read and write whole tensors
+        bm = infer_bound_interval(s, offset_lets)    # extern ops read and write whole tensors
         bm.exact_fallbacks = [Fallback("*", None, None,
                                        "extern ops: interval mode used for everything")]
         return bm
@@ -677,6 +696,7 @@ def infer_bound_exact(s):
     # splits keep interval mode's guard (``own`` is sound either way: leaf loops in their
     # ranges, the split's parent range bounding the stores)
     rmap.exact_tails = not ex.bind
+    eligible = closed_stages(s, ctx) if offset_lets else set()
     for stage in reversed(s.stages):
         if stage.attach_type == AttachType.InlinedAlready or isinstance(stage.op, PlaceholderOp):
             continue
@@ -700,6 +720,8 @@ def infer_bound_exact(s):
                 rmap.exact_fallbacks.append(Fallback(stage.name, None, None, msg))
                 rmap.predicates.pop(op, None)
                 infer_root_bound(ctx, stage, rmap, ana)
+        for v, _, lo, hi in name_root_offsets(stage, rmap, ana, eligible):
+            ex.add_let(v, lo, hi)
         for iv in op.root_iter_vars:
             ana.bind(iv.var, rmap[iv])
         pass_down_domain(stage, rmap, ana)
@@ -827,16 +849,21 @@ def _region_context(ex, apath, region, absn) -> isl.Set:
     """What is known about the region's parameters: the attach-path loop ranges and shape
     vars >= 1; with an abstraction only the loops the region depends on, plus the constant
     ranges of the abbreviations it uses."""
+    present = {region.get_dim_name(dt.param, k) for k in range(region.dim(dt.param))}
+    lets = sorted(present & ex.let_ranges.keys())
+    if lets:
+        lets = params_set([f"{ex.let_ranges[n][0]} <= {n} <= {ex.let_ranges[n][1]}"
+                           for n in lets], lets)
     if absn is None:
         ctx_set = ex.context(apath)
         tctx = _thread_context(ex, region) if ex.bind else None
-        return ctx_set if tctx is None else (ctx_set & tctx).coalesce()
-    present = {region.get_dim_name(dt.param, k) for k in range(region.dim(dt.param))}
+        ctx_set = ctx_set if tctx is None else (ctx_set & tctx).coalesce()
+        return (ctx_set & lets).coalesce() if lets else ctx_set
     ctx_set = ex.context([iv for iv in apath if ex.names.name(iv.var) in present])
     ab = sorted(present & set(absn.bounds))
     if ab:
         ctx_set = (ctx_set & params_set(absn.context_constraints(ab), ab)).coalesce()
-    return ctx_set
+    return (ctx_set & lets).coalesce() if lets else ctx_set
 
 
 def _set_root_ranges(ex, ctx, stage, rmap, ana, region, ctx_set, absn):

@@ -14,16 +14,19 @@ from .scan_bound import has_scan
 _exact = lazy_module("tepad.bound.exact")
 
 
-def infer_bound(s, exact: bool = False) -> BoundMap:
+def infer_bound(s, exact: bool = False, offset_lets: bool = False) -> BoundMap:
     """``{IterVar: Range}`` for every IterVar of every stage of ``s``.
 
     Interval mode follows TVM's algorithm; ``exact=True`` computes the requested regions with
     ISL instead (see ``tepad.bound.exact``) and is never looser than interval mode. A schedule
     with a ``te.scan`` is bounded in interval mode either way (see ``tepad.bound.scan_bound``).
+    ``offset_lets`` (what lowering asks for): the root mins of deep stages become let
+    variables listed in ``bmap.offset_lets`` (``tepad.bound.offset_lets``); without it every
+    range is written out over the loop variables.
     """
     if exact and not has_scan(s):
-        return _exact.infer_bound_exact(s)
-    return infer_bound_interval(s)
+        return _exact.infer_bound_exact(s, offset_lets)
+    return infer_bound_interval(s, offset_lets)
 
 
 __all__ = ["BoundMap", "infer_bound", "infer_root_bound"]

@@ -30,6 +30,7 @@ from ..tir.op import all as all_expr, max as max_expr, min as min_expr
 from ..tir.functor import collect_vars, post_order_visit, substitute
 from .attach_path import attach_path
 from .message_passing import bind_thread_ranges, pass_down_domain, pass_up_domain
+from .offset_lets import closed_stages, name_root_offsets
 from .scan_bound import scan_gather_bound, scan_prop_bound_to_inputs
 from .tensor_compute import prop_region_bounds
 from ..tensor.tensor_intrin import TensorComputeOp
@@ -45,6 +46,8 @@ class BoundMap(dict):
     ``min(factor, extent - outer*factor)`` iterations instead of a guarded full tile.
     ``local_layouts[rel]`` -- for a layout Transform of a stage computed at an inner loop of
     its consumer, the map's inverse on the realized region (loops over that region's layout).
+    ``offset_lets[op]`` -- ``[(Var, value)]``: with ``offset_lets=True`` (lowering), root mins
+    of deep stages named by let variables (``tepad.bound.offset_lets``).
     """
 
     def __init__(self, *args, **kw):
@@ -54,6 +57,9 @@ class BoundMap(dict):
         # layout Transform -> its inverse on the local region of a stage computed at an inner
         # loop of its consumer (see message_passing._local_layout)
         self.local_layouts: dict = {}
+        # op -> [(Var, value)]: root mins named by let variables (``offset_lets``), which
+        # ScheduleOps binds around the stage's realize; empty unless asked for
+        self.offset_lets: dict = {}
 
     def __repr__(self):
         return "BoundMap({" + ", ".join(f"{k.name}: {v!r}" for k, v in self.items()) + "})"
@@ -491,15 +497,19 @@ def infer_root_bound(ctx, stage, rmap, ana):
         _gather_bound(stage, tmap, rmap, ana)
 
 
-def infer_bound_interval(s) -> BoundMap:
-    """``{IterVar: Range}`` for every IterVar of every stage of ``s``, interval mode."""
+def infer_bound_interval(s, offset_lets: bool = False) -> BoundMap:
+    """``{IterVar: Range}`` for every IterVar of every stage of ``s``, interval mode.
+    ``offset_lets``: name deep stages' root mins by let variables (``bmap.offset_lets``, see
+    ``tepad.bound.offset_lets``; for lowering, which binds them)."""
     ctx = BoundContext(s)
     rmap = BoundMap()
     ana = Analyzer()
+    eligible = closed_stages(s, ctx) if offset_lets else set()
     for stage in reversed(s.stages):
         infer_root_bound(ctx, stage, rmap, ana)
         if stage.attach_type == AttachType.InlinedAlready or isinstance(stage.op, PlaceholderOp):
             continue
+        name_root_offsets(stage, rmap, ana, eligible)
         for iv in stage.op.root_iter_vars:
             ana.bind(iv.var, rmap[iv])
         pass_down_domain(stage, rmap, ana)

@@ -114,6 +114,29 @@ _DIRECT_CALLS = ("tir.call_llvm_intrin", "tir.call_llvm_pure_intrin", "tir.call_
                  "tir.call_pure_extern")
 
 
+class _LoopDepth(tir.Visitor):
+    def __init__(self):
+        self.depth = self.deepest = 0
+
+    def visit_For(self, op):
+        self.depth += 1
+        self.deepest = max(self.deepest, self.depth)
+        self.visit(op.body)
+        self.depth -= 1
+
+    def visit(self, node):
+        if isinstance(node, tir.PrimExpr):
+            return None          # loops are statements
+        return super().visit(node)
+
+
+def loop_depth(stmt) -> int:
+    """How many ``For`` loops nest at the deepest point of ``stmt``."""
+    v = _LoopDepth()
+    v.visit(stmt)
+    return v.deepest
+
+
 def compile_kernel(func: tir.PrimFunc, name: str | None = None,
                    num_threads: int | None = None, cpu: str | None = None,
                    features: str | None = None) -> CompiledKernel:
@@ -143,7 +166,7 @@ def compile_kernel(func: tir.PrimFunc, name: str | None = None,
     text, messages, svars = _llvm_ir.emit_llvm_module(func, name, num_threads,
                                                       use_gomp=have_gomp())
     try:
-        jit = JitModule(text, cpu=cpu, features=features)
+        jit = JitModule(text, cpu=cpu, features=features, loop_depth=loop_depth(func.body))
     except InternalError as err:
         calls = _direct_llvm_calls(func)
         if not calls:

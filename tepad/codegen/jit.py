@@ -90,16 +90,36 @@ SLP_VECTORIZE = False
 LOOP_VECTORIZE = False
 
 
-def optimize(mod: llvm.ModuleRef, tm: llvm.TargetMachine, speed_level: int = 3) -> None:
+# LLVM's full-unroll cost threshold at O3 (``-unroll-threshold-aggressive``) and at O2 (the
+# value a deep nest gets, see ``optimize``).
+UNROLL_THRESHOLD_O3 = 300
+UNROLL_THRESHOLD_O2 = 150
+#: kernels whose loops nest deeper than this are optimized with O2's unroll threshold
+DEEP_NEST_LOOPS = 24
+
+
+def optimize(mod: llvm.ModuleRef, tm: llvm.TargetMachine, speed_level: int = 3,
+             loop_depth: int = 0) -> None:
     """LLVM's default O<speed_level> module pipeline (auto-vectorizers off, see above), in
-    place."""
+    place. ``loop_depth``: how deep the kernel's loops nest. Past DEEP_NEST_LOOPS, O3 fully
+    unrolls O2's threshold only: with O3's, each 32-iteration loop of a 50-stage chain nested
+    in its consumers' tiles was unrolled, and LLVM then spent seconds in IndVarSimplify over
+    the copies and in machine code generation (issue 17: 4-6 s of a 50-stage build, 1 s
+    without). Call with LLVM's lock held (``_lock``): the threshold is a process-wide option."""
     pto = llvm.create_pipeline_tuning_options(speed_level=speed_level)
     pto.loop_vectorization = LOOP_VECTORIZE
     pto.slp_vectorization = SLP_VECTORIZE
     pto.loop_unrolling = True
     pto.loop_interleaving = True
-    pb = llvm.create_pass_builder(tm, pto)
-    pb.getModulePassManager().run(mod, pb)
+    deep = loop_depth > DEEP_NEST_LOOPS
+    if deep:
+        llvm.set_option("tepad", f"-unroll-threshold-aggressive={UNROLL_THRESHOLD_O2}")
+    try:
+        pb = llvm.create_pass_builder(tm, pto)
+        pb.getModulePassManager().run(mod, pb)
+    finally:
+        if deep:
+            llvm.set_option("tepad", f"-unroll-threshold-aggressive={UNROLL_THRESHOLD_O3}")
 
 
 def unresolved_symbols(mod: llvm.ModuleRef) -> list:
@@ -114,7 +134,7 @@ class JitModule:
     """Parse, verify, optimize and JIT one LLVM module; keeps the engine alive."""
 
     def __init__(self, llvm_ir: str, opt_level: int = 3, cpu: str | None = None,
-                 features: str | None = None):
+                 features: str | None = None, loop_depth: int = 0):
         self._cpu, self._features = cpu, features
         self.cpu, self.features = cpu, features      # None: the host's
         with _lock:  # LLVM context operations are not guaranteed thread-safe
@@ -128,7 +148,7 @@ class JitModule:
                 e = InternalError(f"tepad generated invalid LLVM IR: {err}")
                 e.add_note(llvm_ir)
                 raise e from None
-            optimize(mod, tm, opt_level)
+            optimize(mod, tm, opt_level, loop_depth)
             self.ll = str(mod)
             self._asm = None
             self._tm = tm

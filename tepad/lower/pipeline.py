@@ -508,7 +508,7 @@ def schedule_to_primfunc(s: Schedule, args, name="main", exact_bounds=False,
     scratch = _outputs_not_in_args(s2, cur)
     preconditions = check_reads([st.op for st in s2.stages],
                                 [t.shape for t in cur if isinstance(t, Tensor)])
-    bounds = infer_bound(s2, exact=exact_bounds)
+    bounds = infer_bound(s2, exact=exact_bounds, offset_lets=True)
     stmt = schedule_ops(s2, bounds)
     func = to_primfunc(stmt, cur, names, name, _layouts(s2), bound)
     func = check_free_vars(func.with_attr("tepad.read_preconditions", preconditions or None))

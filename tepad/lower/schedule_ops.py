@@ -543,6 +543,10 @@ def make_pipeline(stage, rmap, consumer, ana):
     body = build_realize(stage, rmap, pipe)
     for var, value in reversed(getattr(rmap, "predicate_lets", {}).get(stage.op, ())):
         body = LetStmt(var, value, body)
+    # the stage's root offsets (tepad.bound.offset_lets), outermost: the predicate bounds and
+    # the realize use them
+    for var, value in reversed(getattr(rmap, "offset_lets", {}).get(stage.op, ())):
+        body = LetStmt(var, value, body)
     return body
 
 
@@ -603,7 +607,12 @@ def schedule_ops(s, rmap, keep_markers=False):
     ana = Analyzer()
     for iv, r in rmap.items():
         ana.bind(iv.var, r)
+    for lets in getattr(rmap, "offset_lets", {}).values():     # outer stages first
+        for v, value in lets:
+            b = ana.const_int_bound(value)
+            ana.update(v, (b.min_value, b.max_value))
     rmap, keep = share_predicate_bounds(s, rmap)
+    keep = keep | {id(v) for lets in getattr(rmap, "offset_lets", {}).values() for v, _ in lets}
     body = None
     inits = scan_inits(s)
     for stage in reversed(s.stages):
