@@ -31,7 +31,8 @@ from .int_set import IntSet, eval_set_with, to_int_set, _norm_dom
 from .rewrite import Simplifier
 from .rule_helpers import is_sint
 from .canonical import Key, Linear
-from .context import MEMO, TrackedDict, TrackedList, context_id
+from .context import (MEMO, TrackedDict, TrackedList, bound_sig, context_id, expr_sig,
+                      exprs_sig, range_sig)
 from .stmt_simplify import simplify_stmt_or_func
 
 _SAME = object()     # memo marker: the simplifier returned its argument unchanged
@@ -50,11 +51,11 @@ class Analyzer:
 
     def __init__(self):
         self._ctx = None            # context id of the facts, computed lazily (see .context)
-        self._bounds = TrackedDict(self)    # Var -> (lo, hi) numbers (ints or +/-inf)
-        self._subst = TrackedDict(self)     # Var -> PrimExpr (bind to an expression)
-        self._sym_lo = TrackedDict(self)    # Var -> tuple of symbolic lower bounds (exprs)
-        self._sym_hi = TrackedDict(self)    # Var -> tuple of symbolic upper bounds
-        self._ranges = TrackedDict(self)    # Var -> IntSet (bound ranges, for int_set)
+        self._bounds = TrackedDict(self, bound_sig)  # Var -> (lo, hi) numbers (ints or +/-inf)
+        self._subst = TrackedDict(self, expr_sig)    # Var -> PrimExpr (bind to an expression)
+        self._sym_lo = TrackedDict(self, exprs_sig)  # Var -> tuple of symbolic lower bounds
+        self._sym_hi = TrackedDict(self, exprs_sig)  # Var -> tuple of symbolic upper bounds
+        self._ranges = TrackedDict(self, range_sig)  # Var -> IntSet (bound ranges, int_set)
         self._facts = TrackedList(self)     # simplified conditions known to hold
         self._in_sym = False
 
@@ -108,17 +109,17 @@ class Analyzer:
         self._bounds[var] = b if (old is None or override) else b_intersect(old, b)
 
     def _snapshot(self):
-        return (dict(self._bounds), dict(self._subst), dict(self._sym_lo), dict(self._sym_hi),
-                dict(self._ranges), list(self._facts), self._ctx)
+        return (self._bounds.state(), self._subst.state(), self._sym_lo.state(),
+                self._sym_hi.state(), self._ranges.state(), list(self._facts), self._ctx)
 
     def _restore(self, snap):
         """Facts exactly as at ``_snapshot`` time (and their context id, if known then)."""
         bounds, subst, sym_lo, sym_hi, ranges, facts, ctx = snap
-        self._bounds = TrackedDict(self, bounds)
-        self._subst = TrackedDict(self, subst)
-        self._sym_lo = TrackedDict(self, sym_lo)
-        self._sym_hi = TrackedDict(self, sym_hi)
-        self._ranges = TrackedDict(self, ranges)
+        self._bounds = TrackedDict(self, bound_sig, *bounds)
+        self._subst = TrackedDict(self, expr_sig, *subst)
+        self._sym_lo = TrackedDict(self, exprs_sig, *sym_lo)
+        self._sym_hi = TrackedDict(self, exprs_sig, *sym_hi)
+        self._ranges = TrackedDict(self, range_sig, *ranges)
         self._facts = TrackedList(self, facts)
         self._ctx = ctx
 
