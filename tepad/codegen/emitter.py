@@ -26,6 +26,7 @@ class FnCtx:
     cleanups: list = field(default_factory=list)  # heap pointers live at this point
     in_parallel: bool = False
     mask: object = None  # vector i1 mask while emitting a lane-guarded if_then_else branch
+    depth: int = 0       # loops enclosing the builder's position in this function
 
 
 class EmitterBase:

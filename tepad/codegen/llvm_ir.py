@@ -29,12 +29,13 @@ from .intrinsics import CallEmitter
 from .packed import PackedCallEmitter
 from .lltypes import I32, PTR, ident, ll_type
 from .memory import MemoryEmitter
+from .outline import NestOutliner
 from .parallel import ParallelEmitter
 from .statements import StatementEmitter
 from .threads import default_num_threads
 
 
-class KernelEmitter(StatementEmitter, MemoryEmitter, ParallelEmitter, CallEmitter,
+class KernelEmitter(NestOutliner, StatementEmitter, MemoryEmitter, ParallelEmitter, CallEmitter,
                     PackedCallEmitter, ExprEmitter, EmitterBase):
     """Emits one ``PrimFunc`` as the kernel function of a fresh LLVM module (``run``)."""
 

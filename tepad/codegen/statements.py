@@ -14,8 +14,13 @@ class StatementEmitter:
 
     Nothing is emitted after a block's terminator (code after a failed-assert return is
     dead). ``For`` loops marked parallel go to ``emit_parallel_for`` when libgomp is used
-    and no parallel region encloses them.
+    and no parallel region encloses them; deep serial loops may be outlined
+    (``should_outline``, ``outline_nest``: see ``tepad.codegen.outline``; an emitter without
+    that mixin never outlines).
     """
+
+    def should_outline(self, s) -> bool:
+        return False
 
     def stmt(self, s):
         meth = getattr(self, "stmt_" + type(s).__name__, None)
@@ -103,6 +108,9 @@ class StatementEmitter:
         if s.kind == ForKind.PARALLEL and not self.ctx.in_parallel and self.use_gomp:
             self.emit_parallel_for(s)
             return
+        if self.should_outline(s):
+            self.outline_nest(s)
+            return
         lo = self.cast_to(self.expr(s.min), s.min.dtype, s.loop_var.dtype)
         ext = self.cast_to(self.expr(s.extent), s.extent.dtype, s.loop_var.dtype)
         hi = self.b.add(lo, ext, flags=("nsw",))
@@ -123,7 +131,9 @@ class StatementEmitter:
         self.b.cbranch(cond, body_bb, exit_bb)
         self.b.position_at_end(body_bb)
         self.ctx.vars[var] = i
+        self.ctx.depth += 1
         self.stmt(body)
+        self.ctx.depth -= 1
         if not self.b.block.is_terminated:
             nxt = self.b.add(i, ir.Constant(lo.type, 1), flags=("nsw",))
             i.add_incoming(nxt, self.b.block)
