@@ -168,21 +168,35 @@ for _name in ("append", "extend", "insert", "pop", "remove", "clear", "sort", "r
 class ContextMemo:
     """Results keyed by ``(context, Key(expr))``; ``context`` is any hashable.
 
-    Holds at most ``max_contexts`` contexts (the oldest are dropped first) and at most
-    ``max_entries`` results per context, so memory stays bounded.
+    Holds at most ``max_contexts`` contexts, at most ``max_entries`` results per context and
+    about ``max_total`` results in all (the oldest contexts are dropped first), so memory
+    stays bounded. A lowering passes the same loop nest through Simplify several times, each
+    loop, let and guard a context of its own: the memo must hold a whole function's contexts
+    for the later passes to find the earlier ones' results (a 50-stage pipeline has ~750;
+    with 256 the second and third passes redid all of the first's work).
     """
 
-    def __init__(self, max_contexts: int = 256, max_entries: int = 5000):
+    def __init__(self, max_contexts: int = 4096, max_entries: int = 5000,
+                 max_total: int = 300_000):
         self.max_contexts = max_contexts
         self.max_entries = max_entries
+        self.max_total = max_total
         self._tables: dict = {}
+        self._created = 0
+
+    def _drop_oldest_half(self):
+        for k in list(self._tables)[: max(1, len(self._tables) // 2)]:
+            self._tables.pop(k, None)
 
     def table(self, context) -> dict:
         t = self._tables.get(context)
         if t is None:
             if len(self._tables) >= self.max_contexts:
-                for k in list(self._tables)[: self.max_contexts // 2]:
-                    self._tables.pop(k, None)
+                self._drop_oldest_half()
+            self._created += 1
+            if self._created % 256 == 0 and \
+                    sum(len(x) for x in self._tables.values()) > self.max_total:
+                self._drop_oldest_half()
             t = self._tables[context] = {}
         elif len(t) >= self.max_entries:
             t.clear()

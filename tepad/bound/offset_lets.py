@@ -56,6 +56,16 @@ def closed_stages(s, ctx) -> set:
     for st in s.stages:
         for enc in _enclosing(st):
             inside.setdefault(id(enc), []).append(st)
+    # the compute stages each stage reads (input_tensors walks the body: once per stage)
+    reads = {}
+    for st in s.stages:
+        read = []
+        for t in st.op.input_tensors:
+            p = by_op.get(t.op)
+            if p is not None and p.attach_type != AttachType.InlinedAlready and \
+                    isinstance(p.op, ComputeOp):
+                read.append(p)
+        reads[id(st)] = read
     out = set()
     for st in s.stages:
         if id(st) not in inside:
@@ -66,19 +76,7 @@ def closed_stages(s, ctx) -> set:
             continue
         members = [st] + inside.get(id(st), [])
         ids = {id(m) for m in members}
-        closed = True
-        for m in members:
-            for t in m.op.input_tensors:
-                p = by_op.get(t.op)
-                if p is None or p.attach_type == AttachType.InlinedAlready or \
-                        not isinstance(p.op, ComputeOp):
-                    continue
-                if id(p) not in ids:
-                    closed = False
-                    break
-            if not closed:
-                break
-        if closed:
+        if all(id(p) in ids for m in members for p in reads[id(m)]):
             out.add(id(st))
     return out
 
