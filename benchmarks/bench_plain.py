@@ -428,7 +428,14 @@ def markdown(res, info, a) -> str:
              "peers' best variants hold 14-28 accumulators (register blocking over output "
              "channels and positions, weights packed by 16 channels).",
              "",
-             "Every peer variant (and extra tepad kernels):", "", variants_table(res), "", END]
+             "Every peer variant (and extra tepad kernels):", "", variants_table(res), ""]
+    if threads > 1:
+        lines += ["With several threads on a host whose other cores are busy, each of tepad's "
+                  "parallel regions can end with libgomp's barrier waiting for a worker that "
+                  "has no core while the calling thread spins (tepad sets GOMP_SPINCOUNT to "
+                  "100000, ~2.6 ms): `--threads 1 --clock cpu` is the comparison that holds "
+                  "on a shared host.", ""]
+    lines.append(END)
     return "\n".join(lines)
 
 
