@@ -18,7 +18,7 @@ Timed in the same processes: tepad's plain schedule, tepad's expert schedule
 own ``make()`` builds and checks each variant), in interleaved rounds so that every kernel sees
 the same machine (the host is shared and its speed drifts). ``--procs`` worker processes each
 report every kernel's median; a figure is the median of those medians. A peer's figure is its
-best variant. tepad's kernels get ``tepad.nd.array`` arguments (64-byte aligned, as TVM's
+best variant. tepad's kernels get 64-byte aligned arguments (``run.call_args``, as TVM's
 tensors are; numpy's large arrays start 16 bytes off a cache line), numpy its own arrays. ``--threads 1`` sets TEPAD_NUM_THREADS, TVM_NUM_THREADS, HL_NUM_THREADS and
 OPENBLAS_NUM_THREADS to 1 for the workers; ``--clock cpu`` times with ``time.process_time``
 (the CPU time of the process: on a shared host it leaves out the time a thread waited for a
@@ -208,10 +208,9 @@ def kernels(key, sizes, peers=True, log=print) -> dict:
         ref = w.numpy_fn(*inputs)
         s, args = make()
         mod = tepad.build(s, args)
-        # tepad.nd arrays (64-byte aligned, as TVM's tensors): numpy's own are 16 bytes off
-        arrays = [tepad.nd.array(x) for x in call_args(args, inputs)[0]]
+        arrays, outs = call_args(args, inputs)     # 64-byte aligned, as TVM's tensors
         mod(*arrays)
-        got = arrays[-1].numpy()
+        got = outs[0]
         err = float(np.max(np.abs(got - ref.reshape(got.shape)))) / (
             float(np.max(np.abs(ref))) or 1.0)
         if err > w.tol:
