@@ -3,7 +3,9 @@
 An NDArray owns one C-contiguous numpy array in the machine's byte order; a ``Module`` passes
 that array's memory to the kernel directly (no copy), so ``f(a, b)`` with NDArrays writes
 ``b`` in place exactly as with numpy arrays. ``array`` copies its input (as TVM's does);
-``numpy()`` returns a copy.
+``numpy()`` returns a copy. Host memory that ``array``, ``empty`` and ``copyto`` allocate starts on
+a ``ALIGNMENT``-byte boundary, as TVM's allocator's does (numpy promises only 16 bytes: a
+16-byte offset makes every 64-byte vector access of a kernel straddle two cache lines).
 
 An array on a real CUDA device is a subclass (``tepad.runtime.cuda_module.CudaNDArray``, registered
 with ``register_device_arrays``) whose ``_arr`` is a ``DeviceView``; under ``TEPAD_CUDA=emulate``
@@ -20,6 +22,17 @@ from .device import Device, check_host, cpu
 # device type -> maker of arrays in that device's memory (``array(np_array, dev)``,
 # ``empty(shape, np_dtype, dev)``), registered by the device's runtime module
 _DEVICE_ARRAYS: dict = {}
+ALIGNMENT = 64     # TVM's kAllocAlignment: one cache line, one AVX-512 vector
+
+
+def aligned_empty(shape, dtype) -> np.ndarray:
+    """An uninitialized C-contiguous numpy array of ``shape`` and ``dtype`` whose data starts
+    on an ``ALIGNMENT``-byte boundary (a view into a slightly larger byte buffer)."""
+    dtype = np.dtype(dtype)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    raw = np.empty(nbytes + ALIGNMENT, np.uint8)
+    skip = (-raw.ctypes.data) % ALIGNMENT
+    return raw[skip:skip + nbytes].view(dtype).reshape(shape)
 
 
 def register_device_arrays(device_type: int, maker) -> None:
@@ -137,7 +150,9 @@ class NDArray:
             maker = _maker_of(dev)
             if maker is not None:
                 return maker.array(self._arr, dev)
-            return NDArray(self._arr.copy(), dev)
+            out = aligned_empty(self._arr.shape, self._arr.dtype)
+            np.copyto(out, self._arr)
+            return NDArray(out, dev)
         raise TepadTypeError(f"NDArray.copyto: target must be an NDArray or a Device, got "
                              f"{type(target).__name__}")
 
@@ -190,7 +205,8 @@ def array(arr, device=None, mem_scope=None) -> NDArray:
         arr = arr.numpy()
     a = _host_array(arr)
     dtype = a.dtype if a.dtype.isnative else a.dtype.newbyteorder("=")
-    host = np.array(a, dtype=dtype, order="C", copy=True)
+    host = aligned_empty(a.shape, dtype)
+    np.copyto(host, a, casting="unsafe")
     maker = _maker_of(dev)
     return NDArray(host, dev) if maker is None else maker.array(host, dev)
 
@@ -226,7 +242,7 @@ def empty(shape, dtype="float32", device=None, mem_scope=None) -> NDArray:
     maker = _maker_of(dev)
     if maker is not None:
         return maker.empty(dims, npd.newbyteorder("="), dev)
-    return NDArray(np.empty(dims, dtype=npd.newbyteorder("=")), dev)
+    return NDArray(aligned_empty(dims, npd.newbyteorder("=")), dev)
 
 
 def numpy_of(arrays) -> list:

@@ -141,6 +141,28 @@ def test_nd_arrays_take_the_fast_path_without_copies():
     assert ptrs == [x._arr.ctypes.data for x in (a, b, c)]
 
 
+def test_nd_host_memory_is_aligned_as_tvm_allocates_it():
+    # numpy's large arrays start 16 bytes past a page (malloc's header): NDArrays start on a
+    # 64-byte boundary (TVM's kAllocAlignment), whatever the source's alignment
+    base = np.zeros(1024 * 1024 + 5, "float32")
+    for src in (base[1:1 + 1024 * 1024].reshape(1024, 1024), np.arange(7, dtype=">i4"),
+                [[1.5, 2.5]], np.array(True), np.zeros((3, 5), "float16")):
+        a = tvm.nd.array(src)
+        assert a._arr.ctypes.data % 64 == 0
+        np.testing.assert_array_equal(a.numpy(), np.asarray(src))
+        assert a.numpy().dtype.isnative and a._arr.flags.c_contiguous
+        assert a.copyto(tvm.cpu(0))._arr.ctypes.data % 64 == 0
+    for shape, dtype in (((1000, 3), "float32"), ((17,), "int8"), ((3,), "float32x4")):
+        e = tvm.nd.empty(shape, dtype)
+        assert e._arr.ctypes.data % 64 == 0 and e._arr.flags.writeable
+    # a kernel reads and writes the aligned views in place
+    f = _add_module()
+    a, b = tvm.nd.array(np.arange(16, dtype="float32")), tvm.nd.array(np.ones(16, "float32"))
+    c = tvm.nd.empty((16,), "float32")
+    f(a, b, c)
+    np.testing.assert_array_equal(c.numpy(), np.arange(16) + 1.0)
+
+
 def test_nd_arrays_with_symbolic_shapes():
     f = _sym_scale_module()
     for n in (1, 7, 33):
