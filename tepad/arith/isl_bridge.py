@@ -17,6 +17,8 @@ ISL objects themselves are used through the re-exported ``isl`` module (``isl.Se
 """
 from __future__ import annotations
 
+import contextlib
+
 import itertools
 import re
 
@@ -55,6 +57,22 @@ CTX = lazy_attr(isl, "DEFAULT_CONTEXT")
 
 class NotAffine(Exception):
     """A tir expression or condition that ISL cannot represent (not quasi-affine)."""
+
+
+@contextlib.contextmanager
+def operation_budget(ops: int):
+    """ISL calls inside the block may do at most about ``ops`` elementary operations (ISL's
+    own count: ``isl_ctx_set_max_operations``); past it the call fails with ``isl.Error``,
+    which the caller treats as "no exact answer". Blocks do not nest; the limit is lifted
+    afterwards."""
+    ctx = isl.DEFAULT_CONTEXT
+    ctx.set_max_operations(ops)
+    ctx.reset_operations()
+    try:
+        yield
+    finally:
+        ctx.set_max_operations(0)
+        ctx.reset_operations()
 
 
 # ---------------------------------------------------------------------------------------------

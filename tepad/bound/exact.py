@@ -56,8 +56,9 @@ import logging
 import re
 
 from ..arith import Analyzer, union
-from ..arith.isl_bridge import IslWriter, NotAffine, dim_type as dt, isl, params_set, \
-    params_to_dims, plus_constant, project_params_except, pw_aff_to_expr_ast, set_to_cond_ast
+from ..arith.isl_bridge import IslWriter, NotAffine, dim_type as dt, isl, operation_budget, \
+    params_set, params_to_dims, plus_constant, project_params_except, pw_aff_to_expr_ast, \
+    set_to_cond_ast
 from ..arith.isl_bridge import Names as IslNames
 from ..errors import TepadError
 from ..schedule.relations import Fuse, Rebase, Singleton, Split, Transform
@@ -91,6 +92,18 @@ MAX_EXTENT_PIECES = 1
 #: (fuzz seed 6001, case 2648: a 12,000-character realize bound, 40 s in Simplify).
 MAX_MIN_PIECES = 3
 PREDICATE_MAX_NODES = 400
+#: a requested region that is a union of more basic sets than this (after simplifying it in
+#: its context) is bounded by interval InferBound instead: its piecewise bounds and predicate
+#: cost ISL seconds (a 4-stage chain clamped in both dimensions, tiles 3 x 2 at each
+#: consumer's inner tile loop: one region of 14 pieces over 10 parameters took 15 s, for a
+#: predicate of 1,000 nodes that PREDICATE_MAX_NODES then dropped)
+MAX_REGION_PIECES = 8
+#: ISL's elementary operations one stage's exact bounds may take (``operation_budget``);
+#: past it the stage gets interval bounds. Parametric bounds of regions with divisions over
+#: many parameters can take ISL minutes (a 3-stage chain clamped in both dimensions, tiles
+#: 3 x 2 at each consumer's inner tile loop: 30 s for one stage); ordinary stages use a few
+#: thousandths of this.
+STAGE_ISL_OPERATIONS = 2_000_000
 #: from this attach depth on (number of loops enclosing the producer), sub-expressions of the
 #: consumers' ranges and predicates that only involve enclosing loop vars are abbreviated by
 #: fresh ISL parameters (``Abstraction``): keeps deep compute_at chains linear
@@ -709,7 +722,8 @@ def infer_bound_exact(s, offset_lets: bool = False):
                 rmap[iv] = iv.dom
         else:
             try:
-                _exact_root_bound(ex, ctx, stage, rmap, ana)
+                with operation_budget(STAGE_ISL_OPERATIONS):
+                    _exact_root_bound(ex, ctx, stage, rmap, ana)
                 msg = _gpu_shape_refused(ctx, stage, rmap) if ex.bind else None
             except (NotAffine, isl.Error) as e:
                 if _DEBUG_RAISE:
@@ -767,6 +781,12 @@ def _exact_root_bound(ex, ctx, stage, rmap, ana):
     # region exact mode shrank), so intersecting could drop points that are needed. The region
     # is a union of exact images of what the consumers execute, hence never looser anyway.
     ctx_set = _region_context(ex, apath, region, absn)
+    if region.n_basic_set() > MAX_REGION_PIECES:
+        region = region.gist_params(ctx_set).coalesce()
+        if region.n_basic_set() > MAX_REGION_PIECES:
+            raise NotAffine(f"the exact region of {stage.name} is a union of "
+                            f"{region.n_basic_set()} pieces (more than {MAX_REGION_PIECES}): "
+                            "its bounds would cost more than they save")
     rmap.exact_regions[op] = region
     if region.is_empty():
         for iv in op.axis:

@@ -10,6 +10,7 @@ import os
 import sys
 
 import numpy as np
+from hypothesis import HealthCheck, given, settings, strategies as st
 import pytest
 
 import tepad
@@ -177,3 +178,57 @@ def test_deep_nests_get_o2s_unroll_threshold_and_o3s_comes_back(monkeypatch):
     with compiler.cache_disabled():
         tepad.build(tepad.lower(s, args))
     assert seen == []
+
+
+@st.composite
+def _deep_chains(draw):
+    """A chain of 3-6 stencil stages on a small 2-D tensor, each stage tiled (its own tile
+    sizes) and computed at its consumer's outer or inner tile loop, reads clamped at the
+    border or shifted, in interval or exact mode."""
+    n = draw(st.integers(3, 6))
+    rows, cols = draw(st.integers(9, 14)), draw(st.integers(5, 9))
+    specs = [(draw(st.integers(-1, 2)), draw(st.integers(-1, 1)), draw(st.booleans()))
+             for _ in range(n)]
+    tiles = [(draw(st.integers(3, 5)), draw(st.integers(2, 4))) for _ in range(n)]
+    at_inner = [draw(st.booleans()) for _ in range(n)]
+    return n, rows, cols, specs, tiles, at_inner, draw(st.booleans())
+
+
+def _clamp(e, hi):
+    return tir.max(tir.min(e, hi), 0)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+@given(_deep_chains())
+def test_random_deep_chains_match_the_reference(params):
+    """Randomized differential test of the lets against the numpy oracle: every draw nests
+    stages three or more loops deep, so most draws name offsets."""
+    n, rows, cols, specs, tiles, at_inner, exact = params
+    A = te.placeholder((rows, cols), "float32", name="A")
+    t, stages = A, []
+    for k, (di, dj, clamp) in enumerate(specs):
+        src = t
+        if clamp:
+            def body(i, j, src=src, di=di, dj=dj):
+                return src[i, j] * 0.5 + src[_clamp(i + di, rows - 1), _clamp(j + dj, cols - 1)]
+            t = te.compute((rows, cols), body, name=f"S{k + 1}")
+        else:
+            def body(i, j, src=src, di=di, dj=dj):
+                inside = tir.all(i + di >= 0, i + di < rows)
+                return src[i, j] * 0.5 + src[tir.if_then_else(inside, i + di, i), j]
+            t = te.compute((rows, cols), body, name=f"S{k + 1}")
+        stages.append(t)
+    s = te.create_schedule(t.op)
+    loops = {}
+    for st_, (ti, tj) in zip(stages, tiles):
+        io, jo, _, _ = s[st_].tile(st_.op.axis[0], st_.op.axis[1], ti, tj)
+        loops[st_] = (io, jo)
+    for k in range(n - 1, 0, -1):
+        cons = stages[k]
+        s[stages[k - 1]].compute_at(s[cons], loops[cons][1 if at_inner[k] else 0])
+    a = np.random.default_rng(n * 131 + rows).standard_normal((rows, cols)).astype("float32")
+    want = reference(t, {A: a})
+    mod = tepad.build(tepad.lower(s, [A, t], exact_bounds=exact), bounds_check=True)
+    res = np.zeros((rows, cols), "float32")
+    mod(a, res)
+    np.testing.assert_allclose(res, want, rtol=1e-4, atol=1e-4)
