@@ -128,8 +128,10 @@ def _mentions(e, vars_) -> bool:
 
 
 def _has_minmax(e) -> bool:
+    """Whether ``e`` is piecewise: a min/max, a select or an if_then_else inside."""
     found = []
-    post_order_visit(e, lambda n: found.append(n) if isinstance(n, (E.Min, E.Max)) else None)
+    post_order_visit(e, lambda n: found.append(n) if isinstance(n, (E.Min, E.Max, E.Select))
+                     or (isinstance(n, E.Call) and n.op == "tir.if_then_else") else None)
     return bool(found)
 
 

@@ -709,7 +709,7 @@ def infer_bound_exact(s, offset_lets: bool = False):
     # splits keep interval mode's guard (``own`` is sound either way: leaf loops in their
     # ranges, the split's parent range bounding the stores)
     rmap.exact_tails = not ex.bind
-    eligible = closed_stages(s, ctx) if offset_lets else set()
+    eligible = closed_stages(s, ctx) if offset_lets else {}
     for stage in reversed(s.stages):
         if stage.attach_type == AttachType.InlinedAlready or isinstance(stage.op, PlaceholderOp):
             continue

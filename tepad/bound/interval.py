@@ -504,7 +504,7 @@ def infer_bound_interval(s, offset_lets: bool = False) -> BoundMap:
     ctx = BoundContext(s)
     rmap = BoundMap()
     ana = Analyzer()
-    eligible = closed_stages(s, ctx) if offset_lets else set()
+    eligible = closed_stages(s, ctx) if offset_lets else {}
     for stage in reversed(s.stages):
         infer_root_bound(ctx, stage, rmap, ana)
         if stage.attach_type == AttachType.InlinedAlready or isinstance(stage.op, PlaceholderOp):

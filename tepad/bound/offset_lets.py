@@ -28,7 +28,9 @@ from ..schedule.relations import Transform
 from ..schedule.stage import AttachType
 from ..tensor.scan import ScanOp
 from ..tensor.tensor import ComputeOp
-from ..tir.expr import Add, IntImm, Range, Sub, Var
+from ..tir.expr import Add, IntImm, Max, Min, Range, Select, Sub, Var
+from ..tir.functor import post_order_visit
+from ..tir.op import is_call
 
 #: a stage with at least this many loops enclosing it may get offset lets (as
 #: ``tepad.bound.interval.ABSTRACT_DEPTH``: shallower schedules lower as before)
@@ -44,13 +46,14 @@ def _enclosing(stage) -> list:
     return out
 
 
-def closed_stages(s, ctx) -> set:
-    """ids of the stages of ``s`` that may get offset lets: plain compute stages, deep
-    enough, with other stages attached inside them (whose bounds their mins flow into), no
-    rolling buffer or layout transform, and whose subtree (the stages attached
-    inside them, transitively) reads no compute stage attached outside it."""
+def closed_stages(s, ctx) -> dict:
+    """``{id(stage): deep}`` for the stages of ``s`` that may get offset lets: plain compute
+    stages computed at a loop, no rolling buffer or layout transform, whose subtree (the
+    stages attached inside them, transitively) reads no compute stage attached outside it.
+    ``deep``: ``OFFSET_DEPTH`` or more loops enclose the stage and other stages are attached
+    inside it (whose bounds its mins flow into)."""
     if ctx.bind_map or any(isinstance(st.op, ScanOp) for st in s.stages):
-        return set()
+        return {}
     by_op = {st.op: st for st in s.stages}
     inside = {}                                   # id(stage) -> stages attached within it
     for st in s.stages:
@@ -66,19 +69,25 @@ def closed_stages(s, ctx) -> set:
                     isinstance(p.op, ComputeOp):
                 read.append(p)
         reads[id(st)] = read
-    out = set()
+    out = {}
     for st in s.stages:
-        if id(st) not in inside:
-            continue           # no stage inside: its min flows into no other bound
         if st.attach_type != AttachType.Scope or st.is_rolling or \
-                type(st.op) is not ComputeOp or len(ctx.paths[id(st)]) < OFFSET_DEPTH or \
+                type(st.op) is not ComputeOp or \
                 any(isinstance(r, Transform) for r in st.relations):
             continue
         members = [st] + inside.get(id(st), [])
         ids = {id(m) for m in members}
         if all(id(p) in ids for m in members for p in reads[id(m)]):
-            out.add(id(st))
+            # a stage with none inside: its min flows into no other bound
+            out[id(st)] = id(st) in inside and len(ctx.paths[id(st)]) >= OFFSET_DEPTH
     return out
+
+
+def _piecewise(e) -> bool:
+    found = []
+    post_order_visit(e, lambda n: found.append(n) if isinstance(n, (Select, Min, Max)) or
+                     is_call(n, "tir.if_then_else") else None)
+    return bool(found)
 
 
 def _var_terms(e) -> int:
@@ -89,18 +98,20 @@ def _var_terms(e) -> int:
 
 
 def name_root_offsets(stage, rmap, ana, eligible) -> list:
-    """Replace each root min of ``stage`` that sums two or more non-constant terms (if ``eligible`` holds its id) by a let
+    """Replace each root min of ``stage`` that is piecewise (a select or min/max: exact mode's
+    bounds of clipped tiles), or, for a deep stage, sums two or more non-constant terms (if ``eligible`` holds its id) by a let
     variable, as the module docstring says; ``[(var, value, lo, hi)]`` for the new ones
     (``lo``/``hi``: the value's constant range, which ``ana`` now knows the variable by).
     A min whose constant range is unknown keeps its expression."""
-    if id(stage) not in eligible:
+    deep = eligible.get(id(stage))
+    if deep is None:
         return []
     made = []
     lets = rmap.offset_lets.setdefault(stage.op, [])
     for iv in stage.op.axis:
         r = rmap[iv]
         m = r.min
-        if _var_terms(m) < 2:
+        if not (_piecewise(m) or deep and _var_terms(m) >= 2):
             continue
         b = ana.const_int_bound(m)
         lo, hi = b.min_value, b.max_value
