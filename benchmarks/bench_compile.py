@@ -42,6 +42,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(HERE))
+from results_sections import write_section  # noqa: E402
 
 NS = (5, 10, 12, 20, 50, 100)
 SIZE, TILE = 256, 32
@@ -207,18 +209,6 @@ def markdown(rows, reps, timeout=60.0):
     return "\n".join(out)
 
 
-def write_section(path, text):
-    p = Path(path)
-    old = p.read_text() if p.exists() else ""
-    if BEGIN in old and END in old:
-        start = old.rfind(SECTION, 0, old.index(BEGIN))
-        start = old.index(BEGIN) if start < 0 else start
-        new = old[:start] + text + old[old.index(END) + len(END):]
-    else:
-        new = old.rstrip("\n") + "\n\n" + text + "\n"
-    p.write_text(new)
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--point", nargs=4, help=argparse.SUPPRESS)
@@ -247,7 +237,7 @@ def main(argv=None):
     print(f"\n({time.perf_counter() - t0:.0f} s)")
     out = a.out or (None if a.quick else HERE / "RESULTS.md")
     if out:
-        write_section(out, text)
+        write_section(out, text, SECTION, BEGIN, END)
 
 
 if __name__ == "__main__":

@@ -29,6 +29,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(HERE))
+from results_sections import write_section  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -150,18 +152,6 @@ def markdown(rows, device_name, reps):
     return "\n".join(lines)
 
 
-def write_section(path, text):
-    p = Path(path)
-    old = p.read_text() if p.exists() else ""
-    if BEGIN in old and END in old:
-        start = old.rfind(SECTION, 0, old.index(BEGIN))
-        start = old.index(BEGIN) if start < 0 else start
-        new = old[:start] + text + old[old.index(END) + len(END):]
-    else:
-        new = old.rstrip("\n") + "\n\n" + text + "\n"
-    p.write_text(new)
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--emulate", action="store_true",
@@ -194,7 +184,7 @@ def main(argv=None):
     text = markdown(rows, getattr(tepad.cuda(0), "device_name", "cuda"), a.reps)
     print()
     print(text)
-    write_section(a.out or HERE / "RESULTS.md", text)
+    write_section(a.out or HERE / "RESULTS.md", text, SECTION, BEGIN, END)
     return 0 if all(r["ok"] for r in rows) else 1
 
 

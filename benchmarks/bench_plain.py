@@ -42,6 +42,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+import results_sections  # noqa: E402
 from run import (WORKLOADS, blas_info, call_args, cpu_info, fmt_ms,  # noqa: E402
                  load_example, peer_dir)
 
@@ -441,17 +442,8 @@ def markdown(res, info, a) -> str:
 
 
 def write_section(path, text):
-    """Replace the section (its heading through END) in ``path``, or append it."""
-    p = Path(path)
-    old = p.read_text() if p.exists() else ""
-    if BEGIN in old and END in old:
-        start = old.rfind(SECTION, 0, old.index(BEGIN))
-        start = old.index(BEGIN) if start < 0 else start
-        new = old[:start] + text + old[old.index(END) + len(END):]
-    else:
-        new = old.rstrip("\n") + "\n\n" + text + "\n"
-    p.write_text(new)
-
+    """Replace this script's section (its heading through END) in ``path``, or append it."""
+    results_sections.write_section(path, text, SECTION, BEGIN, END)
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -91,6 +91,16 @@ class EmitterBase:
             self.b.call(free, [p])
         self.b.ret(code)
 
+    def emit_status_check(self, status: ir.Value, label: str):
+        """A non-zero i32 ``status`` (of a call) returns from the current function after its
+        cleanups (``emit_return_status``); the builder continues where it is zero."""
+        fail_bb = self.ctx.fn.append_basic_block(f"{label}.fail")
+        ok_bb = self.ctx.fn.append_basic_block(f"{label}.ok")
+        self.b.cbranch(self.b.icmp_signed("!=", status, I32(0)), fail_bb, ok_bb)
+        self.b.position_at_end(fail_bb)
+        self.emit_return_status(status)
+        self.b.position_at_end(ok_bb)
+
     def const_vec(self, t: ir.VectorType, values) -> ir.Constant:
         return ir.Constant(t, [ir.Constant(t.element, v) for v in values])
 

@@ -71,11 +71,4 @@ class NestOutliner:
                 self.b.ret(I32(0))
         finally:
             self.ctx = parent
-        b = self.b
-        st = b.call(fn, vals)
-        fail_bb = parent.fn.append_basic_block(f"nest{k}.fail")
-        ok_bb = parent.fn.append_basic_block(f"nest{k}.ok")
-        b.cbranch(b.icmp_signed("!=", st, I32(0)), fail_bb, ok_bb)
-        b.position_at_end(fail_bb)
-        self.emit_return_status(st)
-        b.position_at_end(ok_bb)
+        self.emit_status_check(self.b.call(fn, vals), f"nest{k}")

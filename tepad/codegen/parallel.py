@@ -184,12 +184,7 @@ class ParallelEmitter:
         gomp = self.declare("GOMP_parallel", VOID, [PTR, PTR, I32, I32])
         b.call(gomp, [tramp, clos, I32(self.num_threads), I32(0)])
         st = b.load(closure.field(b, clos, closure.status), typ=I32)
-        fail_bb = parent.fn.append_basic_block(f"par{k}.fail")
-        ok_bb = parent.fn.append_basic_block(f"par{k}.ok")
-        b.cbranch(b.icmp_signed("!=", st, I32(0)), fail_bb, ok_bb)
-        b.position_at_end(fail_bb)
-        self.emit_return_status(st)
-        b.position_at_end(ok_bb)
+        self.emit_status_check(st, f"par{k}")
         if join_bb is not None:
             b.branch(join_bb)
             b.position_at_end(join_bb)

@@ -1,0 +1,19 @@
+"""Writing one script's section of ``benchmarks/RESULTS.md`` and leaving the others alone."""
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def write_section(path, text, heading: str, begin: str, end: str) -> None:
+    """Replace the section of ``path`` that runs from ``heading`` (the last one before the
+    ``begin`` marker, or the marker itself) through the ``end`` marker by ``text``; append
+    ``text`` when the file has no such markers."""
+    p = Path(path)
+    old = p.read_text() if p.exists() else ""
+    if begin in old and end in old:
+        start = old.rfind(heading, 0, old.index(begin))
+        start = old.index(begin) if start < 0 else start
+        new = old[:start] + text + old[old.index(end) + len(end):]
+    else:
+        new = old.rstrip("\n") + "\n\n" + text + "\n"
+    p.write_text(new)
