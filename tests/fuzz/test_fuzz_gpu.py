@@ -167,28 +167,37 @@ def test_vthread_over_an_empty_exact_region_builds():
             np.testing.assert_allclose(out, reference([T3], {A: a})[0])
 
 
-@pytest.mark.xfail(strict=True, reason="a root stage whose consumer reads it at i - 1 is "
-                   "realized from -1, and a root axis bound to a thread directly must start "
-                   "at 0 (tepad/lower/thread_binding.py: thread_nest_items; TVM's "
-                   "MakeLoopNest has the same check; the error says to split before binding). "
-                   "Building it would need the thread index rebased (min + var) as a serial "
-                   "loop is rebased")
 def test_bound_root_stage_realized_from_a_negative_index():
+    """A root stage whose consumer reads it at ``i - 1`` is realized from -1; a root axis
+    bound to a thread directly must start at 0 (as TVM's MakeLoopNest requires: the thread
+    index is not rebased), so the build refuses it with an error that says to split first,
+    and the split-then-bind schedule it suggests builds and computes the right values."""
     import numpy as np
 
     import tepad
     from tepad import te
+    from tepad.errors import TepadError
     from tepad.testing import reference
 
-    A = te.placeholder((2,), "float32", name="A")
-    B = te.compute((2,), lambda i: A[i] * 2.0, name="B")
-    C = te.compute((2,), lambda i: te.if_then_else(i >= 1, B[i - 1], 0.0), name="C")
-    s = te.create_schedule(C.op)
-    for t in (B, C):
-        s[t].bind(s[t].op.axis[0], te.thread_axis("blockIdx.x"))
+    def schedule(split):
+        A = te.placeholder((2,), "float32", name="A")
+        B = te.compute((2,), lambda i: A[i] * 2.0, name="B")
+        C = te.compute((2,), lambda i: te.if_then_else(i >= 1, B[i - 1], 0.0), name="C")
+        s = te.create_schedule(C.op)
+        for t in (B, C):
+            ax = s[t].op.axis[0]
+            if split:
+                ax, _ = s[t].split(ax, factor=1)
+            s[t].bind(ax, te.thread_axis("blockIdx.x"))
+        return s, A, C
+
     a = np.array([1.5, -2.0], "float32")
     with emulation():
         for exact in (False, True):
+            s, A, C = schedule(split=False)
+            with pytest.raises(TepadError, match="split the axis before binding"):
+                tepad.build(s, [A, C], target="cuda", bounds_check=True, exact_bounds=exact)
+            s, A, C = schedule(split=True)
             mod = tepad.build(s, [A, C], target="cuda", bounds_check=True, exact_bounds=exact)
             out = np.zeros(2, "float32")
             mod(a, out)
