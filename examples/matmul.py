@@ -25,7 +25,10 @@ def widths(target=None):
     return 2 * tgt.vector_lanes("float32"), (8 if tgt.vector_registers >= 32 else 4)
 
 
-def schedule(n=N, bn=None, rows=None, target=None):
+def schedule(n=N, bn=None, rows=None, target=None, tile_i=None, unroll=True):
+    """The schedule above; ``bn`` (panel width), ``rows`` (register-block rows), ``tile_i``
+    (rows of a C tile, default ``max(bn, 32)``) and ``unroll`` (the register block's rows)
+    are the knobs of ``examples/tune_templates.py``'s W2 template."""
     dbn, drows = widths(target)
     bn, rows = bn or dbn, rows or drows
     A = te.placeholder((n, n), "float32", name="A")
@@ -36,7 +39,7 @@ def schedule(n=N, bn=None, rows=None, target=None):
                    name="C")
     s = te.create_schedule(C.op)
     CC = s.cache_write(C, "global")
-    io, jo, ii, ji = s[C].tile(C.op.axis[0], C.op.axis[1], max(bn, 32), bn)
+    io, jo, ii, ji = s[C].tile(C.op.axis[0], C.op.axis[1], tile_i or max(bn, 32), bn)
     s[C].vectorize(ji)
     s[C].parallel(io)
     s[CC].compute_at(s[C], jo)
@@ -44,7 +47,8 @@ def schedule(n=N, bn=None, rows=None, target=None):
     (kc,) = s[CC].op.reduce_axis
     ico, ici = s[CC].split(ic, factor=rows)
     s[CC].reorder(ico, kc, ici, jc)
-    s[CC].unroll(ici)
+    if unroll:
+        s[CC].unroll(ici)
     s[CC].vectorize(jc)
     po, pk, pi = s[packedB].op.axis
     # pack row by row of B (k outer): B is read sequentially (hardware prefetch works) instead

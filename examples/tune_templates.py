@@ -61,8 +61,6 @@ def elementwise(n):
 @autotvm.template("w2/matmul")
 def matmul(n):
     """W2: packed-B matmul; panel width, tile rows, register-block rows and unrolling."""
-    A = te.placeholder((n, n), "float32", name="A")
-    B = te.placeholder((n, n), "float32", name="B")
     cfg = autotvm.get_config()
     cfg.define_knob("bn", _dividing([32, 16, 64], n))
     cfg.define_knob("tile_i", _dividing([32, 16, 64], n))
@@ -71,29 +69,8 @@ def matmul(n):
     bn, ti, rows = cfg["bn"].val, cfg["tile_i"].val, cfg["rows"].val
     if ti % rows:
         cfg.raise_error("register block rows do not divide the tile")
-    k = te.reduce_axis((0, n), name="k")
-    packedB = te.compute((n // bn, n, bn), lambda jo, kk, ji: B[kk, jo * bn + ji],
-                         name="packedB")
-    C = te.compute((n, n), lambda i, j: te.sum(A[i, k] * packedB[j // bn, k, j % bn], axis=k),
-                   name="C")
-    s = te.create_schedule(C.op)
-    CC = s.cache_write(C, "global")
-    io, jo, ii, ji = s[C].tile(C.op.axis[0], C.op.axis[1], ti, bn)
-    s[C].vectorize(ji)
-    s[C].parallel(io)
-    s[CC].compute_at(s[C], jo)
-    ic, jc = s[CC].op.axis
-    (kc,) = s[CC].op.reduce_axis
-    ico, ici = s[CC].split(ic, factor=rows)
-    s[CC].reorder(ico, kc, ici, jc)
-    if cfg["unroll"].val:
-        s[CC].unroll(ici)
-    s[CC].vectorize(jc)
-    po, pk, pi = s[packedB].op.axis
-    s[packedB].reorder(pk, po, pi)
-    s[packedB].vectorize(pi)
-    s[packedB].parallel(pk)
-    return s, [A, B, C]
+    return _example("matmul").schedule(n, bn=bn, rows=rows, tile_i=ti,
+                                       unroll=bool(cfg["unroll"].val))
 
 
 @autotvm.template("w3/blur")
