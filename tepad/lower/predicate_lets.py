@@ -48,17 +48,16 @@ def _uses(e, var_ids, memo):
     return r
 
 
-def _candidates(stage, conds):
-    """The maximal min/max sub-expressions of ``conds`` free of ``stage``'s root vars."""
-    roots = _root_var_ids(stage)
-    memo, seen, out = {}, set(), []
+def _walk(conds, visit):
+    """Call ``visit(node)`` on every node of ``conds`` once, outermost first; a node for which
+    it returns True is not walked into."""
+    seen = set()
 
     def walk(n):
         if id(n) in seen or not hasattr(n, "field_values"):
             return
         seen.add(id(n))
-        if isinstance(n, (Min, Max)) and not _uses(n, roots, memo):
-            out.append(n)
+        if visit(n):
             return
         for v in n.field_values():
             if isinstance(v, (tuple, list)):
@@ -69,28 +68,33 @@ def _candidates(stage, conds):
 
     for c in conds:
         walk(c)
+
+
+def _candidates(stage, conds):
+    """The maximal min/max sub-expressions of ``conds`` free of ``stage``'s root vars."""
+    roots = _root_var_ids(stage)
+    memo, out = {}, []
+
+    def visit(n):
+        if isinstance(n, (Min, Max)) and not _uses(n, roots, memo):
+            out.append(n)
+            return True
+        return False
+
+    _walk(conds, visit)
     return out
 
 
 def _minmax_by_hash(conds):
     """``hash -> [node]`` of every min/max sub-expression of ``conds`` (each node once)."""
-    seen, table = set(), {}
+    table = {}
 
-    def walk(n):
-        if id(n) in seen or not hasattr(n, "field_values"):
-            return
-        seen.add(id(n))
+    def visit(n):
         if isinstance(n, (Min, Max)):
             table.setdefault(hash(n), []).append(n)
-        for v in n.field_values():
-            if isinstance(v, (tuple, list)):
-                for x in v:
-                    walk(x)
-            else:
-                walk(v)
+        return False
 
-    for c in conds:
-        walk(c)
+    _walk(conds, visit)
     return table
 
 
