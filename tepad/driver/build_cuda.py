@@ -16,10 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import threading
-from collections import OrderedDict
 
-from ..codegen import compile_cache_enabled
 from ..codegen.nvptx import compile_ptx
 from ..codegen.nvptx_target import DEFAULT_ARCH, arch_of_target
 from ..lower.deep_stack import deep_stack
@@ -28,9 +25,9 @@ from ..lower.pipeline import PassLog, lower_for_codegen
 from ..runtime.args import arg_info_from_func
 from ..runtime.cuda_module import CudaModule
 from ..runtime.cuda_driver import cuda_available, get_driver
-from ..schedule import Schedule
 from ..target import Target
 from ..tir.function import PrimFunc
+from .rebuild_cache import RebuildCache
 
 CUDA_KINDS = ("cuda", "nvptx")
 
@@ -46,21 +43,7 @@ def cuda_arch(tgt: Target | None) -> str:
     return arch_of_target(tgt) if tgt is not None else DEFAULT_ARCH
 
 
-_CACHE_SIZE = 64
-_cache: OrderedDict = OrderedDict()
-_lock = threading.Lock()
-
-
-def _key(s_or_func, args, name, opts, exact_bounds, tgt, arch):
-    if not compile_cache_enabled():
-        return None
-    common = (name, opts, bool(exact_bounds), str(tgt), arch)
-    if isinstance(s_or_func, PrimFunc):
-        return ("func", id(s_or_func)) + common
-    if isinstance(s_or_func, Schedule) and isinstance(args, (list, tuple)):
-        return ("sched", id(s_or_func), s_or_func.fingerprint(),
-                tuple(id(a) for a in args)) + common
-    return None
+_cache = RebuildCache(64)
 
 
 def build_cuda(s_or_func, args, name, opts, exact_bounds, tgt: Target) -> CudaModule:
@@ -69,19 +52,12 @@ def build_cuda(s_or_func, args, name, opts, exact_bounds, tgt: Target) -> CudaMo
     if tgt is not None and not opts.target_text:     # verify_gpu_code checks its limits
         opts = dataclasses.replace(opts, target_text=str(tgt))
     arch = cuda_arch(tgt)
-    key = _key(s_or_func, args, name, opts, exact_bounds, tgt, arch)
-    if key is not None:
-        with _lock:
-            hit = _cache.get(key)
-            if hit is not None:
-                _cache.move_to_end(key)
-                return hit[0]
+    key = _cache.key(s_or_func, args, name, opts, bool(exact_bounds), str(tgt), arch)
+    hit = _cache.get(key)
+    if hit is not None:
+        return hit
     mod = _build(s_or_func, args, name, opts, exact_bounds, arch)
-    if key is not None:
-        with _lock:       # the schedule and arguments kept alive: their ids stay theirs
-            _cache[key] = (mod, (s_or_func, args))
-            while len(_cache) > _CACHE_SIZE:
-                _cache.popitem(last=False)
+    _cache.put(key, mod, (s_or_func, args))
     return mod
 
 

@@ -8,11 +8,8 @@ Below that, ``tepad.codegen`` caches compiled kernels by their printed IR.
 """
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-
 from .._lazy import lazy_module
-from ..codegen import compile_cache_enabled, compile_kernel, default_num_threads
+from ..codegen import compile_kernel, default_num_threads
 from ..errors import TepadError
 from ..lower.deep_stack import deep_stack
 from ..lower.pipeline import Options, PassLog, lower, lower_for_codegen, schedule_to_module
@@ -20,10 +17,10 @@ from ..lower.thread_binding import check_cpu_buildable
 from ..runtime import Module
 from ..runtime.multi import ModuleGroup
 from ..target import Target, as_target
-from ..schedule import Schedule
 from ..tir.function import PrimFunc
 from ..tir.module import IRModule
 from .arg_info import arg_info_of
+from .rebuild_cache import RebuildCache
 
 # The CUDA build paths (with the PTX code generator and the GPU emulator behind them) load on
 # the first build for a cuda target, so that ``import tepad`` does not compile them.
@@ -79,13 +76,14 @@ def build(s_or_func, args=None, target=None, name="main", bounds_check=False,
         raise TepadError(f"target {str(tgt)!r}: tepad builds for 'llvm' (the CPU) only; "
                          f"{tgt.kind.name} code generation is not there yet")
     opts = Options.from_context(checked=checked, bounds_check=bounds_check, target="llvm")
-    key = _build_key(s_or_func, args, name, opts, exact_bounds, tgt)
-    hit = _cache_get(key)
+    key = _cache.key(s_or_func, args, name, opts, bool(exact_bounds), default_num_threads(),
+                     str(tgt))
+    hit = _cache.get(key)
     if hit is not None:
         return hit
     mod = _build(s_or_func, args, name, opts, exact_bounds, tgt)
     if not mod.kernel.jit.missing:   # rebuilt once the extern functions it calls are loaded
-        _cache_put(key, mod, (s_or_func, args))
+        _cache.put(key, mod, (s_or_func, args))
     return mod
 
 
@@ -137,43 +135,7 @@ def _cpu_of(tgt: Target):
     return tgt.mcpu, tgt.features
 
 
-# --- rebuild cache ------------------------------------------------------------------------------
-
-_CACHE_SIZE = 128
-_cache: OrderedDict = OrderedDict()
-_lock = threading.Lock()
-
-
-def _build_key(s_or_func, args, name, opts, exact_bounds, tgt):
-    if not compile_cache_enabled():
-        return None
-    common = (name, opts, bool(exact_bounds), default_num_threads(), str(tgt))
-    if isinstance(s_or_func, PrimFunc):
-        return ("func", id(s_or_func)) + common
-    if isinstance(s_or_func, Schedule) and isinstance(args, (list, tuple)):
-        return ("sched", id(s_or_func), s_or_func.fingerprint(),
-                tuple(id(a) for a in args)) + common
-    return None
-
-
-def _cache_get(key):
-    if key is None:
-        return None
-    with _lock:
-        hit = _cache.get(key)
-        if hit is not None:
-            _cache.move_to_end(key)
-            return hit[0]
-    return None
-
-
-def _cache_put(key, mod, keepalive):
-    if key is None:
-        return
-    with _lock:
-        _cache[key] = (mod, keepalive)
-        while len(_cache) > _CACHE_SIZE:
-            _cache.popitem(last=False)
+_cache = RebuildCache(128)
 
 
 __all__ = ["build", "lower", "schedule_to_module", "arg_info_of"]
