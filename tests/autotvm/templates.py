@@ -2,15 +2,20 @@
 from tepad import te, tir, autotvm
 
 
-@autotvm.template("test/matmul")
-def matmul(N, L, M, dtype):
+def matmul_definition(N, L, M, dtype):
+    """TVM's autotvm_matmul_x86 matmul: ``(s, [A, B, C], (y, x, k))`` before any knob."""
     A = te.placeholder((N, L), name="A", dtype=dtype)
     B = te.placeholder((L, M), name="B", dtype=dtype)
     k = te.reduce_axis((0, L), name="k")
     C = te.compute((N, M), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
     s = te.create_schedule(C.op)
     y, x = s[C].op.axis
-    k = s[C].op.reduce_axis[0]
+    return s, [A, B, C], (y, x, s[C].op.reduce_axis[0])
+
+
+def matmul_with_splits(N, L, M, dtype):
+    """The tutorial's split template (``define_split`` on both axes)."""
+    s, (A, B, C), (y, x, k) = matmul_definition(N, L, M, dtype)
     cfg = autotvm.get_config()
     cfg.define_split("tile_y", y, num_outputs=2)
     cfg.define_split("tile_x", x, num_outputs=2)
@@ -18,6 +23,9 @@ def matmul(N, L, M, dtype):
     xo, xi = cfg["tile_x"].apply(s, C, x)
     s[C].reorder(yo, xo, k, yi, xi)
     return s, [A, B, C]
+
+
+matmul = autotvm.template("test/matmul")(matmul_with_splits)
 
 
 @autotvm.template("test/faulty")

@@ -7,16 +7,12 @@ import tepad as tvm
 from tepad import te, autotvm
 import tepad.testing
 
+from .templates import matmul_definition, matmul_with_splits
+
 
 @autotvm.template("tutorial_small/matmul_v1")
 def matmul_v1(N, L, M, dtype):
-    A = te.placeholder((N, L), name="A", dtype=dtype)
-    B = te.placeholder((L, M), name="B", dtype=dtype)
-    k = te.reduce_axis((0, L), name="k")
-    C = te.compute((N, M), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
-    s = te.create_schedule(C.op)
-    y, x = s[C].op.axis
-    k = s[C].op.reduce_axis[0]
+    s, (A, B, C), (y, x, k) = matmul_definition(N, L, M, dtype)
     cfg = autotvm.get_config()
     cfg.define_knob("tile_y", [1, 2, 4, 8, 16])
     cfg.define_knob("tile_x", [1, 2, 4, 8, 16])
@@ -26,22 +22,7 @@ def matmul_v1(N, L, M, dtype):
     return s, [A, B, C]
 
 
-@autotvm.template("tutorial_small/matmul")
-def matmul(N, L, M, dtype):
-    A = te.placeholder((N, L), name="A", dtype=dtype)
-    B = te.placeholder((L, M), name="B", dtype=dtype)
-    k = te.reduce_axis((0, L), name="k")
-    C = te.compute((N, M), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
-    s = te.create_schedule(C.op)
-    y, x = s[C].op.axis
-    k = s[C].op.reduce_axis[0]
-    cfg = autotvm.get_config()
-    cfg.define_split("tile_y", y, num_outputs=2)
-    cfg.define_split("tile_x", x, num_outputs=2)
-    yo, yi = cfg["tile_y"].apply(s, C, y)
-    xo, xi = cfg["tile_x"].apply(s, C, x)
-    s[C].reorder(yo, xo, k, yi, xi)
-    return s, [A, B, C]
+matmul = autotvm.template("tutorial_small/matmul")(matmul_with_splits)
 
 
 def test_knob_template_space_is_five_by_five():
