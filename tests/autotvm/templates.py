@@ -1,5 +1,6 @@
 """Templates the autotvm tests share (registered on import)."""
 from tepad import te, tir, autotvm
+from tepad.autotvm.result import MeasureErrorNo
 
 
 def matmul_definition(N, L, M, dtype):
@@ -26,6 +27,12 @@ def matmul_with_splits(N, L, M, dtype):
 
 
 matmul = autotvm.template("test/matmul")(matmul_with_splits)
+
+
+#: the record each mode of ``test/faulty`` must get
+FAULTY_CODES = {"ok": MeasureErrorNo.NO_ERROR, "wrong": MeasureErrorNo.WRONG_ANSWER,
+                "crash": MeasureErrorNo.RUNTIME_DEVICE, "hang": MeasureErrorNo.RUN_TIMEOUT,
+                "refuse": MeasureErrorNo.INSTANTIATION_ERROR, "ok2": MeasureErrorNo.NO_ERROR}
 
 
 @autotvm.template("test/faulty")

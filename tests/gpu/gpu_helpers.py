@@ -115,11 +115,15 @@ def gpu_example(stem):
     return mod
 
 
-def rfactor_rows(n=64, m=64, factor=16, rows_per_block=32, predicate=True):
-    """TVM's reduction.py tutorial: rfactor + threadIdx.x over the row sums of A."""
+def rfactor_rows(n=64, m=64, factor=16, rows_per_block=32, predicate=True, reducer=None,
+                 scale=None):
+    """TVM's reduction.py tutorial: rfactor + threadIdx.x over the row sums of A (or the row
+    ``reducer`` of ``A * scale``)."""
     A = te.placeholder((n, m), name="A")
     k = te.reduce_axis((0, m), "k")
-    B = te.compute((n,), lambda i: te.sum(A[i, k], axis=k), name="B")
+    red = reducer or te.sum
+    B = te.compute((n,), lambda i: red(A[i, k] if scale is None else A[i, k] * scale, axis=k),
+                   name="B")
     s = te.create_schedule(B.op)
     ko, ki = s[B].split(B.op.reduce_axis[0], factor=factor)
     BF = s.rfactor(B, ki)

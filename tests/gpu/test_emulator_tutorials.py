@@ -119,20 +119,8 @@ def test_shared_memory_matmul_schedule(N, tile, vthreads):
        seed=st.integers(0, 2**16))
 def test_random_cross_thread_reductions_match_the_oracle(rows, cols, threads, rows_per_block,
                                                           op, seed):
-    A = te.placeholder((rows, cols), name="A")
-    k = te.reduce_axis((0, cols), "k")
     red = {"sum": te.sum, "max": te.max, "min": te.min}[op]
-    B = te.compute((rows,), lambda i: red(A[i, k] * 2.0, axis=k), name="B")
-    s = te.create_schedule(B.op)
-    ko, ki = s[B].split(B.op.reduce_axis[0], factor=threads)
-    BF = s.rfactor(B, ki)
-    xo, xi = s[B].split(s[B].op.axis[0], factor=rows_per_block)
-    s[B].bind(xo, te.thread_axis("blockIdx.x"))
-    s[B].bind(xi, te.thread_axis("threadIdx.y"))
-    tx = te.thread_axis("threadIdx.x")
-    s[B].bind(s[B].op.reduce_axis[0], tx)
-    s[BF].compute_at(s[B], s[B].op.reduce_axis[0])
-    s[B].set_store_predicate(tx.var.equal(0))
+    s, (A, B) = rfactor_rows(rows, cols, threads, rows_per_block, reducer=red, scale=2.0)
     mod = tvm.build(s, [A, B], "cuda")
     a = np.random.default_rng(seed).standard_normal((rows, cols)).astype("float32")
     b = np.zeros(rows, "float32")
