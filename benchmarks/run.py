@@ -21,6 +21,7 @@ itself with both unset (for this command only) and says so in the report.
 from __future__ import annotations
 
 import argparse
+import importlib
 import datetime
 import importlib.util
 import json
@@ -526,59 +527,44 @@ def markdown(results, peers, info, quick, busy) -> str:
     return "\n".join(lines)
 
 
-def exactness_section() -> str | None:
-    """``benchmarks/bench_exact.py``'s ``exactness_markdown()`` (another engineer's module;
-    optional, and slow on a busy machine), or None."""
+def optional_section(module: str, function: str, title: str, **kw) -> str | None:
+    """``benchmarks/<module>.py``'s ``<function>(**kw)``: a markdown section of RESULTS.md;
+    None when the module is missing, a note under ``title`` when it fails (the optional
+    sections never stop a run)."""
     try:
         sys.path.insert(0, str(HERE))
-        import bench_exact
-    except ImportError:
-        return None
-    if not hasattr(bench_exact, "exactness_markdown"):
+        fn = getattr(importlib.import_module(module), function)
+    except (ImportError, AttributeError):
         return None
     try:
-        return bench_exact.exactness_markdown()
+        return fn(**kw)
     except Exception as err:  # noqa: BLE001 - optional section
-        return f"## Exactness\n\n(bench_exact.exactness_markdown() failed: {err!r})"
+        return f"## {title}\n\n({module}.{function}() failed: {err!r})"
+
+
+def exactness_section() -> str | None:
+    """``benchmarks/bench_exact.py``: exact vs interval InferBound (optional, and slow on a
+    busy machine)."""
+    return optional_section("bench_exact", "exactness_markdown", "Exactness")
 
 
 def padding_section() -> str | None:
     """``benchmarks/bench_padding.py``: RFC 0077 row summation / conv1d, branchy vs branch-free."""
-    try:
-        sys.path.insert(0, str(HERE))
-        import bench_padding
-        return bench_padding.padding_markdown()
-    except ImportError:
-        return None
-    except Exception as err:  # noqa: BLE001 - optional section
-        return f"## RFC 0077 padding\n\n(bench_padding.padding_markdown() failed: {err!r})"
+    return optional_section("bench_padding", "padding_markdown", "RFC 0077 padding")
 
 
 def tails_section() -> str | None:
     """``benchmarks/bench_tails.py``: W3, a 2047-column elementwise kernel and a one-stage
     stencil with the partial vector run scalar, masked or as halves, or shifted inward
     (issue 18)."""
-    try:
-        sys.path.insert(0, str(HERE))
-        import bench_tails
-        return bench_tails.tails_markdown()
-    except ImportError:
-        return None
-    except Exception as err:  # noqa: BLE001 - optional section
-        return f"## Vector tails\n\n(bench_tails.tails_markdown() failed: {err!r})"
+    return optional_section("bench_tails", "tails_markdown", "Vector tails")
 
 
 def rolling_section(run_peers=None) -> str | None:
     """``benchmarks/bench_rolling.py``'s ``rolling_markdown()``: the rolling-buffer pool chain;
     ``run_peers()`` (the peers' W6 records) runs between two timing passes of tepad's variants."""
-    try:
-        sys.path.insert(0, str(HERE))
-        import bench_rolling
-        return bench_rolling.rolling_markdown(run_peers=run_peers)
-    except ImportError:
-        return None
-    except Exception as err:  # noqa: BLE001 - optional section
-        return f"## Rolling buffer\n\n(bench_rolling.rolling_markdown() failed: {err!r})"
+    return optional_section("bench_rolling", "rolling_markdown", "Rolling buffer",
+                            run_peers=run_peers)
 
 
 def main(argv=None) -> int:
