@@ -28,8 +28,10 @@ it. Sizes can be reduced with the environment variable ``BENCH_ROLLING_H`` (rows
 """
 from __future__ import annotations
 
+import importlib.util
 import os
 import statistics
+from pathlib import Path
 
 import numpy as np
 
@@ -48,29 +50,17 @@ STRIP = 256
 RUNS = 10
 
 
-def _pool(X, name):
-    r0 = te.reduce_axis((0, 3), name + "_ry")
-    r1 = te.reduce_axis((0, 3), name + "_rx")
-    n, h, w, c = (int(x) for x in X.shape)
-    return te.compute((n, h - 2, w - 2, c),
-                      lambda b, y, x, ch: te.max(X[b, y + r0, x + r1, ch], axis=[r0, r1]),
-                      name=name)
+def _load_example(stem):
+    spec = importlib.util.spec_from_file_location(
+        f"tepad_example_{stem}", Path(__file__).resolve().parent.parent / "examples" / f"{stem}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
-def _vector_lanes(extent: int, most: int = 32) -> int:
-    """The widest power of two <= ``most`` dividing ``extent`` (no partial vector tile)."""
-    lanes = most
-    while lanes > 1 and extent % lanes:
-        lanes //= 2
-    return lanes
-
-
-def _vectorize_fused(stage, x, c, reduce_axes, extent):
-    """fuse(x, c), split by the vector width, reduction inside, lanes vectorized."""
-    xc = stage.fuse(x, c)
-    xo, xi = stage.split(xc, factor=_vector_lanes(extent))
-    stage.reorder(xo, *reduce_axes, xi)
-    stage.vectorize(xi)
+_mp = _load_example("maxpool_rolling")
+_pool = _mp.maxpool_nhwc
+_vectorize_fused = _mp.vectorize_fused
 
 
 def schedule(variant, h=H, w=W):
@@ -149,7 +139,7 @@ def run(runs=RUNS, h=H, w=W, between=None):
     rows, timers = [], []
     for variant in VARIANTS:
         s, args = schedule(variant, h, w)
-        func = tepad.lower.passes.storage_flatten(tepad.lower(s, args))
+        func = tepad.lower(s, args)["main"]      # flattened, as TVM's lower
         mod = tepad.build(func)
         out = np.zeros((1, h - 4, w - 4, CH), "int8")
         mod(a, out)

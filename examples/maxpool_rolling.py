@@ -18,6 +18,28 @@ def maxpool(X, name, k=3):
     return te.compute((h, w), lambda i, j: te.max(X[i + r0, j + r1], axis=[r0, r1]), name=name)
 
 
+def maxpool_nhwc(X, name):
+    """3x3 max-pool of an NHWC tensor (the benchmark's W6 stage)."""
+    r0 = te.reduce_axis((0, 3), name + "_ry")
+    r1 = te.reduce_axis((0, 3), name + "_rx")
+    n, h, w, c = (int(x) for x in X.shape)
+    return te.compute((n, h - 2, w - 2, c),
+                      lambda b, y, x, ch: te.max(X[b, y + r0, x + r1, ch], axis=[r0, r1]),
+                      name=name)
+
+
+def vectorize_fused(stage, x, c, reduce_axes, extent, most=32):
+    """fuse(x, c), split by the widest power of two <= ``most`` dividing ``extent`` (no
+    partial vector), the reduction inside, the lanes vectorized."""
+    lanes = most
+    while lanes > 1 and extent % lanes:
+        lanes //= 2
+    xc = stage.fuse(x, c)
+    xo, xi = stage.split(xc, factor=lanes)
+    stage.reorder(xo, *reduce_axes, xi)
+    stage.vectorize(xi)
+
+
 def schedule(size=SIZE, tile=TILE):
     A = te.placeholder((size, size), "int8", name="A")
     B = maxpool(A, "B")

@@ -114,17 +114,10 @@ def rowsum(rows, cols):
 def maxpool(h, w, ch=16):
     """W6: two chained 3x3 max-pools (int8 NHWC); pool 1 at the root or at pool 2's row
     tile, tile rows, parallel tiles, vector width of the fused (x, channel) axis."""
-    def pool(X, name):
-        r0 = te.reduce_axis((0, 3), name + "_ry")
-        r1 = te.reduce_axis((0, 3), name + "_rx")
-        n_, hh, ww, cc = (int(d) for d in X.shape)
-        return te.compute((n_, hh - 2, ww - 2, cc),
-                          lambda b, y, x, c: te.max(X[b, y + r0, x + r1, c], axis=[r0, r1]),
-                          name=name)
-
+    mp = _example("maxpool_rolling")
     A = te.placeholder((1, h, w, ch), "int8", name="A")
-    B = pool(A, "B")
-    C = pool(B, "C")
+    B = mp.maxpool_nhwc(A, "B")
+    C = mp.maxpool_nhwc(B, "C")
     s = te.create_schedule(C.op)
     cfg = autotvm.get_config()
     cfg.define_knob("at", ["tile", "root"])
@@ -133,24 +126,15 @@ def maxpool(h, w, ch=16):
     cfg.define_knob("lanes", [32, 16, 64])
     lanes = cfg["lanes"].val
 
-    def vectorize_fused(stage, x, c, reduce_axes, extent):
-        xc = stage.fuse(x, c)
-        v = lanes
-        while v > 1 and extent % v:
-            v //= 2
-        xo, xi = stage.split(xc, factor=v)
-        stage.reorder(xo, *reduce_axes, xi)
-        stage.vectorize(xi)
-
     n, y, x, c = C.op.axis
     yo, _ = s[C].split(y, factor=cfg["tile"].val)
     if cfg["parallel"].val:
         s[C].parallel(yo)
-    vectorize_fused(s[C], x, c, C.op.reduce_axis, (w - 4) * ch)
+    mp.vectorize_fused(s[C], x, c, C.op.reduce_axis, (w - 4) * ch, lanes)
     if cfg["at"].val == "tile":
         s[B].compute_at(s[C], yo)
     bn, by, bx, bc = B.op.axis
-    vectorize_fused(s[B], bx, bc, B.op.reduce_axis, (w - 2) * ch)
+    mp.vectorize_fused(s[B], bx, bc, B.op.reduce_axis, (w - 2) * ch, lanes)
     return s, [A, C]
 
 
