@@ -13,6 +13,7 @@ from ..tir import expr as E
 from ..tir import stmt as S
 from ..tir.function import PrimFunc
 from ..tir.functor import Mutator, post_order_visit, substitute
+from ..tir.piecewise import is_piecewise
 from .negation import negate
 
 
@@ -75,7 +76,7 @@ class _StmtSimplifier(Mutator):
                     E.dt.lanes(value.dtype) == 1:
                 b = self.ana._bound_num(value)
                 self.ana._bounds[op.var] = b
-                if not _has_minmax(value) and not _mentions(value, self.lets):
+                if not is_piecewise(value) and not _mentions(value, self.lets):
                     # a min/max value, or one over another let var, stays opaque (its
                     # constant range only): as a symbolic bound it would make every failing
                     # proof over the var expand it, and a chain of such lets (shared
@@ -124,14 +125,6 @@ def _mentions(e, vars_) -> bool:
     found = []
     post_order_visit(e, lambda n: found.append(n) if isinstance(n, E.Var) and n in vars_
                      else None)
-    return bool(found)
-
-
-def _has_minmax(e) -> bool:
-    """Whether ``e`` is piecewise: a min/max, a select or an if_then_else inside."""
-    found = []
-    post_order_visit(e, lambda n: found.append(n) if isinstance(n, (E.Min, E.Max, E.Select))
-                     or (isinstance(n, E.Call) and n.op == "tir.if_then_else") else None)
     return bool(found)
 
 

@@ -28,16 +28,15 @@ from ..schedule.relations import Transform
 from ..schedule.stage import AttachType
 from ..tensor.scan import ScanOp
 from ..tensor.tensor import ComputeOp
-from ..tir.expr import Add, IntImm, Max, Min, Range, Select, Sub, Var
-from ..tir.functor import post_order_visit
-from ..tir.op import is_call
+from ..tir.expr import Add, IntImm, Range, Sub, Var
+from ..tir.piecewise import is_piecewise
 
 #: a stage with at least this many loops enclosing it may get offset lets (as
 #: ``tepad.bound.interval.ABSTRACT_DEPTH``: shallower schedules lower as before)
 OFFSET_DEPTH = 3
 
 
-def _enclosing(stage) -> list:
+def enclosing_stages(stage) -> list:
     """The stages whose loops contain ``stage``'s (its compute_at chain), innermost first."""
     out, st = [], stage
     while st.attach_type == AttachType.Scope and st.attach_stage is not None:
@@ -57,7 +56,7 @@ def closed_stages(s, ctx) -> dict:
     by_op = {st.op: st for st in s.stages}
     inside = {}                                   # id(stage) -> stages attached within it
     for st in s.stages:
-        for enc in _enclosing(st):
+        for enc in enclosing_stages(st):
             inside.setdefault(id(enc), []).append(st)
     # the compute stages each stage reads (input_tensors walks the body: once per stage)
     reads = {}
@@ -83,13 +82,6 @@ def closed_stages(s, ctx) -> dict:
     return out
 
 
-def _piecewise(e) -> bool:
-    found = []
-    post_order_visit(e, lambda n: found.append(n) if isinstance(n, (Select, Min, Max)) or
-                     is_call(n, "tir.if_then_else") else None)
-    return bool(found)
-
-
 def _var_terms(e) -> int:
     """How many summands of ``e``'s top-level ``+``/``-`` are not constants."""
     if isinstance(e, (Add, Sub)):
@@ -111,7 +103,7 @@ def name_root_offsets(stage, rmap, ana, eligible) -> list:
     for iv in stage.op.axis:
         r = rmap[iv]
         m = r.min
-        if not (_piecewise(m) or deep and _var_terms(m) >= 2):
+        if not (is_piecewise(m) or deep and _var_terms(m) >= 2):
             continue
         b = ana.const_int_bound(m)
         lo, hi = b.min_value, b.max_value
@@ -127,4 +119,4 @@ def name_root_offsets(stage, rmap, ana, eligible) -> list:
     return made
 
 
-__all__ = ["OFFSET_DEPTH", "closed_stages", "name_root_offsets"]
+__all__ = ["OFFSET_DEPTH", "closed_stages", "enclosing_stages", "name_root_offsets"]

@@ -16,19 +16,10 @@ from __future__ import annotations
 
 import copy
 
-from ..schedule.stage import AttachType
+from ..bound.offset_lets import enclosing_stages
 from ..tir.expr import Max, Min, Var
 from ..tir.functor import ir_transform
 from ..tir.structural import structural_equal
-
-
-def _enclosing(stage):
-    """The stages whose loop nests contain ``stage``'s (compute_at chain), innermost first."""
-    out, st = [], stage
-    while st.attach_type == AttachType.Scope and st.attach_stage is not None:
-        st = st.attach_stage
-        out.append(st)
-    return out
 
 
 def _root_var_ids(stage):
@@ -134,7 +125,7 @@ def share_predicate_bounds(s, rmap):
         return rmap, set()
     inner = {}                  # op -> predicated stages nested in it
     for q in stages:
-        for p in _enclosing(q):
+        for p in enclosing_stages(q):
             if preds.get(p.op):
                 inner.setdefault(p.op, []).append(q)
     if not inner:
@@ -169,7 +160,7 @@ def share_predicate_bounds(s, rmap):
     new_preds = dict(preds)
     lets = {}
     for st in stages:
-        outer_ops = [p.op for p in _enclosing(st)]
+        outer_ops = [p.op for p in enclosing_stages(st)]
         t_outer = table_of(outer_ops)
         if st.op in shared:
             lets[st.op] = [(v, _rewrite(c, t_outer)) for c, v in shared[st.op]]
