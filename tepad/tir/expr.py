@@ -12,10 +12,24 @@ text forms (``str``, ``repr``, ``script()``) by ``tir.printer``, and structural 
 """
 from __future__ import annotations
 
+from operator import attrgetter
+
 import numpy as np
 
 from ..errors import TepadError
 from . import dtype as dt
+
+
+def _tuple_getter(fields):
+    """A function returning the tuple of ``fields`` of its argument (``operator.attrgetter``
+    returns a bare value for one field, so that case is wrapped): visitors call it for every
+    node they walk."""
+    if not fields:
+        return lambda node: ()
+    if len(fields) == 1:
+        one = attrgetter(fields[0])
+        return lambda node: (one(node),)
+    return attrgetter(*fields)
 
 
 class Node:
@@ -24,9 +38,14 @@ class Node:
     __slots__ = ()
     _fields: tuple = ()
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._field_getter = staticmethod(_tuple_getter(cls.__dict__.get("_fields",
+                                                                         cls._fields)))
+
     def field_values(self) -> tuple:
         """The values of the node's ``_fields``, in order (what visitors and equality walk)."""
-        return tuple(getattr(self, f) for f in self._fields)
+        return self._field_getter(self)
 
     @classmethod
     def _make(cls, *values):

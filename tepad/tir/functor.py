@@ -111,19 +111,47 @@ class Mutator:
         return type(node)._make(*new)
 
 
+class _PostOrder(Visitor):
+    """``post_order_visit``'s walk: one frame per nesting level, one class for every call."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def visit(self, n):
+        if isinstance(n, Node):
+            for v in n.field_values():
+                if isinstance(v, Node):
+                    self.visit(v)
+                elif isinstance(v, (tuple, list)):
+                    for x in v:
+                        self.visit(x)
+            self.fn(n)
+        elif isinstance(n, (tuple, list)):
+            for x in n:
+                self.visit(x)
+
+
 def post_order_visit(node, fn):
     """Call ``fn`` on every Node below (and including) ``node``, children first."""
+    _PostOrder(fn).visit(node)
 
-    class _V(Visitor):
-        def visit(self, n):
-            if isinstance(n, Node):
-                self.generic_visit(n)
-                fn(n)
-            elif isinstance(n, (tuple, list)):
-                for x in n:
-                    self.visit(x)
 
-    _V().visit(node)
+class _Transform(Mutator):
+    """``ir_transform``'s rewrite (see there)."""
+
+    def __init__(self, post, pre):
+        self.post, self.pre = post, pre
+
+    def visit(self, n):
+        if isinstance(n, Node):
+            if self.pre is not None:
+                r = self.pre(n)
+                if r is not None:
+                    return r
+            n2 = self.generic_visit(n)
+            r = self.post(n2)
+            return n2 if r is None else r
+        return super().visit(n)
 
 
 def ir_transform(node, post, pre=None):
@@ -132,20 +160,7 @@ def ir_transform(node, post, pre=None):
     ``pre(n)``, if given, runs before children; a non-None result replaces the subtree without
     visiting it further.
     """
-
-    class _M(Mutator):
-        def visit(self, n):
-            if isinstance(n, Node):
-                if pre is not None:
-                    r = pre(n)
-                    if r is not None:
-                        return r
-                n2 = self.generic_visit(n)
-                r = post(n2)
-                return n2 if r is None else r
-            return super().visit(n)
-
-    return _M().visit(node)
+    return _Transform(post, pre).visit(node)
 
 
 class _Substitute(Mutator):
