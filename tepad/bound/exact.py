@@ -912,7 +912,8 @@ def _set_root_ranges(ex, ctx, stage, rmap, ana, region, ctx_set, absn):
         return imap[0]
 
     for d, iv in enumerate(op.axis):
-        lo, hi, const_ext = _dim_bounds(ex, region, d, iv, ctx_set, absn, tile, interval_map)
+        lo, hi, const_ext, ext = _dim_bounds(ex, region, d, iv, ctx_set, absn, tile,
+                                             interval_map)
         dtype = iv.var.dtype
         v = isl.PwAff.var_on_domain(ls, dt.set, d)
         box = box & v.ge_set(lo.insert_domain(sp)) & v.le_set(hi.insert_domain(sp))
@@ -920,7 +921,7 @@ def _set_root_ranges(ex, ctx, stage, rmap, ana, region, ctx_set, absn):
             padded = padded or tile
             ext_t = IntImm(const_ext, dtype)
         else:
-            ext_t = _to_tir_pw(plus_constant(hi - lo, 1), ctx_set, ex.names, dtype)
+            ext_t = _to_tir_pw(ext, ctx_set, ex.names, dtype)
         lo_t = _to_tir_pw(lo, ctx_set, ex.names, dtype)
         if absn is not None:
             record_range(ex.names, lo_t, lo, ctx_set)
@@ -931,24 +932,28 @@ def _set_root_ranges(ex, ctx, stage, rmap, ana, region, ctx_set, absn):
 
 
 def _dim_bounds(ex, region, d, iv, ctx_set, absn, tile, interval_map):
-    """``(lo, hi, const_ext)`` of root dim ``d``: PwAff bounds in the region's parameters
-    with ``lo <= x_d <= hi`` on the whole region. A dim with piecewise bounds, or any dim of a
-    ``tile`` stage, gets a constant extent ``const_ext`` (the largest over ``ctx_set``) when
-    there is one, ``hi = lo + const_ext - 1``; otherwise ``const_ext`` is None and ``hi`` the
-    region's exact upper bound."""
+    """``(lo, hi, const_ext, ext)`` of root dim ``d``: PwAff bounds in the region's
+    parameters with ``lo <= x_d <= hi`` on the whole region. A dim with piecewise bounds, or
+    any dim of a ``tile`` stage, gets a constant extent ``const_ext`` (the largest over
+    ``ctx_set``) when there is one, ``hi = lo + const_ext - 1``; otherwise ``const_ext`` is
+    None and ``hi`` the region's exact upper bound. ``ext``: the PwAff ``hi - lo + 1`` (each
+    difference of piecewise bounds costs ISL a product of their pieces: it is made once)."""
     lo, hi = region.dim_min(d), region.dim_max(d)
     multi_lo = lo.gist_params(ctx_set).n_piece() > 1
-    if multi_lo or \
-            plus_constant(hi - lo, 1).gist_params(ctx_set).n_piece() > MAX_EXTENT_PIECES:
-        lo = _tile_lower_bound(ex, region, d, iv, lo, ctx_set, multi_lo and absn is None,
-                               interval_map)
+    ext = None if multi_lo else plus_constant(hi - lo, 1)
+    if multi_lo or ext.gist_params(ctx_set).n_piece() > MAX_EXTENT_PIECES:
+        lo2 = _tile_lower_bound(ex, region, d, iv, lo, ctx_set, multi_lo and absn is None,
+                                interval_map)
+        if ext is None or lo2 is not lo:
+            ext = plus_constant(hi - lo2, 1)
+        lo = lo2
         tile = True
     if tile:
-        mv = pw_max_val(plus_constant(hi - lo, 1), ctx_set)
+        mv = pw_max_val(ext, ctx_set)
         if mv.is_int():
             k = mv.to_python()
-            return lo, plus_constant(lo, k - 1), k
-    return lo, hi, None
+            return lo, plus_constant(lo, k - 1), k, ext
+    return lo, hi, None, ext
 
 
 def _tile_lower_bound(ex, region, d, iv, lo, ctx_set, try_interval, interval_map):

@@ -6,6 +6,7 @@ interpreter exit). Function addresses stay valid while the ``JitModule`` lives.
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import logging
@@ -91,35 +92,48 @@ LOOP_VECTORIZE = False
 
 
 # LLVM's full-unroll cost threshold at O3 (``-unroll-threshold-aggressive``) and at O2 (the
-# value a deep nest gets, see ``optimize``).
+# value a deep nest gets, see ``deep_nest_options``).
 UNROLL_THRESHOLD_O3 = 300
 UNROLL_THRESHOLD_O2 = 150
-#: kernels whose loops nest deeper than this are optimized with O2's unroll threshold
+#: kernels whose loops nest deeper than this are compiled with ``deep_nest_options``
 DEEP_NEST_LOOPS = 24
 
 
-def optimize(mod: llvm.ModuleRef, tm: llvm.TargetMachine, speed_level: int = 3,
-             loop_depth: int = 0) -> None:
+@contextlib.contextmanager
+def deep_nest_options(loop_depth: int):
+    """LLVM's options for a kernel whose loops nest ``loop_depth`` deep, for the ``with``
+    block (optimizing and generating machine code); the defaults come back after it. Call
+    with LLVM's lock held (``_lock``): the options are process-wide.
+
+    Past DEEP_NEST_LOOPS (issue 17, a 50-stage chain nested in its consumers' tiles):
+    * O3 fully unrolls with O2's threshold only: with O3's, each 32-iteration loop of the
+      chain was unrolled, and LLVM then spent seconds in IndVarSimplify over the copies and
+      in machine code generation (4-6 s of the build, 1 s without);
+    * no loop strength reduction (``-disable-lsr``): in such nests it took 15 % of LLVM's
+      time, and the chains ran no slower without it (a 12-stage chain: 2.43 ms against
+      2.56 ms with it)."""
+    if loop_depth <= DEEP_NEST_LOOPS:
+        yield
+        return
+    llvm.set_option("tepad", f"-unroll-threshold-aggressive={UNROLL_THRESHOLD_O2}")
+    llvm.set_option("tepad", "-disable-lsr=true")
+    try:
+        yield
+    finally:
+        llvm.set_option("tepad", f"-unroll-threshold-aggressive={UNROLL_THRESHOLD_O3}")
+        llvm.set_option("tepad", "-disable-lsr=false")
+
+
+def optimize(mod: llvm.ModuleRef, tm: llvm.TargetMachine, speed_level: int = 3) -> None:
     """LLVM's default O<speed_level> module pipeline (auto-vectorizers off, see above), in
-    place. ``loop_depth``: how deep the kernel's loops nest. Past DEEP_NEST_LOOPS, O3 fully
-    unrolls O2's threshold only: with O3's, each 32-iteration loop of a 50-stage chain nested
-    in its consumers' tiles was unrolled, and LLVM then spent seconds in IndVarSimplify over
-    the copies and in machine code generation (issue 17: 4-6 s of a 50-stage build, 1 s
-    without). Call with LLVM's lock held (``_lock``): the threshold is a process-wide option."""
+    place (a deep nest: inside ``deep_nest_options``)."""
     pto = llvm.create_pipeline_tuning_options(speed_level=speed_level)
     pto.loop_vectorization = LOOP_VECTORIZE
     pto.slp_vectorization = SLP_VECTORIZE
     pto.loop_unrolling = True
     pto.loop_interleaving = True
-    deep = loop_depth > DEEP_NEST_LOOPS
-    if deep:
-        llvm.set_option("tepad", f"-unroll-threshold-aggressive={UNROLL_THRESHOLD_O2}")
-    try:
-        pb = llvm.create_pass_builder(tm, pto)
-        pb.getModulePassManager().run(mod, pb)
-    finally:
-        if deep:
-            llvm.set_option("tepad", f"-unroll-threshold-aggressive={UNROLL_THRESHOLD_O3}")
+    pb = llvm.create_pass_builder(tm, pto)
+    pb.getModulePassManager().run(mod, pb)
 
 
 def unresolved_symbols(mod: llvm.ModuleRef) -> list:
@@ -148,27 +162,30 @@ class JitModule:
                 e = InternalError(f"tepad generated invalid LLVM IR: {err}")
                 e.add_note(llvm_ir)
                 raise e from None
-            optimize(mod, tm, opt_level, loop_depth)
-            self.ll = str(mod)
-            self._asm = None
-            self._tm = tm
-            self._mod = mod
-            self._engine = None
-            # MCJIT aborts the process on a symbol it cannot resolve: a kernel calling an
-            # extern function that is not loaded is compiled (its source can be read) but
-            # not loaded, and asking for its address is a TepadError.
-            self.missing = unresolved_symbols(mod)
-            if not self.missing:
-                self._engine = llvm.create_mcjit_compiler(mod, tm)
-                self._engine.finalize_object()
-                self._engine.run_static_constructors()
+            self.loop_depth = loop_depth
+            with deep_nest_options(loop_depth):
+                optimize(mod, tm, opt_level)
+                self.ll = str(mod)
+                self._asm = None
+                self._tm = tm
+                self._mod = mod
+                self._engine = None
+                # MCJIT aborts the process on a symbol it cannot resolve: a kernel calling an
+                # extern function that is not loaded is compiled (its source can be read) but
+                # not loaded, and asking for its address is a TepadError.
+                self.missing = unresolved_symbols(mod)
+                if not self.missing:
+                    self._engine = llvm.create_mcjit_compiler(mod, tm)
+                    self._engine.finalize_object()
+                    self._engine.run_static_constructors()
 
     @property
     def asm(self) -> str:
         """Assembly text (made on demand with a separate TargetMachine)."""
         if self._asm is None:
-            with _lock:
-                self._asm = host_target_machine(cpu=self._cpu, features=self._features).emit_assembly(llvm.parse_assembly(self.ll))
+            with _lock, deep_nest_options(self.loop_depth):
+                self._asm = host_target_machine(cpu=self._cpu, features=self._features) \
+                    .emit_assembly(llvm.parse_assembly(self.ll))
         return self._asm
 
     def address(self, name: str) -> int:

@@ -8,7 +8,7 @@ besides the code (argument records, messages) inside the shared library itself.
 from __future__ import annotations
 
 from .._lazy import lazy_module
-from .jit import JitModule, _lock, host_target_machine
+from .jit import JitModule, _lock, deep_nest_options, host_target_machine
 
 llvm = lazy_module("llvmlite.binding")
 
@@ -34,9 +34,10 @@ def _module(jit: JitModule, payload: bytes | None, tm) -> llvm.ModuleRef:
 
 def object_code(jit: JitModule, payload: bytes | None = None) -> bytes:
     """A relocatable object (ELF on Linux) of ``jit``'s optimized module, compiled as
-    position-independent code for the CPU and features ``jit`` was built for, with
-    ``payload`` under ``PAYLOAD_SYMBOL`` when given."""
-    with _lock:
+    position-independent code for the CPU and features ``jit`` was built for (and the
+    options of its loop depth, as the JIT code was), with ``payload`` under
+    ``PAYLOAD_SYMBOL`` when given."""
+    with _lock, deep_nest_options(jit.loop_depth):
         tm = host_target_machine(cpu=jit.cpu, features=jit.features, pic=True)
         return tm.emit_object(_module(jit, payload, tm))
 

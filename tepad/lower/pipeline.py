@@ -168,11 +168,12 @@ PIPELINE: tuple = (
     Pass(default_storage_scope, LOWER, "an unscoped stage under threadIdx is 'local', under "
          "blockIdx only 'shared' (TVM's lower prints them so); no-op without launches",
          when=lambda o: o.flatten),
-    Pass(simplify, LOWER, "fold the index math flattening produced", optional=True,
-         when=lambda o: o.flatten),
     Pass(hoist_expression, LOWER,
          "loop-invariant guards out of loops, as TVM's lower places them (a reduction's init "
          "and update under one guard: LLVM drops the init store the update overwrites)",
+         optional=True, when=lambda o: o.flatten),
+    Pass(simplify, LOWER, "fold the index math flattening produced (after hoisting, so that "
+         "build's Simplify steps meet this one's output unchanged and skip it)",
          optional=True, when=lambda o: o.flatten),
     Pass(convert_ssa, BUILD, "one binding per Var: hand-built functions and RFC 0077's opt-in "
          "passes may reuse a loop variable"),

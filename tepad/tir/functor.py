@@ -29,7 +29,8 @@ def _lookup(table, cls, ntype):
 
 
 def _visit_method(visitor, node):
-    """The ``visit_<Name>`` function of ``visitor``'s class for ``node`` (None: generic)."""
+    """The ``visit_<Name>`` function of ``visitor``'s class for ``node`` (None: generic).
+    ``visit`` inlines the common case (class and node type seen before): a dict lookup."""
     cls = type(visitor)
     table = _dispatch_table(cls)
     ntype = type(node)
@@ -45,7 +46,10 @@ class Visitor:
 
     def visit(self, node):
         if isinstance(node, Node):
-            fn = _visit_method(self, node)
+            try:
+                fn = type(self).__dict__["_visit_dispatch"][type(node)]
+            except KeyError:
+                fn = _visit_method(self, node)
             if fn is not None:
                 return fn(self, node)
             return self.generic_visit(node)
@@ -68,7 +72,10 @@ class Mutator:
 
     def visit(self, node):
         if isinstance(node, Node):
-            fn = _visit_method(self, node)
+            try:
+                fn = type(self).__dict__["_visit_dispatch"][type(node)]
+            except KeyError:
+                fn = _visit_method(self, node)
             if fn is not None:
                 return fn(self, node)
             return self.generic_visit(node)

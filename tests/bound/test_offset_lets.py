@@ -163,7 +163,8 @@ def test_loop_depth_counts_the_deepest_nest():
     assert compiler.loop_depth(tir.Evaluate(0)) == 0
 
 
-def test_deep_nests_get_o2s_unroll_threshold_and_o3s_comes_back(monkeypatch):
+def test_deep_nests_get_o2s_unroll_threshold_and_no_lsr_and_the_defaults_come_back(
+        monkeypatch):
     seen = []
     monkeypatch.setattr(jit.llvm, "set_option", lambda name, opt: seen.append(opt))
     s, args = chain(24, "clamped", "tiled")
@@ -171,8 +172,9 @@ def test_deep_nests_get_o2s_unroll_threshold_and_o3s_comes_back(monkeypatch):
     assert compiler.loop_depth(f.body) > jit.DEEP_NEST_LOOPS
     with compiler.cache_disabled():
         tepad.build(f)
-    assert seen == [f"-unroll-threshold-aggressive={jit.UNROLL_THRESHOLD_O2}",
-                    f"-unroll-threshold-aggressive={jit.UNROLL_THRESHOLD_O3}"]
+    deep = [f"-unroll-threshold-aggressive={jit.UNROLL_THRESHOLD_O2}", "-disable-lsr=true"]
+    back = [f"-unroll-threshold-aggressive={jit.UNROLL_THRESHOLD_O3}", "-disable-lsr=false"]
+    assert seen == deep + back
     seen.clear()
     s, args = chain(3, "clamped", "output")
     with compiler.cache_disabled():

@@ -3,6 +3,7 @@
 A stage computed inside its consumer's loops nests a few statements per stage; 150 such stages
 go past Python's default recursion limit in the IR walkers. Lowering and building run in a
 worker thread with a large stack and a raised limit; these tests pin what the caller sees."""
+import gc
 import sys
 import threading
 
@@ -156,3 +157,24 @@ def test_without_a_deep_stack_the_call_runs_in_the_caller(monkeypatch):
     here = threading.current_thread()
     assert deep_stack.call_with_deep_stack(lambda: threading.current_thread()) is here
     assert sys.getrecursionlimit() == limit
+
+
+def test_the_gc_young_threshold_is_raised_only_while_a_wrapped_call_runs():
+    old = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)
+        seen = deep_stack.call_with_deep_stack(gc.get_threshold)
+        assert seen == (deep_stack.GC_YOUNG_THRESHOLD, 10, 10)
+        assert gc.get_threshold() == (700, 10, 10)
+        # a caller that changed the thresholds meanwhile keeps its own
+
+        def change():
+            gc.set_threshold(1234, 5, 5)
+        deep_stack.call_with_deep_stack(change)
+        assert gc.get_threshold() == (1234, 5, 5)
+        # a caller whose threshold is already higher is left alone
+        gc.set_threshold(10 * deep_stack.GC_YOUNG_THRESHOLD, 10, 10)
+        assert deep_stack.call_with_deep_stack(gc.get_threshold)[0] == \
+            10 * deep_stack.GC_YOUNG_THRESHOLD
+    finally:
+        gc.set_threshold(*old)

@@ -4,6 +4,7 @@ import numpy as np
 import tepad
 from tepad import te, tir
 from tepad.lower.passes import simplify
+from tepad.lower.pipeline import BUILD, Options, PassLog, run_pipeline
 from tepad.tir import stmt as S
 from tepad.tir import expr as E
 
@@ -77,3 +78,39 @@ def test_already_simple_function_is_the_same_object():
     B = te.compute((8,), lambda i: A[i] * 3.0, name="B")
     f = tepad.lower(te.create_schedule(B.op), [A, B])
     assert simplify(f) is f
+
+
+def test_a_function_simplify_returned_comes_back_as_it_is():
+    """Nothing changed since a run returned this body: the next run (a later Simplify step,
+    or build's after lower's) returns the function itself; a changed body is simplified."""
+    A = tir.decl_buffer((8, 4), "float32", "A")
+    B = tir.decl_buffer((32,), "float32", "B")
+    io, ii = tir.Var("io"), tir.Var("ii")
+    j = io * 4 + ii
+    body = loops([(io, 8), (ii, 4)], tir.BufferStore(B, A[j // 4, j % 4] * 2.0, [j]))
+    g = simplify(func([A, B], body))
+    assert simplify(g) is g
+    # the same body put back together by hand is a new object: simplified again (to the
+    # same text), not taken on trust
+    rebuilt = g.with_body(loops([(io, 8), (ii, 4)], tir.BufferStore(B, A[j // 4, j % 4] * 2.0,
+                                                                     [j])))
+    h = simplify(rebuilt)
+    assert h is not rebuilt and h.script() == g.script()
+    assert not nodes(h, E.FloorDiv)
+
+
+def test_build_after_lower_runs_no_second_simplify():
+    """lower's last Simplify comes after its hoisting, so build's Simplify steps meet its
+    output unchanged (issue 17: they re-simplified whole deep pipelines)."""
+    n = 64
+    A = te.placeholder((n, n), name="A")
+    B = te.compute((n, n), lambda i, k: A[i, k] * 2.0, name="B")
+    C = te.compute((n - 1, n), lambda i, k: B[i, k] + B[i + 1, k], name="C")
+    s = te.create_schedule(C.op)
+    io, ii = s[C].split(C.op.axis[0], 8)
+    s[B].compute_at(s[C], io)
+    f = tepad.lower(s, [A, C])["main"]
+    log = PassLog()
+    run_pipeline(f, (BUILD,), Options(), log)
+    steps = {st.label: st for st in log.steps}
+    assert not steps["simplify#4"].changed

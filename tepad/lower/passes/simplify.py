@@ -19,13 +19,36 @@ Guarantees:
 """
 from __future__ import annotations
 
+from collections import OrderedDict
+
 from ...arith import Analyzer
 from ...arith.stmt_simplify import simplify_stmt_or_func
+from ...tir.function import PrimFunc
+
+#: the bodies the last few runs returned (``id -> body``; holding them keeps the ids theirs)
+_RECENT: OrderedDict = OrderedDict()
+_MAX_RECENT = 16
 
 
 def simplify(func_or_stmt):
-    """Simplify a PrimFunc or Stmt (see the module docstring for what is guaranteed)."""
-    return simplify_stmt_or_func(func_or_stmt, Analyzer())
+    """Simplify a PrimFunc or Stmt (see the module docstring for what is guaranteed).
+
+    A PrimFunc whose body is the very object an earlier run returned comes back as it is:
+    IR is immutable and passes that change nothing return the same objects, so nothing has
+    changed since that run (a pipeline's later Simplify steps after passes that did nothing
+    here, or ``tepad.build`` of a function ``tepad.lower`` simplified)."""
+    if isinstance(func_or_stmt, PrimFunc):
+        body = func_or_stmt.body
+        if _RECENT.get(id(body)) is body:
+            _RECENT.move_to_end(id(body))
+            return func_or_stmt
+    out = simplify_stmt_or_func(func_or_stmt, Analyzer())
+    if isinstance(out, PrimFunc):
+        _RECENT[id(out.body)] = out.body
+        _RECENT.move_to_end(id(out.body))
+        while len(_RECENT) > _MAX_RECENT:
+            _RECENT.popitem(last=False)
+    return out
 
 
 __all__ = ["simplify"]
