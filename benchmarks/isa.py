@@ -30,7 +30,7 @@ TEPAD_TARGET = {"host": None, "avx2": "llvm -mcpu=haswell -mattr=-avx512f"}
 # what the workers' environment gets (and loses) for each ISA
 _ENV_SET = {"host": {}, "avx2": {"OPENBLAS_CORETYPE": "Haswell",
                                  "NPY_DISABLE_CPU_FEATURES": "X86_V4 AVX512_ICL AVX512_SPR"}}
-_ENV_CLEARED = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "NPY_DISABLE_CPU_FEATURES")
+_ENV_CLEARED = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")     # they slow numpy's BLAS down
 __all__ = ["ENV", "ISAS", "TEPAD_TARGET", "avx512_in", "check_assembly", "check_isa",
            "current", "describe", "target_scope", "tepad_target", "worker_env"]
 
@@ -65,7 +65,7 @@ def target_scope(isa: str | None = None):
 def worker_env(isa: str, env: dict | None = None) -> dict:
     """A copy of ``env`` (default ``os.environ``) for a worker or peer process building
     ``isa`` code: ``$TEPAD_BENCH_ISA`` set, numpy's BLAS kernel and SIMD loops pinned for
-    ``avx2``, any BLAS / numpy CPU override of the caller's removed for ``host``."""
+    ``avx2``; for ``host``, the caller's OpenBLAS kernel overrides removed."""
     out = {k: v for k, v in (os.environ if env is None else env).items()
            if k not in _ENV_CLEARED}
     out.update(_ENV_SET[check_isa(isa)])

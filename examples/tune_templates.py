@@ -7,7 +7,8 @@ machine at hand instead of assumed (the examples were tuned on a 16-lane AVX-512
 
 Each template also runs as a plain schedule: called outside ``apply_history_best`` it uses the
 first choice of every knob, which is the example's own schedule where the knob lists start
-with it. ``benchmarks/bench_tune.py`` tunes them at the benchmark sizes.
+with it (W2's and W4's lists start with the widths the example picks for the target the
+template is instantiated for: ``with Target(...)`` or the task's target). ``benchmarks/bench_tune.py`` tunes them at the benchmark sizes.
 """
 import importlib.util
 from pathlib import Path
@@ -40,6 +41,12 @@ def _dividing(candidates, n):
     return [c for c in candidates if n % c == 0] or [n]
 
 
+def _first(choice, candidates):
+    """``candidates`` with ``choice`` (the example's width for the current target) first, so
+    that a template's default config is the example's schedule on every target."""
+    return [choice] + [c for c in candidates if c != choice]
+
+
 @autotvm.template("w1/elementwise")
 def elementwise(n):
     """W1: ``max(A * B + 1, 0)``; row strips in parallel, the row vectorized in chunks."""
@@ -62,9 +69,10 @@ def elementwise(n):
 def matmul(n):
     """W2: packed-B matmul; panel width, tile rows, register-block rows and unrolling."""
     cfg = autotvm.get_config()
-    cfg.define_knob("bn", _dividing([32, 16, 64], n))
+    bn0, rows0 = _example("matmul").widths()   # the target's (a task instantiates under it)
+    cfg.define_knob("bn", _dividing(_first(bn0, [32, 16, 64]), n))
     cfg.define_knob("tile_i", _dividing([32, 16, 64], n))
-    cfg.define_knob("rows", [8, 4, 2])
+    cfg.define_knob("rows", _first(rows0, [8, 4, 2]))
     cfg.define_knob("unroll", [1, 0])
     bn, ti, rows = cfg["bn"].val, cfg["tile_i"].val, cfg["rows"].val
     if ti % rows:
@@ -87,8 +95,9 @@ def conv2d(c, k, h, w):
     """W4: conv2d NCHW 3x3 pad 1 with output channels blocked by ``fb`` and ``xb`` pixels per
     register tile."""
     cfg = autotvm.get_config()
-    cfg.define_knob("fb", [16, 8, 32])
-    cfg.define_knob("xb", _dividing([14, 7, 8, 28, 4, 6, 12], w))
+    fb0, xb0 = _example("conv2d").widths()     # the target's (a task instantiates under it)
+    cfg.define_knob("fb", _first(fb0, [16, 8, 32]))
+    cfg.define_knob("xb", _dividing(_first(xb0, [14, 7, 8, 28, 4, 6, 12]), w))
     return _example("conv2d").schedule(c, k, h, w, fb=cfg["fb"].val, xb=cfg["xb"].val)
 
 
