@@ -67,18 +67,20 @@ def elementwise(n):
 
 @autotvm.template("w2/matmul")
 def matmul(n):
-    """W2: packed-B matmul; panel width, tile rows, register-block rows and unrolling."""
+    """W2: packed-B matmul; panel width, tile rows, register-block rows, unrolling and the
+    k block."""
     cfg = autotvm.get_config()
     bn0, rows0 = _example("matmul").widths()   # the target's (a task instantiates under it)
     cfg.define_knob("bn", _dividing(_first(bn0, [32, 16, 64]), n))
     cfg.define_knob("tile_i", _dividing([32, 16, 64], n))
     cfg.define_knob("rows", _first(rows0, [8, 4, 2]))
     cfg.define_knob("unroll", [1, 0])
+    cfg.define_knob("kb", _first(_example("matmul").k_block(), [0, 256, 128]))
     bn, ti, rows = cfg["bn"].val, cfg["tile_i"].val, cfg["rows"].val
     if ti % rows:
         cfg.raise_error("register block rows do not divide the tile")
     return _example("matmul").schedule(n, bn=bn, rows=rows, tile_i=ti,
-                                       unroll=bool(cfg["unroll"].val))
+                                       unroll=bool(cfg["unroll"].val), kb=cfg["kb"].val)
 
 
 @autotvm.template("w3/blur")

@@ -74,11 +74,13 @@ def test_the_assembly_check_catches_host_code(monkeypatch):
 def test_templates_default_to_the_targets_widths():
     t = isa.tepad_target("avx2")
     w2 = autotvm.task.create("w2/matmul", args=(64,), target=t)
-    w4 = autotvm.task.create("w4/conv2d", args=(8, 8, 10, 14), target=t)
+    w4 = autotvm.task.create("w4/conv2d", args=(8, 8, 10, 12), target=t)
     c2, c4 = w2.config_space.get(0), w4.config_space.get(0)     # the default config
-    assert (c2["bn"].val, c2["rows"].val, c4["fb"].val, c4["xb"].val) == (16, 4, 8, 7)
-    host = autotvm.task.create("w2/matmul", args=(64,), target="llvm")
-    assert host.config_space.get(0)["bn"].val == (32 if "avx512f" in HOST else 16)
+    assert (c2["bn"].val, c2["rows"].val, c2["kb"].val) == (16, 4, 256)
+    assert (c4["fb"].val, c4["xb"].val) == (16, 4)
+    host = autotvm.task.create("w2/matmul", args=(64,), target="llvm").config_space.get(0)
+    avx512 = "avx512f" in HOST
+    assert (host["bn"].val, host["kb"].val) == ((32, 0) if avx512 else (16, 256))
 
 
 @needs_avx2
