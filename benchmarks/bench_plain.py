@@ -174,12 +174,14 @@ def build_plain(key, sizes):
     return tepad.build(s, args), args
 
 
-def check_plain(key, sizes=None, small=True) -> float:
-    """Build workload ``key``'s plain schedule, run it on the example's inputs and compare it
-    with numpy (``run.py``'s reference); returns max |err| / max |numpy|, raising
-    AssertionError past the workload's tolerance."""
+def check_plain(key, sizes=None, small=True, isa="host") -> float:
+    """Build workload ``key``'s plain schedule for ``isa`` (its assembly checked), run it on
+    the example's inputs and compare it with numpy (``run.py``'s reference); returns max |err|
+    / max |numpy|, raising AssertionError past the workload's tolerance."""
     sizes = sizes or _sizes(key, small)
-    mod, args = build_plain(key, sizes)
+    with isas.target_scope(isa):
+        mod, args = build_plain(key, sizes)
+    isas.check_assembly(mod.get_source("asm"), f"tepad {key} plain", isa)
     inputs = load_example(WL[key].example).inputs(**sizes)
     arrays, outs = call_args(args, inputs)
     mod(*arrays)
@@ -629,7 +631,8 @@ def main(argv=None) -> int:
         return 0
     if a.small:
         for key in keys:
-            print(f"{key} plain {SMALL[key]}: rel err {check_plain(key):.1e} ok")
+            err = check_plain(key, isa=a.isa)
+            print(f"{key} plain {SMALL[key]} (--isa {a.isa}): rel err {err:.1e} ok")
         return 0
 
     def progress(msg):

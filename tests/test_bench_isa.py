@@ -126,3 +126,9 @@ def test_peer_scripts_build_avx2_code(peer):
     w1 = [x for x in recs if x["workload"] == "W1"]
     # the variant built, passed its numpy check and its AVX-512-free assembly check
     assert w1 and all("median_s" in x for x in w1), r.stdout[-2000:] + r.stderr[-2000:]
+
+
+@needs_avx2
+@pytest.mark.parametrize("key", sorted(bench_plain.PLAIN))
+def test_plain_schedules_built_for_avx2_match_numpy(key):
+    assert bench_plain.check_plain(key, isa="avx2") <= bench_plain.WL[key].tol
