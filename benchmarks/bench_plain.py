@@ -593,6 +593,24 @@ def isa_markdown(res, info, a) -> str:
              "", table(res), "",
              "Issue 18's targets (other / tepad above 1: tepad is faster):", "",
              targets_table(res), "",
+             "What the code is, where it decides:", "",
+             "* W2 plain and W4 plain: the schedules' own limits, as in the section \"Plain "
+             "tutorial schedules\" (the 32 rows of a tile 4 KiB apart in the same L1 sets; one "
+             "output row of 56 floats = 7 ymm accumulators per tap, fewer than the 8 that two "
+             "FMA pipes of four cycles' latency need); TVM given the same schedules does no "
+             "better.",
+             "* W2 expert / tuned: 4 rows x 16 columns = 8 ymm accumulators (the AVX2 kernels of "
+             "BLAS libraries hold 12, e.g. 6 x 16, for slack; 6 rows do not divide the "
+             "power-of-two tiles of n = 1024), B packed in 16-float panels, k blocked by 256 "
+             "(example) or 128 (tuned) so that the panel's k block stays in L1.",
+             "* W4 expert: 2 x 8 output channels x 4 pixels = 8 ymm accumulators, the input "
+             "channel innermost of the reduction (`examples/conv2d.py`).",
+             "* W5: tepad sums each 14-float row with 13 dependent scalar adds (tepad keeps "
+             "LLVM's loop and SLP vectorizers off, `tepad/codegen/jit.py`, for the "
+             "miscompiles they caused); TVM's LLVM vectorizes its row loop across rows (8 rows "
+             "per ymm, the rows deinterleaved by shuffles, for `haswell`; 16 rows per zmm for "
+             "`znver5`, which is slower than tepad in the host section).",
+             "",
              "Every peer variant (and extra tepad kernels):", "", variants_table(res), "",
              ISA_END.format(isa=a.isa)]
     return "\n".join(lines)

@@ -132,3 +132,23 @@ def test_peer_scripts_build_avx2_code(peer):
 @pytest.mark.parametrize("key", sorted(bench_plain.PLAIN))
 def test_plain_schedules_built_for_avx2_match_numpy(key):
     assert bench_plain.check_plain(key, isa="avx2") <= bench_plain.WL[key].tol
+
+
+def test_isa_section_says_what_it_measured_and_keeps_the_host_section(tmp_path):
+    import argparse
+    res = {"W5": {"plain": 0.05, "expert": 0.04, "numpy": 0.5, "tvm: a": 0.03}}
+    info = dict(date="today", cpu=dict(name="CPU", llvm_cpu="znver5", features=["avx512f"],
+                                       cores=2), peers="peers: x", blas="kernel=Haswell",
+                load=(0.5, 0.7), numpy_simd="X86_V4 off", tuned_configs={},
+                host_blas_kernel="kernel=SkylakeX")
+    a = argparse.Namespace(isa="avx2", threads=1, clock="cpu", procs=3, rounds=5, only="",
+                           tuned_log=None)
+    text = bench_plain.isa_markdown(res, info, a)
+    assert "AVX2 code run on this AVX-512 host" in text and "kernel=Haswell" in text
+    assert "| W5 | tepad >= TVM | 0.030 | 0.040 | 0.75x | no |" in text
+    p = tmp_path / "R.md"
+    p.write_text("\n".join([bench_plain.SECTION, "", bench_plain.BEGIN, "host", bench_plain.END]))
+    bench_plain.write_section(p, text, "avx2")
+    bench_plain.write_section(p, text.replace("today", "tomorrow"), "avx2")
+    out = p.read_text()
+    assert "host" in out and out.count("## AVX2 code on this host") == 1 and "tomorrow" in out
