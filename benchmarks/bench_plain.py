@@ -6,6 +6,8 @@
     python benchmarks/bench_plain.py --small                check the plain schedules at small
                                                             sizes against numpy; times nothing
     options: --only W1,W3   --procs N   --rounds N   --no-peers   --out PATH
+    python benchmarks/bench_plain.py --isa avx2 --threads 1 --clock cpu [--tuned-log LOG]
+                                                            every tool builds AVX2 code
 
 "Plain" means what a tutorial writes (tile, split, reorder, vectorize, parallel, compute_at),
 once, as TE code, with none of the expert tricks (packed layouts, cache_write register blocks,
@@ -24,8 +26,16 @@ OPENBLAS_NUM_THREADS to 1 for the workers; ``--clock cpu`` times with ``time.pro
 (the CPU time of the process: on a shared host it leaves out the time a thread waited for a
 core; meaningful with one thread, where nothing spins).
 
+``--isa avx2`` (``benchmarks/isa.py``) makes every tool build AVX2 + FMA code: tepad's
+kernels are scheduled and built under its AVX2 target (the examples' widths follow it) and
+their assembly is checked for AVX-512, as the peers check theirs; numpy runs OpenBLAS's
+Haswell kernel and its AVX2 loops. ``--tuned-log LOG`` (a log of ``bench_tune.py`` for the
+same ISA) adds "tuned": each AutoTVM template's best logged config, timed with the rest.
+
 Full runs (not ``--small``) write the section "Plain tutorial schedules (issue 18)" of
-``benchmarks/RESULTS.md`` between ``<!-- bench_plain:begin/end -->`` markers.
+``benchmarks/RESULTS.md`` between ``<!-- bench_plain:begin/end -->`` markers; with ``--isa
+avx2``, the section "AVX2 code on this host (issue 18)" between ``<!-- bench_plain_avx2:
+begin/end -->`` markers instead.
 """
 from __future__ import annotations
 
@@ -42,6 +52,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+import isa as isas  # noqa: E402
 import results_sections  # noqa: E402
 from run import (WORKLOADS, blas_info, call_args, cpu_info, fmt_ms,  # noqa: E402
                  load_example, peer_dir)
@@ -49,10 +60,12 @@ from run import (WORKLOADS, blas_info, call_args, cpu_info, fmt_ms,  # noqa: E40
 import numpy as np  # noqa: E402
 
 import tepad  # noqa: E402
-from tepad import te, tir  # noqa: E402
+from tepad import autotvm, te, tir  # noqa: E402
 
 BEGIN, END = "<!-- bench_plain:begin -->", "<!-- bench_plain:end -->"
 SECTION = "## Plain tutorial schedules (issue 18)"
+ISA_SECTION = "## {ISA} code on this host (issue 18)"
+ISA_BEGIN, ISA_END = "<!-- bench_plain_{isa}:begin -->", "<!-- bench_plain_{isa}:end -->"
 WL = {w.key: w for w in WORKLOADS}
 TARGET_ROUND_S = 0.04     # time per kernel per round (calls = this / one call's time)
 MAX_CALLS = 200
@@ -161,12 +174,14 @@ def build_plain(key, sizes):
     return tepad.build(s, args), args
 
 
-def check_plain(key, sizes=None, small=True) -> float:
-    """Build workload ``key``'s plain schedule, run it on the example's inputs and compare it
-    with numpy (``run.py``'s reference); returns max |err| / max |numpy|, raising
-    AssertionError past the workload's tolerance."""
+def check_plain(key, sizes=None, small=True, isa="host") -> float:
+    """Build workload ``key``'s plain schedule for ``isa`` (its assembly checked), run it on
+    the example's inputs and compare it with numpy (``run.py``'s reference); returns max |err|
+    / max |numpy|, raising AssertionError past the workload's tolerance."""
     sizes = sizes or _sizes(key, small)
-    mod, args = build_plain(key, sizes)
+    with isas.target_scope(isa):
+        mod, args = build_plain(key, sizes)
+    isas.check_assembly(mod.get_source("asm"), f"tepad {key} plain", isa)
     inputs = load_example(WL[key].example).inputs(**sizes)
     arrays, outs = call_args(args, inputs)
     mod(*arrays)
@@ -193,14 +208,37 @@ def _peer_module(name):
     return mod
 
 
-def kernels(key, sizes, peers=True, log=print) -> dict:
-    """``{name: callable}`` for workload ``key``: "plain", "expert", "numpy", and
-    "tvm: <variant>" / "halide: <variant>" for each peer variant that builds and checks."""
+def tuned_schedule(key, tuned_log):
+    """``(schedule, args, config text)`` of workload ``key``'s AutoTVM template
+    (``bench_tune.FULL_ARGS``) under the best config of ``tuned_log`` for the current target
+    (``with Target``), or None when the log has no record of it."""
+    import bench_tune          # registers the templates (examples/tune_templates.py)
+    name, args = bench_tune.FULL_ARGS[key]
+    target = tepad.target.Target.current() or tepad.target.Target("llvm")
+    task = autotvm.task.create(name, args=args, target=target)
+    with autotvm.apply_history_best(tuned_log) as ctx:
+        cfg = ctx.query(target, task.workload)
+    if isinstance(cfg, autotvm.FallbackConfigEntity):
+        return None
+    s, a = task.instantiate(cfg)
+    return s, a, ", ".join(f"{k}={v}" for k, v in cfg._entity_map.items())
+
+
+def kernels(key, sizes, peers=True, log=print, tuned_log=None) -> dict:
+    """``{name: callable}`` for workload ``key``: "plain", "expert", "numpy", "tuned" (with
+    ``tuned_log``, when it has the workload), and "tvm: <variant>" / "halide: <variant>" for
+    each peer variant that builds and checks. tepad's kernels are built for the current
+    target; with ``$TEPAD_BENCH_ISA=avx2`` their assembly must be free of AVX-512."""
     w = WL[key]
     out = {}
     ex = load_example(w.example)
     variants = [("plain", sizes, lambda: PLAIN[key](**sizes)),
                 ("expert", sizes, lambda: ex.schedule(**sizes))]
+    tuned = tuned_schedule(key, tuned_log) if tuned_log and key in PLAIN else None
+    if tuned is not None:
+        variants.append(("tuned", sizes, lambda: tuned[:2]))
+        log(f"# tuned {key}: {tuned[2]}")
+        out["#tuned config"] = tuned[2]
     if key in EXTRA:
         name, more = EXTRA[key]
         variants.append((name, more, lambda: PLAIN[key](**more)))
@@ -209,6 +247,7 @@ def kernels(key, sizes, peers=True, log=print) -> dict:
         ref = w.numpy_fn(*inputs)
         s, args = make()
         mod = tepad.build(s, args)
+        isas.check_assembly(mod.get_source("asm"), f"tepad {key} {name}")
         arrays, outs = call_args(args, inputs)     # 64-byte aligned, as TVM's tensors
         mod(*arrays)
         got = outs[0]
@@ -308,19 +347,34 @@ def interleaved(fns: dict, rounds: int, clock) -> dict:
     return {k: statistics.median(v) for k, v in ts.items()}
 
 
-def worker(keys, rounds, clock_name, peers) -> dict:
+def numpy_simd() -> str:
+    """numpy's SIMD dispatch levels that are on in this process (X86_V3 = AVX2, X86_V4 and
+    AVX512_* = AVX-512)."""
+    from numpy._core._multiarray_umath import __cpu_features__ as feats
+    levels = ("X86_V3", "X86_V4", "AVX512_ICL", "AVX512_SPR")
+    return ", ".join(f"{k} {'on' if feats.get(k) else 'off'}" for k in levels if k in feats)
+
+
+def worker(keys, rounds, clock_name, peers, tuned_log=None) -> dict:
     clock = time.process_time if clock_name == "cpu" else time.perf_counter
-    res = {}
-    for key in keys:
-        fns = kernels(key, _sizes(key, False), peers, log=lambda m: print(m, file=sys.stderr))
-        res[key] = interleaved(fns, rounds, clock)
-    return {"results": res, "blas": blas_info()}
+    res, configs = {}, {}
+    with isas.target_scope():      # $TEPAD_BENCH_ISA: tepad schedules and builds for it
+        for key in keys:
+            fns = kernels(key, _sizes(key, False), peers,
+                          log=lambda m: print(m, file=sys.stderr), tuned_log=tuned_log)
+            if "#tuned config" in fns:
+                configs[key] = fns.pop("#tuned config")
+            res[key] = interleaved(fns, rounds, clock)
+    return {"results": res, "blas": blas_info(), "numpy_simd": numpy_simd(),
+            "tuned_configs": configs}
 
 
 # ----------------------------------------------------------------------------- driver
-def run_workers(keys, procs, rounds, threads, clock, peers, progress) -> list[dict]:
-    """Each worker process's ``{key: {kernel: median s}}``."""
-    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}
+def run_workers(keys, procs, rounds, threads, clock, peers, progress, isa="host",
+                tuned_log=None) -> list[dict]:
+    """Each worker process's ``{key: {kernel: median s}}``, the workers building ``isa``
+    code (``benchmarks/isa.py``)."""
+    env = isas.worker_env(isa)
     n = str(threads or os.cpu_count())
     env.update(TEPAD_NUM_THREADS=n, TVM_NUM_THREADS=n, HL_NUM_THREADS=n)
     if threads:
@@ -329,13 +383,24 @@ def run_workers(keys, procs, rounds, threads, clock, peers, progress) -> list[di
     for p in range(procs):
         progress(f"worker {p + 1}/{procs}: {','.join(keys)}")
         cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", "--only", ",".join(keys),
-               "--rounds", str(rounds), "--clock", clock] + ([] if peers else ["--no-peers"])
+               "--rounds", str(rounds), "--clock", clock] + ([] if peers else ["--no-peers"]) \
+            + (["--tuned-log", str(tuned_log)] if tuned_log else [])
         r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=3600)
         sys.stderr.write(r.stderr[-3000:] if r.returncode else "")
         if r.returncode:
             raise RuntimeError(f"worker {p + 1} failed (exit {r.returncode})")
         out.append(json.loads(r.stdout.strip().splitlines()[-1]))
     return out
+
+
+def _host_blas_kernel() -> str:
+    """The OpenBLAS kernel numpy picks on this host when nothing overrides it (asked in a
+    child process with the overrides removed)."""
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import run; "
+            "print(run.blas_info())")
+    r = subprocess.run([sys.executable, "-c", code, str(HERE)], capture_output=True, text=True,
+                       env=isas.worker_env("host"), timeout=120)
+    return r.stdout.strip().splitlines()[-1] if r.returncode == 0 and r.stdout.strip() else "?"
 
 
 def _numpy_blas(workers: list[dict]) -> str:
@@ -359,18 +424,63 @@ def best(row: dict, peer: str):
 
 
 def table(res: dict) -> str:
-    head = ["workload", "tepad plain ms", "tepad expert ms", "numpy ms", "TVM best ms",
-            "Halide best ms", "plain / best peer", "within 1.1x"]
+    tuned = any("tuned" in row for row in res.values())
+    head = ["workload", "tepad plain ms", "tepad expert ms"] + (["tepad tuned ms"] if tuned
+                                                                else []) \
+        + ["numpy ms", "TVM best ms", "Halide best ms", "plain / best peer", "within 1.1x"]
     rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for key, row in res.items():
         tv, hl = best(row, "tvm"), best(row, "halide")
         peers = [p[0] for p in (tv, hl) if p]
         ratio = row["plain"] / min(peers) if peers else None
         rows.append("| " + " | ".join([
-            f"{key} {WL[key].title}", fmt_ms(row["plain"]), fmt_ms(row["expert"]),
+            f"{key} {WL[key].title}", fmt_ms(row["plain"]), fmt_ms(row["expert"])]
+            + ([fmt_ms(row["tuned"]) if "tuned" in row else "-"] if tuned else []) + [
             fmt_ms(row["numpy"]), fmt_ms(tv[0]) if tv else "-", fmt_ms(hl[0]) if hl else "-",
             f"{ratio:.2f}x" if ratio else "-",
             ("yes" if ratio <= 1.1 else "no") if ratio else "-"]) + " |")
+    return "\n".join(rows)
+
+
+def _peer_ms(row, *peers):
+    """The fastest figure of ``peers`` in ``row`` (ms), or None."""
+    found = [b[0] for b in (best(row, p) for p in peers) if b]
+    return min(found) if found else None
+
+
+def _tepad_ms(row):
+    """tepad's best figure in ``row``: the expert schedule or, when timed, the tuned one."""
+    return min(row[k] for k in ("expert", "tuned") if k in row)
+
+
+# Issue 18's targets: (workload, target, what tepad is compared with: row -> (other ms,
+# tepad ms), needed ratio other / tepad)
+TARGETS = [
+    ("W2", "tuned >= 0.9x OpenBLAS",
+     lambda r: (r["numpy"], r.get("tuned", r["expert"])), 0.9),
+    ("W3", "tepad >= Halide", lambda r: (_peer_ms(r, "halide"), _tepad_ms(r)), 1.0),
+    ("W4", "tepad >= numpy im2col + BLAS", lambda r: (r["numpy"], _tepad_ms(r)), 1.0),
+    ("W4", "tepad >= the peers", lambda r: (_peer_ms(r, "tvm", "halide"), _tepad_ms(r)), 1.0),
+    ("W5", "tepad >= TVM", lambda r: (_peer_ms(r, "tvm"), _tepad_ms(r)), 1.0),
+] + [(k, "plain within 1.1x of the best peer",
+      lambda r: (_peer_ms(r, "tvm", "halide"), r["plain"]), 1 / 1.1) for k in PLAIN]
+
+
+def targets_table(res: dict) -> str:
+    """One row per issue-18 target of the workloads in ``res``: the figures compared, the
+    ratio (other / tepad: above 1, tepad is faster) and whether the target is met. tepad's
+    figure is its expert or tuned kernel, whichever is faster, unless the target names one."""
+    rows = ["| workload | target | compared with ms | tepad ms | other / tepad | met |",
+            "|---|---|---|---|---|---|"]
+    for key, text, pick, need in sorted(TARGETS, key=lambda x: x[0]):
+        if key not in res:
+            continue
+        other, mine = pick(res[key])
+        if other is None:
+            continue
+        ratio = other / mine
+        rows.append(f"| {key} | {text} | {fmt_ms(other)} | {fmt_ms(mine)} | {ratio:.2f}x | "
+                    f"{'yes' if ratio >= need else 'no'} |")
     return "\n".join(rows)
 
 
@@ -441,9 +551,79 @@ def markdown(res, info, a) -> str:
     return "\n".join(lines)
 
 
-def write_section(path, text):
-    """Replace this script's section (its heading through END) in ``path``, or append it."""
-    results_sections.write_section(path, text, SECTION, BEGIN, END)
+def isa_markdown(res, info, a) -> str:
+    """The section of ``--isa`` runs: every tool's ``a.isa`` code on this host, issue 18's
+    targets measured against it."""
+    cmd = (f"python benchmarks/bench_plain.py --isa {a.isa}"
+           + (f" --threads {a.threads}" if a.threads else "") + f" --clock {a.clock}"
+           + f" --procs {a.procs} --rounds {a.rounds}" + (f" --only {a.only}" if a.only else "")
+           + (" --tuned-log LOG" if a.tuned_log else ""))
+    name = a.isa.upper()
+    threads = a.threads or os.cpu_count()
+    cfgs = info.get("tuned_configs") or {}
+    lines = [ISA_SECTION.format(ISA=name), "", ISA_BEGIN.format(isa=a.isa), "",
+             f"`{cmd}` on {info['date']}: {info['cpu']['name']} (LLVM `{info['cpu']['llvm_cpu']}`, "
+             f"{', '.join(info['cpu']['features'])}), {info['cpu']['cores']} cores shared with "
+             f"other jobs (load average {info['load'][0]:.2f} before the run, "
+             f"{info['load'][1]:.2f} after); {threads} thread(s) for every tool; "
+             f"{'process CPU time' if a.clock == 'cpu' else 'wall-clock time'}; {info['peers']}.",
+             "",
+             f"**This is {name} code run on this AVX-512 host** (its cores, caches, memory and "
+             f"clock), **not a machine without AVX-512**: every tool was made to build {name} "
+             f"code and nothing else ({isas.describe(a.isa)}); the assembly of every tepad, TVM "
+             "and Halide kernel was checked for AVX-512 (zmm, ymm16-31, opmask registers, "
+             "embedded broadcasts: none). A real AVX2 machine differs in clock, caches, "
+             "memory bandwidth and in how many FMA units its 256-bit instructions reach.",
+             "",
+             f"numpy's BLAS in the workers: {info['blas']}; numpy's SIMD loops: "
+             f"{info.get('numpy_simd', '?')}. (Without `OPENBLAS_CORETYPE`, this OpenBLAS "
+             f"picks the kernel `{info.get('host_blas_kernel', '?')}` on this host.)",
+             "",
+             f"Each figure is the median over {a.procs} worker processes of each process's "
+             f"median, every kernel timed in {a.rounds} interleaved rounds. \"tepad plain\": "
+             "the tutorial schedules of `bench_plain.py`; \"tepad expert\": "
+             "`examples/<name>.py` under the target (their vector widths and register blocks "
+             "follow it); \"tepad tuned\": the AutoTVM template (`examples/tune_templates.py`) "
+             "at the best config `benchmarks/bench_tune.py --isa "
+             f"{a.isa}` logged"
+             + (": " + "; ".join(f"{k} {v}" for k, v in sorted(cfgs.items())) if cfgs else
+                " (no log given)") + ". A peer's figure is its fastest variant (for "
+             f"{name}, W2 and W4 have variants with register blocks that fit 16 ymm "
+             "registers beside the AVX-512-sized ones).",
+             "", table(res), "",
+             "Issue 18's targets (other / tepad above 1: tepad is faster):", "",
+             targets_table(res), "",
+             "What the code is, where it decides:", "",
+             "* W2 plain and W4 plain: the schedules' own limits, as in the section \"Plain "
+             "tutorial schedules\" (the 32 rows of a tile 4 KiB apart in the same L1 sets; one "
+             "output row of 56 floats = 7 ymm accumulators per tap, fewer than the 8 that two "
+             "FMA pipes of four cycles' latency need); TVM given the same schedules does no "
+             "better.",
+             "* W2 expert / tuned: 4 rows x 16 columns = 8 ymm accumulators (the AVX2 kernels of "
+             "BLAS libraries hold 12, e.g. 6 x 16, for slack; 6 rows do not divide the "
+             "power-of-two tiles of n = 1024), B packed in 16-float panels, k blocked by 256 "
+             "(example) or 128 (tuned) so that the panel's k block stays in L1.",
+             "* W4 expert: 2 x 8 output channels x 4 pixels = 8 ymm accumulators, the input "
+             "channel innermost of the reduction (`examples/conv2d.py`).",
+             "* W5: tepad sums each 14-float row with 13 dependent scalar adds (tepad keeps "
+             "LLVM's loop and SLP vectorizers off, `tepad/codegen/jit.py`, for the "
+             "miscompiles they caused); TVM's LLVM vectorizes its row loop across rows (8 rows "
+             "per ymm, the rows deinterleaved by shuffles, for `haswell`; 16 rows per zmm for "
+             "`znver5`, which is slower than tepad in the host section).",
+             "",
+             "Every peer variant (and extra tepad kernels):", "", variants_table(res), "",
+             ISA_END.format(isa=a.isa)]
+    return "\n".join(lines)
+
+
+def write_section(path, text, isa="host"):
+    """Replace this script's section for ``isa`` (its heading through its end marker) in
+    ``path``, or append it."""
+    if isa == "host":
+        results_sections.write_section(path, text, SECTION, BEGIN, END)
+    else:
+        results_sections.write_section(path, text, ISA_SECTION.format(ISA=isa.upper()),
+                                       ISA_BEGIN.format(isa=isa), ISA_END.format(isa=isa))
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -457,15 +637,20 @@ def main(argv=None) -> int:
     ap.add_argument("--no-peers", action="store_true")
     ap.add_argument("--out", default=None, help="markdown file for the section "
                     "(default benchmarks/RESULTS.md; 'none' writes nothing)")
+    ap.add_argument("--isa", choices=isas.ISAS, default="host",
+                    help="instruction set every tool builds for (benchmarks/isa.py)")
+    ap.add_argument("--tuned-log", default=None, help="a bench_tune.py log: also time each "
+                    "template's best config (same --isa)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     keys = [k.strip() for k in a.only.split(",") if k.strip()] or list(PLAIN)
     if a.worker:
-        print(json.dumps(worker(keys, a.rounds, a.clock, not a.no_peers)))
+        print(json.dumps(worker(keys, a.rounds, a.clock, not a.no_peers, a.tuned_log)))
         return 0
     if a.small:
         for key in keys:
-            print(f"{key} plain {SMALL[key]}: rel err {check_plain(key):.1e} ok")
+            err = check_plain(key, isa=a.isa)
+            print(f"{key} plain {SMALL[key]} (--isa {a.isa}): rel err {err:.1e} ok")
         return 0
 
     def progress(msg):
@@ -480,17 +665,28 @@ def main(argv=None) -> int:
     info = dict(date=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                 cpu=cpu_info(),
                 peers="peers: " + (", ".join(vers) if vers else "none installed"))
-    progress(f"{info['cpu']['name']} ({info['cpu']['llvm_cpu']}); {info['peers']}")
-    workers = run_workers(keys, a.procs, a.rounds, a.threads, a.clock, bool(peers), progress)
-    info["blas"] = _numpy_blas(workers)
+    progress(f"{info['cpu']['name']} ({info['cpu']['llvm_cpu']}); {info['peers']}; "
+             f"--isa {a.isa}")
+    load0 = os.getloadavg()[0]
+    tuned_log = str(Path(a.tuned_log).resolve()) if a.tuned_log else None
+    workers = run_workers(keys, a.procs, a.rounds, a.threads, a.clock, bool(peers), progress,
+                          a.isa, tuned_log)
+    info.update(blas=_numpy_blas(workers), load=(load0, os.getloadavg()[0]),
+                numpy_simd=workers[0].get("numpy_simd"),
+                tuned_configs=workers[0].get("tuned_configs"),
+                host_blas_kernel=_host_blas_kernel())
     res = aggregate([w["results"] for w in workers])
     print()
     print(table(res))
     print()
     print(variants_table(res))
+    if a.isa != "host":
+        print()
+        print(targets_table(res))
     out = None if a.out == "none" else (a.out or HERE / "RESULTS.md")
     if out:
-        write_section(out, markdown(res, info, a))
+        text = markdown(res, info, a) if a.isa == "host" else isa_markdown(res, info, a)
+        write_section(out, text, a.isa)
         progress(f"wrote the section to {out}")
     return 0
 

@@ -1,9 +1,14 @@
 """conv2d NCHW, stride 1, padding 1 (fp32): 1x64x56x56 input, 64 filters 3x3 by default.
 
 Schedule (output channels vectorized, the NCHW[16c] blocking of TVM's x86 conv2d). The
-channel block ``fb`` is one vector of fp32 of the target (``with Target(...)``, else the host:
-16 with AVX-512, 8 with AVX2) and the pixel block ``xb`` fits the target's registers (14 of 32
-registers, 7 of 16); the figures below are AVX-512's:
+channel block ``fb`` and the pixel block ``xb`` follow the target (``with Target(...)``, else
+the host): with 32 vector registers (AVX-512) one vector of channels (16) x 14 pixels, 14
+accumulators; with 16 (AVX2) two vectors of channels (16 = 2 x 8) x 4 pixels, 8 accumulators
+(two FMA pipes x four cycles of latency) fed by 2 weight loads and 4 broadcasts per tap (one
+vector x 7 pixels, 7 accumulators, is ~10 % slower: AVX2 code on the Zen 5 host, one
+thread), and the input channel innermost of the reduction (ry, rx, rc): with the 3-tap rx
+loop innermost LLVM unrolls it and keeps the broadcasts the taps share live, more than 16
+registers hold (~5 %). The figures below are AVX-512's:
 
 * the zero-padding stage ``Xp`` is computed once at the root, in parallel over channels (a
   58x58 plane per channel; no bounds test in the hot loop);
@@ -26,16 +31,26 @@ SHAPE = dict(c=8, k=8, h=10, w=12)   # small default size; the benchmark uses 64
 
 
 def widths(target=None):
-    """``(fb, xb)``: output channels per vector and output pixels per register tile (xb
-    accumulators + one weight vector + one broadcast fit the vector registers)."""
+    """``(fb, xb)``: output channels and output pixels per register tile (fb / lanes x xb
+    accumulators, the weight vectors and one broadcast fit the vector registers)."""
     tgt = as_target(target)
-    return tgt.vector_lanes("float32"), (14 if tgt.vector_registers >= 32 else 7)
+    lanes = tgt.vector_lanes("float32")
+    return (lanes, 14) if tgt.vector_registers >= 32 else (2 * lanes, 4)
+
+
+def channels_inner(target=None) -> bool:
+    """Whether the input channel is the innermost reduction loop (ry, rx, rc) rather than the
+    outermost (rc, ry, rx): with fewer than 32 vector registers."""
+    return as_target(target).vector_registers < 32
 
 
 def schedule(c=SHAPE["c"], k=SHAPE["k"], h=SHAPE["h"], w=SHAPE["w"], fb=None, xb=None,
-             target=None):
+             target=None, rc_inner=None):
+    """The schedule above; ``fb``, ``xb`` and ``rc_inner`` (the reduction order) default to
+    the target's choice and are the knobs of ``examples/tune_templates.py``'s W4 template."""
     dfb, dxb = widths(target)
     fb, xb = fb or dfb, xb or dxb
+    rc_inner = channels_inner(target) if rc_inner is None else rc_inner
     X = te.placeholder((1, c, h, w), "float32", name="X")
     Wt = te.placeholder((k, c, 3, 3), "float32", name="W")
     Xp = te.compute((1, c, h + 2, w + 2),
@@ -66,7 +81,7 @@ def schedule(c=SHAPE["c"], k=SHAPE["k"], h=SHAPE["h"], w=SHAPE["w"], fb=None, xb
     s[O16].compute_at(s[Y], xo)
     _, _, _, xc, fc = s[O16].op.axis
     rc_, ry_, rx_ = s[O16].op.reduce_axis
-    s[O16].reorder(rc_, ry_, rx_, xc, fc)
+    s[O16].reorder(*((ry_, rx_, rc_) if rc_inner else (rc_, ry_, rx_)), xc, fc)
     s[O16].unroll(xc)
     s[O16].vectorize(fc)
     s[Xp].parallel(s[Xp].op.axis[1])

@@ -7,7 +7,8 @@ machine at hand instead of assumed (the examples were tuned on a 16-lane AVX-512
 
 Each template also runs as a plain schedule: called outside ``apply_history_best`` it uses the
 first choice of every knob, which is the example's own schedule where the knob lists start
-with it. ``benchmarks/bench_tune.py`` tunes them at the benchmark sizes.
+with it (W2's and W4's lists start with the widths the example picks for the target the
+template is instantiated for: ``with Target(...)`` or the task's target). ``benchmarks/bench_tune.py`` tunes them at the benchmark sizes.
 """
 import importlib.util
 from pathlib import Path
@@ -40,6 +41,12 @@ def _dividing(candidates, n):
     return [c for c in candidates if n % c == 0] or [n]
 
 
+def _first(choice, candidates):
+    """``candidates`` with ``choice`` (the example's width for the current target) first, so
+    that a template's default config is the example's schedule on every target."""
+    return [choice] + [c for c in candidates if c != choice]
+
+
 @autotvm.template("w1/elementwise")
 def elementwise(n):
     """W1: ``max(A * B + 1, 0)``; row strips in parallel, the row vectorized in chunks."""
@@ -60,17 +67,20 @@ def elementwise(n):
 
 @autotvm.template("w2/matmul")
 def matmul(n):
-    """W2: packed-B matmul; panel width, tile rows, register-block rows and unrolling."""
+    """W2: packed-B matmul; panel width, tile rows, register-block rows, unrolling and the
+    k block."""
     cfg = autotvm.get_config()
-    cfg.define_knob("bn", _dividing([32, 16, 64], n))
+    bn0, rows0 = _example("matmul").widths()   # the target's (a task instantiates under it)
+    cfg.define_knob("bn", _dividing(_first(bn0, [32, 16, 64]), n))
     cfg.define_knob("tile_i", _dividing([32, 16, 64], n))
-    cfg.define_knob("rows", [8, 4, 2])
+    cfg.define_knob("rows", _first(rows0, [8, 4, 2]))
     cfg.define_knob("unroll", [1, 0])
+    cfg.define_knob("kb", _first(_example("matmul").k_block(), [0, 256, 128]))
     bn, ti, rows = cfg["bn"].val, cfg["tile_i"].val, cfg["rows"].val
     if ti % rows:
         cfg.raise_error("register block rows do not divide the tile")
     return _example("matmul").schedule(n, bn=bn, rows=rows, tile_i=ti,
-                                       unroll=bool(cfg["unroll"].val))
+                                       unroll=bool(cfg["unroll"].val), kb=cfg["kb"].val)
 
 
 @autotvm.template("w3/blur")
@@ -85,11 +95,15 @@ def blur(n):
 @autotvm.template("w4/conv2d")
 def conv2d(c, k, h, w):
     """W4: conv2d NCHW 3x3 pad 1 with output channels blocked by ``fb`` and ``xb`` pixels per
-    register tile."""
+    register tile, the input channel outermost or innermost of the reduction."""
     cfg = autotvm.get_config()
-    cfg.define_knob("fb", [16, 8, 32])
-    cfg.define_knob("xb", _dividing([14, 7, 8, 28, 4, 6, 12], w))
-    return _example("conv2d").schedule(c, k, h, w, fb=cfg["fb"].val, xb=cfg["xb"].val)
+    ex = _example("conv2d")
+    fb0, xb0 = ex.widths()                     # the target's (a task instantiates under it)
+    cfg.define_knob("fb", _first(fb0, [16, 8, 32]))
+    cfg.define_knob("xb", _dividing(_first(xb0, [14, 7, 8, 28, 4, 6, 12]), w))
+    cfg.define_knob("rc_inner", _first(int(ex.channels_inner()), [0, 1]))
+    return ex.schedule(c, k, h, w, fb=cfg["fb"].val, xb=cfg["xb"].val,
+                       rc_inner=bool(cfg["rc_inner"].val))
 
 
 @autotvm.template("w5/rowsum")

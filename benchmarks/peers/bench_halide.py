@@ -5,7 +5,10 @@
     HL_NUM_THREADS=2 python benchmarks/peers/bench_halide.py [--small] [W1 .. W6 INFO]
 
 Written for the halide 21 wheel's Python bindings; pipelines are JIT-compiled with
-``Func.compile_to_callable`` for ``get_jit_target_from_environment()`` (the host's features).
+``Func.compile_to_callable`` for ``get_jit_target_from_environment()`` (the host's features;
+with ``$TEPAD_BENCH_ISA=avx2``, ``x86-64-linux-avx-avx2-f16c-fma-sse41``: AVX2 + FMA, every
+pipeline's assembly checked for AVX-512, and W2 and W4 get variants whose register blocks
+fit AVX2's 16 ymm registers).
 ``hl.Buffer(ndarray)`` wraps a C-ordered numpy array without a copy and with its axes reversed:
 numpy's last axis is Halide's first (``x``), so every Halide index below is written innermost
 first. Input and output extents and dense strides are declared, so the compiled code knows
@@ -24,11 +27,13 @@ import tempfile
 import halide as hl
 import numpy as np
 
-from peer_common import (aligned_zeros, check, main, timed, w1_data, w2_data, w3_data,
-                         w4_data, w5_data, w6_data)
+from peer_common import (aligned_zeros, check, check_assembly, isa, main, timed, w1_data,
+                         w2_data, w3_data, w4_data, w5_data, w6_data)
 
 PEER = "halide"
-TARGET = hl.get_jit_target_from_environment()
+ISA = isa()
+TARGET = (hl.Target("x86-64-linux-avx-avx2-f16c-fma-sse41") if ISA == "avx2"
+          else hl.get_jit_target_from_environment())
 F32 = hl.Float(32)
 
 
@@ -42,6 +47,18 @@ def dense(param, *extents):
 
 def variables(names: str):
     return [hl.Var(v) for v in names.split()]
+
+
+def compile_callable(func, params):
+    """``func`` compiled for TARGET (for avx2, after checking that its assembly has no
+    AVX-512)."""
+    if ISA != "host":
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "kernel.s")
+            func.compile_to_assembly(path, params, "kernel", TARGET)
+            with open(path) as f:
+                check_assembly(f.read(), f"halide {func.name()}", ISA)
+    return func.compile_to_callable(params, TARGET)
 
 
 def allocation_bytes(func, params, name) -> int | None:
@@ -64,7 +81,7 @@ def allocation_bytes(func, params, name) -> int | None:
 def info(_sizes):
     def make():
         return None, dict(halide=importlib.metadata.version("halide"), numpy=np.__version__,
-                          target=str(TARGET), HL_NUM_THREADS=os.environ.get("HL_NUM_THREADS"))
+                          isa=ISA, target=str(TARGET), HL_NUM_THREADS=os.environ.get("HL_NUM_THREADS"))
     yield "versions", make
 
 
@@ -81,7 +98,7 @@ def w1(sizes):
             out = hl.Func("out")
             out[x, y] = hl.max(A[x, y] * B[x, y] + hl.f32(1.0), hl.f32(0.0))
             out.split(y, strip, row, 16).parallel(strip).vectorize(x, 16)
-            return out.compile_to_callable([A, B], TARGET)
+            return compile_callable(out, [A, B])
 
         fn, secs = timed(build)
         c = np.zeros_like(a)
@@ -97,9 +114,8 @@ def w1(sizes):
 def w2(sizes):
     n = sizes["n"]
     a, b, ref = w2_data(n)
-    lanes, cols = 16, 32      # a tile row is two 16-float vectors
 
-    def build(packed):
+    def build(packed, lanes=16, cols=32, rows=None):   # a tile row: cols / lanes vectors
         A, B = hl.ImageParam(F32, 2, "A"), hl.ImageParam(F32, 2, "B")
         x, y, xi, yi, yr, tile, p, kk, j = variables("x y xi yi yr tile p kk j")
         k = hl.RDom([hl.Range(0, n)], "k")
@@ -110,13 +126,12 @@ def w2(sizes):
             panels = hl.Func("panels")
             panels[j, kk, p] = B[p * cols + j, kk]
             acc[x, y] += A[k.x, y] * panels[x % cols, k.x, x // cols]
-            rows = 8
         else:
             acc[x, y] += A[k.x, y] * B[x, k.x]
-            rows = 4
+        rows = rows or (8 if packed else 4)
         out[x, y] = acc[x, y]
-        # the classic CPU matmul schedule: 32x32 tiles in parallel, each computed as blocks of
-        # `rows` x 32 accumulators kept in registers, k innermost of the update
+        # the classic CPU matmul schedule: 32-row tiles in parallel, each computed as blocks of
+        # `rows` x `cols` accumulators kept in registers, k innermost of the update
         (out.tile(x, y, xi, yi, cols, 32).fuse(x, y, tile).parallel(tile)
             .split(yi, yi, yr, rows).vectorize(xi, lanes).unroll(xi).unroll(yr))
         acc.compute_at(out, yi).vectorize(x, lanes).unroll(y)
@@ -126,11 +141,11 @@ def w2(sizes):
         out.bound(x, 0, n).bound(y, 0, n)
         dense(A, n, n)
         dense(B, n, n)
-        return out.compile_to_callable([A, B], TARGET)
+        return compile_callable(out, [A, B])
 
-    def variant(packed):
+    def variant(packed, *shape):
         def make():
-            fn, secs = timed(lambda: build(packed))
+            fn, secs = timed(lambda: build(packed, *shape))
             c = np.zeros((n, n), np.float32)
             bufs = (hl.Buffer(a), hl.Buffer(b), hl.Buffer(c))
             fn(*bufs)
@@ -140,6 +155,11 @@ def w2(sizes):
 
     yield "tile 32x32, 4x32 register block, B unpacked (classic)", variant(False)
     yield "tile 32x32, 8x32 register block, B packed [N/32][K][32]", variant(True)
+    if ISA == "avx2":   # 16 ymm registers: 4 or 8 rows x two ymm of accumulators
+        yield "tile 16x32, 4x16 register block, B packed [N/16][K][16] (AVX2)", \
+            variant(True, 8, 16, 4)
+        yield "tile 16x32, 8x16 register block, B packed [N/16][K][16] (AVX2)", \
+            variant(True, 8, 16, 8)
 
 
 # ------------------------------------------------------------------ W3: two-stage blur
@@ -165,7 +185,7 @@ def w3(sizes):
             bx.compute_root().vectorize(x, lanes).parallel(y, 16)
         dense(inp, n, n)
         by.bound(x, 0, n - 2).bound(y, 0, n - 2)
-        return by.compile_to_callable([inp], TARGET), by, inp
+        return compile_callable(by, [inp]), by, inp
 
     def variant(at_tile, lanes):
         def make():
@@ -189,7 +209,7 @@ def w4(sizes):
     c, k, h, w = sizes["c"], sizes["k"], sizes["h"], sizes["w"]
     x, wt, ref = w4_data(c, k, h, w)
 
-    def build(oc_vectorized):
+    def build(oc_vectorized, ob=16, xb=8):
         X = hl.ImageParam(F32, 4, "X")      # numpy (1, c, h, w) seen as [x, y, c, n]
         Wt = hl.ImageParam(F32, 4, "Wt")    # numpy (k, c, 3, 3) seen as [dx, dy, c, k]
         xv, yv, cv, kv, nv = variables("x y c k n")
@@ -201,20 +221,20 @@ def w4(sizes):
         r = hl.RDom([hl.Range(0, 3), hl.Range(0, 3), hl.Range(0, c)], "r")   # dx, dy, channel
         acc, out = hl.Func("acc"), hl.Func("out")
         if oc_vectorized:
-            # weights repacked as [16 oc][dx][dy][c][k/16]; the accumulator is channel-innermost
-            # so that 16 output channels x 8 positions of x sit in vector registers
+            # weights repacked as [ob oc][dx][dy][c][k/ob]; the accumulator is channel-innermost
+            # so that ob (16) output channels x xb (8) positions of x sit in vector registers
             wp = hl.Func("wpack")
             a0, a1, a2, a3, a4 = variables("a0 a1 a2 a3 a4")
-            wp[a0, a1, a2, a3, a4] = Wt[a1, a2, a3, a4 * 16 + a0]
+            wp[a0, a1, a2, a3, a4] = Wt[a1, a2, a3, a4 * ob + a0]
             acc[kv, xv, yv, nv] = hl.f32(0)
             acc[kv, xv, yv, nv] += (pad[xv + r.x, yv + r.y, r.z, nv]
-                                    * wp[kv % 16, r.x, r.y, r.z, kv // 16])
+                                    * wp[kv % ob, r.x, r.y, r.z, kv // ob])
             out[xv, yv, kv, nv] = acc[kv, xv, yv, nv]
-            (out.split(kv, ko, ki, 16).split(xv, xo, xi, 8).reorder(ki, xi, xo, yv, ko, nv)
+            (out.split(kv, ko, ki, ob).split(xv, xo, xi, xb).reorder(ki, xi, xo, yv, ko, nv)
                 .fuse(yv, ko, t).parallel(t).vectorize(ki).unroll(xi))
-            acc.compute_at(out, xo).vectorize(kv, 16).unroll(xv)
-            acc.update().reorder(kv, xv, r.x, r.y, r.z, yv).vectorize(kv, 16).unroll(xv)
-            wp.compute_root().vectorize(a0, 16)
+            acc.compute_at(out, xo).vectorize(kv, ob).unroll(xv)
+            acc.update().reorder(kv, xv, r.x, r.y, r.z, yv).vectorize(kv, ob).unroll(xv)
+            wp.compute_root().vectorize(a0, ob)
         else:
             # x vectorized by 8, 4 output channels per block, one row of the output per task
             acc[xv, yv, kv, nv] = hl.f32(0)
@@ -228,11 +248,11 @@ def w4(sizes):
         dense(X, w, h, c, 1)
         dense(Wt, 3, 3, c, k)
         out.bound(xv, 0, w).bound(yv, 0, h).bound(kv, 0, k).bound(nv, 0, 1)
-        return out.compile_to_callable([X, Wt], TARGET)
+        return compile_callable(out, [X, Wt])
 
-    def variant(oc_vectorized):
+    def variant(oc_vectorized, *block):
         def make():
-            fn, secs = timed(lambda: build(oc_vectorized))
+            fn, secs = timed(lambda: build(oc_vectorized, *block))
             o = np.zeros((1, k, h, w), np.float32)
             bufs = (hl.Buffer(x), hl.Buffer(wt), hl.Buffer(o))
             fn(*bufs)
@@ -245,6 +265,9 @@ def w4(sizes):
 
     yield "x-vectorized (4 oc x 7x8 x), NCHW weights", variant(False)
     yield "oc-vectorized (16 oc x 8 x), packed weights", variant(True)
+    if ISA == "avx2":   # one ymm of output channels: xb accumulators of 16 ymm registers
+        yield "oc-vectorized (8 oc x 7 x), packed weights (AVX2)", variant(True, 8, 7)
+        yield "oc-vectorized (8 oc x 14 x), packed weights (AVX2)", variant(True, 8, 14)
 
 
 # ------------------------------------------------------------------ W5: row sums
@@ -273,7 +296,7 @@ def w5(sizes):
         out.vectorize(i, 16)
         out.update().split(i, io, ii, 2048).parallel(io).vectorize(ii, 16)
         out.bound(i, 0, rows)
-        return out.compile_to_callable([A], TARGET)
+        return compile_callable(out, [A])
 
     def variant(padded):
         def make():
@@ -333,7 +356,7 @@ def w6(sizes):
         dense(X, ch, w, h)
         p2.output_buffer().dim(0).set_bounds(0, ch)
         p2.bound(xx, 0, w - 4).bound(yy, 0, h - 4)
-        return p2.compile_to_callable([X], TARGET), p2, X
+        return compile_callable(p2, [X]), p2, X
 
     def variant(kind):
         def make():

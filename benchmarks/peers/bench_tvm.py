@@ -10,7 +10,10 @@ TensorIR schedule (``tvm.s_tir.Schedule``; blocks are fetched with ``get_sblock`
 namespace is ``tvm.tirx``). The TE-level ``create_schedule`` is gone from 0.27, so each
 schedule below is the TensorIR spelling of the schedule TVM's tutorials and the usual CPU
 recipes give for that kind of kernel. The target is LLVM for the host CPU, whose name is
-asked from LLVM (the wheel's LLVM rejects ``-mcpu=native``).
+asked from LLVM (the wheel's LLVM rejects ``-mcpu=native``); with ``$TEPAD_BENCH_ISA=avx2``
+it is ``{"kind": "llvm", "mcpu": "haswell"}`` (AVX2 + FMA; every compiled kernel's assembly
+is checked for AVX-512), and W2 and W4 get variants whose register blocks fit AVX2's 16
+ymm registers.
 
 One JSON line per schedule variant (see ``peer_common.py``); compile_s is TE definition +
 schedule + ``tvm.compile``, the first build in the process included (it pays for TVM's lazy
@@ -25,11 +28,13 @@ import tvm
 from tvm import s_tir, te, tirx
 
 from peer_common import (main, w1_data, w2_data, w3_data, w4_data, w5_data, w6_data, check,
-                         timed)
+                         check_assembly, isa, timed)
 
 PEER = "tvm"
 HOST_CPU = tvm.get_global_func("target.llvm_get_system_cpu")()
-TARGET = tvm.target.Target({"kind": "llvm", "mcpu": HOST_CPU})
+ISA = isa()
+MCPU = {"host": HOST_CPU, "avx2": "haswell"}[ISA]
+TARGET = tvm.target.Target({"kind": "llvm", "mcpu": MCPU})
 DEV = tvm.cpu()
 F32 = "float32"
 
@@ -43,8 +48,12 @@ def on_device(array):
 
 
 def compile_schedule(sch):
-    """The scheduled module compiled for the host; returns its entry function."""
-    return tvm.compile(sch.mod, target=TARGET)["main"]
+    """The scheduled module compiled for TARGET; returns its entry function (for avx2, after
+    checking that its assembly has no AVX-512)."""
+    exe = tvm.compile(sch.mod, target=TARGET)
+    if ISA != "host":
+        check_assembly(exe.mod.inspect_source("asm"), "tvm kernel", ISA)
+    return exe["main"]
 
 
 def lowered_allocations(sch) -> dict:
@@ -74,7 +83,7 @@ def info(_sizes):
 
     def make():
         return None, dict(tvm=tvm.__version__, apache_tvm=md.version("apache-tvm"),
-                          numpy=np.__version__, llvm_cpu=HOST_CPU, target=str(TARGET))
+                          numpy=np.__version__, llvm_cpu=HOST_CPU, isa=ISA, target=str(TARGET))
     yield "versions", make
 
 
@@ -110,9 +119,8 @@ def w1(sizes):
 def w2(sizes):
     n = sizes["n"]
     a, b, ref = w2_data(n)
-    panel = 32   # columns of B per packed panel, and of C per tile
 
-    def build(register_rows):
+    def build(register_rows, panel=32):   # panel: columns of B per packed panel, of C per tile
         A = te.placeholder((n, n), F32, name="A")
         B = te.placeholder((n, n), F32, name="B")
         k = te.reduce_axis((0, n), "k")
@@ -128,7 +136,7 @@ def w2(sizes):
         j_tile, j_in = sch.split(j, [None, panel])
         k_out, k_in = sch.split(kk, [None, 4])
         if register_rows:
-            # rows of the tile in groups held in registers (register_rows x 32 accumulators)
+            # rows of the tile in groups held in registers (register_rows x panel accumulators)
             i_grp, i_reg = sch.split(i_in, [None, register_rows])
             sch.reorder(i_tile, j_tile, i_grp, k_out, k_in, i_reg, j_in)
             sch.unroll(i_reg)
@@ -147,9 +155,9 @@ def w2(sizes):
         sch.vectorize(lanes)
         return compile_schedule(sch)
 
-    def variant(register_rows):
+    def variant(register_rows, panel=32):
         def make():
-            fn, secs = timed(lambda: build(register_rows))
+            fn, secs = timed(lambda: build(register_rows, panel))
             ta, tb, tc = on_device(a), on_device(b), on_device(np.zeros((n, n), np.float32))
             fn(ta, tb, tc)
             check(tc.numpy(), ref, rtol=1e-4, atol=1e-3)
@@ -158,6 +166,9 @@ def w2(sizes):
 
     yield "tile32x32 k4, packed B, cache_write (tutorial)", variant(0)
     yield "tile32x32 k4, packed B, 8x32 register block", variant(8)
+    if ISA == "avx2":   # 16 ymm registers: 4 or 8 rows x two ymm of accumulators
+        yield "tile32x16 k4, packed B 16 wide, 4x16 register block (AVX2)", variant(4, 16)
+        yield "tile32x16 k4, packed B 16 wide, 8x16 register block (AVX2)", variant(8, 16)
 
 
 # ------------------------------------------------------------------ W3: two-stage blur
@@ -215,7 +226,7 @@ def w4(sizes):
     c, k, h, w = sizes["c"], sizes["k"], sizes["h"], sizes["w"]
     x, wt, ref = w4_data(c, k, h, w)
 
-    def build(oc_vectorized):
+    def build(oc_vectorized, ocb=16, xb=14):
         X = te.placeholder((1, c, h, w), F32, name="X")
         Wt = te.placeholder((k, c, 3, 3), F32, name="Wt")
         pad = te.compute((1, c, h + 2, w + 2), lambda b, ci, yy, xx: te.if_then_else(
@@ -225,11 +236,11 @@ def w4(sizes):
         ry = te.reduce_axis((0, 3), "ry")
         rx = te.reduce_axis((0, 3), "rx")
         if oc_vectorized:
-            # weights repacked to [k/16][c][3][3][16]: 16 output channels side by side
-            wpack = te.compute((k // 16, c, 3, 3, 16),
-                               lambda fo, ci, dy, dx, fi: Wt[fo * 16 + fi, ci, dy, dx],
+            # weights repacked to [k/ocb][c][3][3][ocb]: ocb output channels side by side
+            wpack = te.compute((k // ocb, c, 3, 3, ocb),
+                               lambda fo, ci, dy, dx, fi: Wt[fo * ocb + fi, ci, dy, dx],
                                name="wpack")
-            weight = (lambda f: wpack[f // 16, rc, ry, rx, tirx.indexmod(f, 16)])
+            weight = (lambda f: wpack[f // ocb, rc, ry, rx, tirx.indexmod(f, ocb)])
         else:
             weight = (lambda f: Wt[f, rc, ry, rx])
         out = te.compute((1, k, h, w), lambda b, f, yy, xx: te.sum(
@@ -238,10 +249,10 @@ def w4(sizes):
         conv = sch.get_sblock("conv")
         b, f, yy, xx, rc_l, ry_l, rx_l = sch.get_loops(conv)
         if oc_vectorized:
-            # NCHW[16c]-style: 14 x positions x 16 output channels accumulated in registers,
+            # NCHW[16c]-style: xb x positions x ocb output channels accumulated in registers,
             # the accumulator laid out channel-innermost
-            f_out, f_in = sch.split(f, [None, 16])
-            x_out, x_in = sch.split(xx, [None, 14])
+            f_out, f_in = sch.split(f, [None, ocb])
+            x_out, x_in = sch.split(xx, [None, xb])
             sch.reorder(b, f_out, yy, x_out, rc_l, ry_l, rx_l, x_in, f_in)
             acc = sch.cache_write(conv, 0, "global")
             sch.reverse_compute_at(acc, x_out)
@@ -269,9 +280,9 @@ def w4(sizes):
         sch.parallel(sch.get_loops(sch.get_sblock("pad"))[1])   # pad materialized, by channel
         return compile_schedule(sch)
 
-    def variant(oc_vectorized):
+    def variant(oc_vectorized, ocb=16, xb=14):
         def make():
-            fn, secs = timed(lambda: build(oc_vectorized))
+            fn, secs = timed(lambda: build(oc_vectorized, ocb, xb))
             tx, tw = on_device(x), on_device(wt)
             to = on_device(np.zeros((1, k, h, w), np.float32))
             fn(tx, tw, to)
@@ -284,6 +295,11 @@ def w4(sizes):
 
     yield "x-vectorized (4 oc x 7x8 x), NCHW weights", variant(False)
     yield "oc-vectorized (16 oc x 14 x), packed weights [K/16,C,3,3,16]", variant(True)
+    if ISA == "avx2":   # one ymm of output channels: xb accumulators of 16 ymm registers
+        yield "oc-vectorized (8 oc x 7 x), packed weights [K/8,C,3,3,8] (AVX2)", \
+            variant(True, 8, 7)
+        yield "oc-vectorized (8 oc x 14 x), packed weights [K/8,C,3,3,8] (AVX2)", \
+            variant(True, 8, 14)
 
 
 # ------------------------------------------------------------------ W5: row sums, padded layout

@@ -15,16 +15,48 @@ that fails prints ``{"workload": ..., "variant": "... FAILED", "error": ...}`` w
 
 Every check is against numpy (float64 where the sum is long) before anything is timed; a
 mismatch is reported as a failure of that variant, never timed.
+
+``$TEPAD_BENCH_ISA=avx2`` (``benchmarks/isa.py``, ``--isa avx2`` of the benchmark scripts)
+makes each peer build AVX2 + FMA code (no AVX-512) and check its assembly for it; unset or
+``host``, each builds for this host.
 """
 from __future__ import annotations
 
 import json
+import os
+import re
 import statistics
 import sys
 import time
 import traceback
 
 import numpy as np
+
+ISA_ENV = "TEPAD_BENCH_ISA"
+# AVX-512 in AT&T assembly: zmm registers, the upper 16 xmm/ymm registers (EVEX only), opmask
+# registers and embedded broadcasts
+_AVX512 = re.compile(r"%zmm\d+|%[xy]mm(?:1[6-9]|2\d|3[01])\b|%k[0-7]\b|\{1to\d+\}")
+
+
+def isa() -> str:
+    """The instruction set to build for: ``$TEPAD_BENCH_ISA`` ("host" when unset)."""
+    value = os.environ.get(ISA_ENV) or "host"
+    if value not in ("host", "avx2"):
+        raise ValueError(f"${ISA_ENV}={value!r}: use host or avx2")
+    return value
+
+
+def avx512_in(asm: str) -> list:
+    """The distinct AVX-512-only operands in assembly text ``asm`` (empty: none)."""
+    return sorted(set(_AVX512.findall(asm)))
+
+
+def check_assembly(asm: str, what: str, target_isa: str | None = None) -> None:
+    """Raise AssertionError when code built for ``avx2`` (default: ``isa()``) uses AVX-512."""
+    if (target_isa or isa()) == "avx2" and avx512_in(asm):
+        raise AssertionError(f"{what}: AVX-512 in code built for avx2: "
+                             f"{', '.join(avx512_in(asm)[:8])}")
+
 
 # Sizes of the workloads: the same as benchmarks/run.py's full sizes (and, for W6,
 # bench_rolling.py's), and small ones for a quick check of the scripts themselves.

@@ -101,7 +101,8 @@ def test_examples_pick_8_lanes_for_avx2(name):
         s, args = ex.schedule()
         lanes = _ramp_lanes(lower_for_codegen(s, args))
         mod = tepad.build(s, args)
-    # conv2d: 8 channels per vector; matmul: panels of 2 x 8 floats (AVX-512: 16 and 32)
+    # conv2d: 8 channels (its block is 2 x 8, bounded by the 8 filters here); matmul: panels
+    # of 2 x 8 floats (AVX-512: 16 and 32)
     assert max(lanes) == {"conv2d": 8, "matmul": 16}[name]
     assert "zmm" not in mod.get_source("asm")
     inputs = ex.inputs()
