@@ -4,8 +4,8 @@
 code on any AVX2 host, an AVX-512 one included, for every tool of a run:
 
 * tepad: ``Target("llvm -mcpu=haswell -mattr=-avx512f")`` (8 fp32 lanes, 16 vector
-  registers; tepad keeps the host's features under ``-mcpu`` alone, so AVX-512 is turned off
-  explicitly);
+  registers; ``-mcpu=haswell`` alone gives Haswell's vector features, as in TVM, and the
+  ``-mattr`` says so once more);
 * TVM: ``{"kind": "llvm", "mcpu": "haswell"}`` (LLVM takes Haswell's features);
 * Halide: ``x86-64-linux-avx-avx2-f16c-fma-sse41`` (no AVX-512 feature);
 * numpy: ``OPENBLAS_CORETYPE=Haswell`` (its OpenBLAS is a DYNAMIC_ARCH build) and

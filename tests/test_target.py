@@ -75,8 +75,40 @@ def test_a_feature_the_host_lacks_is_refused_before_compiling(monkeypatch):
 def test_mcpu_never_enables_features_the_host_lacks():
     t = Target("llvm -mcpu=skylake-avx512")
     feats = dict((f[1:], f[0] == "+") for f in t.features.split(","))
-    assert all(feats[f] == on for f, on in host_features().items())
+    assert all(on or not feats[f] for f, on in host_features().items())
     assert t.mcpu == "skylake-avx512" and Target("llvm").mcpu == host_cpu_name()
+
+
+@pytest.mark.parametrize("cpu, lanes, registers, fma", [
+    ("generic", 4, 16, False),          # SSE2
+    ("sandybridge", 8, 16, False),      # AVX
+    ("haswell", 8, 16, True),           # AVX2 + FMA
+    ("skylake-avx512", 16, 32, True),
+])
+def test_mcpu_gives_the_named_cpus_vector_instruction_sets(cpu, lanes, registers, fma):
+    """As in TVM, ``-mcpu`` decides the vector ISA (within what the host has): what
+    schedules read, and the code built."""
+    host = Target("llvm")
+    t = Target(f"llvm -mcpu={cpu}")
+    assert t.vector_lanes("float32") == min(lanes, host.vector_lanes("float32"))
+    assert t.vector_registers == min(registers, host.vector_registers)
+    assert t.has_fma == (fma and host.has_fma)
+    s, args = vec_add(64)
+    with Target(f"llvm -mcpu={cpu}"):
+        mod = tepad.build(s, args)
+    run(mod, 64)
+    asm = mod.get_source("asm")
+    if t.vector_lanes("float32") < 16:
+        assert "%zmm" not in asm
+    if t.vector_lanes("float32") < 8:
+        assert "%ymm" not in asm
+
+
+def test_mattr_adds_to_the_named_cpus_features():
+    if not Target("llvm").has_feature("avx512f"):
+        pytest.skip("host without AVX-512")
+    t = Target("llvm -mcpu=haswell -mattr=+avx512f")
+    assert t.vector_lanes("float32") == 16 and t.vector_registers == 32
 
 
 def test_pass_context_config_selects_passes():

@@ -15,9 +15,12 @@ as TVM's Target exposes them::
     t.attrs["max_shared_memory_per_block"]          # 49152 bytes
     tvm.target.cuda(model="h100", arch="sm_90")     # TVM's helper
 
- ``-mcpu`` picks the CPU LLVM tunes and schedules for; the instruction-set features are
-the host's, changed by ``-mattr``, and a feature the host lacks is refused: the kernel runs in
-this process, so code for another machine would crash it.
+ ``-mcpu`` picks the CPU LLVM tunes and schedules for, and, as in TVM, its vector instruction
+sets: ``-mcpu=haswell`` builds AVX2 + FMA code on an AVX-512 host, ``-mcpu=generic`` SSE2
+(``cpu_model``: AVX, AVX2, FMA and AVX-512F as LLVM's model of the CPU has them; the other
+features are the host's). ``-mattr`` then adds or removes features. Nothing the host lacks is
+ever used: the kernel runs in this process, so code for another machine would crash it; a
+``+f`` the host lacks is refused, and a named CPU's features the host lacks are left out.
 
 What a schedule should assume about the CPU comes from the target too (the host by default):
 ``vector_lanes(dtype)`` (16 fp32 lanes with AVX-512, 8 with AVX/AVX2, 4 with SSE or NEON),
@@ -34,6 +37,7 @@ import threading
 from .._lazy import lazy_module
 from ..errors import TepadError
 from . import codegen  # TVM's tvm.target.codegen
+from .cpu_model import vector_features
 
 llvm = lazy_module("llvmlite.binding")
 
@@ -57,6 +61,15 @@ _DEPENDENTS = {
     "avx": ("avx2", "avx512", "evex512", "avx10", "avxvnni", "avxifma", "avxneconvert",
             "fma", "f16c", "vaes", "vpclmulqdq", "gfni", "amx-avx512", "xop", "fma4"),
 }
+
+
+def _turn_off(feats: dict, name: str):
+    """Feature ``name`` off in ``feats``, and the features LLVM builds on it."""
+    for dep in _DEPENDENTS.get(name, ()):
+        for k in feats:
+            if k.startswith(dep):
+                feats[k] = False
+    feats[name] = False
 
 
 _DEFAULT_KEYS = {"llvm": ["cpu"], "cuda": ["cuda", "gpu"], "nvptx": ["cuda", "gpu"],
@@ -195,10 +208,18 @@ class Target:
         return ",".join(("+" if v else "-") + k for k, v in sorted(self._feature_map().items()))
 
     def _feature_map(self, strict: bool = True) -> dict:
-        """``{feature: on}``: the host's with ``-mattr`` applied; ``strict``: a ``+f`` the host
-        lacks is a TepadError (building), else it is taken as asked (describing a target)."""
+        """``{feature: on}``: the host's, less the vector instruction sets a CPU named by
+        ``-mcpu`` lacks (``cpu_model.vector_features``), with ``-mattr`` applied; ``strict``: a
+        ``+f`` the host lacks is a TepadError (building), else it is taken as asked
+        (describing a target)."""
         have = host_features()
         feats = dict(have)
+        named = self.attrs.get("mcpu")
+        if self.kind.name == "llvm" and isinstance(named, str) and \
+                named not in ("native", host_cpu_name()):
+            for name, on in vector_features(named).items():
+                if not on:
+                    _turn_off(feats, name)
         for f in self.attrs.get("mattr", []):
             on, name = f[0] == "+", f.lstrip("+-")
             if strict and on and not have.get(name, False):
@@ -207,10 +228,7 @@ class Target:
                     f"({host_cpu_name()}) does not have; a kernel using it would crash here "
                     f"(drop +{name} from -mattr)")
             if not on:
-                for dep in _DEPENDENTS.get(name, ()):
-                    for k in feats:
-                        if k.startswith(dep):
-                            feats[k] = False
+                _turn_off(feats, name)
             feats[name] = on
         return feats
 
