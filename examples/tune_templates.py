@@ -108,20 +108,14 @@ def conv2d(c, k, h, w):
 
 @autotvm.template("w5/rowsum")
 def rowsum(rows, cols):
-    """W5: row sums of a tall, narrow matrix; parallel block size and unrolling."""
-    A = te.placeholder((rows, cols), "float32", name="A")
-    j = te.reduce_axis((0, cols), name="j")
-    B = te.compute((rows,), lambda i: te.sum(A[i, j], axis=j), name="B")
-    s = te.create_schedule(B.op)
+    """W5: row sums of a tall, narrow matrix; parallel block size, and whether each row's
+    halves are added as vectors first (``examples/rowsum.py``)."""
     cfg = autotvm.get_config()
     cfg.define_knob("block", [b for b in (2048, 256, 512, 1024, 4096, 8192) if b <= rows]
                     or [rows])
-    cfg.define_knob("unroll", [1, 0])
-    io, ii = s[B].split(B.op.axis[0], factor=cfg["block"].val)
-    s[B].parallel(io)
-    if cfg["unroll"].val:
-        s[B].unroll(B.op.reduce_axis[0])
-    return s, [A, B]
+    cfg.define_knob("halves", [1, 0])
+    return _example("rowsum").schedule(rows, cols, block=cfg["block"].val,
+                                       halves=bool(cfg["halves"].val))
 
 
 @autotvm.template("w6/maxpool")
