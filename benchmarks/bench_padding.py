@@ -17,7 +17,7 @@ import numpy as np
 
 import tepad
 from tepad import te, tir
-from tepad.layout import to_physical
+from tepad.layout import from_physical, to_physical
 from tepad.lower.passes.remove_branching_through_overcompute import \
     remove_branching_through_overcompute
 
@@ -54,7 +54,7 @@ def row_summation(rows=ROWS):
     s[B].parallel(io)
     jo, ji = s[B].split(j, factor=4)
     s[B].unroll(ji)
-    f = tepad.lower(s, [A, B], flatten=False)
+    f = tepad.lower(s, [A, B], flatten=False)["main"]
     a = np.random.default_rng(0).random((rows, 14), dtype="float32")
     ap = to_physical(a, lay, 0.0)
     return f, [ap], (rows,), lambda: a.sum(axis=1), a.sum(axis=1)
@@ -74,7 +74,7 @@ def padded_conv1d(n=CONV_N):
     o, i = s[B].transform_layout(lay, pad_value=0.0)
     oo, oi = s[B].split(o, nparts=2)
     s[B].parallel(oo)
-    f = tepad.lower(s, [A, F, B], flatten=False)
+    f = tepad.lower(s, [A, F, B], flatten=False)["main"]
     rng = np.random.default_rng(1)
     a = rng.random(n, dtype="float32")
     w = rng.random(3, dtype="float32")
@@ -93,7 +93,6 @@ def _run(name, make):
         out = np.zeros(out_shape, "float32")
         mod(*ins, out)
         if isinstance(ref, tuple):
-            from tepad.layout import from_physical
             r, lay, m = ref
             got = from_physical(out, lay, (m,))
         else:

@@ -605,11 +605,12 @@ def isa_markdown(res, info, a) -> str:
              "(example) or 128 (tuned) so that the panel's k block stays in L1.",
              "* W4 expert: 2 x 8 output channels x 4 pixels = 8 ymm accumulators, the input "
              "channel innermost of the reduction (`examples/conv2d.py`).",
-             "* W5: tepad sums each 14-float row with 13 dependent scalar adds (tepad keeps "
-             "LLVM's loop and SLP vectorizers off, `tepad/codegen/jit.py`, for the "
-             "miscompiles they caused); TVM's LLVM vectorizes its row loop across rows (8 rows "
-             "per ymm, the rows deinterleaved by shuffles, for `haswell`; 16 rows per zmm for "
-             "`znver5`, which is slower than tepad in the host section).",
+             "* W5: tepad plain sums each 14-float row with 13 dependent scalar adds (tepad "
+             "keeps LLVM's loop and SLP vectorizers off, `tepad/codegen/jit.py`, for the "
+             "miscompiles they caused); tepad expert adds each row's two 7-float halves as "
+             "vectors first (`rfactor`, `examples/rowsum.py`), then the 7 lanes; TVM's LLVM "
+             "vectorizes its row loop across rows (8 rows per ymm, the rows deinterleaved by "
+             "shuffles, for `haswell`; 16 rows per zmm for `znver5`, slower there).",
              "",
              "Every peer variant (and extra tepad kernels):", "", variants_table(res), "",
              ISA_END.format(isa=a.isa)]
