@@ -4,8 +4,9 @@
 named CPU its own feature set. llvmlite has no call that lists the features of a CPU model,
 so ``vector_features(cpu)`` asks LLVM for code: one probe function (a 16-lane fp32 fused
 multiply-add, an 8-lane int32 multiply and an 8-lane fp32 add) compiled for ``cpu`` with no
-feature but 64-bit mode, its assembly read for zmm registers (``avx512f``), ymm registers (``avx``), 256-bit integer
-multiplies (``avx2``) and ``vfmadd`` (``fma``). These are the features schedules read
+feature but 64-bit mode, its assembly read for zmm registers (``avx512f``), ymm registers
+(``avx``), 256-bit integer multiplies (``avx2``) and ``vfmadd`` (``fma``). These are the
+features schedules read
 (``Target.vector_lanes``, ``vector_registers``, ``has_fma``). A name LLVM does not know is
 LLVM's generic x86-64 (LLVM says so on stderr), as in TVM.
 """
@@ -40,7 +41,8 @@ declare <16 x float> @llvm.fma.v16f32(<16 x float>, <16 x float>, <16 x float>)
 """
 
 
-def _initialized():
+def _init_llvm():
+    """LLVM's native target and assembly printer, once per process (idempotent)."""
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
 
@@ -49,7 +51,7 @@ def _initialized():
 def vector_features(cpu: str) -> dict:
     """``{feature: on}`` for each of PROBED in LLVM's model of x86 CPU ``cpu`` (its default
     features, as ``-mcpu=cpu`` alone builds); empty off x86, where there is nothing to probe."""
-    _initialized()
+    _init_llvm()
     target = llvm.Target.from_default_triple()
     if not target.triple.startswith(("x86_64", "i386", "i686")):
         return {}

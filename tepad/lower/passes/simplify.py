@@ -19,6 +19,7 @@ Guarantees:
 """
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 
 from ...arith import Analyzer
@@ -28,6 +29,7 @@ from ...tir.function import PrimFunc
 #: the bodies the last few runs returned (``id -> body``; holding them keeps the ids theirs)
 _RECENT: OrderedDict = OrderedDict()
 _MAX_RECENT = 16
+_RECENT_LOCK = threading.Lock()      # builds may run in several threads
 
 
 def simplify(func_or_stmt):
@@ -39,15 +41,17 @@ def simplify(func_or_stmt):
     here, or ``tepad.build`` of a function ``tepad.lower`` simplified)."""
     if isinstance(func_or_stmt, PrimFunc):
         body = func_or_stmt.body
-        if _RECENT.get(id(body)) is body:
-            _RECENT.move_to_end(id(body))
-            return func_or_stmt
+        with _RECENT_LOCK:
+            if _RECENT.get(id(body)) is body:
+                _RECENT.move_to_end(id(body))
+                return func_or_stmt
     out = simplify_stmt_or_func(func_or_stmt, Analyzer())
     if isinstance(out, PrimFunc):
-        _RECENT[id(out.body)] = out.body
-        _RECENT.move_to_end(id(out.body))
-        while len(_RECENT) > _MAX_RECENT:
-            _RECENT.popitem(last=False)
+        with _RECENT_LOCK:
+            _RECENT[id(out.body)] = out.body
+            _RECENT.move_to_end(id(out.body))
+            while len(_RECENT) > _MAX_RECENT:
+                _RECENT.popitem(last=False)
     return out
 
 
