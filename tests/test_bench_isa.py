@@ -3,6 +3,7 @@ tepad's kernels keep matching numpy under the AVX2 target and their assembly has
 the peers accept the ISA, and issue 18's targets are judged from the figures."""
 import importlib.util
 import json
+import argparse
 import os
 import subprocess
 import sys
@@ -135,7 +136,6 @@ def test_plain_schedules_built_for_avx2_match_numpy(key):
 
 
 def test_isa_section_says_what_it_measured_and_keeps_the_host_section(tmp_path):
-    import argparse
     res = {"W5": {"plain": 0.05, "expert": 0.04, "numpy": 0.5, "tvm: a": 0.03}}
     info = dict(date="today", cpu=dict(name="CPU", llvm_cpu="znver5", features=["avx512f"],
                                        cores=2), peers="peers: x", blas="kernel=Haswell",
