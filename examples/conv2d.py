@@ -25,9 +25,9 @@ registers hold (~5 %). The figures below are AVX-512's:
   parallel. Lower + build ~0.13 s.
 
 On the Zen 5 host, one thread (``bench_plain.py --only W4 --threads 1 --clock cpu``), W4
-takes 0.894-0.924 ms against TVM's best 0.905-0.930 ms in the same runs (the same register tile; TVM unrolls
-all 9 taps, which measured no faster here): 7.2 M zmm FMAs at ~7.9 G/s, against ~8.2 G/s
-for a bare 14-accumulator FMA loop on that host.
+takes 0.894-0.924 ms against TVM's best 0.905-0.930 ms in the same runs (the same register
+tile; TVM unrolls all 9 taps, which measured no faster here): 7.2 M zmm FMAs at ~7.9 G/s,
+against ~8.2 G/s for a bare 14-accumulator FMA loop on that host.
 """
 from tepad import te, tir
 from tepad.target import as_target
