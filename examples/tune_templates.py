@@ -95,15 +95,18 @@ def blur(n):
 @autotvm.template("w4/conv2d")
 def conv2d(c, k, h, w):
     """W4: conv2d NCHW 3x3 pad 1 with output channels blocked by ``fb`` and ``xb`` pixels per
-    register tile, the input channel outermost or innermost of the reduction."""
+    register tile, the input channel outermost or innermost of the reduction, the tile copied
+    back as scalars or as vectors."""
     cfg = autotvm.get_config()
     ex = _example("conv2d")
     fb0, xb0 = ex.widths()                     # the target's (a task instantiates under it)
     cfg.define_knob("fb", _first(fb0, [16, 8, 32]))
     cfg.define_knob("xb", _dividing(_first(xb0, [14, 7, 8, 28, 4, 6, 12]), w))
     cfg.define_knob("rc_inner", _first(int(ex.channels_inner()), [0, 1]))
+    cfg.define_knob("scalar_copy", _first(int(ex.copies_scalar()), [0, 1]))
     return ex.schedule(c, k, h, w, fb=cfg["fb"].val, xb=cfg["xb"].val,
-                       rc_inner=bool(cfg["rc_inner"].val))
+                       rc_inner=bool(cfg["rc_inner"].val),
+                       scalar_copy=bool(cfg["scalar_copy"].val))
 
 
 @autotvm.template("w5/rowsum")

@@ -60,19 +60,35 @@ class MemoryEmitter:
                                     [vt, ptr.type])
                 v = self.b.call(fn, [ptr, I32(align), mask, ir.Constant(vt, None)])
         else:
-            idx = self.expr(index)
+            lane_ptr = self._lane_pointers(base, index, elem_t)
             v = ir.Constant(vt, ir.Undefined)
             for k in range(lanes):
                 def load_lane(k=k):
-                    p = self.b.gep(base, [self.b.extract_element(idx, I32(k))], inbounds=True,
-                                   source_etype=elem_t)
-                    return self.b.load(p, typ=elem_t, align=align)
+                    return self.b.load(lane_ptr(k), typ=elem_t, align=align)
                 x = load_lane() if mask is None else \
                     self.guarded(self.b.extract_element(mask, I32(k)), load_lane, elem_t)
                 v = self.b.insert_element(v, x, I32(k))
         if is_bool:
             return self.b.icmp_unsigned("!=", v, ir.Constant(vt, None))
         return self._from_memory(v, e.buffer.dtype)
+
+    def _lane_pointers(self, base, index, elem_t):
+        """``k -> pointer`` to lane ``k`` of a gathered / scattered vector ``index``. A Ramp
+        with a constant stride gives its base address plus the constant ``k * stride`` (no
+        vector of indices to take apart lane by lane: the lanes' addresses fold into the
+        loads' and stores' displacements); any other index, its lane ``k`` extracted."""
+        if isinstance(index, tir.Ramp) and isinstance(index.stride, tir.IntImm):
+            # not ``inbounds`` under a mask: lane 0's address may be outside the buffer while
+            # the lanes read from it are not (an inbounds GEP there would poison them all)
+            inb = self.ctx.mask is None
+            first = self.b.gep(base, [self.expr(index.base)], inbounds=inb,
+                               source_etype=elem_t)
+            step = int(index.stride.value)
+            return lambda k: first if k == 0 else self.b.gep(
+                first, [I64(k * step)], inbounds=inb, source_etype=elem_t)
+        idx = self.expr(index)
+        return lambda k: self.b.gep(base, [self.b.extract_element(idx, I32(k))],
+                                    inbounds=True, source_etype=elem_t)
 
     def _from_memory(self, v, dtype):
         """A loaded value as computed: bfloat16 bits widened to the float32 they stand for."""
@@ -171,12 +187,10 @@ class MemoryEmitter:
                                     [vt, ptr.type])
                 self.b.call(fn, [value, ptr, I32(align), mask])
             return
-        idx = self.expr(index)  # scatter, lane by lane
+        lane_ptr = self._lane_pointers(base, index, elem_t)  # scatter, lane by lane
         for k in range(lanes):
             def store_lane(k=k):
-                ptr = self.b.gep(base, [self.b.extract_element(idx, I32(k))], inbounds=True,
-                                 source_etype=elem_t)
-                self.b.store(self.b.extract_element(value, I32(k)), ptr, align=align)
+                self.b.store(self.b.extract_element(value, I32(k)), lane_ptr(k), align=align)
             self._when(None if mask is None else self.b.extract_element(mask, I32(k)),
                        store_lane)
 
