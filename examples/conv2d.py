@@ -19,15 +19,16 @@ registers hold (~5 %). The figures below are AVX-512's:
   (rc, ry, rx) outside, 14 pixels unrolled and 16 channels vectorized inside -- 14 zmm
   accumulators, one weight load and 14 input broadcasts per tap, every lane useful (56 = 4 x
   14; a row-vectorized NCHW tile wastes a half vector per 56-pixel row);
-* the output stage ``Y`` copies the tile back transposed to NCHW as 16 x 14 unrolled
-  scalar copies, ~1 % faster than 14 pixels of a channel as one vector gathered from the
-  tile at a stride of 16 (AVX2's 4-pixel tiles keep the vectors); K/16 * H tiles run in
-  parallel. Lower + build ~0.13 s.
+* the output stage ``Y`` copies the tile back transposed to NCHW, 14 pixels of a channel as
+  one vector gathered from the tile at a stride of 16 (each lane's address a constant offset
+  from the first); K/16 * H tiles run in parallel. Unrolled 16 x 14 scalar copies
+  (``scalar_copy=True``, a knob of the W4 template) measured the same within 1 % and build
+  2.5x slower at the benchmark's size (0.26 s against 0.10 s).
 
 On the Zen 5 host, one thread (``bench_plain.py --only W4 --threads 1 --clock cpu``), W4
-takes 0.894-0.924 ms against TVM's best 0.905-0.930 ms in the same runs (the same register
-tile; TVM unrolls all 9 taps, which measured no faster here): 7.2 M zmm FMAs at ~7.9 G/s,
-against ~8.2 G/s for a bare 14-accumulator FMA loop on that host.
+runs level with TVM's best variant (the same register tile; TVM unrolls all 9 taps, which
+measured no faster here; benchmarks/RESULTS.md): 7.2 M zmm FMAs at ~7.9 G/s, against
+~8.2 G/s for a bare 14-accumulator FMA loop on that host.
 """
 from tepad import te, tir
 from tepad.target import as_target
@@ -49,21 +50,15 @@ def channels_inner(target=None) -> bool:
     return as_target(target).vector_registers < 32
 
 
-def copies_scalar(target=None) -> bool:
-    """Whether ``Y`` copies the tile back as unrolled scalars rather than as vectors of
-    pixels gathered from the tile: with 32 vector registers (16 x 14 tiles)."""
-    return as_target(target).vector_registers >= 32
-
-
 def schedule(c=SHAPE["c"], k=SHAPE["k"], h=SHAPE["h"], w=SHAPE["w"], fb=None, xb=None,
-             target=None, rc_inner=None, scalar_copy=None):
+             target=None, rc_inner=None, scalar_copy=False):
     """The schedule above; ``fb``, ``xb``, ``rc_inner`` (the reduction order) and
-    ``scalar_copy`` (how ``Y`` copies the tile back) default to the target's choice and are
-    the knobs of ``examples/tune_templates.py``'s W4 template."""
+    ``scalar_copy`` (how ``Y`` copies the tile back) are the knobs of
+    ``examples/tune_templates.py``'s W4 template; the first three default to the target's
+    choice."""
     dfb, dxb = widths(target)
     fb, xb = fb or dfb, xb or dxb
     rc_inner = channels_inner(target) if rc_inner is None else rc_inner
-    scalar_copy = copies_scalar(target) if scalar_copy is None else scalar_copy
     X = te.placeholder((1, c, h, w), "float32", name="X")
     Wt = te.placeholder((k, c, 3, 3), "float32", name="W")
     Xp = te.compute((1, c, h + 2, w + 2),
