@@ -22,8 +22,8 @@ registers hold (~5 %). The figures below are AVX-512's:
 * the output stage ``Y`` copies the tile back transposed to NCHW, 14 pixels of a channel as
   one vector gathered from the tile at a stride of 16 (each lane's address a constant offset
   from the first); K/16 * H tiles run in parallel. Unrolled 16 x 14 scalar copies
-  (``scalar_copy=True``, a knob of the W4 template) measured the same within 1 % and build
-  2.5x slower at the benchmark's size (0.26 s against 0.10 s).
+  (``scalar_copy=True``) measured the same within 1 % and build 2.5x slower at the
+  benchmark's size (0.26 s against 0.10 s).
 
 On the Zen 5 host, one thread (``bench_plain.py --only W4 --threads 1 --clock cpu``), W4
 runs level with TVM's best variant (the same register tile; TVM unrolls all 9 taps, which
@@ -52,10 +52,9 @@ def channels_inner(target=None) -> bool:
 
 def schedule(c=SHAPE["c"], k=SHAPE["k"], h=SHAPE["h"], w=SHAPE["w"], fb=None, xb=None,
              target=None, rc_inner=None, scalar_copy=False):
-    """The schedule above; ``fb``, ``xb``, ``rc_inner`` (the reduction order) and
-    ``scalar_copy`` (how ``Y`` copies the tile back) are the knobs of
-    ``examples/tune_templates.py``'s W4 template; the first three default to the target's
-    choice."""
+    """The schedule above; ``fb``, ``xb`` and ``rc_inner`` (the reduction order) default to
+    the target's choice and are the knobs of ``examples/tune_templates.py``'s W4 template;
+    ``scalar_copy``: ``Y`` copies the tile back as unrolled scalars."""
     dfb, dxb = widths(target)
     fb, xb = fb or dfb, xb or dxb
     rc_inner = channels_inner(target) if rc_inner is None else rc_inner

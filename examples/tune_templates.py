@@ -103,10 +103,8 @@ def conv2d(c, k, h, w):
     cfg.define_knob("fb", _first(fb0, [16, 8, 32]))
     cfg.define_knob("xb", _dividing(_first(xb0, [14, 7, 8, 28, 4, 6, 12]), w))
     cfg.define_knob("rc_inner", _first(int(ex.channels_inner()), [0, 1]))
-    cfg.define_knob("scalar_copy", [0, 1])
     return ex.schedule(c, k, h, w, fb=cfg["fb"].val, xb=cfg["xb"].val,
-                       rc_inner=bool(cfg["rc_inner"].val),
-                       scalar_copy=bool(cfg["scalar_copy"].val))
+                       rc_inner=bool(cfg["rc_inner"].val))
 
 
 @autotvm.template("w5/rowsum")
