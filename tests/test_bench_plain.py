@@ -29,7 +29,7 @@ def test_plain_w3_partial_tile_and_w5_partial_block():
 
 
 @pytest.mark.parametrize("key,stages", [("W1", {"A", "B", "C"}), ("W2", {"A", "B", "C"}),
-                                        ("W3", {"A", "blur_x", "blur_y"}),
+                                        ("W3", {"A", "Bx", "By"}),
                                         ("W4", {"X", "W", "Xp", "Y"}), ("W5", {"A", "B"})])
 def test_plain_schedules_add_no_stage(key, stages):
     # plain = no packing stage, no cache_write / cache_read: only the workload's own stages
