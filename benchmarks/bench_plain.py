@@ -291,15 +291,7 @@ def tvm_same_plain(bt, key, sizes):
     elif key == "W4":
         c, k, h, w = sizes["c"], sizes["k"], sizes["h"], sizes["w"]
         x, wt, ref = bt.w4_data(c, k, h, w)
-        X = tte.placeholder((1, c, h, w), f32, name="X")
-        Wt = tte.placeholder((k, c, 3, 3), f32, name="Wt")
-        pad = tte.compute((1, c, h + 2, w + 2), lambda b_, ci, y, x_: tte.if_then_else(
-            tte.all(y >= 1, y <= h, x_ >= 1, x_ <= w), X[b_, ci, y - 1, x_ - 1], bt.f32(0.0)),
-            name="pad")
-        rc, ry, rx = (tte.reduce_axis((0, e), nm) for e, nm in ((c, "rc"), (3, "ry"), (3, "rx")))
-        out = tte.compute((1, k, h, w), lambda b_, f, y, x_: tte.sum(
-            pad[b_, rc, y + ry, x_ + rx] * Wt[f, rc, ry, rx], axis=[rc, ry, rx]), name="conv")
-        sch = s_tir.Schedule(tte.create_prim_func([X, Wt, out]))
+        sch = s_tir.Schedule(bt.w4_prim_func(c, k, h, w))
         conv = sch.get_sblock("conv")
         b_, f, y, x_, rcl, ryl, rxl = sch.get_loops(conv)
         sch.reorder(b_, f, y, rcl, ryl, rxl, x_)

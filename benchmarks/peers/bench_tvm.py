@@ -222,30 +222,36 @@ def w3(sizes):
 
 
 # ------------------------------------------------------------------ W4: conv2d
+def w4_prim_func(c, k, h, w, ocb=None):
+    """W4's conv2d as a PrimFunc of (X, Wt, conv): the zero-padded input is the block
+    ``pad``; ``ocb``: the weights repacked to [k/ocb][c][3][3][ocb] (block ``wpack``, ocb
+    output channels side by side), None: read as given."""
+    X = te.placeholder((1, c, h, w), F32, name="X")
+    Wt = te.placeholder((k, c, 3, 3), F32, name="Wt")
+    pad = te.compute((1, c, h + 2, w + 2), lambda b, ci, yy, xx: te.if_then_else(
+        te.all(yy >= 1, yy <= h, xx >= 1, xx <= w), X[b, ci, yy - 1, xx - 1], f32(0.0)),
+        name="pad")
+    rc = te.reduce_axis((0, c), "rc")
+    ry = te.reduce_axis((0, 3), "ry")
+    rx = te.reduce_axis((0, 3), "rx")
+    if ocb:
+        wpack = te.compute((k // ocb, c, 3, 3, ocb),
+                           lambda fo, ci, dy, dx, fi: Wt[fo * ocb + fi, ci, dy, dx],
+                           name="wpack")
+        weight = (lambda f: wpack[f // ocb, rc, ry, rx, tirx.indexmod(f, ocb)])
+    else:
+        weight = (lambda f: Wt[f, rc, ry, rx])
+    out = te.compute((1, k, h, w), lambda b, f, yy, xx: te.sum(
+        pad[b, rc, yy + ry, xx + rx] * weight(f), axis=[rc, ry, rx]), name="conv")
+    return te.create_prim_func([X, Wt, out])
+
+
 def w4(sizes):
     c, k, h, w = sizes["c"], sizes["k"], sizes["h"], sizes["w"]
     x, wt, ref = w4_data(c, k, h, w)
 
     def build(oc_vectorized, ocb=16, xb=14):
-        X = te.placeholder((1, c, h, w), F32, name="X")
-        Wt = te.placeholder((k, c, 3, 3), F32, name="Wt")
-        pad = te.compute((1, c, h + 2, w + 2), lambda b, ci, yy, xx: te.if_then_else(
-            te.all(yy >= 1, yy <= h, xx >= 1, xx <= w), X[b, ci, yy - 1, xx - 1], f32(0.0)),
-            name="pad")
-        rc = te.reduce_axis((0, c), "rc")
-        ry = te.reduce_axis((0, 3), "ry")
-        rx = te.reduce_axis((0, 3), "rx")
-        if oc_vectorized:
-            # weights repacked to [k/ocb][c][3][3][ocb]: ocb output channels side by side
-            wpack = te.compute((k // ocb, c, 3, 3, ocb),
-                               lambda fo, ci, dy, dx, fi: Wt[fo * ocb + fi, ci, dy, dx],
-                               name="wpack")
-            weight = (lambda f: wpack[f // ocb, rc, ry, rx, tirx.indexmod(f, ocb)])
-        else:
-            weight = (lambda f: Wt[f, rc, ry, rx])
-        out = te.compute((1, k, h, w), lambda b, f, yy, xx: te.sum(
-            pad[b, rc, yy + ry, xx + rx] * weight(f), axis=[rc, ry, rx]), name="conv")
-        sch = s_tir.Schedule(te.create_prim_func([X, Wt, out]))
+        sch = s_tir.Schedule(w4_prim_func(c, k, h, w, ocb if oc_vectorized else None))
         conv = sch.get_sblock("conv")
         b, f, yy, xx, rc_l, ry_l, rx_l = sch.get_loops(conv)
         if oc_vectorized:
