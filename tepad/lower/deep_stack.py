@@ -60,7 +60,7 @@ _saved_limit = None
 _saved_gc = None
 
 
-def _raise_limit():
+def _raise_limits():
     """Raise the recursion limit and the GC's young threshold (first wrapped call only)."""
     global _active, _saved_limit, _saved_gc
     with _lock:
@@ -74,8 +74,8 @@ def _raise_limit():
         _active += 1
 
 
-def _restore_limit():
-    """Put back what ``_raise_limit`` changed when the last wrapped call ends, unless someone
+def _restore_limits():
+    """Put back what ``_raise_limits`` changed when the last wrapped call ends, unless someone
     changed it meanwhile."""
     global _active
     with _lock:
@@ -128,13 +128,13 @@ def call_with_deep_stack(fn, *args, **kwargs):
 
     worker = threading.Thread(target=work, name=f"tepad-{getattr(fn, '__name__', 'call')}",
                               daemon=True)
-    _raise_limit()
+    _raise_limits()
     try:
         started = _start(worker)
         if started:
             worker.join()
     finally:
-        _restore_limit()
+        _restore_limits()
     if not started:
         return fn(*args, **kwargs)
     if "error" in out:
