@@ -26,12 +26,16 @@ from . import layout
 
 # Face packages that ``import tepad`` does not load: ``tepad.topi`` (and ``from tepad import
 # topi``) imports them on first use (PEP 562), so the import stays cheap.
-_LAZY_SUBMODULES = ("topi", "testing", "contrib", "viz", "fuzz", "autotvm")
+_LAZY_SUBMODULES = ("topi", "testing", "contrib", "viz", "fuzz", "autotvm", "script", "_ffi")
 
 
 def __getattr__(name):
     if name in _LAZY_SUBMODULES:
         return _importlib.import_module(f"{__name__}.{name}")
+    if not name.startswith("__"):
+        # TVM's older names (tvm.placeholder, tvm.api, tvm.make, ...): tepad.compat warns
+        # once per name and answers with the current one
+        return _importlib.import_module(f"{__name__}.compat").top_level(name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

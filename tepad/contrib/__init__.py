@@ -1,5 +1,7 @@
-"""TVM's ``tvm.contrib`` helpers that CPU programs use: ``cc`` (link object files into a
-shared library) and ``utils`` (temporary directories)."""
-from . import cc, utils
+"""TVM's ``tvm.contrib`` helpers that TE programs use: ``cc`` (link object files into a
+shared library), ``utils`` (temporary directories), ``cblas`` / ``mkl`` (matrix products as
+extern stages on numpy's BLAS), ``clang`` (C/C++ to LLVM IR for ``pragma("import_llvm")``)
+and ``nvcc`` (CUDA compute-capability helpers and the nvcc driver)."""
+from . import cc, utils, blas, cblas, mkl, clang, nvcc
 
-__all__ = ["cc", "utils"]
+__all__ = ["cc", "utils", "blas", "cblas", "mkl", "clang", "nvcc"]

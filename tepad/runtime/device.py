@@ -182,6 +182,20 @@ def mtl(dev_id: int = 0) -> Device:
     return metal(dev_id)
 
 
+def enabled(target) -> bool:
+    """TVM's ``tvm.runtime.enabled(target)``: whether tepad can run code for ``target`` here
+    (a target string or Target): the CPU kinds always; ``cuda`` / ``nvptx`` / ``gpu`` when
+    a CUDA device is there or emulated (``TEPAD_CUDA=emulate``); other kinds never."""
+    text = str(getattr(target, "kind", None) and target.kind.name or target).strip()
+    kind = text.split()[0] if text else ""
+    code = DEVICE_NAME_TO_TYPE.get(kind)
+    if code == 1:
+        return True
+    if code == 2:
+        return cuda(0).exist
+    return False
+
+
 def take_ctx(dev, ctx, what: str):
     """The device of a call that may name it by TVM's older keyword ``ctx=`` (warns once):
     ``ctx`` when given, else ``dev``; a TepadError when both are."""
@@ -235,5 +249,5 @@ def check_host(dev, what: str) -> Device:
     return dev
 
 
-__all__ = ["Device", "device", "context", "cl", "mtl", "take_ctx", "cpu", "cuda", "gpu", "opencl", "vulkan", "metal", "rocm",
+__all__ = ["enabled", "Device", "device", "context", "cl", "mtl", "take_ctx", "cpu", "cuda", "gpu", "opencl", "vulkan", "metal", "rocm",
            "ext_dev", "check_host", "cuda_emulated", "missing_message"]
