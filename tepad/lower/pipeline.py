@@ -38,7 +38,7 @@ from ..tir.structural import structural_equal
 from ..tir.function import PrimFunc
 from ..tir.module import IRModule
 from ..tir.ssa import convert_ssa
-from ..tir.verify import undefined_vars, verify_well_formed
+from ..tir.verify import FREE_VARS_ATTR, undefined_vars, verify_well_formed
 from .pass_context import PassContext
 from .passes.apply_buffer_transforms import PadPerMap, apply_buffer_transforms
 from .passes.check_assumes import check_assumes
@@ -517,6 +517,10 @@ def schedule_to_primfunc(s: Schedule, args, name="main", exact_bounds=False,
     func = func.with_attr("tepad.read_preconditions", preconditions or None)
     if check_vars:
         func = check_free_vars(func)
+    else:
+        free = undefined_vars(func)
+        if free:
+            func = func.with_attr(FREE_VARS_ATTR, tuple(free))
     if scratch:
         func = func.with_attr(SCRATCH_OUTPUTS, scratch)
     if log is not None:

@@ -201,7 +201,8 @@ def take_ctx(dev, ctx, what: str):
     ``ctx`` when given, else ``dev``; a TepadError when both are."""
     if ctx is None:
         return dev
-    warn_deprecated(f"the ctx= keyword of {what}", "device= (dev= for time_evaluator)")
+    warn_deprecated(f"the ctx= keyword of {what}", "device= (dev= for time_evaluator)",
+                    stacklevel=4)
     if dev is not None:
         raise TepadError(f"{what}: the device is given twice (as {dev!r} and as ctx={ctx!r}); "
                          "pass it once")
