@@ -109,7 +109,15 @@ ROWS = [
     ("tvm.lower", "tepad.lower",
      "returns an IRModule flattened as TVM's; lower(..., flatten=False) keeps the N-d form "
      "RFC 0077's opt-in passes take; binds= takes compact row-major buffers only"),
+    ("tvm.lower(prim_func) / tvm.lower(ir_module) (hand-built, no args)", "tepad.lower", ""),
+    ("tvm.lower with scalar vars no argument binds", "tepad.lower",
+     "as TVM: lower leaves them free and prints them; build refuses them (TVM's "
+     "MakePackedAPI does), unless they are passed as scalar arguments"),
     ("tvm.build", "tepad.build", "targets: llvm (the host CPU)"),
+    ("tvm.build(s, args, target, target_host, runtime, name, binds) positional order",
+     "tepad.build",
+     "runtime must be None (one runtime); TVM 0.6's order, a name in the fifth place, is "
+     "read as the name"),
     ("tvm.driver.build_module.schedule_to_module", "tepad.driver.build_module.schedule_to_module",
      "binds= takes compact row-major buffers only"),
     ("tvm.target.Target", "tepad.target.Target",
@@ -127,6 +135,81 @@ ROWS = [
     ("tvm.cpu / tvm.device / tvm.cuda", "tepad.device", ""),
     ("Module: mod(...), mod[name], entry_name, get_source", "tepad.runtime.Module", ""),
     ("Module.time_evaluator", "tepad.runtime.Module.time_evaluator", ""),
+    ("time_evaluator's native loop (number calls in C, timed around the loop)",
+     "tepad.runtime.native_loop.NativeRepeat",
+     "CPU modules: arguments checked once per evaluation, each block's number calls run in "
+     "an LLVM-compiled loop (the CUDA module times with CUDA events)"),
+    ("tvm.runtime.enabled", "tepad.runtime.enabled",
+     "cuda is enabled when a GPU is there or emulated (TEPAD_CUDA=emulate)"),
+    ("tvm.target.llvm", "tepad.target.llvm", ""),
+    ("Target.canon_target_and_host / canon_target / with_host",
+     "tepad.target.Target.canon_target_and_host", ""),
+    ("IRModule._move", "tepad.ir.IRModule._move", ""),
+    ("tvm._ffi.base.TVMError / tvm._ffi.register_func / get_global_func / register_object",
+     "tepad._ffi.base.TVMError", "register_object leaves the class as it is"),
+    ("tvm.script.tir typed constants (T.int32(5), T.float32(x), T.int64(expr))",
+     "tepad.script.tir.int32", ""),
+    ("tir node constructors given Python numbers (tir.Add(x, 1), tir.EQ(i, 5), "
+     "tir.Select(c, 1, 0))", "tepad.tir.Select", ""),
+    ("tir.IntImm(dtype, value) / tir.FloatImm(dtype, value)", "tepad.tir.IntImm",
+     "tepad's own order (value, dtype) is accepted too"),
+    ("autotvm.apply_history_best(None)", "tepad.autotvm.apply_history_best", ""),
+    # --- tvm.contrib ------------------------------------------------------------------------
+    ("tvm.contrib.cblas.matmul / batch_matmul (transa, transb)", "tepad.contrib.cblas.matmul",
+     "computed by the BLAS numpy ships (OpenBLAS in numpy's wheels) through a registered "
+     "packed function"),
+    ("tvm.contrib.mkl.matmul / batch_matmul", "tepad.contrib.mkl.matmul",
+     "no MKL: numpy's BLAS, under MKL's packed-function names"),
+    ("tvm.contrib.clang.create_llvm / find_clang", "tepad.contrib.clang.create_llvm",
+     "needs a system clang whose IR llvmlite's LLVM reads; a TepadError says when there is "
+     "none"),
+    ("s[t].pragma(axis, \"import_llvm\", ll_code)", f"{ST}.pragma",
+     "linked by llvmlite into the kernel's module before it is optimized"),
+    ("tvm.contrib.nvcc: parse_compute_version, have_fp16 / int8 / tensorcore / bf16, "
+     "get_target_compute_version", "tepad.contrib.nvcc.have_tensorcore", ""),
+    ("tvm.contrib.nvcc.compile_cuda / find_cuda_path / get_cuda_version",
+     "tepad.contrib.nvcc.compile_cuda",
+     "needs the system nvcc (a TepadError says when it is absent); tepad's own CUDA path "
+     "generates PTX without it"),
+    # --- TVM 0.6-0.8 names: deprecated aliases (a DeprecationWarning once, then they work) --
+    ("tvm.placeholder / compute / scan / extern / var / size_var / reduce_axis / thread_axis "
+     "/ comm_reducer / sum / min / max / create_schedule / decl_tensor_intrin / tag_scope",
+     "tepad.placeholder", "deprecated alias of tvm.te.<name> (tepad.compat)"),
+    ("tvm.const / decl_buffer / select / convert / ir_builder / load_json / save_json",
+     "tepad.decl_buffer", "deprecated alias of tvm.tir.<name> / tvm.runtime.convert / "
+     "tvm.ir.<name>"),
+    ("tvm.exp / sqrt / ... / if_then_else / all / any / floordiv / indexdiv / call_extern / "
+     "call_packed / call_pure_intrin / min_value / max_value", "tepad.exp",
+     "deprecated alias of tvm.tir.<name>"),
+    ("tvm.api.<name>", "tepad.api.placeholder", "deprecated module (tepad.compat.aliases)"),
+    ("tvm.expr.<node> / tvm.stmt.<node> (Expr, Provide, Realize included)",
+     "tepad.expr.Add", "deprecated modules: the tvm.tir classes"),
+    ("tvm.make.<node>", "tepad.make.Add",
+     "deprecated module; make.For takes 0.6's for_type int and device_api, make.Call its "
+     "call_type"),
+    ("tvm.ir_pass.Simplify / CanonicalSimplify / Equal / Substitute / PostOrderVisit / "
+     "IRTransform / ExprUseVar / ConvertSSA", "tepad.ir_pass.Simplify",
+     "deprecated module; only these passes map cleanly onto tepad"),
+    ("tvm.intrin.<name>", "tepad.intrin.exp", "deprecated module: tvm.tir's intrinsics"),
+    ("tvm.ndarray.<name>", "tepad.ndarray.array", "deprecated module: tvm.nd"),
+    ("tvm.build_module.build / lower", "tepad.build_module.build",
+     "deprecated module: tvm.build / tvm.lower"),
+    ("tvm.module.load", "tepad.module.load", "deprecated: tvm.runtime.load_module"),
+    ("tvm.context(target, id) / tvm.ctx / tvm.cl / tvm.mtl", "tepad.context",
+     "deprecated: tvm.device / opencl / metal"),
+    ("tvm.gpu", "tepad.gpu", "deprecated alias of tvm.cuda (warns when called)"),
+    ("NDArray.asnumpy() / NDArray.ctx", "tepad.nd.NDArray.asnumpy",
+     "deprecated: numpy() / device"),
+    ("tvm.nd.array(x, ctx=dev) / tvm.nd.empty(..., ctx=dev) / time_evaluator(ctx=dev)",
+     "tepad.nd.array", "deprecated keyword ctx= (device= / dev=)"),
+    ("tvm.target.create", "tepad.target.create", "deprecated alias of tvm.target.Target"),
+    ("tvm.schedule.create_schedule / tvm.tensor.Tensor", "tepad.schedule.create_schedule",
+     ""),
+    ("import topi (TVM 0.6's top-level package)", "topi",
+     "a shim shipped with tepad: it is tepad.topi (warns once); with TVM 0.6's own topi "
+     "installed, use import tepad.topi as topi"),
+    ("tvm.hybrid (TVM 0.6's hybrid script)", "tepad.hybrid",
+     "the hybrid script front end is not implemented"),
     ("Module.export_library / tvm.runtime.load_module", "tepad.runtime.load_module", ""),
     ("tvm.runtime.convert", "tepad.runtime.convert", ""),
     ("tvm.register_func / tvm.get_global_func", "tepad.register_func", ""),
