@@ -203,6 +203,10 @@ ROWS = [
     ("tvm.nd.array(x, ctx=dev) / tvm.nd.empty(..., ctx=dev) / time_evaluator(ctx=dev)",
      "tepad.nd.array", "deprecated keyword ctx= (device= / dev=)"),
     ("tvm.target.create", "tepad.target.create", "deprecated alias of tvm.target.Target"),
+    ("tvm.build_config(add_lower_pass=..., auto_unroll_max_step=..., ...)",
+     "tepad.build_config",
+     "deprecated: a tvm.transform.PassContext; 0.6's Stmt -> Stmt lower passes run on the "
+     "function's body; layout options (data_alignment, offset_factor, ...) have no effect"),
     ("tvm.schedule.create_schedule / tvm.tensor.Tensor", "tepad.schedule.create_schedule",
      ""),
     ("import topi (TVM 0.6's top-level package)", "topi",

@@ -41,6 +41,7 @@ TOP_LEVEL = {
     "cl": ("tepad.runtime.device.cl", "tvm.opencl"),
     "mtl": ("tepad.runtime.device.mtl", "tvm.metal"),
     "TVMContext": ("tepad.runtime.Device", "tvm.runtime.Device"),
+    "build_config": ("tepad.compat.legacy.build_config", "tvm.transform.PassContext"),
     "load_json": ("tepad.ir.load_json", "tvm.ir.load_json"),
     "save_json": ("tepad.ir.save_json", "tvm.ir.save_json"),
     "list_global_func_names": ("tepad.runtime.list_global_func_names",
@@ -121,6 +122,7 @@ _NDARRAY.update({"context": ("tepad.runtime.device.context", "tvm.device"),
 
 _BUILD_MODULE = {
     "build": ("tepad.build", "tvm.build"),
+    "build_config": ("tepad.compat.legacy.build_config", "tvm.transform.PassContext"),
     "lower": ("tepad.lower.lower", "tvm.lower"),
     "schedule_to_module": ("tepad.driver.schedule_to_module",
                            "tvm.driver.build_module.schedule_to_module"),

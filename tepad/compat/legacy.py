@@ -2,11 +2,12 @@
 ``tvm.make`` constructors of ``For`` (an int ``for_type`` and a ``device_api``) and ``Call``
 (a ``call_type``), and the ``tvm.ir_pass`` functions that map cleanly onto tepad
 (``Simplify``, ``CanonicalSimplify``, ``Equal``, ``Substitute``, ``PostOrderVisit``,
-``IRTransform``, ``ExprUseVar``)."""
+``IRTransform``, ``ExprUseVar``), and 0.6's ``tvm.build_config(...)`` as a ``PassContext``."""
 from __future__ import annotations
 
 from ..arith import simplify
 from ..errors import TepadError
+from ..lower.pass_context import PassContext
 from ..tir.expr import Call as _Call, Range
 from ..tir.functor import ir_transform, post_order_visit, substitute, uses_var
 from ..tir.stmt import For as _For, ForKind
@@ -87,5 +88,52 @@ def ExprUseVar(expr, var) -> bool:  # noqa: N802 - TVM name
     return uses_var(expr, var if isinstance(var, (list, tuple, set)) else [var])
 
 
-__all__ = ["make_for", "make_call", "range_by_min_extent", "Simplify", "CanonicalSimplify",
+# 0.6 build_config options -> tir.UnrollLoop's keys
+_UNROLL_KEYS = {"auto_unroll_max_step": "auto_max_step", "auto_unroll_max_depth": "auto_max_depth",
+                "auto_unroll_max_extent": "auto_max_extent", "unroll_explicit": "explicit_unroll"}
+_FLAG_KEYS = {"instrument_bound_checkers": "tir.instrument_bound_checkers",
+              "disable_vectorize": "tir.disable_vectorize", "disable_assert": "tir.disable_assert"}
+# options of code layout or debugging that change no result tepad computes
+IGNORED_BUILD_CONFIG = ("detect_global_barrier", "partition_const_loop", "offset_factor",
+                        "data_alignment", "restricted_func", "double_buffer_split_loop",
+                        "dump_pass_ir", "disable_select_rewriting")
+
+
+def _stmt_pass(p):
+    """0.6's lower passes map a Stmt to a Stmt; a pass object (``.run``) is kept as it is."""
+    if hasattr(p, "run") or not callable(p):
+        return p
+
+    def run_on_body(func):
+        return func.with_body(p(func.body))
+    run_on_body.__name__ = getattr(p, "__name__", "stmt_pass")
+    return run_on_body
+
+
+def build_config(**kwargs) -> PassContext:
+    """0.6's ``with tvm.build_config(...)``: a ``PassContext`` with the same effect.
+    ``add_lower_pass=[(phase, f)]`` (``f`` maps the body Stmt to a Stmt, as in 0.6),
+    ``instrument_bound_checkers``, ``disable_vectorize``, ``disable_assert`` and the
+    ``auto_unroll_max_*`` / ``unroll_explicit`` options map onto PassContext's config;
+    ``IGNORED_BUILD_CONFIG`` options are accepted without effect; others are a
+    TepadError."""
+    config, unroll = {}, {}
+    for key, value in kwargs.items():
+        if key == "add_lower_pass":
+            config["tir.add_lower_pass"] = [(ph, _stmt_pass(p)) for ph, p in (value or ())]
+        elif key in _FLAG_KEYS:
+            config[_FLAG_KEYS[key]] = bool(value)
+        elif key in _UNROLL_KEYS:
+            unroll[_UNROLL_KEYS[key]] = value
+        elif key not in IGNORED_BUILD_CONFIG:
+            raise TepadError(f"build_config: unknown option {key!r}; tepad reads "
+                             f"add_lower_pass, {', '.join(_FLAG_KEYS)}, "
+                             f"{', '.join(_UNROLL_KEYS)} and accepts "
+                             f"{', '.join(IGNORED_BUILD_CONFIG)} without effect")
+    if unroll:
+        config["tir.UnrollLoop"] = unroll
+    return PassContext(config=config)
+
+
+__all__ = ["build_config", "IGNORED_BUILD_CONFIG", "make_for", "make_call", "range_by_min_extent", "Simplify", "CanonicalSimplify",
            "Equal", "Substitute", "PostOrderVisit", "IRTransform", "ExprUseVar"]

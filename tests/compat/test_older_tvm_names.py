@@ -160,3 +160,42 @@ def test_import_topi_is_tepad_topi(fresh_warnings):
     c = np.zeros((3, 4), "float32")
     f(a, b, c)
     np.testing.assert_allclose(c, a + b, rtol=1e-6)
+
+
+def test_build_config_with_a_06_statement_pass():
+    seen = []
+
+    def mul_to_add(stmt):
+        """A 0.6 lower pass: Stmt -> Stmt (every float multiplication becomes an addition)."""
+        tvm.ir_pass.PostOrderVisit(stmt, lambda n: seen.append(type(n).__name__))
+        return tvm.ir_pass.IRTransform(
+            stmt, None, lambda op: tir.Add(op.a, op.b) if op.dtype == "float32" else None,
+            ["Mul"])
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        A = te.placeholder((8,), name="A")
+        B = te.compute((8,), lambda i: A[i] * 3.0, name="B")
+        s = te.create_schedule(B.op)
+        with tvm.build_config(add_lower_pass=[(1, mul_to_add)], auto_unroll_max_step=4,
+                              unroll_explicit=True, data_alignment=64):
+            f = tvm.build(s, [A, B])
+    assert "For" in seen
+    a = np.random.rand(8).astype("float32")
+    b = np.zeros(8, "float32")
+    f(a, b)
+    np.testing.assert_allclose(b, a + 3.0, rtol=1e-6)
+
+
+def test_build_config_unknown_option():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        with pytest.raises(tvm.TepadError, match="unknown option 'no_such'"):
+            tvm.build_config(no_such=1)
+
+
+def test_build_config_bound_checkers():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        ctx = tvm.build_config(instrument_bound_checkers=True)
+    assert ctx.config["tir.instrument_bound_checkers"] is True
