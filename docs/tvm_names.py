@@ -154,6 +154,10 @@ ROWS = [
     ("tir.IntImm(dtype, value) / tir.FloatImm(dtype, value)", "tepad.tir.IntImm",
      "tepad's own order (value, dtype) is accepted too"),
     ("autotvm.apply_history_best(None)", "tepad.autotvm.apply_history_best", ""),
+    ("@autotvm.template without a name (TVM 0.6)", "tepad.autotvm.template",
+     "deprecated: registered under the function's name (warns once)"),
+    ("tvm.expr.Call.Extern / PureExtern / Intrinsic / PureIntrinsic (0.6 call types)",
+     "tepad.tir.Call.PureExtern", "accepted by make.Call, otherwise unused"),
     # --- tvm.contrib ------------------------------------------------------------------------
     ("tvm.contrib.cblas.matmul / batch_matmul (transa, transb)", "tepad.contrib.cblas.matmul",
      "computed by the BLAS numpy ships (OpenBLAS in numpy's wheels) through a registered "

@@ -332,6 +332,9 @@ class Cast(PrimExpr):
 class Call(PrimExpr):
     """Call of an intrinsic or builtin, named by string (``"exp"``, ``"tir.if_then_else"``, ...)."""
     __slots__ = ("op", "args")
+    # TVM 0.6's call types (``make.Call(dtype, name, args, Call.Extern, None, 0)``): accepted
+    # by the older constructor and otherwise unused (a call is named by its op alone)
+    Extern, ExternCPlusPlus, PureExtern, Halide, Intrinsic, PureIntrinsic = range(6)
     _fields = ("dtype", "op", "args")
 
     def __init__(self, dtype: str, op: str, args):

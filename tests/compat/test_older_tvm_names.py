@@ -199,3 +199,36 @@ def test_build_config_bound_checkers():
         warnings.simplefilter("ignore", DeprecationWarning)
         ctx = tvm.build_config(instrument_bound_checkers=True)
     assert ctx.config["tir.instrument_bound_checkers"] is True
+
+
+def test_unnamed_autotvm_template_of_tvm_06():
+    from tepad import autotvm
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+
+        @autotvm.template
+        def compat_unnamed_scale(n):
+            A = te.placeholder((n,), name="A")
+            B = te.compute((n,), lambda i: A[i] * 4.0, name="B")
+            s = te.create_schedule(B.op)
+            cfg = autotvm.get_config()
+            cfg.define_knob("factor", [2, 4])
+            s[B].split(B.op.axis[0], factor=cfg["factor"].val)
+            return s, [A, B]
+    task = autotvm.task.create(compat_unnamed_scale, args=(8,), target="llvm")
+    assert task.name == "compat_unnamed_scale" and len(task.config_space) == 2
+    with tvm.target.Target("llvm"):
+        s, args = compat_unnamed_scale(8)
+    f = tvm.build(s, args)
+    a = np.random.rand(8).astype("float32")
+    b = np.zeros(8, "float32")
+    f(a, b)
+    np.testing.assert_allclose(b, a * 4.0, rtol=1e-6)
+
+
+def test_make_call_with_a_06_call_type():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        x = tvm.api.const(2.0)
+        c = tvm.make.Call("float32", "sqrtf", [x], tvm.expr.Call.PureExtern, None, 0)
+    assert isinstance(c, tir.Call) and c.op == "sqrtf" and c.args[0] is x
