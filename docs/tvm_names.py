@@ -207,6 +207,10 @@ ROWS = [
     ("tvm.nd.array(x, ctx=dev) / tvm.nd.empty(..., ctx=dev) / time_evaluator(ctx=dev)",
      "tepad.nd.array", "deprecated keyword ctx= (device= / dev=)"),
     ("tvm.target.create", "tepad.target.create", "deprecated alias of tvm.target.Target"),
+    ("tvm.target.current_target", "tepad.target.current_target",
+     "deprecated alias of tvm.target.Target.current"),
+    ("tvm.schedule.Buffer / tvm.schedule.IterVar", "tepad.schedule.IterVar",
+     "deprecated: tvm.tir.Buffer / tvm.tir.IterVar"),
     ("tvm.build_config(add_lower_pass=..., auto_unroll_max_step=..., ...)",
      "tepad.build_config",
      "deprecated: a tvm.transform.PassContext; 0.6's Stmt -> Stmt lower passes run on the "

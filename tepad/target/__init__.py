@@ -370,11 +370,18 @@ def llvm(options=None) -> Target:
     return Target(" ".join(words))
 
 
+def current_target(allow_none: bool = True):
+    """TVM 0.6's ``tvm.target.current_target()``: ``Target.current(allow_none)`` (warns
+    once)."""
+    warn_deprecated("tvm.target.current_target", "tvm.target.Target.current")
+    return Target.current(allow_none)
+
+
 def create(target) -> Target:
     """TVM's older ``tvm.target.create(text)``: the ``Target`` of ``text`` (warns once)."""
     warn_deprecated("tvm.target.create", "tvm.target.Target")
     return Target(target)
 
 
-__all__ = ["Target", "TargetKind", "as_target", "cuda", "llvm", "create", "host_cpu_name", "host_features",
+__all__ = ["Target", "TargetKind", "as_target", "cuda", "llvm", "create", "current_target", "host_cpu_name", "host_features",
            "DEFAULT_CUDA_ARCH"]

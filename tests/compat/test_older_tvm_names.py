@@ -232,3 +232,21 @@ def test_make_call_with_a_06_call_type():
         x = tvm.api.const(2.0)
         c = tvm.make.Call("float32", "sqrtf", [x], tvm.expr.Call.PureExtern, None, 0)
     assert isinstance(c, tir.Call) and c.op == "sqrtf" and c.args[0] is x
+
+
+def test_schedule_module_of_tvm_06_holds_buffer_and_itervar(fresh_warnings):
+    with pytest.warns(DeprecationWarning, match="tvm.schedule.Buffer .*tvm.tir.Buffer"):
+        assert tvm.schedule.Buffer is tir.Buffer
+    with pytest.warns(DeprecationWarning, match="tvm.schedule.IterVar"):
+        assert tvm.schedule.IterVar is tir.IterVar
+    A = te.placeholder((4, 4), name="A")
+    B = te.compute((4, 4), lambda i, j: A[i, j] + 1.0, name="B")
+    assert isinstance(B.op.axis[0], tvm.schedule.IterVar)
+
+
+def test_current_target_of_tvm_06():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        assert tvm.target.current_target() is None
+        with tvm.target.create("llvm"):
+            assert tvm.target.current_target().kind.name == "llvm"
