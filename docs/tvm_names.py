@@ -175,6 +175,12 @@ ROWS = [
      "tepad.contrib.nvcc.compile_cuda",
      "needs the system nvcc (a TepadError says when it is absent); tepad's own CUDA path "
      "generates PTX without it"),
+    ("tvm.contrib.random.uniform / normal / randint", "tepad.contrib.random.uniform",
+     "drawn by numpy's generator through registered packed functions; random.seed(s)"),
+    ("tvm.contrib.pickle_memoize.memoize", "tepad.contrib.pickle_memoize.memoize",
+     "cached in memory for the process (TVM also pickles the cache to a file)"),
+    ("tvm.contrib.util (TVM 0.6's name of tvm.contrib.utils)", "tepad.contrib.util",
+     "deprecated alias (warns once)"),
     # --- TVM 0.6-0.8 names: deprecated aliases (a DeprecationWarning once, then they work) --
     ("tvm.placeholder / compute / scan / extern / var / size_var / reduce_axis / thread_axis "
      "/ comm_reducer / sum / min / max / create_schedule / decl_tensor_intrin / tag_scope",

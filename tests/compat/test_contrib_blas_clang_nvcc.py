@@ -136,3 +136,44 @@ def test_compile_cuda_to_ptx():
     text = ptx.decode()
     assert ".target sm_80" in text and "compat_k" in text
     assert nvcc.get_cuda_version()[0] >= 9
+
+
+def test_contrib_util_is_utils_of_tvm_06(monkeypatch):
+    monkeypatch.setattr(tvm.errors, "_WARNED", set())
+    with pytest.warns(DeprecationWarning, match="tvm.contrib.util .*tvm.contrib.utils"):
+        from tepad.contrib import util
+    tmp = util.tempdir()
+    assert tmp.relpath("x.so").endswith("x.so")
+
+
+def test_random_tensors():
+    from tepad.contrib import random
+    random.seed(3)
+    U = random.uniform(-2.0, 3.0, (400,))
+    N = random.normal(1.0, 0.5, (2000,), dtype="float64")
+    R = random.randint(2, 6, (50,))
+    S = te.compute((400,), lambda i: U[i] * 2.0, name="S")
+    f = tvm.build(te.create_schedule([S.op, N.op, R.op]), [S, N, R])
+    s = np.zeros(400, "float32")
+    n = np.zeros(2000, "float64")
+    r = np.zeros(50, "int32")
+    f(s, n, r)
+    assert -4.0 <= s.min() and s.max() < 6.0 and s.std() > 0.5
+    assert abs(n.mean() - 1.0) < 0.1 and abs(n.std() - 0.5) < 0.1
+    assert set(np.unique(r)) <= {2, 3, 4, 5}
+    with pytest.raises(tvm.TepadError, match="high"):
+        random.uniform(1.0, 1.0, (2,))
+
+
+def test_pickle_memoize_caches_by_arguments():
+    from tepad.contrib.pickle_memoize import memoize
+    calls = []
+
+    @memoize("compat.test.reference")
+    def reference(n, m):
+        calls.append((n, m))
+        return np.full((n, m), n + m)
+    assert reference(2, 3).shape == (2, 3)
+    reference(2, 3)
+    reference(3, 3)
+    assert calls == [(2, 3), (3, 3)]
