@@ -145,6 +145,8 @@ ROWS = [
     ("Target.canon_target_and_host / canon_target / with_host",
      "tepad.target.Target.canon_target_and_host", ""),
     ("IRModule._move", "tepad.ir.IRModule._move", ""),
+    ("tvm.register_object", "tepad.register_object", "leaves the class as it is"),
+    ("tvm.nd.context / tvm.ndarray.context", "tepad.nd.context", "deprecated: tvm.device"),
     ("tvm._ffi.base.TVMError / tvm._ffi.register_func / get_global_func / register_object",
      "tepad._ffi.base.TVMError", "register_object leaves the class as it is"),
     ("tvm.script.tir typed constants (T.int32(5), T.float32(x), T.int64(expr))",

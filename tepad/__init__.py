@@ -15,6 +15,9 @@ from . import lower
 from . import runtime
 from .runtime import Device, device, cpu, cuda, gpu, opencl, vulkan, metal, rocm, ext_dev
 from .runtime import register_func, get_global_func
+from ._ffi import register_object
+
+__version__ = "0.1.0"       # tepad's own version (pyproject.toml), not a TVM release's
 from .driver import build
 from . import target
 from . import transform
@@ -46,5 +49,6 @@ def __dir__():
 __all__ = ["TVMError", "TepadError", "InternalError", "error", "tir", "te", "schedule", "bound",
            "lower", "runtime", "Device", "device", "cpu", "cuda", "gpu", "opencl", "vulkan",
            "metal", "rocm", "ext_dev", "build", "target", "transform", "topi", "nd", "container",
-           "ir", "IRModule", "layout", "testing", "register_func", "get_global_func", "contrib",
+           "ir", "IRModule", "layout", "testing", "register_func", "get_global_func",
+           "register_object", "contrib",
            "autotvm"]

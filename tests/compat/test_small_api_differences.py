@@ -165,3 +165,11 @@ def test_script_tir_typed_constants():
     np.testing.assert_array_equal(b, a + 7)
     with pytest.raises(tvm.TepadError, match="TVMScript parsing"):
         T.prim_func
+
+
+def test_top_level_register_object_and_version():
+    @tvm.register_object("compat.MyNode")
+    class MyNode:
+        pass
+    assert MyNode.__name__ == "MyNode"
+    assert isinstance(tvm.__version__, str) and tvm.__version__.count(".") == 2
