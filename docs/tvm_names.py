@@ -129,6 +129,8 @@ ROWS = [
     ("tvm.transform.PassContext", "tepad.transform.PassContext",
      "opt_level recorded (LLVM runs at O3); unknown config keys are errors"),
     ("tvm.transform.Sequential", "tepad.transform.Sequential", ""),
+    ("tvm.ir.transform.PassContext / Sequential", "tepad.ir.transform.PassContext",
+     ""),
     ("tvm.tir.transform.<Pass>()", "tepad.tir.transform.PrimFuncPass",
      "the passes tepad has, under TVM's names"),
     ("tvm.nd.array / tvm.nd.empty", "tepad.nd.array", ""),

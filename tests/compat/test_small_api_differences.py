@@ -173,3 +173,10 @@ def test_top_level_register_object_and_version():
         pass
     assert MyNode.__name__ == "MyNode"
     assert isinstance(tvm.__version__, str) and tvm.__version__.count(".") == 2
+
+
+def test_ir_transform_is_tvm_transform():
+    assert tvm.ir.transform.PassContext is tvm.transform.PassContext
+    with tvm.ir.transform.PassContext(config={"tir.disable_vectorize": True}):
+        s, A, B = _vadd()
+        _check(tvm.build(s, [A, B]))
