@@ -148,6 +148,8 @@ ROWS = [
      "tepad.target.Target.canon_target_and_host", ""),
     ("IRModule._move", "tepad.ir.IRModule._move", ""),
     ("tvm.register_object", "tepad.register_object", "leaves the class as it is"),
+    ("tvm.DataType / tvm.runtime.DataType / DataTypeCode (type_code, bits, lanes)",
+     "tepad.DataType", ""),
     ("tvm.nd.context / tvm.ndarray.context", "tepad.nd.context", "deprecated: tvm.device"),
     ("tvm._ffi.base.TVMError / tvm._ffi.register_func / get_global_func / register_object",
      "tepad._ffi.base.TVMError", "register_object leaves the class as it is"),

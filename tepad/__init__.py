@@ -14,7 +14,7 @@ from . import bound
 from . import lower
 from . import runtime
 from .runtime import Device, device, cpu, cuda, gpu, opencl, vulkan, metal, rocm, ext_dev
-from .runtime import register_func, get_global_func
+from .runtime import register_func, get_global_func, DataType, DataTypeCode
 from ._ffi import register_object
 
 __version__ = "0.1.0"       # tepad's own version (pyproject.toml), not a TVM release's
@@ -50,5 +50,5 @@ __all__ = ["TVMError", "TepadError", "InternalError", "error", "tir", "te", "sch
            "lower", "runtime", "Device", "device", "cpu", "cuda", "gpu", "opencl", "vulkan",
            "metal", "rocm", "ext_dev", "build", "target", "transform", "topi", "nd", "container",
            "ir", "IRModule", "layout", "testing", "register_func", "get_global_func",
-           "register_object", "contrib",
+           "register_object", "DataType", "DataTypeCode", "contrib",
            "autotvm"]

@@ -12,10 +12,11 @@ from . import ndarray
 from .ndarray import NDArray
 from .container import Array, Map, convert, const
 from .timing import BenchmarkResult
+from .data_type import DataType, DataTypeCode
 from .cuda_module import CudaModule, CudaNDArray
 from .registry import register_func, get_global_func, list_global_func_names
 
-__all__ = ["enabled", "ArgInfo", "ArgChecker", "arg_info_from_func", "Module", "build_module",
+__all__ = ["DataType", "DataTypeCode", "enabled", "ArgInfo", "ArgChecker", "arg_info_from_func", "Module", "build_module",
            "load_module", "library", "Device", "device", "cpu", "cuda", "gpu", "opencl",
            "vulkan", "metal", "rocm", "ext_dev", "ndarray", "NDArray", "Array", "Map",
            "convert", "const", "BenchmarkResult", "register_func", "get_global_func",

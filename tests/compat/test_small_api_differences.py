@@ -180,3 +180,14 @@ def test_ir_transform_is_tvm_transform():
     with tvm.ir.transform.PassContext(config={"tir.disable_vectorize": True}):
         s, A, B = _vadd()
         _check(tvm.build(s, [A, B]))
+
+
+def test_data_type():
+    d = tvm.DataType("float32x4")
+    assert (d.type_code, d.bits, d.lanes, d.itemsize) == (tvm.DataTypeCode.FLOAT, 32, 4, 16)
+    assert d == "float32x4" and str(d) == "float32x4" and d != "float32"
+    b = tvm.runtime.DataType("bool")
+    assert (b.type_code, b.bits) == (tvm.DataTypeCode.UINT, 1)
+    assert tvm.DataType("int8").type_code == tvm.DataTypeCode.INT
+    with pytest.raises(tvm.TepadError, match="unknown dtype"):
+        tvm.DataType("float33")
