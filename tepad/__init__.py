@@ -14,7 +14,10 @@ from . import bound
 from . import lower
 from . import runtime
 from .runtime import Device, device, cpu, cuda, gpu, opencl, vulkan, metal, rocm, ext_dev
-from .runtime import register_func, get_global_func
+from .runtime import register_func, get_global_func, DataType, DataTypeCode
+from ._ffi import register_object
+
+__version__ = "0.1.0"       # tepad's own version (pyproject.toml), not a TVM release's
 from .driver import build
 from . import target
 from . import transform
@@ -26,12 +29,16 @@ from . import layout
 
 # Face packages that ``import tepad`` does not load: ``tepad.topi`` (and ``from tepad import
 # topi``) imports them on first use (PEP 562), so the import stays cheap.
-_LAZY_SUBMODULES = ("topi", "testing", "contrib", "viz", "fuzz", "autotvm")
+_LAZY_SUBMODULES = ("topi", "testing", "contrib", "viz", "fuzz", "autotvm", "script", "_ffi")
 
 
 def __getattr__(name):
     if name in _LAZY_SUBMODULES:
         return _importlib.import_module(f"{__name__}.{name}")
+    if not name.startswith("__"):
+        # TVM's older names (tvm.placeholder, tvm.api, tvm.make, ...): tepad.compat warns
+        # once per name and answers with the current one
+        return _importlib.import_module(f"{__name__}.compat").top_level(name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -42,5 +49,6 @@ def __dir__():
 __all__ = ["TVMError", "TepadError", "InternalError", "error", "tir", "te", "schedule", "bound",
            "lower", "runtime", "Device", "device", "cpu", "cuda", "gpu", "opencl", "vulkan",
            "metal", "rocm", "ext_dev", "build", "target", "transform", "topi", "nd", "container",
-           "ir", "IRModule", "layout", "testing", "register_func", "get_global_func", "contrib",
+           "ir", "IRModule", "layout", "testing", "register_func", "get_global_func",
+           "register_object", "DataType", "DataTypeCode", "contrib",
            "autotvm"]

@@ -6,6 +6,7 @@ catches them; ``TepadError`` is also a ``ValueError``. Where Python code expects
 built-in type (a wrong argument type is a ``TypeError``), a subclass is both:
 ``TepadTypeError`` is a ``TepadError`` and a ``TypeError``.
 """
+import warnings
 
 
 class TVMError(RuntimeError):
@@ -28,4 +29,18 @@ class InternalError(TVMError):
     """An invariant of tepad itself was broken. This is a bug in tepad, not in the user's code."""
 
 
-__all__ = ["TVMError", "TepadError", "TepadTypeError", "TepadAttributeError", "InternalError"]
+_WARNED: set = set()
+
+
+def warn_deprecated(old: str, new: str, stacklevel: int = 3) -> None:
+    """Warn once per process that TVM's older name ``old`` is spelled ``new`` now (a
+    ``DeprecationWarning``, as TVM gave for the names it kept as aliases); the old name then
+    works as the new one."""
+    if old in _WARNED:
+        return
+    _WARNED.add(old)
+    warnings.warn(f"{old} is a deprecated TVM name; use {new}", DeprecationWarning,
+                  stacklevel=stacklevel)
+
+
+__all__ = ["warn_deprecated", "TVMError", "TepadError", "TepadTypeError", "TepadAttributeError", "InternalError"]

@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[1] / "tepad"
 LAYERS = ["_lazy", "errors", "target", "tir", "arith", "tensor", "schedule", "bound", "lower", "codegen",
           "runtime"]
 FACE = ["te", "topi", "transform", "driver", "layout", "testing", "viz", "fuzz", "demo", "cli",
+        "compat", "script", "_ffi",
         "nd", "error", "container", "ir", "contrib", "autotvm", "", "__main__"]
 ISL_BRIDGE = "tepad.arith.isl_bridge"
 

@@ -12,7 +12,9 @@ from .result import MeasureErrorNo
 
 class ApplyHistoryBest(DispatchContext):
     """The best (lowest mean cost, no error) config per workload from logs: a path, a list of
-    paths, or ``(MeasureInput, MeasureResult)`` pairs. A workload measured for several targets
+    paths, or ``(MeasureInput, MeasureResult)`` pairs; None or an empty list holds no records
+    (every query falls through to the outer context: default configs, as in TVM, whose
+    tutorials pass None before any tuning log exists). A workload measured for several targets
     prefers the record of the same target (by target text), then any record of the same
     target kind."""
 
@@ -23,9 +25,17 @@ class ApplyHistoryBest(DispatchContext):
         self.load(records)
 
     def load(self, records):
+        if records is None:
+            return
         if isinstance(records, (str, os.PathLike)):
             records = [records]
         pairs = []
+        try:
+            records = list(records)
+        except TypeError:
+            raise TepadError(f"apply_history_best: records must be a log path, a list of "
+                             f"paths or (MeasureInput, MeasureResult) pairs, or None; got "
+                             f"{type(records).__name__}") from None
         for r in records:
             if isinstance(r, (str, os.PathLike)):
                 if not os.path.isfile(r):

@@ -137,6 +137,26 @@ def loop_depth(stmt) -> int:
     return v.deepest
 
 
+IMPORT_LLVM = "pragma_import_llvm"
+
+
+def imported_llvm(func: tir.PrimFunc) -> list:
+    """The LLVM IR texts of ``func``'s ``import_llvm`` pragmas (``s[t].pragma(axis,
+    "import_llvm", ll_code)``), in the order they appear, each once."""
+    found = []
+
+    def visit(n):
+        if isinstance(n, tir.AttrStmt) and n.attr_key == IMPORT_LLVM:
+            v = n.value.value if isinstance(n.value, tir.StringImm) else n.value
+            if not isinstance(v, str):
+                raise TepadError(f"pragma import_llvm takes the LLVM IR as a string, got "
+                                 f"{type(v).__name__}")
+            if v not in found:
+                found.append(v)
+    tir.post_order_visit(func.body, visit)
+    return found
+
+
 def compile_kernel(func: tir.PrimFunc, name: str | None = None,
                    num_threads: int | None = None, cpu: str | None = None,
                    features: str | None = None) -> CompiledKernel:
@@ -166,7 +186,8 @@ def compile_kernel(func: tir.PrimFunc, name: str | None = None,
     text, messages, svars = _llvm_ir.emit_llvm_module(func, name, num_threads,
                                                       use_gomp=have_gomp())
     try:
-        jit = JitModule(text, cpu=cpu, features=features, loop_depth=loop_depth(func.body))
+        jit = JitModule(text, cpu=cpu, features=features, loop_depth=loop_depth(func.body),
+                        imports=imported_llvm(func))
     except InternalError as err:
         calls = _direct_llvm_calls(func)
         if not calls:

@@ -144,11 +144,27 @@ def unresolved_symbols(mod: llvm.ModuleRef) -> list:
             and not llvm.address_of_symbol(f.name)]
 
 
+def _parse_import(text: str, k: int, tm) -> "llvm.ModuleRef":
+    """The imported LLVM IR ``text`` (the ``k``-th ``import_llvm`` pragma) as a module for
+    ``tm``'s triple and data layout; a TepadError when it does not parse or verify."""
+    try:
+        m = llvm.parse_assembly(text)
+        m.verify()
+    except RuntimeError as err:
+        raise TepadError(f"pragma import_llvm #{k}: the LLVM IR given does not parse: "
+                         f"{str(err).strip()}") from None
+    m.triple = tm.triple
+    m.data_layout = str(tm.target_data)
+    return m
+
+
 class JitModule:
     """Parse, verify, optimize and JIT one LLVM module; keeps the engine alive."""
 
     def __init__(self, llvm_ir: str, opt_level: int = 3, cpu: str | None = None,
-                 features: str | None = None, loop_depth: int = 0):
+                 features: str | None = None, loop_depth: int = 0, imports=()):
+        """``imports``: LLVM IR texts linked into the module before it is optimized (TVM's
+        ``pragma(axis, "import_llvm", ll_code)``: functions the kernel calls by name)."""
         self._cpu, self._features = cpu, features
         self.cpu, self.features = cpu, features      # None: the host's
         with _lock:  # LLVM context operations are not guaranteed thread-safe
@@ -162,6 +178,8 @@ class JitModule:
                 e = InternalError(f"tepad generated invalid LLVM IR: {err}")
                 e.add_note(llvm_ir)
                 raise e from None
+            for k, text in enumerate(imports):
+                mod.link_in(_parse_import(text, k, tm))
             self.loop_depth = loop_depth
             with deep_nest_options(loop_depth):
                 optimize(mod, tm, opt_level)

@@ -1,5 +1,18 @@
-"""TVM's ``tvm.contrib`` helpers that CPU programs use: ``cc`` (link object files into a
-shared library) and ``utils`` (temporary directories)."""
-from . import cc, utils
+"""TVM's ``tvm.contrib`` helpers that TE programs use: ``cc`` (link object files into a
+shared library), ``utils`` (temporary directories), ``cblas`` / ``mkl`` (matrix products as
+extern stages on numpy's BLAS), ``clang`` (C/C++ to LLVM IR for ``pragma("import_llvm")``)
+``nvcc`` (CUDA compute-capability helpers and the nvcc driver), ``random`` (random tensors as
+extern stages) and ``pickle_memoize``. ``util`` is TVM 0.6's name of ``utils`` (warns once)."""
+from ..errors import warn_deprecated
+from . import cc, utils, blas, cblas, mkl, clang, nvcc, random, pickle_memoize
 
-__all__ = ["cc", "utils"]
+
+def __getattr__(name):
+    if name == "util":
+        warn_deprecated("tvm.contrib.util", "tvm.contrib.utils")
+        return utils
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["cc", "utils", "blas", "cblas", "mkl", "clang", "nvcc", "random",
+           "pickle_memoize"]

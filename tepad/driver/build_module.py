@@ -12,7 +12,9 @@ from .._lazy import lazy_module
 from ..codegen import compile_kernel, default_num_threads
 from ..errors import TepadError
 from ..lower.deep_stack import deep_stack
-from ..lower.pipeline import Options, PassLog, lower, lower_for_codegen, schedule_to_module
+from ..lower.pipeline import (Options, PassLog, lower, lower_for_codegen, lower_primfunc,
+                              schedule_to_module)
+from ..schedule import Schedule
 from ..lower.thread_binding import check_cpu_buildable
 from ..runtime import Module
 from ..runtime.multi import ModuleGroup
@@ -28,8 +30,8 @@ _cuda = lazy_module("tepad.driver.build_cuda")
 _emulated = lazy_module("tepad.driver.build_emulated")
 
 
-def build(s_or_func, args=None, target=None, name="main", bounds_check=False,
-          checked=False, exact_bounds=False, target_host=None):
+def build(s_or_func, args=None, target=None, target_host=None, runtime=None, name="main",
+          binds=None, *, bounds_check=False, checked=False, exact_bounds=False):
     """A callable ``Module`` for a schedule (with ``args``: tensors, and scalar ``te.var``s
     passed as numbers), or an already lowered PrimFunc or one-function IRModule (what
     ``tepad.lower`` returns). Several functions (an IRModule holding more than one, a list of
@@ -52,11 +54,31 @@ def build(s_or_func, args=None, target=None, name="main", bounds_check=False,
     ``TEPAD_CUDA=emulate``, for the CPU through the GPU emulator (``build_emulated``: an
     ``EmulatedModule``, docs/gpu.md); ``target_host`` may only name the CPU (``"llvm"``),
     where the host part runs.
+
+    The positional order is TVM's, ``build(s, args, target, target_host, runtime, name,
+    binds)``; TVM 0.6's ``build(s, args, target, target_host, name)`` (a string in
+    ``runtime``'s place) is read as a name. ``runtime`` is otherwise None (tepad has one
+    runtime). ``binds`` (``{tensor: tir.decl_buffer(...)}``) as in ``tepad.lower``.
     """
+    if isinstance(runtime, str):       # TVM 0.6 order: build(s, args, target, host, name)
+        if name != "main":
+            raise TepadError(f"build: name given twice ({runtime!r} in runtime's place, and "
+                             f"name={name!r})")
+        runtime, name = None, runtime
+    if runtime is not None:
+        raise TepadError(f"build: runtime {runtime!r} is not supported; tepad has one runtime "
+                         "(leave runtime=None)")
+    if binds:
+        if not isinstance(s_or_func, Schedule):
+            raise TepadError("build: binds applies to a schedule, not to an already lowered "
+                             "function")
+        s_or_func = lower_primfunc(s_or_func, args, name, exact_bounds, binds=binds)
+        args = None
     funcs = _functions_of(s_or_func)
     if funcs is not None:
         if len(funcs) > 1:
-            return ModuleGroup({k: build(f, None, target, k, bounds_check, checked, exact_bounds)
+            return ModuleGroup({k: build(f, None, target, name=k, bounds_check=bounds_check,
+                                         checked=checked, exact_bounds=exact_bounds)
                                 for k, f in funcs.items()})
         (key, s_or_func), = funcs.items()
         if name == "main":

@@ -38,7 +38,7 @@ from ..tir.structural import structural_equal
 from ..tir.function import PrimFunc
 from ..tir.module import IRModule
 from ..tir.ssa import convert_ssa
-from ..tir.verify import undefined_vars, verify_well_formed
+from ..tir.verify import FREE_VARS_ATTR, undefined_vars, verify_well_formed
 from .pass_context import PassContext
 from .passes.apply_buffer_transforms import PadPerMap, apply_buffer_transforms
 from .passes.check_assumes import check_assumes
@@ -496,10 +496,12 @@ def _apply_binds(args, binds) -> tuple:
 
 
 def schedule_to_primfunc(s: Schedule, args, name="main", exact_bounds=False,
-                         log=None, binds=None) -> PrimFunc:
+                         log=None, binds=None, check_vars=True) -> PrimFunc:
     """The entry of lowering: normalize -> check_reads -> infer_bound -> schedule_ops ->
     to_primfunc. ``log`` (a PassLog) records it as the step ``schedule_ops``; ``binds``
-    (``{tensor: Buffer}``) gives argument tensors buffers of the caller's."""
+    (``{tensor: Buffer}``) gives argument tensors buffers of the caller's. ``check_vars=False``
+    lets the body use variables no argument binds (``lower`` prints such a function, as
+    TVM's does; building it is refused)."""
     if not isinstance(s, Schedule):
         raise TypeError(f"lower expects a Schedule, got {type(s).__name__}")
     t0 = time.perf_counter()
@@ -512,7 +514,13 @@ def schedule_to_primfunc(s: Schedule, args, name="main", exact_bounds=False,
     bounds = infer_bound(s2, exact=exact_bounds, offset_lets=True)
     stmt = schedule_ops(s2, bounds)
     func = to_primfunc(stmt, cur, names, name, _layouts(s2), bound)
-    func = check_free_vars(func.with_attr("tepad.read_preconditions", preconditions or None))
+    func = func.with_attr("tepad.read_preconditions", preconditions or None)
+    if check_vars:
+        func = check_free_vars(func)
+    else:
+        free = undefined_vars(func)
+        if free:
+            func = func.with_attr(FREE_VARS_ATTR, tuple(free))
     if scratch:
         func = func.with_attr(SCRATCH_OUTPUTS, scratch)
     if log is not None:
@@ -527,7 +535,7 @@ def schedule_to_module(s: Schedule, args, name="main", binds=None) -> IRModule:
     return IRModule({name: schedule_to_primfunc(s, args, name, binds=binds)})
 
 
-def lower(s: Schedule, args, name="main", exact_bounds=False, passes=None, binds=None,
+def lower(s: Schedule, args=None, name="main", exact_bounds=False, passes=None, binds=None,
           simple_mode=False, log=None, flatten=True) -> IRModule:
     """An ``IRModule`` whose function ``mod[name]`` is schedule ``s`` lowered with arguments
     ``args`` (tensors, in order), as TVM's ``tvm.lower``.
@@ -546,17 +554,33 @@ def lower(s: Schedule, args, name="main", exact_bounds=False, passes=None, binds
     row-major buffers only (strides or an element offset are refused).
     Lowering runs on a deep stack (``tepad.lower.deep_stack``: a worker thread; while it
     runs, the interpreter's recursion limit is at least 40000), so pipelines nested 100
-    stages deep lower as well."""
-    func = lower_primfunc(s, args, name, exact_bounds, passes, binds, log, flatten)
+    stages deep lower as well.
+
+    ``s`` may also be a hand-built ``PrimFunc`` or an ``IRModule`` of them (TVM's
+    ``tvm.lower(func)``): ``args`` is then ignored, as in TVM, and every function runs the
+    lower phase. Variables the body uses but no argument binds are left free (TVM's
+    ``lower`` prints them too); ``tepad.build`` refuses them."""
+    if isinstance(s, PrimFunc):
+        s = IRModule({s.attrs.get("global_symbol", name): s})
+    if isinstance(s, IRModule):
+        log = log if log is not None else PassLog()
+        opts = Options.from_context(flatten=flatten)
+        return IRModule({k: run_passes(f, passes, log) if passes is not None else
+                         run_pipeline(f, (LOWER,), opts, log) for k, f in s.items()})
+    if args is None:
+        raise TepadError("lower(schedule, args): args (the tensors, in order) are required "
+                         "when lowering a schedule")
+    func = lower_primfunc(s, args, name, exact_bounds, passes, binds, log, flatten,
+                          check_vars=False)
     return IRModule({name: func})
 
 
 @deep_stack
 def lower_primfunc(s: Schedule, args, name="main", exact_bounds=False, passes=None, binds=None,
-                   log=None, flatten=True) -> PrimFunc:
+                   log=None, flatten=True, check_vars=True) -> PrimFunc:
     """What ``lower`` puts in its module: the lowered ``tir.PrimFunc`` itself."""
     log = log if log is not None else PassLog()
-    func = schedule_to_primfunc(s, args, name, exact_bounds, log, binds)
+    func = schedule_to_primfunc(s, args, name, exact_bounds, log, binds, check_vars)
     if passes is not None:
         return run_passes(func, passes, log)
     return run_pipeline(func, (LOWER,), Options.from_context(flatten=flatten), log)

@@ -6,16 +6,17 @@
 from .args import ArgInfo, ArgChecker, arg_info_from_func
 from .module import Module, build_module, load_module
 from . import library
-from .device import (Device, device, cpu, cuda, gpu, opencl, vulkan, metal, rocm, ext_dev,
+from .device import (enabled, Device, device, cpu, cuda, gpu, opencl, vulkan, metal, rocm, ext_dev,
                      cuda_emulated)
 from . import ndarray
 from .ndarray import NDArray
 from .container import Array, Map, convert, const
 from .timing import BenchmarkResult
+from .data_type import DataType, DataTypeCode
 from .cuda_module import CudaModule, CudaNDArray
 from .registry import register_func, get_global_func, list_global_func_names
 
-__all__ = ["ArgInfo", "ArgChecker", "arg_info_from_func", "Module", "build_module",
+__all__ = ["DataType", "DataTypeCode", "enabled", "ArgInfo", "ArgChecker", "arg_info_from_func", "Module", "build_module",
            "load_module", "library", "Device", "device", "cpu", "cuda", "gpu", "opencl",
            "vulkan", "metal", "rocm", "ext_dev", "ndarray", "NDArray", "Array", "Map",
            "convert", "const", "BenchmarkResult", "register_func", "get_global_func",

@@ -23,7 +23,7 @@ from ..lower.passes.split_host_device import LAUNCH_OP, SplitFunc, is_launch
 from ..tir import dtype as dt
 from .args import ArgChecker, ArgInfo, arg_info_from_func, eval_int, scalar_ctype
 from .cuda_driver import get_driver
-from .device import Device, check_host, missing_message
+from .device import Device, check_host, missing_message, take_ctx
 from .ndarray import DeviceView, NDArray, register_device_arrays
 from .timing import BenchmarkResult
 
@@ -78,8 +78,6 @@ class CudaNDArray(NDArray):
         drv.activate(self._device.device_id)
         drv.copy_dtoh(out.ctypes.data, self._mem.ptr, self._arr.nbytes)
         return out
-
-    asnumpy = numpy
 
     def copyfrom(self, source) -> "CudaNDArray":
         if isinstance(source, CudaNDArray) and source.shape == self.shape and \
@@ -289,11 +287,12 @@ class CudaModule:
         return self.imported_modules[0].get_source(fmt)
 
     def time_evaluator(self, func_name: str | None = None, dev=None, number: int = 10,
-                       repeat: int = 1, min_repeat_ms: float = 0, **unused):
+                       repeat: int = 1, min_repeat_ms: float = 0, ctx=None, **unused):
         """TVM's ``time_evaluator``: a function that, called with the arguments, runs once
         untimed, then ``repeat`` blocks of ``number`` calls timed with CUDA events (more calls
         when a block is shorter than ``min_repeat_ms``); a ``BenchmarkResult`` in seconds per
-        call."""
+        call. ``ctx=`` is TVM's older keyword for ``dev``."""
+        dev = take_ctx(dev, ctx, "time_evaluator")
         fn = self if func_name is None else self.get_function(func_name)
         for what, v in (("number", number), ("repeat", repeat)):
             if not isinstance(v, int) or isinstance(v, bool) or v < 1:

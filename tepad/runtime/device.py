@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from ..errors import TepadError
+from ..errors import TepadError, warn_deprecated
 from ..target import DEFAULT_CUDA_ARCH
 from .cuda_driver import EMULATE_HINT, cuda_available, get_driver
 
@@ -158,7 +158,55 @@ def cuda(dev_id: int = 0) -> Device:
     return Device(2, dev_id)
 
 
-gpu = cuda
+def gpu(dev_id: int = 0) -> Device:
+    """TVM's older name of ``cuda`` (deprecated in TVM 0.8; warns once)."""
+    warn_deprecated("tvm.gpu", "tvm.cuda")
+    return cuda(dev_id)
+
+
+def context(dev_type, dev_id: int = 0) -> Device:
+    """TVM's older name of ``device`` (``tvm.context("llvm", 0)``; warns once)."""
+    warn_deprecated("tvm.context", "tvm.device")
+    return device(dev_type, dev_id)
+
+
+def cl(dev_id: int = 0) -> Device:
+    """TVM's older name of ``opencl`` (warns once)."""
+    warn_deprecated("tvm.cl", "tvm.opencl")
+    return opencl(dev_id)
+
+
+def mtl(dev_id: int = 0) -> Device:
+    """TVM's older name of ``metal`` (warns once)."""
+    warn_deprecated("tvm.mtl", "tvm.metal")
+    return metal(dev_id)
+
+
+def enabled(target) -> bool:
+    """TVM's ``tvm.runtime.enabled(target)``: whether tepad can run code for ``target`` here
+    (a target string or Target): the CPU kinds always; ``cuda`` / ``nvptx`` / ``gpu`` when
+    a CUDA device is there or emulated (``TEPAD_CUDA=emulate``); other kinds never."""
+    text = str(getattr(target, "kind", None) and target.kind.name or target).strip()
+    kind = text.split()[0] if text else ""
+    code = DEVICE_NAME_TO_TYPE.get(kind)
+    if code == 1:
+        return True
+    if code == 2:
+        return cuda(0).exist
+    return False
+
+
+def take_ctx(dev, ctx, what: str):
+    """The device of a call that may name it by TVM's older keyword ``ctx=`` (warns once):
+    ``ctx`` when given, else ``dev``; a TepadError when both are."""
+    if ctx is None:
+        return dev
+    warn_deprecated(f"the ctx= keyword of {what}", "device= (dev= for time_evaluator)",
+                    stacklevel=4)
+    if dev is not None:
+        raise TepadError(f"{what}: the device is given twice (as {dev!r} and as ctx={ctx!r}); "
+                         "pass it once")
+    return ctx
 
 
 def opencl(dev_id: int = 0) -> Device:
@@ -202,5 +250,5 @@ def check_host(dev, what: str) -> Device:
     return dev
 
 
-__all__ = ["Device", "device", "cpu", "cuda", "gpu", "opencl", "vulkan", "metal", "rocm",
+__all__ = ["enabled", "Device", "device", "context", "cl", "mtl", "take_ctx", "cpu", "cuda", "gpu", "opencl", "vulkan", "metal", "rocm",
            "ext_dev", "check_host", "cuda_emulated", "missing_message"]

@@ -9,8 +9,9 @@ from .._lazy import lazy_module
 from ..codegen import CompiledKernel, compile_kernel
 from ..errors import TepadAttributeError, TepadError, TepadTypeError
 from .args import ArgChecker, ArgInfo, arg_info_from_func, scalar_ctype
-from .device import check_host
+from .device import check_host, take_ctx
 from .library import export_library, load_library, save_module, shared_library_path
+from .native_loop import NativeRepeat
 from .ndarray import numpy_of
 from .registry import take_error
 from .timing import BenchmarkResult, time_repeats
@@ -61,6 +62,7 @@ class Module:
         self._cfunc = None if kernel.jit.missing else \
             kernel.jit.function(self.name, ctypes.c_int32, *argtypes)
         self._argtypes = argtypes
+        self._repeat = None                # the native loop of time_evaluator, made on first use
 
     def __call__(self, *arrays):
         if self._cfunc is None:
@@ -72,12 +74,38 @@ class Module:
             ptrs, scalars = self._checker.check_call(arrays)
             status = self._cfunc(*ptrs, *scalars)
         if status != 0:
-            err = take_error()           # a registered function called by the kernel raised
-            if err is not None:
-                raise err
-            msg = self.messages[status - 1] if 0 < status <= len(self.messages) else \
-                f"kernel {self.name} failed with status {status}"
-            raise TepadError(msg)
+            self._raise_status(status)
+
+    def _raise_status(self, status: int):
+        err = take_error()           # a registered function called by the kernel raised
+        if err is not None:
+            raise err
+        msg = self.messages[status - 1] if 0 < status <= len(self.messages) else \
+            f"kernel {self.name} failed with status {status}"
+        raise TepadError(msg)
+
+    def _native_block(self, arrays):
+        """A function ``block(n)`` calling the kernel ``n`` times in a native loop with
+        ``arrays`` (checked here, once), or None when the kernel has no native loop (then
+        ``time_evaluator`` calls it from Python)."""
+        if self._cfunc is None or type(self).__call__ is not Module.__call__:
+            return None                    # a subclass's call does more than the kernel
+        if self._repeat is None:
+            try:
+                self._repeat = NativeRepeat(self.ll, self.name, self._cfunc)
+            except NotImplementedError:
+                self._repeat = False
+        if self._repeat is False:
+            return None
+        ptrs, scalars = self._checker.check_call(arrays)
+        args = [t(v) for t, v in zip(self._argtypes, [*ptrs, *scalars])]
+        loop = self._repeat
+
+        def block(n):
+            status = loop(n, *args)
+            if status != 0:
+                self._raise_status(status)
+        return block
 
     # --- TVM's runtime.Module methods --------------------------------------------------------
     @property
@@ -122,13 +150,18 @@ class Module:
                        repeat: int = 1, min_repeat_ms: float = 0,
                        limit_zero_time_iterations: int = 100, cooldown_interval_ms: float = 0,
                        repeats_to_cooldown: int = 1, cache_flush_bytes: int = 0,
-                       f_preproc: str = ""):
+                       f_preproc: str = "", ctx=None):
         """TVM's ``mod.time_evaluator(mod.entry_name, dev, number=10, repeat=1,
         min_repeat_ms=0)``: a function that, called with the kernel's arguments, runs it once
         untimed, then ``repeat`` blocks of ``number`` calls (more when a block is shorter than
         ``min_repeat_ms``), and returns a ``BenchmarkResult`` (seconds per call: ``.mean``,
         ``.median``, ``.min``, ``.max``, ``.std``, ``.results`` one per block). ``func_name``
-        defaults to the entry; ``dev`` to ``cpu(0)``."""
+        defaults to the entry; ``dev`` to ``cpu(0)`` (``ctx=`` is TVM's older keyword for it).
+
+        As in TVM, the arguments are checked once per evaluation and each block runs its
+        ``number`` calls in a native loop (``native_loop``), timed around the whole loop, so
+        the figure is the kernel's time and not Python's call overhead."""
+        dev = take_ctx(dev, ctx, "time_evaluator")
         fn = self if func_name is None else self.get_function(func_name)
         check_host(dev, "time_evaluator")
         for what, v in (("number", number), ("repeat", repeat)):
@@ -145,7 +178,8 @@ class Module:
             fn(*args)                    # checks the arguments once, before any timing
             return BenchmarkResult(time_repeats(
                 lambda: fn(*args), number, repeat, float(min_repeat_ms), warmup=0,
-                cooldown_s=cooldown_interval_ms / 1e3, repeats_to_cooldown=repeats_to_cooldown))
+                cooldown_s=cooldown_interval_ms / 1e3, repeats_to_cooldown=repeats_to_cooldown,
+                block=fn._native_block(args)))
         return evaluator
 
     # --- files (tepad.runtime.library) --------------------------------------------------------

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import TepadError, TepadTypeError
+from ..errors import TepadError, TepadTypeError, warn_deprecated
 from ..tir import dtype as tir_dtype
-from .device import Device, check_host, cpu
+from .device import Device, check_host, cpu, take_ctx
 
 # device type -> maker of arrays in that device's memory (``array(np_array, dev)``,
 # ``empty(shape, np_dtype, dev)``), registered by the device's runtime module
@@ -104,7 +104,11 @@ class NDArray:
     def device(self) -> Device:
         return self._device
 
-    ctx = device                     # TVM's older name
+    @property
+    def ctx(self) -> Device:
+        """TVM's older name of ``device`` (warns once)."""
+        warn_deprecated("NDArray.ctx", "NDArray.device")
+        return self._device
 
     @property
     def ndim(self) -> int:
@@ -118,7 +122,10 @@ class NDArray:
         """A copy of the contents as a numpy array."""
         return self._arr.copy()
 
-    asnumpy = numpy
+    def asnumpy(self) -> np.ndarray:
+        """TVM's older name of ``numpy()`` (warns once)."""
+        warn_deprecated("NDArray.asnumpy()", "NDArray.numpy()")
+        return self.numpy()
 
     def copyfrom(self, source) -> "NDArray":
         """Overwrite the contents with ``source`` (an NDArray or anything numpy reads, of the
@@ -194,9 +201,11 @@ def _host_array(x) -> np.ndarray:
     return a
 
 
-def array(arr, device=None, mem_scope=None) -> NDArray:
+def array(arr, device=None, mem_scope=None, ctx=None) -> NDArray:
     """A new NDArray holding a copy of ``arr`` (numpy array, NDArray, nested lists, scalar),
-    in C order and the machine's byte order; ``device`` defaults to ``cpu(0)``."""
+    in C order and the machine's byte order; ``device`` defaults to ``cpu(0)`` (``ctx=`` is
+    TVM's older keyword for it)."""
+    device = take_ctx(device, ctx, "tvm.nd.array")
     dev = check_host(device, "tepad.nd.array")
     if mem_scope not in (None, "global"):
         raise TepadError(f"tepad.nd.array: memory scope {mem_scope!r} is not supported "
@@ -211,8 +220,10 @@ def array(arr, device=None, mem_scope=None) -> NDArray:
     return NDArray(host, dev) if maker is None else maker.array(host, dev)
 
 
-def empty(shape, dtype="float32", device=None, mem_scope=None) -> NDArray:
-    """A new uninitialized NDArray of ``shape`` (an int or a sequence of ints) and ``dtype``."""
+def empty(shape, dtype="float32", device=None, mem_scope=None, ctx=None) -> NDArray:
+    """A new uninitialized NDArray of ``shape`` (an int or a sequence of ints) and ``dtype``
+    (``ctx=``: TVM's older keyword for ``device``)."""
+    device = take_ctx(device, ctx, "tvm.nd.empty")
     dev = check_host(device, "tepad.nd.empty")
     if mem_scope not in (None, "global"):
         raise TepadError(f"tepad.nd.empty: memory scope {mem_scope!r} is not supported "

@@ -62,23 +62,30 @@ def bounded_times(fn, n: int, budget_s: float, min_calls: int = 3) -> tuple[list
 
 
 def time_repeats(fn, number: int, repeat: int, min_repeat_ms: float = 0.0,
-                 warmup: int = 1, cooldown_s: float = 0.0, repeats_to_cooldown: int = 1
-                 ) -> list[float]:
+                 warmup: int = 1, cooldown_s: float = 0.0, repeats_to_cooldown: int = 1,
+                 block=None) -> list[float]:
     """Mean seconds per call of ``fn()`` in each of ``repeat`` blocks of ``number`` calls,
     after ``warmup`` untimed calls (TVM's ``time_evaluator`` protocol). A block shorter than
     ``min_repeat_ms`` is run again with more calls (at least 1.618x, or enough to fill the
     time at the last block's rate), as TVM does. ``cooldown_s`` sleeps after every
-    ``repeats_to_cooldown`` blocks."""
+    ``repeats_to_cooldown`` blocks.
+
+    ``block(n)``, when given, runs ``n`` calls itself (a native loop: then only one Python
+    call per block is timed, not one per kernel call); otherwise ``fn`` is called ``n`` times
+    from Python."""
     for _ in range(warmup):
         fn()
+    if block is None:
+        def block(n):
+            for _ in range(n):
+                fn()
     perf = time.perf_counter
     out = []
     n = number                      # grown by min_repeat_ms, kept for later blocks (as TVM)
     for r in range(repeat):
         while True:
             t0 = perf()
-            for _ in range(n):
-                fn()
+            block(n)
             dt = perf() - t0
             if dt * 1e3 >= min_repeat_ms:
                 break

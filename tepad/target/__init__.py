@@ -35,11 +35,11 @@ import shlex
 import threading
 
 from .._lazy import lazy_module
-from ..errors import TepadError
+from ..errors import TepadError, warn_deprecated
 from . import codegen  # TVM's tvm.target.codegen
 from .cpu_model import vector_features
 
-llvm = lazy_module("llvmlite.binding")
+_binding = lazy_module("llvmlite.binding")
 
 _CPU_KINDS = {"llvm": "llvm", "c": "llvm", "cpu": "llvm"}
 _KNOWN_KINDS = set(_CPU_KINDS) | {"cuda", "nvptx", "rocm", "opencl", "vulkan", "metal"}
@@ -88,12 +88,12 @@ class TargetKind:
 
 
 def host_cpu_name() -> str:
-    return llvm.get_host_cpu_name()
+    return _binding.get_host_cpu_name()
 
 
 def host_features() -> dict:
     """``{feature: enabled}`` for every feature LLVM knows on this host."""
-    return dict(llvm.get_host_cpu_features())
+    return dict(_binding.get_host_cpu_features())
 
 
 class Target:
@@ -244,7 +244,7 @@ class Target:
     # --- what a schedule may assume about the CPU ---------------------------------------------
     @property
     def is_aarch64(self) -> bool:
-        return llvm.get_process_triple().startswith(("aarch64", "arm64"))
+        return _binding.get_process_triple().startswith(("aarch64", "arm64"))
 
     @property
     def vector_bits(self) -> int:
@@ -279,6 +279,30 @@ class Target:
         return 32 if self.is_aarch64 or self.has_feature("avx512f") else 16
 
     # --- TVM habits ---------------------------------------------------------------------------
+    # --- TVM's target/host helpers -----------------------------------------------------------
+    def with_host(self, host=None) -> "Target":
+        """This target with ``host`` as its host (TVM's ``Target.with_host``)."""
+        return Target(self._text, host)
+
+    @staticmethod
+    def canon_target(target):
+        """``target`` as a Target (None stays None), as TVM's ``Target.canon_target``."""
+        if target is None:
+            return None
+        return target if isinstance(target, Target) else Target(target)
+
+    @staticmethod
+    def canon_target_and_host(target, target_host=None):
+        """TVM's ``Target.canon_target_and_host``: ``(target, host)`` with ``target`` a Target
+        whose ``host`` is ``target_host`` when given, and ``host`` that target's host (None
+        when there is none). A target of None gives ``(None, target_host)``."""
+        target = Target.canon_target(target)
+        if target is None:
+            return None, target_host
+        if target_host is not None:
+            target = target.with_host(target_host)
+        return target, target.host
+
     def __enter__(self):
         stack = getattr(_current, "stack", None)
         if stack is None:
@@ -337,5 +361,27 @@ def cuda(model="unknown", arch=None, options=None) -> Target:
     return Target(" ".join(words))
 
 
-__all__ = ["Target", "TargetKind", "as_target", "cuda", "host_cpu_name", "host_features",
+def llvm(options=None) -> Target:
+    """TVM's ``tvm.target.llvm``: the CPU target, with ``options`` (more ``-key=value``
+    words, a string or a list)."""
+    words = ["llvm"]
+    if options:
+        words += options.split() if isinstance(options, str) else list(options)
+    return Target(" ".join(words))
+
+
+def current_target(allow_none: bool = True):
+    """TVM 0.6's ``tvm.target.current_target()``: ``Target.current(allow_none)`` (warns
+    once)."""
+    warn_deprecated("tvm.target.current_target", "tvm.target.Target.current")
+    return Target.current(allow_none)
+
+
+def create(target) -> Target:
+    """TVM's older ``tvm.target.create(text)``: the ``Target`` of ``text`` (warns once)."""
+    warn_deprecated("tvm.target.create", "tvm.target.Target")
+    return Target(target)
+
+
+__all__ = ["Target", "TargetKind", "as_target", "cuda", "llvm", "create", "current_target", "host_cpu_name", "host_features",
            "DEFAULT_CUDA_ARCH"]

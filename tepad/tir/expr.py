@@ -146,6 +146,8 @@ class IntImm(ConstExpr):
     __slots__ = ()
 
     def __init__(self, value, dtype: str = "int32"):
+        if isinstance(value, str) and not isinstance(dtype, str):   # TVM's IntImm(dtype, value)
+            value, dtype = dtype, value
         d = dt.parse(dtype)
         if not (d.is_integer or d.is_bool):
             raise TepadError(f"IntImm needs an integer dtype, got {dtype!r}")
@@ -165,6 +167,8 @@ class FloatImm(ConstExpr):
     __slots__ = ()
 
     def __init__(self, value, dtype: str = "float32"):
+        if isinstance(value, str) and not isinstance(dtype, str):   # TVM's FloatImm(dtype, value)
+            value, dtype = dtype, value
         if not dt.is_float(dtype):
             raise TepadError(f"FloatImm needs a float dtype, got {dtype!r}")
         object.__setattr__(self, "value", float(value))
@@ -219,6 +223,7 @@ class BinaryOp(PrimExpr):
     symbol = "?"
 
     def __init__(self, a: PrimExpr, b: PrimExpr):
+        a, b = _operands(a, b)
         if a.dtype != b.dtype:
             raise TepadError(
                 f"{type(self).__name__} operands have different dtypes: {a.dtype} vs {b.dtype}")
@@ -284,6 +289,7 @@ class Not(PrimExpr):
     _fields = ("a",)
 
     def __init__(self, a):
+        a = _bool_operand(a)
         if not dt.is_bool(a.dtype):
             raise TepadError(f"Not needs a bool operand, got {a!r}: {a.dtype}")
         object.__setattr__(self, "a", a)
@@ -297,6 +303,8 @@ class Select(PrimExpr):
     _fields = ("condition", "true_value", "false_value")
 
     def __init__(self, condition, true_value, false_value):
+        condition = _bool_operand(condition)
+        true_value, false_value = _operands(true_value, false_value)
         if true_value.dtype != false_value.dtype:
             raise TepadError(
                 f"Select branches differ in dtype: {true_value.dtype} vs {false_value.dtype}")
@@ -315,6 +323,7 @@ class Cast(PrimExpr):
 
     def __init__(self, dtype: str, value: PrimExpr):
         dt.parse(dtype)
+        value = convert(value)
         object.__setattr__(self, "dtype", dtype)
         object.__setattr__(self, "value", value)
         object.__setattr__(self, "_hash", None)
@@ -323,6 +332,9 @@ class Cast(PrimExpr):
 class Call(PrimExpr):
     """Call of an intrinsic or builtin, named by string (``"exp"``, ``"tir.if_then_else"``, ...)."""
     __slots__ = ("op", "args")
+    # TVM 0.6's call types (``make.Call(dtype, name, args, Call.Extern, None, 0)``): accepted
+    # by the older constructor and otherwise unused (a call is named by its op alone)
+    Extern, ExternCPlusPlus, PureExtern, Halide, Intrinsic, PureIntrinsic = range(6)
     _fields = ("dtype", "op", "args")
 
     def __init__(self, dtype: str, op: str, args):
@@ -567,6 +579,28 @@ def _match(a, b):
     if da.bits >= db.bits:
         return a, cast(a.dtype, b)
     return cast(b.dtype, a), b
+
+
+def _operands(a, b):
+    """The two operands of a node constructor as expressions: a Python number takes the other
+    operand's dtype (``tir.Add(x, 1)``, ``tir.Select(c, 1, 0)``), as TVM's node constructors
+    accept them; two expressions are left as they are (the node checks their dtypes)."""
+    a_py = isinstance(a, (bool, int, float, np.generic))
+    b_py = isinstance(b, (bool, int, float, np.generic))
+    if a_py and not b_py:
+        b = convert(b)
+        return _const_like(a.item() if isinstance(a, np.generic) else a, b.dtype), b
+    if b_py and not a_py:
+        a = convert(a)
+        return a, _const_like(b.item() if isinstance(b, np.generic) else b, a.dtype)
+    return convert(a), convert(b)
+
+
+def _bool_operand(x):
+    """A condition given to a node constructor: a Python bool becomes a bool constant."""
+    if isinstance(x, (bool, np.bool_)):
+        return IntImm(int(x), "bool")
+    return convert(x)
 
 
 def _const_like(value, dtype: str) -> PrimExpr:

@@ -46,6 +46,11 @@ class IRModule:
     def items(self):
         return self.functions.items()
 
+    def _move(self) -> "IRModule":
+        """The module itself: TVM's ``_move`` hands a C++ object over without a copy; tepad's
+        modules are immutable Python objects, so there is nothing to move."""
+        return self
+
     def get_global_vars(self):
         return list(self.functions)
 

@@ -36,8 +36,14 @@ def _index_lanes(indices) -> int:
     return max((dt.lanes(i.dtype) for i in indices if isinstance(i, PrimExpr)), default=1)
 
 
+# PrimFunc attribute: Vars the body may read though nothing defines them (what ``tepad.lower``
+# leaves free, as TVM's lower does; ``verify`` accepts them, ``undefined_vars`` still lists
+# them, so building such a function is refused)
+FREE_VARS_ATTR = "tepad.free_vars"
+
+
 class _Verifier(Visitor):
-    def __init__(self, func: PrimFunc):
+    def __init__(self, func: PrimFunc, allow_free: bool = False):
         self.problems: list[str] = []
         self.undefined: dict = {}           # Vars read where nothing defines them (ordered)
         self.in_scope: set = set()
@@ -57,6 +63,8 @@ class _Verifier(Visitor):
         self.launched: dict = {}     # thread var -> its innermost launch
         for node in _launched_threads(func.body):
             self.in_scope.add(node.var)
+        if allow_free:
+            self.in_scope.update(func.attrs.get(FREE_VARS_ATTR) or ())
 
     def _declare_free_vars(self, e):
         stack = [e]
@@ -299,7 +307,7 @@ def verify(func: PrimFunc) -> list:
     """Every well-formedness problem of ``func`` as a sentence; empty when well formed."""
     if not isinstance(func, PrimFunc):
         raise TypeError(f"verify expects a PrimFunc, got {type(func).__name__}")
-    v = _Verifier(func)
+    v = _Verifier(func, allow_free=True)
     v.visit(func.body)
     return v.problems
 
@@ -324,4 +332,4 @@ def verify_well_formed(func: PrimFunc, after: str | None = None) -> PrimFunc:
     return func
 
 
-__all__ = ["verify", "verify_well_formed", "undefined_vars"]
+__all__ = ["verify", "verify_well_formed", "undefined_vars", "FREE_VARS_ATTR"]

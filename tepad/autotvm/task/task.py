@@ -11,7 +11,7 @@ import functools
 
 import numpy as np
 
-from ...errors import TepadError
+from ...errors import TepadError, warn_deprecated
 from ...target import Target
 from ...tensor.tensor import ComputeOp, PlaceholderOp, Tensor
 from ...tensor.operation import placeholder
@@ -81,7 +81,14 @@ def template(task_name, func=None):
 
     Called directly, the template asks ``DispatchContext.current`` for its config:
     ``apply_history_best`` gives the best logged one, otherwise it runs with the fallback
-    (each knob's first choice)."""
+    (each knob's first choice).
+
+    TVM 0.6's bare ``@autotvm.template`` (no name) registers the function under its own
+    ``__name__`` (warns once: TVM 0.7 on names templates)."""
+    if callable(task_name) and func is None:
+        warn_deprecated("@autotvm.template without a name", "@autotvm.template(\"name\")",
+                        stacklevel=3)
+        func, task_name = task_name, task_name.__name__
     if not isinstance(task_name, str) or not task_name:
         raise TepadError(f"autotvm.template: the name must be a non-empty string, got "
                          f"{task_name!r}")

@@ -1,0 +1,139 @@
+"""TVM's older calls whose arguments differ from today's, adapted to tepad's: the 0.6
+``tvm.make`` constructors of ``For`` (an int ``for_type`` and a ``device_api``) and ``Call``
+(a ``call_type``), and the ``tvm.ir_pass`` functions that map cleanly onto tepad
+(``Simplify``, ``CanonicalSimplify``, ``Equal``, ``Substitute``, ``PostOrderVisit``,
+``IRTransform``, ``ExprUseVar``), and 0.6's ``tvm.build_config(...)`` as a ``PassContext``."""
+from __future__ import annotations
+
+from ..arith import simplify
+from ..errors import TepadError
+from ..lower.pass_context import PassContext
+from ..tir.expr import Call as _Call, Range
+from ..tir.functor import ir_transform, post_order_visit, substitute, uses_var
+from ..tir.stmt import For as _For, ForKind
+from ..tir.structural import structural_equal
+
+# TVM 0.6's ForType codes
+_FOR_TYPES = {0: ForKind.SERIAL, 1: ForKind.PARALLEL, 2: ForKind.VECTORIZED,
+              3: ForKind.UNROLLED}
+
+
+def make_for(loop_var, min_value, extent, for_type, device_api, body):
+    """0.6's ``make.For(loop_var, min, extent, for_type, device_api, body)``: ``for_type``
+    0 serial, 1 parallel, 2 vectorized, 3 unrolled (or a ``ForKind``); ``device_api`` is
+    ignored (0 in every CPU program)."""
+    kind = _FOR_TYPES.get(for_type, for_type) if isinstance(for_type, int) else for_type
+    try:
+        kind = ForKind(kind)
+    except ValueError:
+        raise TepadError(f"make.For: for_type {for_type!r} is not 0 (serial), 1 (parallel), "
+                         "2 (vectorized) or 3 (unrolled)") from None
+    return _For(loop_var, min_value, extent, kind, body)
+
+
+def make_call(dtype, name, args, call_type=None, func=None, value_index=0):
+    """0.6's ``make.Call(dtype, name, args, call_type, func, value_index)``: a call of the
+    intrinsic or extern function ``name`` (``call_type`` / ``func`` / ``value_index`` name
+    what tepad's ``tir.Call`` does not need)."""
+    if func is not None:
+        raise TepadError("make.Call with a func (a Halide call of a tensor) is not "
+                         "supported; index the tensor instead (A[i])")
+    return _Call(dtype, name, list(args))
+
+
+def range_by_min_extent(min_value, extent) -> Range:
+    """0.6's ``make.range_by_min_extent`` / ``Range.make_by_min_extent``."""
+    return Range.from_min_extent(min_value, extent)
+
+
+def Simplify(node):  # noqa: N802 - TVM name
+    """0.6's ``ir_pass.Simplify(expr_or_stmt)``: tepad's simplifier (``tepad.arith``)."""
+    return simplify(node)
+
+
+CanonicalSimplify = Simplify
+
+
+def Equal(a, b) -> bool:  # noqa: N802 - TVM name
+    """0.6's ``ir_pass.Equal``: deep equality, variables compared by identity."""
+    return structural_equal(a, b)
+
+
+def Substitute(node, vmap):  # noqa: N802 - TVM name
+    """0.6's ``ir_pass.Substitute(node, {var: expr})``."""
+    return substitute(node, dict(vmap))
+
+
+def PostOrderVisit(node, fvisit):  # noqa: N802 - TVM name
+    """0.6's ``ir_pass.PostOrderVisit(node, f)``: ``f`` on every node, children first."""
+    post_order_visit(node, fvisit)
+
+
+def IRTransform(stmt, preorder, postorder, only_enable=None):  # noqa: N802 - TVM name
+    """0.6's ``ir_pass.IRTransform(stmt, preorder, postorder, only_enable)``: ``preorder`` /
+    ``postorder`` (either may be None) see the nodes whose class name is in ``only_enable``
+    (every node when None) and return a replacement or None."""
+    allowed = None if only_enable is None else {str(n).split(".")[-1] for n in only_enable}
+
+    def wrap(f):
+        if f is None:
+            return None
+        return lambda n: f(n) if allowed is None or type(n).__name__ in allowed else None
+    post = wrap(postorder) or (lambda n: None)
+    return ir_transform(stmt, post, wrap(preorder))
+
+
+def ExprUseVar(expr, var) -> bool:  # noqa: N802 - TVM name
+    """0.6's ``ir_pass.ExprUseVar(expr, var)`` (a Var or a list of Vars)."""
+    return uses_var(expr, var if isinstance(var, (list, tuple, set)) else [var])
+
+
+# 0.6 build_config options -> tir.UnrollLoop's keys
+_UNROLL_KEYS = {"auto_unroll_max_step": "auto_max_step", "auto_unroll_max_depth": "auto_max_depth",
+                "auto_unroll_max_extent": "auto_max_extent", "unroll_explicit": "explicit_unroll"}
+_FLAG_KEYS = {"instrument_bound_checkers": "tir.instrument_bound_checkers",
+              "disable_vectorize": "tir.disable_vectorize", "disable_assert": "tir.disable_assert"}
+# options of code layout or debugging that change no result tepad computes
+IGNORED_BUILD_CONFIG = ("detect_global_barrier", "partition_const_loop", "offset_factor",
+                        "data_alignment", "restricted_func", "double_buffer_split_loop",
+                        "dump_pass_ir", "disable_select_rewriting")
+
+
+def _stmt_pass(p):
+    """0.6's lower passes map a Stmt to a Stmt; a pass object (``.run``) is kept as it is."""
+    if hasattr(p, "run") or not callable(p):
+        return p
+
+    def run_on_body(func):
+        return func.with_body(p(func.body))
+    run_on_body.__name__ = getattr(p, "__name__", "stmt_pass")
+    return run_on_body
+
+
+def build_config(**kwargs) -> PassContext:
+    """0.6's ``with tvm.build_config(...)``: a ``PassContext`` with the same effect.
+    ``add_lower_pass=[(phase, f)]`` (``f`` maps the body Stmt to a Stmt, as in 0.6),
+    ``instrument_bound_checkers``, ``disable_vectorize``, ``disable_assert`` and the
+    ``auto_unroll_max_*`` / ``unroll_explicit`` options map onto PassContext's config;
+    ``IGNORED_BUILD_CONFIG`` options are accepted without effect; others are a
+    TepadError."""
+    config, unroll = {}, {}
+    for key, value in kwargs.items():
+        if key == "add_lower_pass":
+            config["tir.add_lower_pass"] = [(ph, _stmt_pass(p)) for ph, p in (value or ())]
+        elif key in _FLAG_KEYS:
+            config[_FLAG_KEYS[key]] = bool(value)
+        elif key in _UNROLL_KEYS:
+            unroll[_UNROLL_KEYS[key]] = value
+        elif key not in IGNORED_BUILD_CONFIG:
+            raise TepadError(f"build_config: unknown option {key!r}; tepad reads "
+                             f"add_lower_pass, {', '.join(_FLAG_KEYS)}, "
+                             f"{', '.join(_UNROLL_KEYS)} and accepts "
+                             f"{', '.join(IGNORED_BUILD_CONFIG)} without effect")
+    if unroll:
+        config["tir.UnrollLoop"] = unroll
+    return PassContext(config=config)
+
+
+__all__ = ["build_config", "IGNORED_BUILD_CONFIG", "make_for", "make_call", "range_by_min_extent", "Simplify", "CanonicalSimplify",
+           "Equal", "Substitute", "PostOrderVisit", "IRTransform", "ExprUseVar"]
