@@ -8,7 +8,9 @@ from ...tir import op as tirop
 
 
 def softmax(x: Tensor, axis=-1) -> Tensor:
-    """``exp(x - max) / sum(exp(x - max))`` along ``axis`` (four stages, as TVM's)."""
+    """``exp(x - max) / sum(exp(x - max))`` along ``axis``: four stages as TVM builds them
+    (``T_softmax_maxelem``, ``T_softmax_exp``, ``T_softmax_expsum``, output
+    ``T_softmax_norm`` tagged ``softmax_output``)."""
     n = len(x.shape)
     if not -n <= axis < n:
         raise TepadError(f"softmax: axis {axis} is out of range for {x.name} ({n} dims)")
@@ -31,4 +33,33 @@ def softmax(x: Tensor, axis=-1) -> Tensor:
                    name="T_softmax_norm", tag="softmax_output")
 
 
-__all__ = ["softmax"]
+
+
+
+def log_softmax(x: Tensor, axis=-1) -> Tensor:
+    """``x - max - log(sum(exp(x - max)))`` along ``axis`` (stages ``T_softmax_maxelem``,
+    ``T_softmax_expsum`` and the output ``T_log_softmax``, tag ``log_softmax_output``)."""
+    n = len(x.shape)
+    if not -n <= axis < n:
+        raise TepadError(f"log_softmax: axis {axis} is out of range for {x.name} ({n} dims)")
+    axis %= n
+    reduced = [s for k, s in enumerate(x.shape) if k != axis]
+    k1 = reduce_axis((0, x.shape[axis]), name="k1")
+    k2 = reduce_axis((0, x.shape[axis]), name="k2")
+
+    def at(idx, v):
+        return tuple(idx[:axis]) + (v,) + tuple(idx[axis:])
+
+    def row(i):
+        return i[:axis] + i[axis + 1:]
+    maxelem = compute(tuple(reduced), lambda *i: te_op.max(x[at(i, k1)], axis=k1),
+                      name="T_softmax_maxelem")
+    expsum = compute(tuple(reduced), lambda *i: te_op.sum(
+        tirop.exp(x[at(i, k2)] - maxelem[i]), axis=k2), name="T_softmax_expsum")
+    return compute(x.shape, lambda *i: x[i] - maxelem[row(i)] - tirop.log(expsum[row(i)]),
+                   name="T_log_softmax", tag="log_softmax_output")
+
+
+fast_softmax = softmax
+
+__all__ = ["softmax", "log_softmax", "fast_softmax"]

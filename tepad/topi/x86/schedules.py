@@ -1,0 +1,229 @@
+"""CPU schedules (TVM's ``topi.x86``), written against the target.
+
+Every schedule reads the current target (``with Target(...)``, else the host): a vector
+register's lanes for the output dtype (``vector_lanes``) set the innermost split, which is
+vectorized; ``vector_registers`` bounds the block of accumulators a convolution or matmul
+keeps per tile; outer loops are fused and run in parallel. Injective producers are inlined,
+except a convolution's padded input, which is computed once at the root (its own parallel,
+vectorized loop) so the convolution's inner loop reads it without branches."""
+from __future__ import annotations
+
+from ...target import as_target
+from ...tensor import ComputeOp
+from ..schedule_utils import (as_outs, compute_stages, divisor_at_most, extent,
+                              inline_injective)
+from ...schedule import create_schedule
+
+_VECTOR_DTYPES = ("float", "int", "uint")
+
+
+def _lanes(dtype) -> int:
+    return as_target(None).vector_lanes(dtype)
+
+
+def _vectorizable(t) -> bool:
+    return str(t.dtype).startswith(_VECTOR_DTYPES)
+
+
+def parallel_vectorize(s, t):
+    """``t``'s leading axes fused and parallel; its innermost axis split by the target's
+    vector lanes with the inner part vectorized (reduction axes moved outside it, so a
+    reduction vectorizes across outputs)."""
+    st = s[t]
+    axes = list(t.op.axis)
+    raxes = list(t.op.reduce_axis)
+    if not axes:
+        return
+    lanes = _lanes(t.dtype)
+    inner = axes[-1]
+    outer = st.fuse(*axes[:-1]) if len(axes) > 2 else (axes[0] if len(axes) == 2 else None)
+    ext = extent(inner)
+    vec = None
+    if _vectorizable(t) and ext is not None and ext >= lanes:
+        xo, vec = st.split(inner, factor=lanes)
+        if raxes:
+            st.reorder(*([outer] if outer is not None else []), xo, *raxes, vec)
+        st.vectorize(vec)
+        if outer is None and not raxes:
+            st.parallel(xo)
+    if outer is not None:
+        st.parallel(outer)
+
+
+def schedule_injective_from_existing(sch, out):
+    """Schedule the injective output ``out`` inside the schedule ``sch`` (parallel outer
+    loops, vectorized inner loop); returns ``sch``."""
+    parallel_vectorize(sch, out)
+    return sch
+
+
+def schedule_injective(outs):
+    """Elementwise / broadcast / injective outputs: producers inlined, fused outer loops in
+    parallel, inner loop vectorized by the target's lanes."""
+    outs = as_outs(outs)
+    s = create_schedule([t.op for t in outs])
+    inline_injective(s, outs)
+    for t in outs:
+        parallel_vectorize(s, t)
+    return s
+
+
+schedule_elemwise = schedule_injective
+schedule_broadcast = schedule_injective
+schedule_concatenate = schedule_injective
+
+
+def schedule_reduce(outs):
+    """Reductions (and chains of them, e.g. softmax): injective producers inlined; every
+    remaining stage parallel over its leading axes, vectorized across its innermost output
+    axis when that is wide enough (the reduction axes then run outside the vector)."""
+    outs = as_outs(outs)
+    s = create_schedule([t.op for t in outs])
+    inline_injective(s, outs)
+    for st in compute_stages(s):
+        parallel_vectorize(s, st.op.output(0))
+    return s
+
+
+schedule_softmax = schedule_reduce
+schedule_pool = schedule_reduce
+schedule_adaptive_pool = schedule_reduce
+schedule_lrn = schedule_reduce
+schedule_batch_norm = schedule_reduce
+
+
+def _block_cap(lanes) -> int:
+    """How many vector accumulators one tile may keep: half the target's registers (the
+    rest hold the operands), at most 8."""
+    return max(1, min(8, as_target(None).vector_registers // 2))
+
+
+def tile_reduction(s, t, vec_axis: int, block_axis: int | None):
+    """The register-tiled schedule of a contraction stage ``t`` (a convolution or matmul):
+    output axis ``vec_axis`` split by the vector lanes, ``block_axis`` by a block of
+    accumulators; per tile, an accumulator stage (cache_write) runs the reduction axes
+    outside the (block x lanes) tile, which is unrolled x vectorized; leading loops parallel.
+    A stage that is not a schedule output is tiled in place (no cache)."""
+    op = t.op
+    axes = list(op.axis)
+    lanes = _lanes(t.dtype)
+    vext = extent(axes[vec_axis])
+    vf = lanes if vext is not None and vext >= lanes and _vectorizable(t) else None
+    bext = extent(axes[block_axis]) if block_axis is not None else None
+    bf = divisor_at_most(bext, _block_cap(lanes)) if bext else None
+    is_output = op in set(s.outputs)
+    target = s[t]
+    if is_output:
+        cc = s.cache_write(t, "global")
+        out_st = s[t]
+    else:
+        cc, out_st = None, target
+    outer, inner = [], []
+    parts = {}
+    for k, ax in enumerate(axes):
+        if k == vec_axis and vf:
+            parts[k] = out_st.split(ax, factor=vf)
+        elif k == block_axis and bf and bf > 1:
+            parts[k] = out_st.split(ax, factor=bf)
+        else:
+            parts[k] = (ax, None)
+    for k in range(len(axes)):
+        outer.append(parts[k][0])
+    for k in (block_axis, vec_axis):
+        if k is not None and parts[k][1] is not None:
+            inner.append(parts[k][1])
+    if cc is None:
+        out_st.reorder(*outer, *op.reduce_axis, *inner)
+    else:
+        out_st.reorder(*outer, *inner)
+    if len(outer) > 1:
+        par = out_st.fuse(*outer[:-1])
+        out_st.parallel(par)
+    else:
+        par = None
+    if cc is None:
+        if vf:
+            out_st.vectorize(parts[vec_axis][1])
+        if block_axis is not None and parts[block_axis][1] is not None:
+            out_st.unroll(parts[block_axis][1])
+        return s
+    if vf:
+        out_st.vectorize(parts[vec_axis][1])
+    cst = s[cc]
+    cst.compute_at(out_st, outer[-1])
+    caxes = list(cc.op.axis)
+    cinner = [caxes[k] for k in (block_axis, vec_axis) if k is not None and parts[k][1] is not None]
+    couter = [a for a in caxes if all(a is not c for c in cinner)]
+    cst.reorder(*couter, *cc.op.reduce_axis, *cinner)
+    if vf:
+        cst.vectorize(caxes[vec_axis])
+    if block_axis is not None and parts[block_axis][1] is not None:
+        cst.unroll(caxes[block_axis])
+    return s
+
+
+def _schedule_contraction(outs, tags, vec_axis, block_axis, keep_pad=True):
+    outs = as_outs(outs)
+    s = create_schedule([t.op for t in outs])
+    inline_injective(s, outs, keep=("pad",) if keep_pad else ())
+    for st in compute_stages(s):
+        op = st.op
+        t = op.output(0)
+        if isinstance(op, ComputeOp) and op.tag in tags:
+            tile_reduction(s, t, vec_axis, block_axis)
+        elif isinstance(op, ComputeOp):
+            parallel_vectorize(s, t)
+    return s
+
+
+def schedule_conv2d_nchw(outs):
+    """NCHW convolution: output width vectorized, a block of output channels per tile."""
+    return _schedule_contraction(outs, ("conv2d_nchw",), 3, 1)
+
+
+def schedule_conv2d_nhwc(outs):
+    """NHWC convolution: output channels vectorized, a block of output columns per tile."""
+    return _schedule_contraction(outs, ("conv2d_nhwc",), 3, 2)
+
+
+def schedule_conv2d_hwcn(outs):
+    """HWCN convolution: the batch axis vectorized, a block of output channels per tile."""
+    return _schedule_contraction(outs, ("conv2d_hwcn",), 3, 2)
+
+
+def schedule_depthwise_conv2d_nchw(outs):
+    """NCHW depthwise convolution: output width vectorized."""
+    return _schedule_contraction(outs, ("depthwise_conv2d_nchw",), 3, None)
+
+
+def schedule_depthwise_conv2d_nhwc(outs):
+    """NHWC depthwise convolution: channels vectorized, a block of output columns."""
+    return _schedule_contraction(outs, ("depthwise_conv2d_nhwc",), 3, 2)
+
+
+def schedule_conv2d_transpose_nchw(outs):
+    """Transposed NCHW convolution (its dilated, padded input computed at the root)."""
+    return _schedule_contraction(outs, ("conv2d_transpose_nchw",), 3, 1)
+
+
+def schedule_dense(outs):
+    """dense / matmul: output columns vectorized, a block of rows per tile."""
+    return _schedule_contraction(outs, ("dense", "matmul"), 1, 0, keep_pad=False)
+
+
+schedule_matmul = schedule_dense
+
+
+def schedule_batch_matmul(outs):
+    """batch_matmul: output columns vectorized, a block of rows per tile."""
+    return _schedule_contraction(outs, ("batch_matmul",), 2, 1, keep_pad=False)
+
+
+
+__all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_elemwise",
+           "schedule_broadcast", "schedule_concatenate", "schedule_reduce", "schedule_softmax",
+           "schedule_pool", "schedule_adaptive_pool", "schedule_lrn", "schedule_batch_norm",
+           "schedule_conv2d_nchw", "schedule_conv2d_nhwc", "schedule_conv2d_hwcn",
+           "schedule_depthwise_conv2d_nchw", "schedule_depthwise_conv2d_nhwc",
+           "schedule_conv2d_transpose_nchw", "schedule_dense", "schedule_matmul",
+           "schedule_batch_matmul", "parallel_vectorize", "tile_reduction"]
