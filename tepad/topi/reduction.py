@@ -101,11 +101,14 @@ def _arg_reduce(what, better):
                 idx.pop(ax)
             full = tuple(idx[:ax]) + (k,) + tuple(idx[ax:])
             return reducer((k.var.astype("int32"), flat[full]), axis=k)
-        pair = compute(tuple(shape), body, name=f"{data.name}_red", tag="comm_reduce_idx")
+        pair = compute(tuple(shape), body, name=f"{data.name}_red_temp",
+                       tag="comm_reduce_idx")
         if axis is None and keepdims:
             return compute((1,) * len(data.shape), lambda *i: pair[0][0],
                            name=f"{data.name}_{what}", tag="injective")
-        return pair[0]
+        # the index as a stage of its own: the pair's value half stays an intermediate
+        return compute(tuple(shape), lambda *i: pair[0][i], name=f"{data.name}_{what}",
+                       tag="injective")
     op.__name__ = what
     op.__doc__ = (f"The index of the {what[3:]} of ``data`` along ``axis`` (None: of the "
                   "flattened data), int32; ties give the first index.")
