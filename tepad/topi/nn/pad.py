@@ -18,10 +18,10 @@ def pad(data: Tensor, pad_before, pad_after=None, pad_value=0.0, name="PadInput"
 
     def body(*idx):
         conds, src = [], []
-        for i, s, b in zip(idx, data.shape, before):
+        for i, s, b, a in zip(idx, data.shape, before, after):
             if b:
                 conds.append(i >= b)
-            if b or not isinstance(s, IntImm):
+            if a or not isinstance(s, IntImm):
                 conds.append(i < s + b)
             src.append(i - b if b else i)
         if not conds:
