@@ -34,6 +34,11 @@ def parallel_vectorize(s, t):
     raxes = list(t.op.reduce_axis)
     if not axes:
         return
+    if raxes and len(axes) == 1:
+        # one output axis: vectorizing across outputs would gather a strided column per
+        # reduction step; the rows run in parallel and each reduces contiguously
+        st.parallel(axes[0])
+        return
     lanes = _lanes(t.dtype)
     inner = axes[-1]
     outer = st.fuse(*axes[:-1]) if len(axes) > 2 else (axes[0] if len(axes) == 2 else None)
