@@ -9,8 +9,8 @@
 Each row builds the topi definition with its ``topi.x86`` schedule for the target (the host
 by default: the schedules read its vector lanes and registers), checks it against numpy and
 times both in the same process (median of ``--reps`` runs after a warm-up, aligned arrays).
-numpy's convolution is im2col + one BLAS sgemm, its dense is BLAS; the others are numpy
-array expressions.
+numpy's convolution is im2col + one BLAS sgemm, its dense is BLAS (on as many threads as
+tepad's kernels); the others are numpy array expressions.
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ from tepad import te, topi  # noqa: E402
 from tepad.codegen import default_num_threads  # noqa: E402
 from tepad.target import Target  # noqa: E402
 from results_sections import write_section  # noqa: E402
-from run import call_args, cpu_info, fmt_ms, median_time, np_conv2d  # noqa: E402
+from run import blas_threads, call_args, cpu_info, fmt_ms, median_time, np_conv2d  # noqa: E402
 
 SECTION = "## topi operators (x86 schedules)"
 BEGIN, END = "<!-- bench_topi:begin -->", "<!-- bench_topi:end -->"
@@ -134,7 +134,7 @@ def markdown(rows, info, target, reps) -> str:
              f"{t.vector_registers} vector registers, FMA {'yes' if t.has_fma else 'no'}; "
              f"tepad on {default_num_threads()} thread(s) (`TEPAD_NUM_THREADS`; on a host "
              "busier than its cores, parallel kernels wait on preempted threads: run with 1 "
-             f"there). Median of {reps} runs each, tepad and numpy in the same process; the machine "
+             f"there; numpy's OpenBLAS gets the same number of threads). Median of {reps} runs each, tepad and numpy in the same process; the machine "
              "is shared, so figures drift by 10-20 %.", "",
              "| operator (topi.x86 schedule) | tepad ms | numpy ms | numpy / tepad | tepad rate "
              "| numpy does | max rel err |", "|---|---:|---:|---:|---|---|---|"]
@@ -148,7 +148,12 @@ def markdown(rows, info, target, reps) -> str:
 
 def topi_markdown(reps=7, target="llvm") -> str:
     """The RESULTS.md section (for benchmarks/run.py)."""
-    rows = [run_case(*c, reps=reps, target=target) for c in cases()]
+    old = blas_threads(default_num_threads())
+    try:
+        rows = [run_case(*c, reps=reps, target=target) for c in cases()]
+    finally:
+        if old is not None:
+            blas_threads(old)
     return markdown(rows, cpu_info(), target, reps)
 
 
@@ -159,6 +164,7 @@ def main(argv=None) -> int:
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--target", default="llvm")
     a = ap.parse_args(argv)
+    blas_threads(default_num_threads())     # numpy's BLAS on as many threads as tepad
     rows = []
     for c in cases():
         r = run_case(*c, reps=a.reps, target=a.target)

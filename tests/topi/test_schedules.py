@@ -52,7 +52,7 @@ def test_x86_conv_and_dense_tiles_follow_the_target(target, lanes):
         s = topi.x86.schedule_conv2d_nchw(C)
     text = str(tepad.lower(s, [X, W, C]))
     assert _vector_widths(text) == {lanes}
-    assert "T.parallel" in text and "conv2d_nchw_global" in text   # accumulator tile
+    assert "T.parallel" in text and "conv2d_nchw_local" in text    # accumulator tile
     x, w = rand((1, 8, 10, 16)), rand((8, 8, 3, 3))
     got = run(C, [X, W], [x, w], topi.x86.schedule_conv2d_nchw, target)
     np.testing.assert_allclose(got, topi.testing.conv2d_nchw_python(x, w, 1, 1), rtol=1e-5,
@@ -61,7 +61,18 @@ def test_x86_conv_and_dense_tiles_follow_the_target(target, lanes):
     E = te.placeholder((24, 32), name="E")
     with Target(target):
         s = topi.x86.schedule_dense(topi.nn.dense(D, E))
-    assert _vector_widths(str(tepad.lower(s, [D, E, s.outputs[0].output(0)]))) == {lanes}
+    text = str(tepad.lower(s, [D, E, s.outputs[0].output(0)]))
+    assert _vector_widths(text) == {lanes}
+    # the weight packed once so a tile loads E[j:j+lanes, k] as one vector
+    assert f"E_global = T.allocate([768]" in text and f"{32 * lanes}" in text
+    d, e = rand((6, 32)), rand((24, 32))
+    got = run(topi.nn.dense(D, E), [D, E], [d, e], topi.x86.schedule_dense, target)
+    np.testing.assert_allclose(got, d @ e.T, rtol=1e-5, atol=1e-5)
+    x, y = rand((2, 3, 8)), rand((2, 16, 8))
+    X, Y = te.placeholder(x.shape, name="X"), te.placeholder(y.shape, name="Y")
+    got = run(topi.nn.batch_matmul(X, Y), [X, Y], [x, y], topi.x86.schedule_batch_matmul,
+              target)
+    np.testing.assert_allclose(got, x @ y.transpose(0, 2, 1), rtol=1e-5, atol=1e-5)
 
 
 def test_cuda_schedules_bind_threads_and_respect_max_num_threads():

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from ...target import as_target
 from ...tensor import ComputeOp
+from ...tir.expr import IntImm, ProducerLoad
+from ...tir.functor import post_order_visit
+from ...tir.itervar import IterVarType
 from ..schedule_utils import (as_outs, compute_stages, divisor_at_most, extent,
                               inline_injective)
 from ...schedule import create_schedule
@@ -34,12 +37,15 @@ def parallel_vectorize(s, t):
     raxes = list(t.op.reduce_axis)
     if not axes:
         return
+    lanes = _lanes(t.dtype)
+    if raxes and _reduces_along_rows(t, lanes):
+        _vector_partial_sums(s, t, lanes)
+        return
     if raxes and len(axes) == 1:
         # one output axis: vectorizing across outputs would gather a strided column per
         # reduction step; the rows run in parallel and each reduces contiguously
         st.parallel(axes[0])
         return
-    lanes = _lanes(t.dtype)
     inner = axes[-1]
     outer = st.fuse(*axes[:-1]) if len(axes) > 2 else (axes[0] if len(axes) == 2 else None)
     ext = extent(inner)
@@ -53,6 +59,53 @@ def parallel_vectorize(s, t):
             st.parallel(xo)
     if outer is not None:
         st.parallel(outer)
+
+
+def _reduces_along_rows(t, lanes) -> bool:
+    """Whether ``t`` reduces along contiguous rows that vectorizing across outputs would
+    miss: one value per stage, no ``where``, at most one output axis or an innermost output
+    axis shorter than a vector, and an innermost reduction axis that some read indexes last,
+    whose extent is a multiple of the lanes."""
+    op = t.op
+    if op.num_outputs != 1 or not _vectorizable(t):
+        return False
+    red = op.body[0]
+    cond = getattr(red, "condition", None)
+    if cond is not None and not (isinstance(cond, IntImm) and cond.value):
+        return False
+    axes, r = list(op.axis), op.reduce_axis[-1]
+    inner = extent(axes[-1]) if axes else None
+    if len(axes) > 1 and inner is not None and inner >= lanes:
+        return False
+    ext = extent(r)
+    if ext is None or ext % lanes or ext < 2 * lanes:
+        return False
+    return any(load.indices and load.indices[-1] is r.var for load in _loads(red.source[0]))
+
+
+def _loads(expr):
+    found = []
+    post_order_visit(expr, lambda n: found.append(n) if isinstance(n, ProducerLoad) else None)
+    return found
+
+
+def _vector_partial_sums(s, t, lanes):
+    """The reduction's innermost axis split by the lanes and factored out (rfactor): each
+    output keeps one vector of partial results, updated by contiguous vector loads, then
+    reduced across its lanes; the output axes fused and parallel."""
+    r = t.op.reduce_axis[-1]
+    _, ri = s[t].split(r, factor=lanes)
+    rf = s.rfactor(t, ri)
+    st = s[t]
+    leaf = [iv for iv in st.leaf_iter_vars if iv.iter_type != IterVarType.CommReduce]
+    at = None
+    if leaf:
+        at = st.fuse(*leaf) if len(leaf) > 1 else leaf[0]
+        st.parallel(at)
+        s[rf].compute_at(st, at)
+    axes = list(rf.op.axis)
+    s[rf].reorder(*axes[1:], *rf.op.reduce_axis, axes[0])
+    s[rf].vectorize(axes[0])
 
 
 def schedule_injective_from_existing(sch, out):
@@ -119,7 +172,7 @@ def tile_reduction(s, t, vec_axis: int, block_axis: int | None):
     is_output = op in set(s.outputs)
     target = s[t]
     if is_output:
-        cc = s.cache_write(t, "global")
+        cc = s.cache_write(t, "local")
         out_st = s[t]
     else:
         cc, out_st = None, target
@@ -167,7 +220,34 @@ def tile_reduction(s, t, vec_axis: int, block_axis: int | None):
     return s
 
 
-def _schedule_contraction(outs, tags, vec_axis, block_axis, keep_pad=True):
+def pack_transposed_operand(s, t, vec_axis: int):
+    """When the contraction ``t`` reads an operand as ``B[..., j, k]`` (``j`` its vectorized
+    output axis, ``k`` its reduction axis: dense's weight, batch_matmul's default
+    ``transpose_b``), copy that operand once into the layout ``[..., j // lanes, k,
+    j % lanes]`` (cache_read + transform_layout): the tile then loads one contiguous vector
+    of ``B`` per reduction step instead of gathering a strided column. Returns the copy
+    stage's tensor or None."""
+    op = t.op
+    lanes = _lanes(t.dtype)
+    j, k = op.axis[vec_axis], op.reduce_axis[-1]
+    ext = extent(j)
+    if ext is None or ext % lanes or not _vectorizable(t):
+        return None
+    for load in _loads(op.body[0].source[0]):
+        idx = load.indices
+        if len(idx) >= 2 and idx[-1] is k.var and idx[-2] is j.var:
+            src = load.producer
+            cached = s.cache_read(src, "global", [t])
+            s[cached].transform_layout(
+                lambda *i: [*i[:-2], i[-2] // lanes, i[-1], i[-2] % lanes])
+            leaf = s[cached].leaf_iter_vars
+            s[cached].parallel(leaf[0])
+            s[cached].vectorize(leaf[-1])
+            return cached
+    return None
+
+
+def _schedule_contraction(outs, tags, vec_axis, block_axis, keep_pad=True, pack=False):
     outs = as_outs(outs)
     s = create_schedule([t.op for t in outs])
     inline_injective(s, outs, keep=("pad",) if keep_pad else ())
@@ -175,6 +255,8 @@ def _schedule_contraction(outs, tags, vec_axis, block_axis, keep_pad=True):
         op = st.op
         t = op.output(0)
         if isinstance(op, ComputeOp) and op.tag in tags:
+            if pack:
+                pack_transposed_operand(s, t, vec_axis)
             tile_reduction(s, t, vec_axis, block_axis)
         elif isinstance(op, ComputeOp):
             parallel_vectorize(s, t)
@@ -212,16 +294,18 @@ def schedule_conv2d_transpose_nchw(outs):
 
 
 def schedule_dense(outs):
-    """dense / matmul: output columns vectorized, a block of rows per tile."""
-    return _schedule_contraction(outs, ("dense", "matmul"), 1, 0, keep_pad=False)
+    """dense / matmul: output columns vectorized, a block of rows per tile; a weight read
+    transposed (dense's ``weight[j, k]``) is first packed so each step loads one vector."""
+    return _schedule_contraction(outs, ("dense", "matmul"), 1, 0, keep_pad=False, pack=True)
 
 
 schedule_matmul = schedule_dense
 
 
 def schedule_batch_matmul(outs):
-    """batch_matmul: output columns vectorized, a block of rows per tile."""
-    return _schedule_contraction(outs, ("batch_matmul",), 2, 1, keep_pad=False)
+    """batch_matmul: output columns vectorized, a block of rows per tile (a transposed
+    ``tensor_b`` packed first, as for dense)."""
+    return _schedule_contraction(outs, ("batch_matmul",), 2, 1, keep_pad=False, pack=True)
 
 
 
@@ -231,4 +315,5 @@ __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_e
            "schedule_conv2d_nchw", "schedule_conv2d_nhwc", "schedule_conv2d_hwcn",
            "schedule_depthwise_conv2d_nchw", "schedule_depthwise_conv2d_nhwc",
            "schedule_conv2d_transpose_nchw", "schedule_dense", "schedule_matmul",
-           "schedule_batch_matmul", "parallel_vectorize", "tile_reduction"]
+           "schedule_batch_matmul", "parallel_vectorize", "tile_reduction",
+           "pack_transposed_operand"]
