@@ -219,3 +219,39 @@ def test_nn_mistakes():
         topi.image.resize2d(X, None, (4, 4), method="area")
     with pytest.raises(TepadError, match="padding 'FULL'"):
         topi.nn.conv2d_nchw(X, te.placeholder((2, 3, 3, 3), name="F"), 1, "FULL", 1)
+
+
+def test_cubic_resize_nhwc_and_crop_extrapolation():
+    x = rand((1, 5, 6, 2))
+    X = placeholder(x, "X")
+    cubic = topi.image.resize2d(X, None, (8, 9), "NHWC", "cubic", "half_pixel")
+    crop = topi.image.resize2d(X, (0.0, -0.5, 1.0, 1.0), (3, 4), "NHWC", "linear",
+                               "tf_crop_and_resize", extrapolation_value=-7.0)
+    got = run([cubic, crop], [X], [x], topi.x86.schedule_injective)
+    np.testing.assert_allclose(got[0], tt.resize2d_python(x, (8 / 5, 9 / 6), "NHWC", "cubic",
+                                                          "half_pixel"), rtol=1e-5, atol=1e-5)
+    # x starts at -0.5 * (W - 1): the first column lies left of the image
+    np.testing.assert_array_equal(got[1][:, :, 0], -7.0)
+    # y spans the image: rows 0 and 2 hit rows 0 and 4 exactly; column 3 is x = 5
+    np.testing.assert_allclose(got[1][0, [0, 2], 3], x[0, [0, 4], 5], rtol=1e-6)
+
+
+def test_tvm06_names():
+    """Names TE programs of TVM 0.6/0.7 use: nn.pool (no dilation), conv2d(layout=...),
+    image.resize(align_corners=...), topi.util."""
+    x = rand((1, 2, 6, 6))
+    X = placeholder(x, "X")
+    P = topi.nn.pool(X, (2, 2), (2, 2), (0, 0, 0, 0), "max")
+    R = topi.image.resize(X, (11, 11), method="bilinear", align_corners=True)
+    assert topi.util.get_const_tuple(P.shape) == (1, 2, 3, 3)
+    got = run([P, R], [X], [x], topi.generic.schedule_injective)
+    np.testing.assert_array_equal(got[0], x.reshape(1, 2, 3, 2, 3, 2).max(axis=(3, 5)))
+    np.testing.assert_allclose(got[1], tt.resize2d_python(x, (11 / 6, 11 / 6), "NCHW",
+                                                          "linear", "align_corners"),
+                               rtol=1e-5, atol=1e-6)
+    W = te.placeholder((3, 3, 2, 4), name="W")
+    Xh = te.placeholder((1, 6, 6, 2), name="Xh")
+    assert topi.nn.conv2d(Xh, W, 1, 0, 1, layout="NHWC").op.tag == "conv2d_nhwc"
+    with pytest.raises(TepadError, match="momentum must lie in"):
+        B = te.placeholder((2,), name="B")
+        topi.nn.batch_norm(X, B, B, B, B, training=True, momentum=2.0)

@@ -124,3 +124,15 @@ def test_default_schedule_and_bad_outputs():
     a = rand((5,))
     np.testing.assert_allclose(run(B, [A], [a], topi.generic.schedule_injective),
                                np.exp(-a), rtol=1e-6)
+
+
+@pytest.mark.parametrize("kind, target", [("x86", "llvm"), ("cuda", "cuda")])
+def test_symbolic_extents(kind, target):
+    n = te.var("n")
+    A = te.placeholder((n, 20), name="A")
+    outs = [topi.sigmoid(A), topi.sum(A, axis=1)]
+    a = rand((5, 20))
+    got = run(outs, [A], [a], getattr(topi, kind).schedule_reduce, target,
+              out_shapes=[(5, 20), (5,)])
+    np.testing.assert_allclose(got[0], 1 / (1 + np.exp(-a)), rtol=1e-5)
+    np.testing.assert_allclose(got[1], a.sum(axis=1), rtol=1e-5)

@@ -10,9 +10,10 @@ from tepad.target import Target
 RNG = np.random.default_rng(11)
 
 
-def run(outs, inputs, arrays, schedule=None, target="llvm"):
+def run(outs, inputs, arrays, schedule=None, target="llvm", out_shapes=None):
     """Build ``outs`` with ``schedule(outs)`` (the plain schedule when None) for ``target``
-    (``with Target(target)`` around the schedule call) and return the outputs as arrays."""
+    (``with Target(target)`` around the schedule call) and return the outputs as arrays
+    (of ``out_shapes`` where the shapes are symbolic)."""
     single = not isinstance(outs, list)
     outs = [outs] if single else outs
     with Target(target):
@@ -29,7 +30,8 @@ def run(outs, inputs, arrays, schedule=None, target="llvm"):
                 os.environ["TEPAD_CUDA"] = old
     else:
         mod = tepad.build(s, list(inputs) + outs, target=target)
-    results = [np.zeros([int(d) for d in o.shape], o.dtype) for o in outs]
+    shapes = out_shapes or [[int(d) for d in o.shape] for o in outs]
+    results = [np.zeros(shp, o.dtype) for shp, o in zip(shapes, outs)]
     mod(*arrays, *results)
     return results[0] if single else results
 

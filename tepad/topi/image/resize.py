@@ -165,4 +165,19 @@ def resize1d(data, roi, size, layout="NCW", method="linear",
                    bicubic_exclude, extrapolation_value, out_dtype, ("W",))
 
 
-__all__ = ["resize1d", "resize2d"]
+def resize(data, size, layout="NCHW", method="bilinear",
+           coordinate_transformation_mode="half_pixel", rounding_method="",
+           bicubic_alpha=-0.5, bicubic_exclude=0, out_dtype=None, output_shape=None,
+           align_corners=None):
+    """The 2-D resize of TVM before 0.8 (``topi.image.resize``, no ``roi``): ``resize2d``
+    with ``method`` "bilinear" / "nearest_neighbor" / "bicubic"; TVM 0.6's
+    ``align_corners=True`` selects the "align_corners" coordinate mode (False:
+    "asymmetric")."""
+    if align_corners is not None:
+        coordinate_transformation_mode = "align_corners" if align_corners else "asymmetric"
+    return resize2d(data, None, size, layout, method, coordinate_transformation_mode,
+                    rounding_method, bicubic_alpha, bicubic_exclude, 0.0, out_dtype,
+                    output_shape)
+
+
+__all__ = ["resize", "resize1d", "resize2d"]

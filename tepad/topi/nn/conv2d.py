@@ -107,9 +107,12 @@ def conv2d_hwcn(Input: Tensor, Filter: Tensor, stride, padding, dilation, out_dt
 
 
 def conv2d(input, filter, strides, padding, dilation, data_layout="NCHW", kernel_layout="",
-           out_dtype=None):
+           out_dtype=None, layout=None):
     """TVM's generic 2-D convolution: ``data_layout`` "NCHW" (OIHW filter), "NHWC" (HWIO)
-    or "HWCN" (HWIO); ``kernel_layout`` may name the filter layout the data layout implies."""
+    or "HWCN" (HWIO); ``kernel_layout`` may name the filter layout the data layout implies.
+    ``layout=`` is TVM 0.6's keyword for ``data_layout``."""
+    if layout is not None:
+        data_layout = layout
     impl = {"NCHW": (conv2d_nchw, "OIHW"), "NHWC": (conv2d_nhwc, "HWIO"),
             "HWCN": (conv2d_hwcn, "HWIO")}
     if data_layout not in impl:

@@ -52,6 +52,8 @@ def batch_norm(data: Tensor, gamma: Tensor, beta: Tensor, moving_mean: Tensor,
         raise TepadError(f"batch_norm: axis {axis} is out of range for {data.name} ({n} dims)")
     axis %= n
     momentum = 0.1 if momentum is None else momentum
+    if training and not 0 <= momentum <= 1:
+        raise TepadError(f"batch_norm: momentum must lie in [0, 1], got {momentum}")
     dtype = data.dtype
     if training:
         others = [k for k in range(n) if k != axis]

@@ -98,6 +98,13 @@ def pool2d(data: Tensor, kernel, stride, dilation, padding, pool_type, ceil_mode
                    ceil_mode, layout, count_include_pad, ("H", "W"))
 
 
+def pool(data: Tensor, kernel, stride, padding, pool_type, ceil_mode=False, layout="NCHW",
+         count_include_pad=True) -> Tensor:
+    """TVM 0.6's name for 2-D pooling (no dilation argument): ``pool2d`` with dilation 1."""
+    return pool2d(data, kernel, stride, (1, 1), padding, pool_type, ceil_mode, layout,
+                  count_include_pad)
+
+
 def pool1d(data: Tensor, kernel, stride, dilation, padding, pool_type, ceil_mode=False,
            layout="NCW", count_include_pad=True) -> Tensor:
     """1-D pooling over the W axis of ``layout`` ("NCW" or "NWC"); ``padding`` is
@@ -187,4 +194,4 @@ def _adaptive(what, data, output_size, pool_type, layout, names):
                    name="tensor", tag="elemwise")
 
 
-__all__ = ["pool1d", "pool2d", "global_pool", "adaptive_pool", "adaptive_pool1d"]
+__all__ = ["pool", "pool1d", "pool2d", "global_pool", "adaptive_pool", "adaptive_pool1d"]

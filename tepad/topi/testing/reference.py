@@ -177,10 +177,25 @@ def _in_coord(x, n, o, mode):
     raise TepadError(f"resize2d_python: coordinate mode {mode!r} is not covered")
 
 
+def _keys_weights(t, a=-0.5):
+    """Keys' cubic convolution weights of the 4 neighbours at offsets -1, 0, 1, 2 for a
+    fractional position ``t`` (kernel W(d) = (a+2)|d|^3 - (a+3)|d|^2 + 1 for |d| <= 1,
+    a|d|^3 - 5a|d|^2 + 8a|d| - 4a for 1 < |d| < 2)."""
+    def kernel(d):
+        d = abs(d)
+        if d <= 1:
+            return (a + 2) * d ** 3 - (a + 3) * d ** 2 + 1
+        if d < 2:
+            return a * d ** 3 - 5 * a * d ** 2 + 8 * a * d - 4 * a
+        return 0.0
+    return [kernel(t + 1), kernel(t), kernel(1 - t), kernel(2 - t)]
+
+
 def resize2d_python(data, scale, layout="NCHW", method="nearest_neighbor",
                     coordinate_transformation_mode="align_corners"):
     """Resizing H and W by ``scale`` (sizes ``round(n * s)``): nearest (round half up for
-    align_corners, else floor) or linear, indices clamped to the image."""
+    align_corners, else floor), linear or cubic (Keys, a = -0.5), indices clamped to the
+    image."""
     x = data.transpose(0, 3, 1, 2) if layout == "NHWC" else data
     n, c, h, w = x.shape
     oh, ow = int(round(h * scale[0])), int(round(w * scale[1]))
@@ -199,6 +214,11 @@ def resize2d_python(data, scale, layout="NCHW", method="nearest_neighbor",
 
                 def px(yy, xx):
                     return x[:, :, min(max(yy, 0), h - 1), min(max(xx, 0), w - 1)]
+                if method == "cubic":
+                    wy, wx = _keys_weights(fy), _keys_weights(fx)
+                    out[:, :, i, j] = sum(wy[a] * wx[b] * px(y0 - 1 + a, x0 - 1 + b)
+                                          for a in range(4) for b in range(4))
+                    continue
                 top = px(y0, x0) * (1 - fx) + px(y0, x0 + 1) * fx
                 bot = px(y0 + 1, x0) * (1 - fx) + px(y0 + 1, x0 + 1) * fx
                 out[:, :, i, j] = top * (1 - fy) + bot * fy

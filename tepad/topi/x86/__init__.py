@@ -5,4 +5,7 @@ from ..nn import conv2d_nchw, conv2d_nhwc, dense, depthwise_conv2d_nchw  # noqa:
 from .schedules import *  # noqa: F401,F403
 from .schedules import __all__ as _sched
 
-__all__ = list(_sched) + ["conv2d_nchw", "conv2d_nhwc", "dense", "depthwise_conv2d_nchw"]
+dense_nopack = dense_pack = dense   # the schedule packs the weight; one compute serves both
+
+__all__ = list(_sched) + ["conv2d_nchw", "conv2d_nhwc", "dense", "dense_nopack", "dense_pack",
+                          "depthwise_conv2d_nchw"]

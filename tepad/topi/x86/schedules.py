@@ -300,6 +300,8 @@ def schedule_dense(outs):
 
 
 schedule_matmul = schedule_dense
+schedule_dense_nopack = schedule_dense    # TVM 0.18's two x86 dense schedules
+schedule_dense_pack = schedule_dense
 
 
 def schedule_batch_matmul(outs):
@@ -315,5 +317,6 @@ __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_e
            "schedule_conv2d_nchw", "schedule_conv2d_nhwc", "schedule_conv2d_hwcn",
            "schedule_depthwise_conv2d_nchw", "schedule_depthwise_conv2d_nhwc",
            "schedule_conv2d_transpose_nchw", "schedule_dense", "schedule_matmul",
+           "schedule_dense_nopack", "schedule_dense_pack",
            "schedule_batch_matmul", "parallel_vectorize", "tile_reduction",
            "pack_transposed_operand"]
