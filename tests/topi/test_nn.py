@@ -43,15 +43,20 @@ def test_conv2d_layouts(kind, target):
     np.testing.assert_allclose(got, tt.conv2d_hwcn_python(xc, wh, 1, 0), rtol=1e-5, atol=1e-5)
 
 
-def test_conv2d_dilation_and_fused_relu_x86():
-    x, w = rand((2, 2, 9, 9)), rand((3, 2, 3, 3))
-    X, W = placeholder(x, "X"), placeholder(w, "W")
-    C = topi.nn.conv2d_nchw(X, W, 1, 2, 2)
-    got = run(topi.nn.relu(C), [X, W], [x, w], topi.x86.schedule_conv2d_nchw)
+def test_conv2d_dilation_and_fused_bias_relu_x86():
+    """conv + bias + relu: the x86 schedule computes the convolution into a local tile
+    inside the output's loops, and the epilogue reads it from there."""
+    import tepad
+    x, w, b = rand((2, 2, 9, 9)), rand((3, 2, 3, 3)), rand((3,))
+    X, W, B = placeholder(x, "X"), placeholder(w, "W"), placeholder(b, "B")
+    out = topi.nn.relu(topi.nn.bias_add(topi.nn.conv2d_nchw(X, W, 1, 2, 2), B))
+    text = str(tepad.lower(topi.x86.schedule_conv2d_nchw(out), [X, W, B, out]))
+    assert "conv2d_nchw = T.allocate([" in text and "'local')" in text
+    got = run(out, [X, W, B], [x, w, b], topi.x86.schedule_conv2d_nchw)
     xp = np.pad(x, ((0, 0), (0, 0), (2, 2), (2, 2)))
     win = sliding_window_view(xp, (5, 5), axis=(2, 3))[..., ::2, ::2]
-    np.testing.assert_allclose(got, np.maximum(np.einsum("nchwyx,ocyx->nohw", win, w), 0),
-                               rtol=1e-5, atol=1e-5)
+    want = np.einsum("nchwyx,ocyx->nohw", win, w) + b.reshape(1, 3, 1, 1)
+    np.testing.assert_allclose(got, np.maximum(want, 0), rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("kind, target", BOTH)

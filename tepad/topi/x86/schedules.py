@@ -15,7 +15,7 @@ from ...tir.functor import post_order_visit
 from ...tir.itervar import IterVarType
 from ..schedule_utils import (as_outs, compute_stages, divisor_at_most, extent,
                               inline_injective)
-from ...schedule import create_schedule
+from ...schedule import AttachType, create_schedule
 
 _VECTOR_DTYPES = ("float", "int", "uint")
 
@@ -156,26 +156,34 @@ def _block_cap(lanes) -> int:
     return max(1, min(8, as_target(None).vector_registers // 2))
 
 
-def tile_reduction(s, t, vec_axis: int, block_axis: int | None):
+def tile_reduction(s, t, vec_axis: int, block_axis: int | None, out=None):
     """The register-tiled schedule of a contraction stage ``t`` (a convolution or matmul):
     output axis ``vec_axis`` split by the vector lanes, ``block_axis`` by a block of
-    accumulators; per tile, an accumulator stage (cache_write) runs the reduction axes
-    outside the (block x lanes) tile, which is unrolled x vectorized; leading loops parallel.
-    A stage that is not a schedule output is tiled in place (no cache)."""
+    accumulators; per tile, an accumulator stage in ``local`` scope runs the reduction axes
+    outside the (block x lanes) tile, which is unrolled x vectorized; leading loops
+    parallel. The accumulator is a cache_write of ``t`` when ``t`` is a schedule output, or
+    ``t`` itself computed inside the tiles of ``out`` (an output of ``t``'s shape whose
+    elementwise epilogue, e.g. bias + relu, is inlined); with neither, ``t`` is tiled in
+    place."""
     op = t.op
-    axes = list(op.axis)
     lanes = _lanes(t.dtype)
+    is_output = op in set(s.outputs)
+    if is_output:
+        cc = s.cache_write(t, "local")
+        out_st = s[t]
+        axes = list(op.axis)
+    elif out is not None:
+        cc = t
+        s[t].set_scope("local")
+        out_st = s[out]
+        axes = list(out.op.axis)
+    else:
+        cc, out_st = None, s[t]
+        axes = list(op.axis)
     vext = extent(axes[vec_axis])
     vf = lanes if vext is not None and vext >= lanes and _vectorizable(t) else None
     bext = extent(axes[block_axis]) if block_axis is not None else None
     bf = divisor_at_most(bext, _block_cap(lanes)) if bext else None
-    is_output = op in set(s.outputs)
-    target = s[t]
-    if is_output:
-        cc = s.cache_write(t, "local")
-        out_st = s[t]
-    else:
-        cc, out_st = None, target
     outer, inner = [], []
     parts = {}
     for k, ax in enumerate(axes):
@@ -247,17 +255,53 @@ def pack_transposed_operand(s, t, vec_axis: int):
     return None
 
 
+def _epilogue_output(s, t, outs):
+    """The output that consumes ``t`` elementwise through inlined stages only (``conv +
+    bias + relu``), with ``t``'s extents; None when there is none (or ``t`` is an output)."""
+    if t.op in set(s.outputs):
+        return None
+    for o in outs:
+        if len(o.shape) != len(t.shape) or any(
+                extent_of(a) is None or extent_of(a) != extent_of(b)
+                for a, b in zip(o.shape, t.shape)):
+            continue
+        if _reaches_through_inlined(s, o.op, t.op):
+            return o
+    return None
+
+
+def extent_of(e):
+    return e.value if isinstance(e, IntImm) else None
+
+
+def _reaches_through_inlined(s, op, target) -> bool:
+    for x in op.input_tensors:
+        if x.op is target:
+            return True
+        if isinstance(x.op, ComputeOp) and \
+                s[x.op].attach_type in (AttachType.Inline, AttachType.InlinedAlready) and \
+                _reaches_through_inlined(s, x.op, target):
+            return True
+    return False
+
+
 def _schedule_contraction(outs, tags, vec_axis, block_axis, keep_pad=True, pack=False):
     outs = as_outs(outs)
     s = create_schedule([t.op for t in outs])
     inline_injective(s, outs, keep=("pad",) if keep_pad else ())
+    tiled = set()
     for st in compute_stages(s):
         op = st.op
         t = op.output(0)
+        if op in tiled:
+            continue
         if isinstance(op, ComputeOp) and op.tag in tags:
             if pack:
                 pack_transposed_operand(s, t, vec_axis)
-            tile_reduction(s, t, vec_axis, block_axis)
+            epilogue = _epilogue_output(s, t, outs)
+            tile_reduction(s, t, vec_axis, block_axis, epilogue)
+            if epilogue is not None:
+                tiled.add(epilogue.op)
         elif isinstance(op, ComputeOp):
             parallel_vectorize(s, t)
     return s
