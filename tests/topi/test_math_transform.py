@@ -178,3 +178,20 @@ def test_gather_and_tags():
     assert topi.tag.is_injective(topi.transpose(A).op.tag)
     assert topi.tag.is_broadcast(topi.add(A, 1.0).op.tag)
     assert topi.exp(A).op.name == "T_exp" and topi.exp(A).op.tag == topi.tag.ELEMWISE
+
+
+def test_strided_slice_axes_and_size_mode():
+    from tepad.topi import testing as tt
+    a = rand((4, 6, 5))
+    A = placeholder(a, "A")
+    outs = [topi.strided_slice(A, [1, -2], [-1, 0], [2, -1], axes=[0, 2]),
+            topi.strided_slice(A, [1, 2], [2, -1], axes=[1, 2], slice_mode="size"),
+            topi.strided_slice(A, [-100], [100])]
+    got = run(outs, [A], [a], topi.x86.schedule_injective)
+    np.testing.assert_array_equal(got[0], a[1:-1:2, :, -2:0:-1])
+    np.testing.assert_array_equal(got[0], tt.strided_slice_python(a, [1, -2], [-1, 0], [2, -1],
+                                                                 axes=[0, 2]))
+    np.testing.assert_array_equal(got[1], a[:, 1:3, 2:])
+    np.testing.assert_array_equal(got[1], tt.strided_slice_python(a, [1, 2], [2, -1], None,
+                                                                 axes=[1, 2], slice_mode="size"))
+    np.testing.assert_array_equal(got[2], a)

@@ -11,6 +11,7 @@ from tepad.topi import testing as tt
 from topi_helpers import placeholder, rand, run
 
 BOTH = [("x86", "llvm"), ("cuda", "cuda")]
+RNG_INT = np.random.default_rng(5)
 
 
 def _s(kind, name):
@@ -115,13 +116,15 @@ def test_dense_matmul_batch_matmul(kind, target):
 
 @pytest.mark.parametrize("kind, target", BOTH)
 def test_softmax_log_softmax(kind, target):
-    x = rand((3, 9), lo=-3, hi=3)
-    X = placeholder(x, "X")
-    got = run([topi.nn.softmax(X), topi.nn.log_softmax(X)], [X], [x],
-              _s(kind, "schedule_softmax"), target)
+    x = rand((3, 32), lo=-3, hi=3)          # rows of whole vectors: x86 partial sums
+    y = rand((2, 5, 3, 4), lo=-3, hi=3)      # a middle axis
+    X, Y = placeholder(x, "X"), placeholder(y, "Y")
+    got = run([topi.nn.softmax(X), topi.nn.log_softmax(X), topi.nn.softmax(Y, axis=1)],
+              [X, Y], [x, y], _s(kind, "schedule_softmax"), target)
     np.testing.assert_allclose(got[0], tt.softmax_python(x), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(got[1], tt.log_softmax_python(x), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(np.exp(got[1]).sum(axis=1), 1.0, rtol=1e-5)
+    np.testing.assert_allclose(got[2], tt.softmax_python(y, axis=1), rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("kind, target", BOTH)
@@ -144,6 +147,16 @@ def test_pools(kind, target):
     np.testing.assert_allclose(got[5], tt.adaptive_pool(x, (2, 5), "max"))
     # spot check: adaptive 3 rows of 7 cover [0,3) [2,5) [4,7)
     np.testing.assert_allclose(got[4][0, 1, 1, 0], x[0, 1, 2:5, 0:2].mean(), rtol=1e-5)
+
+
+def test_int8_conv_accumulates_in_int32_x86():
+    x = RNG_INT.integers(-128, 128, (1, 4, 6, 33)).astype("int8")
+    w = RNG_INT.integers(-128, 128, (8, 4, 3, 3)).astype("int8")
+    X, W = placeholder(x, "X"), placeholder(w, "W")
+    got = run(topi.nn.conv2d_nchw(X, W, 1, 1, 1, out_dtype="int32"), [X, W], [x, w],
+              topi.x86.schedule_conv2d_nchw)
+    want = tt.conv2d_nchw_python(x.astype("int64"), w.astype("int64"), 1, 1)
+    np.testing.assert_array_equal(got, want)
 
 
 def test_pool1d_nwc():
