@@ -195,3 +195,12 @@ def test_strided_slice_axes_and_size_mode():
     np.testing.assert_array_equal(got[1], tt.strided_slice_python(a, [1, 2], [2, -1], None,
                                                                  axes=[1, 2], slice_mode="size"))
     np.testing.assert_array_equal(got[2], a)
+
+
+def test_take_batch_dims():
+    a = rand((2, 3, 4))
+    idx = np.array([[2, 0], [1, 1]], "int32")
+    A, I = placeholder(a, "A"), placeholder(idx, "I")
+    got = run(topi.take(A, I, axis=1, batch_dims=1), [A, I], [a, idx])
+    want = np.stack([np.take(a[b], idx[b], axis=0) for b in range(2)])
+    np.testing.assert_array_equal(got, want)

@@ -136,3 +136,21 @@ def test_symbolic_extents(kind, target):
               out_shapes=[(5, 20), (5,)])
     np.testing.assert_allclose(got[0], 1 / (1 + np.exp(-a)), rtol=1e-5)
     np.testing.assert_allclose(got[1], a.sum(axis=1), rtol=1e-5)
+
+
+@pytest.mark.parametrize("target", ["llvm", "cuda"])
+def test_tvm_topi_test_idiom(target, monkeypatch):
+    """The shape of TVM's tests/python/topi tests, with only the import changed."""
+    import tepad as tvm
+    monkeypatch.setenv("TEPAD_CUDA", "emulate")
+    A = te.placeholder((5, 7), name="A")
+    B = topi.sigmoid(A)
+    dev = tvm.device(target, 0)
+    with tvm.target.Target(target):
+        s = tvm.topi.testing.get_injective_schedule(target)(B)
+    foo = tvm.build(s, [A, B], target, name="sigmoid")
+    a_np = rand((5, 7))
+    a = tvm.nd.array(a_np, dev)
+    b = tvm.nd.array(np.zeros((5, 7), "float32"), dev)
+    foo(a, b)
+    tvm.testing.assert_allclose(b.numpy(), 1 / (1 + np.exp(-a_np)), rtol=1e-5)

@@ -150,7 +150,7 @@ schedule_lrn = schedule_reduce
 schedule_batch_norm = schedule_reduce
 
 
-def _block_cap(lanes) -> int:
+def _block_cap() -> int:
     """How many vector accumulators one tile may keep: half the target's registers (the
     rest hold the operands), at most 8."""
     return max(1, min(8, as_target(None).vector_registers // 2))
@@ -183,7 +183,7 @@ def tile_reduction(s, t, vec_axis: int, block_axis: int | None, out=None):
     vext = extent(axes[vec_axis])
     vf = lanes if vext is not None and vext >= lanes and _vectorizable(t) else None
     bext = extent(axes[block_axis]) if block_axis is not None else None
-    bf = divisor_at_most(bext, _block_cap(lanes)) if bext else None
+    bf = divisor_at_most(bext, _block_cap()) if bext else None
     outer, inner = [], []
     parts = {}
     for k, ax in enumerate(axes):
