@@ -93,6 +93,10 @@ def cases():
         X = te.placeholder((2048, 2048), name="X")
         return topi.sigmoid(X), [X], topi.x86.schedule_injective
 
+    def fast_exp():
+        X = te.placeholder((2048, 2048), name="X")
+        return topi.fast_exp(X), [X], topi.x86.schedule_injective
+
     return [
         ("conv2d_nchw 1x64x56x56, 64x3x3, pad 1", conv, lambda x, w: np_conv2d(x, w),
          2 * 64 * 64 * 9 * 56 * 56, "im2col + BLAS"),
@@ -104,6 +108,7 @@ def cases():
         ("dense 128x1024 @ 1024x1024^T", dense, lambda d, w: d @ w.T, 2 * 128 * 1024 * 1024,
          "BLAS"),
         ("sigmoid 2048x2048", sigmoid, _np_sigmoid, None, "1 / (1 + exp(-x))"),
+        ("fast_exp 2048x2048", fast_exp, np.exp, None, "np.exp"),
     ]
 
 

@@ -178,7 +178,7 @@ ROWS = [
     ("topi.sin / cos / tan / atan / abs / negative / sign / identity", "tepad.topi.sign", ""),
     ("topi.floor / ceil / round / trunc / isnan / isinf / isfinite", "tepad.topi.trunc", ""),
     ("topi.fast_exp / fast_tanh / fast_erf", "tepad.topi.fast_exp",
-     "computed exactly (TVM approximates; results agree within its error)"),
+     "fast_exp / fast_tanh approximate (own polynomial, within 1e-6); fast_erf is exact"),
     ("topi.cast / topi.math.cast / clip / fixed_point_multiply", "tepad.topi.math.cast", ""),
     ("topi.reshape / transpose / expand_dims / squeeze / flip / reverse",
      "tepad.topi.transform.reshape", ""),
