@@ -154,3 +154,22 @@ def test_tvm_topi_test_idiom(target, monkeypatch):
     b = tvm.nd.array(np.zeros((5, 7), "float32"), dev)
     foo(a, b)
     tvm.testing.assert_allclose(b.numpy(), 1 / (1 + np.exp(-a_np)), rtol=1e-5)
+
+
+def test_x86_conv_tile_narrows_rather_than_guard():
+    """Width 20 under AVX2 (8 lanes): tiles of 4 lanes divide it, so no accumulation of the
+    tile tests its position."""
+    if not Target("llvm").has_feature("avx2"):
+        pytest.skip("host without AVX2")
+    X = te.placeholder((1, 4, 6, 20), name="X")
+    W = te.placeholder((8, 4, 3, 3), name="W")
+    C = topi.nn.conv2d_nchw(X, W, 1, 1, 1)
+    with Target(AVX2):
+        s = topi.x86.schedule_conv2d_nchw(C)
+    text = str(tepad.lower(s, [X, W, C]))
+    conv_part = text[text.index("conv2d_nchw_local = T.allocate"):]
+    assert "vectorized(4)" in conv_part and "T.likely" not in conv_part
+    x, w = rand((1, 4, 6, 20)), rand((8, 4, 3, 3))
+    got = run(C, [X, W], [x, w], topi.x86.schedule_conv2d_nchw, AVX2)
+    np.testing.assert_allclose(got, topi.testing.conv2d_nchw_python(x, w, 1, 1), rtol=1e-5,
+                               atol=1e-5)

@@ -156,6 +156,17 @@ def _block_cap() -> int:
     return max(1, min(8, as_target(None).vector_registers // 2))
 
 
+def _tile_width(ext, lanes):
+    """The vector width of a contraction tile: the target's lanes, or half of them when
+    that divides the extent and the full width does not (a guard on every accumulation of
+    the last tile costs more than the narrower vector); None for a short or symbolic axis."""
+    if ext is None or ext < lanes:
+        return None
+    if ext % lanes and lanes >= 8 and ext % (lanes // 2) == 0:
+        return lanes // 2
+    return lanes
+
+
 def tile_reduction(s, t, vec_axis: int, block_axis: int | None, out=None):
     """The register-tiled schedule of a contraction stage ``t`` (a convolution or matmul):
     output axis ``vec_axis`` split by the vector lanes, ``block_axis`` by a block of
@@ -181,7 +192,7 @@ def tile_reduction(s, t, vec_axis: int, block_axis: int | None, out=None):
         cc, out_st = None, s[t]
         axes = list(op.axis)
     vext = extent(axes[vec_axis])
-    vf = lanes if vext is not None and vext >= lanes and _vectorizable(t) else None
+    vf = _tile_width(vext, lanes) if _vectorizable(t) else None
     bext = extent(axes[block_axis]) if block_axis is not None else None
     bf = divisor_at_most(bext, _block_cap()) if bext else None
     outer, inner = [], []
