@@ -79,6 +79,10 @@ def cases():
         X = te.placeholder((512, 1024), name="X")
         return topi.nn.softmax(X), [X], topi.x86.schedule_softmax
 
+    def fast_softmax():
+        X = te.placeholder((512, 1024), name="X")
+        return topi.nn.fast_softmax(X), [X], topi.x86.schedule_softmax
+
     def pool():
         X = te.placeholder((1, 64, 112, 112), name="X")
         return (topi.nn.pool2d(X, (3, 3), (2, 2), (1, 1), (0, 0, 0, 0), "max"), [X],
@@ -103,6 +107,8 @@ def cases():
         ("depthwise_conv2d_nchw 1x64x56x56, 3x3, pad 1", depthwise, _np_depthwise,
          2 * 64 * 9 * 56 * 56, "9 shifted slices"),
         ("softmax 512x1024 (axis 1)", softmax, _np_softmax, None, "array expressions"),
+        ("fast_softmax 512x1024 (axis 1)", fast_softmax, _np_softmax, None,
+         "array expressions"),
         ("pool2d max 3x3 / 2, 1x64x112x112", pool, lambda x: _np_pool(x), None,
          "sliding_window_view max"),
         ("dense 128x1024 @ 1024x1024^T", dense, lambda d, w: d @ w.T, 2 * 128 * 1024 * 1024,

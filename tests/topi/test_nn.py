@@ -119,12 +119,14 @@ def test_softmax_log_softmax(kind, target):
     x = rand((3, 32), lo=-3, hi=3)          # rows of whole vectors: x86 partial sums
     y = rand((2, 5, 3, 4), lo=-3, hi=3)      # a middle axis
     X, Y = placeholder(x, "X"), placeholder(y, "Y")
-    got = run([topi.nn.softmax(X), topi.nn.log_softmax(X), topi.nn.softmax(Y, axis=1)],
-              [X, Y], [x, y], _s(kind, "schedule_softmax"), target)
+    got = run([topi.nn.softmax(X), topi.nn.log_softmax(X), topi.nn.softmax(Y, axis=1),
+               topi.nn.fast_softmax(Y, axis=1)], [X, Y], [x, y],
+              _s(kind, "schedule_softmax"), target)
     np.testing.assert_allclose(got[0], tt.softmax_python(x), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(got[1], tt.log_softmax_python(x), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(np.exp(got[1]).sum(axis=1), 1.0, rtol=1e-5)
     np.testing.assert_allclose(got[2], tt.softmax_python(y, axis=1), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got[3], tt.softmax_python(y, axis=1), rtol=2e-6, atol=1e-6)
 
 
 @pytest.mark.parametrize("kind, target", BOTH)
