@@ -2,10 +2,14 @@
 
 Every schedule reads the current target (``with Target(...)``, else the host): a vector
 register's lanes for the output dtype (``vector_lanes``) set the innermost split, which is
-vectorized; ``vector_registers`` bounds the block of accumulators a convolution or matmul
-keeps per tile; outer loops are fused and run in parallel. Injective producers are inlined,
-except a convolution's padded input, which is computed once at the root (its own parallel,
-vectorized loop) so the convolution's inner loop reads it without branches."""
+vectorized, and outer loops are fused and run in parallel. Contractions (convolutions,
+dense, matmuls) compute a tile of (a block of rows or channels, bounded by
+``vector_registers``) x (one vector) into a ``local`` accumulator with the reduction loops
+outside it (an elementwise epilogue reads the tile in the output's loops; a transposed
+weight is packed once so each step loads one vector). Reductions along contiguous rows keep
+a vector of partial results per row (rfactor). Injective producers are inlined, except a
+convolution's padded input, computed once at the root so the inner loops read it without
+branches."""
 from __future__ import annotations
 
 from ...target import as_target
