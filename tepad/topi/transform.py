@@ -140,10 +140,15 @@ def concatenate(a_tuple, axis=0):
         _tensor(x, "concatenate")
     n = len(xs[0].shape)
     ax = _axis(axis, n, "concatenate")
+    first = get_const_tuple(xs[0].shape)
     for x in xs[1:]:
-        if len(x.shape) != n or x.dtype != xs[0].dtype:
+        other = get_const_tuple(x.shape)
+        if len(x.shape) != n or x.dtype != xs[0].dtype or any(
+                k != ax and isinstance(a, int) and isinstance(b, int) and a != b
+                for k, (a, b) in enumerate(zip(first, other))):
             raise TepadError(f"topi.concatenate: {x.name} {list(x.shape)} {x.dtype} does not "
-                             f"match {xs[0].name} {list(xs[0].shape)} {xs[0].dtype}")
+                             f"match {xs[0].name} {list(xs[0].shape)} {xs[0].dtype} (all "
+                             f"extents but axis {ax} and the dtype must agree)")
     sizes = [get_const_int(x.shape[ax]) for x in xs]
     offsets = [sum(sizes[:k]) for k in range(len(xs))]
     shape = list(xs[0].shape)

@@ -165,6 +165,8 @@ def test_transform_mistakes_name_the_argument():
         topi.split(A, 2, axis=1)
     with pytest.raises(TepadError, match="topi.transpose: axis 5 is out of range"):
         topi.transpose(A, (0, 5))
+    with pytest.raises(TepadError, match="all extents but axis 1 and the dtype must agree"):
+        topi.concatenate([A, te.placeholder((3, 3), name="B")], axis=1)
     with pytest.raises(TepadError, match="topi.take: mode must be"):
         topi.take(A, 1, mode="raise")
 

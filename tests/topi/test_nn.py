@@ -237,6 +237,10 @@ def test_nn_mistakes():
         topi.nn.pool2d(X, 2, 1, 1, (0, 0, 0, 0), "min")
     with pytest.raises(TepadError, match="resize2d: method 'area'"):
         topi.image.resize2d(X, None, (4, 4), method="area")
+    with pytest.raises(TepadError, match="conv2d_nchw: X has 3 channels but F4 expects 4"):
+        topi.nn.conv2d_nchw(X, te.placeholder((2, 4, 3, 3), name="F4"), 1, 0, 1)
+    with pytest.raises(TepadError, match="depthwise_conv2d_nchw: X has 3 channels"):
+        topi.nn.depthwise_conv2d_nchw(X, te.placeholder((2, 1, 3, 3), name="D"), 1, 0, 1)
     with pytest.raises(TepadError, match="padding 'FULL'"):
         topi.nn.conv2d_nchw(X, te.placeholder((2, 3, 3, 3), name="F"), 1, "FULL", 1)
 

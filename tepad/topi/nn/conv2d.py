@@ -7,6 +7,7 @@ from __future__ import annotations
 from ...errors import TepadError
 from ...tensor import Tensor, compute, reduce_axis
 from ...tensor import operation as te_op
+from ...tir.expr import IntImm
 from .pad import pad
 from .utils import const_extents, get_pad_tuple, ints
 
@@ -15,6 +16,13 @@ def _check(name, data, kernel, ndim=4):
     for t, what in ((data, "Input"), (kernel, "Filter")):
         if not isinstance(t, Tensor) or len(t.shape) != ndim:
             raise TepadError(f"{name}: {what} must be a {ndim}-d te.Tensor, got {t!r}")
+
+
+def _channels_match(name, data, c, kernel, ci, what="input channels"):
+    """The data's channels ``c`` and the filter's ``ci`` agree when both are constants."""
+    if isinstance(c, IntImm) and isinstance(ci, IntImm) and c.value != ci.value:
+        raise TepadError(f"{name}: {data.name} has {c.value} channels but {kernel.name} "
+                         f"expects {ci.value} {what}")
 
 
 def _geometry(name, stride, padding, dilation, kh, kw, h, w):
@@ -47,6 +55,7 @@ def conv2d_nchw(Input: Tensor, Filter: Tensor, stride, padding, dilation, out_dt
     out_dtype = out_dtype or Input.dtype
     n, c, h, w = Input.shape
     o, ci, kh, kw = Filter.shape
+    _channels_match("conv2d_nchw", Input, c, Filter, ci)
     H, W, KH, KW = const_extents((h, w, kh, kw), "conv2d_nchw", ("H", "W", "KH", "KW"))
     (sh, sw), (dh, dw), pads, oh, ow = _geometry("conv2d_nchw", stride, padding, dilation,
                                                  KH, KW, H, W)
@@ -69,6 +78,7 @@ def conv2d_nhwc(Input: Tensor, Filter: Tensor, stride, padding, dilation, out_dt
     out_dtype = out_dtype or Input.dtype
     n, h, w, c = Input.shape
     kh, kw, ci, o = Filter.shape
+    _channels_match("conv2d_nhwc", Input, c, Filter, ci)
     H, W, KH, KW = const_extents((h, w, kh, kw), "conv2d_nhwc", ("H", "W", "KH", "KW"))
     (sh, sw), (dh, dw), pads, oh, ow = _geometry("conv2d_nhwc", stride, padding, dilation,
                                                  KH, KW, H, W)
@@ -91,6 +101,7 @@ def conv2d_hwcn(Input: Tensor, Filter: Tensor, stride, padding, dilation, out_dt
     out_dtype = out_dtype or Input.dtype
     h, w, c, n = Input.shape
     kh, kw, ci, o = Filter.shape
+    _channels_match("conv2d_hwcn", Input, c, Filter, ci)
     H, W, KH, KW = const_extents((h, w, kh, kw), "conv2d_hwcn", ("H", "W", "KH", "KW"))
     (sh, sw), (dh, dw), pads, oh, ow = _geometry("conv2d_hwcn", stride, padding, dilation,
                                                  KH, KW, H, W)

@@ -6,7 +6,7 @@ from ...tensor import Tensor, compute, reduce_axis
 from ...tensor import operation as te_op
 from ...tir import op as tirop
 from ...tir.expr import const, floordiv, floormod
-from .conv2d import _check
+from .conv2d import _channels_match, _check
 from .utils import const_extents, get_pad_tuple, ints
 
 
@@ -23,6 +23,7 @@ def conv2d_transpose_nchw(Input: Tensor, Filter: Tensor, strides, padding, out_d
     out_dtype = out_dtype or Input.dtype
     n, c, h, w = Input.shape
     fc, o, kh, kw = Filter.shape
+    _channels_match("conv2d_transpose_nchw", Input, c, Filter, fc)
     H, W, KH, KW = const_extents((h, w, kh, kw), "conv2d_transpose_nchw", ("H", "W", "KH", "KW"))
     sh, sw = ints(strides, 2, "conv2d_transpose_nchw: strides")
     oph, opw = ints(output_padding, 2, "conv2d_transpose_nchw: output_padding")

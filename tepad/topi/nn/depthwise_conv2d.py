@@ -6,7 +6,7 @@ from ...errors import TepadError
 from ...tensor import Tensor, compute, reduce_axis
 from ...tensor import operation as te_op
 from ...tir.expr import floordiv, floormod
-from .conv2d import _check, _geometry, _padded
+from .conv2d import _channels_match, _check, _geometry, _padded
 from .utils import const_extents
 
 
@@ -20,6 +20,7 @@ def depthwise_conv2d_nchw(Input: Tensor, Filter: Tensor, stride, padding, dilati
     out_dtype = out_dtype or Input.dtype
     n, c, h, w = Input.shape
     fc, m, kh, kw = Filter.shape
+    _channels_match("depthwise_conv2d_nchw", Input, c, Filter, fc)
     H, W, KH, KW, M = const_extents((h, w, kh, kw, m), "depthwise_conv2d_nchw",
                                     ("H", "W", "KH", "KW", "channel_multiplier"))
     (sh, sw), (dh, dw), pads, oh, ow = _geometry("depthwise_conv2d_nchw", stride, padding,
@@ -48,6 +49,7 @@ def depthwise_conv2d_nhwc(Input: Tensor, Filter: Tensor, stride, padding, dilati
     out_dtype = out_dtype or Input.dtype
     n, h, w, c = Input.shape
     kh, kw, fc, m = Filter.shape
+    _channels_match("depthwise_conv2d_nhwc", Input, c, Filter, fc)
     H, W, KH, KW, M = const_extents((h, w, kh, kw, m), "depthwise_conv2d_nhwc",
                                     ("H", "W", "KH", "KW", "channel_multiplier"))
     (sh, sw), (dh, dw), pads, oh, ow = _geometry("depthwise_conv2d_nhwc", stride, padding,
