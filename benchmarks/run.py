@@ -560,6 +560,11 @@ def tails_section() -> str | None:
     return optional_section("bench_tails", "tails_markdown", "Vector tails")
 
 
+def topi_section() -> str | None:
+    """``benchmarks/bench_topi.py``: topi operators with their x86 schedules vs numpy."""
+    return optional_section("bench_topi", "topi_markdown", "topi operators (x86 schedules)")
+
+
 def rolling_section(run_peers=None) -> str | None:
     """``benchmarks/bench_rolling.py``'s ``rolling_markdown()``: the rolling-buffer pool chain;
     ``run_peers()`` (the peers' W6 records) runs between two timing passes of tepad's variants."""
@@ -643,6 +648,11 @@ def main(argv=None) -> int:
                 Path(out).write_text(text)
             progress("vector-tails section (benchmarks/bench_tails.py)")
             extra = tails_section()
+            if extra:
+                text = text + "\n" + extra + "\n"
+                Path(out).write_text(text)
+            progress("topi section (benchmarks/bench_topi.py)")
+            extra = topi_section()
             if extra:
                 text = text + "\n" + extra + "\n"
                 Path(out).write_text(text)

@@ -1,12 +1,37 @@
-"""A small operator library over ``te`` (TVM's ``topi``): broadcasting elementwise operators
-(also ``Tensor``'s ``+ - * /``), reductions, ``elemwise_sum``, ``topi.nn`` (pad, pool2d, relu,
-conv2d_nchw, dense, softmax) and default CPU schedules in ``topi.generic`` (also reachable as
-``topi.x86``)."""
-from . import generic, nn
-from . import generic as x86
-from .broadcast import add, divide, maximum, minimum, multiply, subtract
-from .reduction import max, min, sum  # noqa: A004 - TVM names
-from .tensor import elemwise_sum
+"""An operator library over ``te`` (TVM's ``topi``).
 
-__all__ = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "sum", "max", "min",
-           "elemwise_sum", "nn", "generic", "x86"]
+* elementwise math (``topi.exp``, ``sqrt``, ``sigmoid``, ``cast``, ``clip``, ...; also as
+  ``topi.math.*``) and broadcasting binary operators (``add`` ... ``power``, comparisons,
+  logical ops; also ``Tensor``'s ``+ - * /``);
+* ``topi.transform`` (reshape, transpose, concatenate, split, take, strided_slice, where,
+  ...), reductions (sum, max, min, prod, all, any, argmax, argmin), ``elemwise_sum``;
+* ``topi.nn`` (convolutions, dense, pooling, softmax, ...), ``topi.image`` (resize);
+* schedules per target: ``topi.x86`` (CPU, reads the target's vector lanes and registers),
+  ``topi.cuda`` (thread binding), ``topi.generic`` (chooses by ``with Target(...)``);
+* ``topi.utils`` (``get_const_tuple``, ``traverse_inline``, ...; old name ``topi.util``),
+  ``topi.tag`` and ``topi.testing`` (numpy references and per-target schedule lookups,
+  loaded on first use)."""
+from . import cuda, generic, image, math, nn, tag, transform, utils, x86
+from . import util  # noqa: F401 - TVM's old module name
+from .broadcast import (add, broadcast_to, divide, equal, floor_divide, floor_mod, greater,
+                        greater_equal, less, less_equal, logical_and, logical_or, logical_xor,
+                        maximum, minimum, mod, multiply, not_equal, power, subtract)
+from .math import (abs, atan, cast, ceil, clip, cos, erf, exp, fast_erf, fast_exp,  # noqa: A004
+                   fast_tanh, fixed_point_multiply, floor, identity, isfinite, isinf, isnan,
+                   log, log2, log10, logical_not, negative, round, rsqrt, sigmoid, sign, sin,
+                   sqrt, tan, tanh, trunc)
+from .reduction import all, any, argmax, argmin, max, min, prod, sum  # noqa: A004
+from .tensor import elemwise_sum
+from .transform import (arange, concatenate, expand_dims, flip, full, full_like, gather,
+                        repeat, reshape, reverse, split, squeeze, stack, strided_slice, take,
+                        tile, transpose, where)
+
+
+def __getattr__(name):
+    if name == "testing":        # numpy references: loaded on first use, as TVM's
+        import importlib
+        return importlib.import_module(".testing", __name__)
+    raise AttributeError(f"module 'tepad.topi' has no attribute {name!r}")
+
+
+__all__ = [n for n in dir() if not n.startswith("_")] + ["testing"]

@@ -1,84 +1,60 @@
-"""Default CPU schedules for topi's operators (TVM's ``topi.generic`` / ``topi.x86``).
+"""TVM's ``topi.generic``: schedules chosen by the current target.
 
-Each takes the output tensor(s) and returns a Schedule: stages TVM marks injective (pads,
-elementwise) are inlined into their consumers, and each output's outer loop runs in
-parallel with its innermost loop vectorized when that loop is long enough to pay: split by
-the lanes of one vector register of the current target (``with Target(...)``, else the host;
-16 fp32 lanes with AVX-512, 8 with AVX2)."""
+``with Target("llvm"): s = topi.generic.schedule_x(outs)`` gives ``topi.x86.schedule_x``
+(vector lanes and registers of that target), ``with Target("cuda"): ...`` gives
+``topi.cuda.schedule_x``; with no target set, the host CPU's (x86) schedule. This is the
+dispatch TVM's generic functions did (TVM 0.6's ``@tvm.target.generic_func``), so programs
+of either era get the per-target schedule. ``default_schedule`` is the plain schedule
+(every stage at the root)."""
 from __future__ import annotations
 
 from ..schedule import create_schedule
-from ..tensor import ComputeOp, Tensor
-from ..target import as_target
-from ..tir.expr import IntImm
-
-_MIN_PARALLEL = 2      # outer extents below this stay serial
+from ..target import Target
+from . import cuda, x86
+from .schedule_utils import as_outs, inline_injective
 
 
-def _outs(outs):
-    return [outs] if isinstance(outs, Tensor) else list(outs)
+def _module():
+    t = Target.current()
+    if t is not None and ("gpu" in t.keys or "cuda" in t.keys):
+        return cuda
+    return x86
 
 
-def _inline_injective(s, outs):
-    out_ops = {t.op for t in outs}
-    for st in s.stages:
-        op = st.op
-        if isinstance(op, ComputeOp) and op not in out_ops and not op.reduce_axis and \
-                ("injective" in op.tag or "elemwise" in op.tag or "broadcast" in op.tag):
-            st.compute_inline()
+def _generic(name):
+    def schedule(outs, *args, **kwargs):
+        return getattr(_module(), name)(outs, *args, **kwargs)
+    schedule.__name__ = name
+    schedule.__doc__ = (f"``topi.cuda.{name}`` under a CUDA target, else "
+                        f"``topi.x86.{name}`` (see the module doc).")
+    return schedule
 
 
-def _parallel_vectorize(s, t):
-    st = s[t]
-    axes = list(t.op.axis)
-    if not axes:
-        return
-    if len(axes) > 1:
-        outer = st.fuse(*axes[:-1])
-        inner = axes[-1]
-    else:
-        outer, inner = None, axes[0]
-    ext = inner.dom.extent
-    lanes = as_target(None).vector_lanes(t.dtype)   # one vector register of the target
-    if isinstance(ext, IntImm) and ext.value >= lanes and not t.op.reduce_axis:
-        _, vi = st.split(inner, factor=lanes)
-        st.vectorize(vi)
-    if outer is not None:
-        st.parallel(outer)
+_NAMES = ["schedule_injective", "schedule_elemwise", "schedule_broadcast",
+          "schedule_concatenate", "schedule_reduce", "schedule_softmax", "schedule_pool",
+          "schedule_adaptive_pool", "schedule_conv2d_nchw", "schedule_conv2d_nhwc",
+          "schedule_conv2d_hwcn", "schedule_depthwise_conv2d_nchw",
+          "schedule_depthwise_conv2d_nhwc", "schedule_conv2d_transpose_nchw", "schedule_dense",
+          "schedule_matmul", "schedule_batch_matmul", "schedule_lrn", "schedule_batch_norm"]
+for _n in _NAMES:
+    globals()[_n] = _generic(_n)
 
 
-def schedule_injective(outs):
-    """Elementwise / broadcast outputs: fused outer loops in parallel, inner loop vectorized."""
-    outs = _outs(outs)
+def schedule_injective_from_existing(sch, out):
+    """Schedule the injective ``out`` inside ``sch`` for the current target."""
+    return _module().schedule_injective_from_existing(sch, out)
+
+
+def default_schedule(outs, auto_inline=False):
+    """The plain schedule: every stage at the root, nothing annotated (``auto_inline``:
+    injective intermediate stages inlined)."""
+    outs = as_outs(outs)
     s = create_schedule([t.op for t in outs])
-    _inline_injective(s, outs)
-    for t in outs:
-        _parallel_vectorize(s, t)
+    if auto_inline:
+        inline_injective(s, outs)
     return s
 
 
-def schedule_reduce(outs):
-    """Reductions: producers inlined where injective, outputs parallel over their outer
-    loops."""
-    return schedule_injective(outs)
+schedule_extern = default_schedule
 
-
-def schedule_pool(outs, layout="NCHW"):
-    """Pooling: the pad stage inlined, outer loops in parallel."""
-    return schedule_injective(outs)
-
-
-def default_schedule(outs):
-    """The plain schedule: every stage at the root, nothing annotated."""
-    return create_schedule([t.op for t in _outs(outs)])
-
-
-schedule_elemwise = schedule_injective
-schedule_broadcast = schedule_injective
-schedule_dense = schedule_reduce
-schedule_conv2d_nchw = schedule_reduce
-schedule_softmax = default_schedule
-
-__all__ = ["schedule_injective", "schedule_reduce", "schedule_pool", "default_schedule",
-           "schedule_elemwise", "schedule_broadcast", "schedule_dense",
-           "schedule_conv2d_nchw", "schedule_softmax"]
+__all__ = _NAMES + ["schedule_injective_from_existing", "default_schedule", "schedule_extern"]

@@ -4,6 +4,8 @@ from __future__ import annotations
 from ..errors import TepadError
 from ..tensor import Tensor, compute, reduce_axis
 from ..tensor import operation as te_op
+from ..tir import op as tirop
+from ..tir.expr import const, floordiv, floormod, select
 
 
 def _axes(x: Tensor, axis, what):
@@ -53,4 +55,82 @@ sum = _reduce("sum", te_op.sum)  # noqa: A001 - TVM name
 max = _reduce("max", te_op.max)  # noqa: A001 - TVM name
 min = _reduce("min", te_op.min)  # noqa: A001 - TVM name
 
-__all__ = ["sum", "max", "min"]
+_prod = te_op.comm_reducer(lambda a, b: a * b, lambda dtype: const(1, dtype), name="prod")
+_all = te_op.comm_reducer(lambda a, b: a & b, lambda dtype: const(True, "bool"), name="all")
+_any = te_op.comm_reducer(lambda a, b: a | b, lambda dtype: const(False, "bool"), name="any")
+
+
+def _bool_reduce(reducer):
+    def red(e, axis):
+        return reducer(e if e.dtype == "bool" else e != const(0, e.dtype), axis=axis)
+    return red
+
+
+prod = _reduce("prod", _prod)
+all = _reduce("all", _bool_reduce(_all))  # noqa: A001 - TVM name
+any = _reduce("any", _bool_reduce(_any))  # noqa: A001 - TVM name
+
+
+def _arg_reduce(what, better):
+    """argmax / argmin: a (index, value) tuple reduction; ties keep the smaller index."""
+    def combine(x, y):
+        take_y = better(y[1], x[1]) | ((y[1] == x[1]) & (y[0] < x[0]))
+        return (select(take_y, y[0], x[0]), select(take_y, y[1], x[1]))
+
+    def identity(t0, t1):
+        worst = tirop.min_value(t1) if what == "argmax" else tirop.max_value(t1)
+        return (const(-1, t0), worst)
+    reducer = te_op.comm_reducer(combine, identity, name=what)
+
+    def op(data: Tensor, axis=None, keepdims=False, select_last_index=False):
+        if select_last_index:
+            raise TepadError(f"topi.{what}: select_last_index=True is not supported")
+        axes = _axes(data, axis, what)
+        if len(axes) != 1 and axis is not None:
+            raise TepadError(f"topi.{what} reduces one axis, got {axis!r}")
+        flat = data if axis is not None else _flatten(data)
+        ax = axes[0] if axis is not None else 0
+        k = reduce_axis((0, flat.shape[ax]), name="k")
+        shape = [s for j, s in enumerate(flat.shape) if j != ax or keepdims]
+        if keepdims:
+            shape[ax] = 1
+
+        def body(*idx):
+            idx = list(idx)
+            if keepdims:
+                idx.pop(ax)
+            full = tuple(idx[:ax]) + (k,) + tuple(idx[ax:])
+            return reducer((k.var.astype("int32"), flat[full]), axis=k)
+        pair = compute(tuple(shape), body, name=f"{data.name}_red_temp",
+                       tag="comm_reduce_idx")
+        if axis is None and keepdims:
+            return compute((1,) * len(data.shape), lambda *i: pair[0][0],
+                           name=f"{data.name}_{what}", tag="injective")
+        # the index as a stage of its own: the pair's value half stays an intermediate
+        return compute(tuple(shape), lambda *i: pair[0][i], name=f"{data.name}_{what}",
+                       tag="injective")
+    op.__name__ = what
+    op.__doc__ = (f"The index of the {what[3:]} of ``data`` along ``axis`` (None: of the "
+                  "flattened data), int32; ties give the first index.")
+    return op
+
+
+def _flatten(x):
+    n = 1
+    for s in x.shape:
+        n = n * s
+    shape = list(x.shape)
+
+    def body(i):
+        idx = []
+        for s in reversed(shape):
+            idx.append(floormod(i, s))
+            i = floordiv(i, s)
+        return x[tuple(reversed(idx))]
+    return compute((n,), body, name=f"{x.name}_flat", tag="injective")
+
+
+argmax = _arg_reduce("argmax", lambda a, b: a > b)
+argmin = _arg_reduce("argmin", lambda a, b: a < b)
+
+__all__ = ["sum", "max", "min", "prod", "all", "any", "argmax", "argmin"]

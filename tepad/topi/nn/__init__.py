@@ -1,12 +1,24 @@
-"""Neural-network operators (TVM's ``topi.nn``): pad, pool2d, relu, conv2d_nchw, dense,
-softmax. Each is ordinary ``te.compute`` stages named as TVM names them (a padded input is a
-``pad_temp`` stage, a pooling result a ``tensor`` stage), so TVM schedules written against
+"""Neural-network operators (TVM's ``topi.nn``): padding and dilation, convolutions (NCHW,
+NHWC, HWCN, depthwise, transposed), dense / matmul / batch_matmul, activations, softmax and
+log_softmax, pooling (1-d, 2-d, global, adaptive), upsampling, lrn, batch_norm, flatten,
+bias_add. Each is ordinary ``te.compute`` stages named as TVM names them (a padded input is
+a ``pad_temp`` stage, a pooling result a ``tensor`` stage), so TVM schedules written against
 those stages apply unchanged."""
-from .conv2d import conv2d_nchw
-from .dense import dense
-from .elemwise import relu
-from .pad import pad
-from .pooling import pool2d
-from .softmax import softmax
+from .conv2d import conv2d, conv2d_hwcn, conv2d_nchw, conv2d_nhwc
+from .conv2d_transpose import conv2d_transpose_nchw
+from .dense import batch_matmul, dense, matmul
+from .depthwise_conv2d import depthwise_conv2d_nchw, depthwise_conv2d_nhwc
+from .elemwise import bias_add, flatten, leaky_relu, prelu, relu
+from .normalization import batch_norm, lrn
+from .pad import dilate, pad
+from .pooling import adaptive_pool, adaptive_pool1d, global_pool, pool, pool1d, pool2d
+from .softmax import fast_softmax, log_softmax, softmax
+from .upsampling import upsampling
+from .utils import get_pad_tuple, get_pad_tuple1d
 
-__all__ = ["pad", "pool2d", "relu", "conv2d_nchw", "dense", "softmax"]
+__all__ = ["pad", "dilate", "conv2d", "conv2d_nchw", "conv2d_nhwc", "conv2d_hwcn",
+           "conv2d_transpose_nchw", "depthwise_conv2d_nchw", "depthwise_conv2d_nhwc", "dense",
+           "matmul", "batch_matmul", "relu", "leaky_relu", "prelu", "bias_add", "flatten",
+           "softmax", "log_softmax", "fast_softmax", "pool", "pool1d", "pool2d", "global_pool",
+           "adaptive_pool", "adaptive_pool1d", "upsampling", "lrn", "batch_norm",
+           "get_pad_tuple", "get_pad_tuple1d"]

@@ -1,4 +1,7 @@
-"""``topi.nn.conv2d_nchw``: direct 2-D convolution."""
+"""2-D convolutions (TVM's ``topi.nn.conv2d`` and its layouts): ``conv2d_nchw`` (OIHW
+filter), ``conv2d_nhwc`` (HWIO filter), ``conv2d_hwcn`` (HWIO filter, HWCN data) and the
+generic ``conv2d`` choosing by ``data_layout``. Padding: see ``get_pad_tuple``; a padded
+input is its own injective stage (``pad_temp`` / ``PaddedInput``, as TVM names them)."""
 from __future__ import annotations
 
 from ...errors import TepadError
@@ -6,38 +9,131 @@ from ...tensor import Tensor, compute, reduce_axis
 from ...tensor import operation as te_op
 from ...tir.expr import IntImm
 from .pad import pad
-from .utils import ints as _ints
+from .utils import const_extents, get_pad_tuple, ints
+
+
+def _check(name, data, kernel, ndim=4):
+    for t, what in ((data, "Input"), (kernel, "Filter")):
+        if not isinstance(t, Tensor) or len(t.shape) != ndim:
+            raise TepadError(f"{name}: {what} must be a {ndim}-d te.Tensor, got {t!r}")
+
+
+def _channels_match(name, data, c, kernel, ci, what="input channels"):
+    """The data's channels ``c`` and the filter's ``ci`` agree when both are constants."""
+    if isinstance(c, IntImm) and isinstance(ci, IntImm) and c.value != ci.value:
+        raise TepadError(f"{name}: {data.name} has {c.value} channels but {kernel.name} "
+                         f"expects {ci.value} {what}")
+
+
+def _geometry(name, stride, padding, dilation, kh, kw, h, w):
+    sh, sw = ints(stride, 2, f"{name}: stride")
+    dh, dw = ints(dilation, 2, f"{name}: dilation")
+    ekh, ekw = (kh - 1) * dh + 1, (kw - 1) * dw + 1
+    pt, pl, pb, pr = get_pad_tuple(padding, (ekh, ekw))
+    oh = (h + pt + pb - ekh) // sh + 1
+    ow = (w + pl + pr - ekw) // sw + 1
+    if oh <= 0 or ow <= 0:
+        raise TepadError(f"{name}: a {kh}x{kw} kernel (dilation {dh}x{dw}) does not fit the "
+                         f"{h}x{w} input padded by {(pt, pl, pb, pr)}")
+    return (sh, sw), (dh, dw), (pt, pl, pb, pr), oh, ow
+
+
+def _padded(data, hx, wx, pads, name):
+    pt, pl, pb, pr = pads
+    if not (pt or pl or pb or pr):
+        return data
+    before, after = [0] * len(data.shape), [0] * len(data.shape)
+    before[hx], before[wx], after[hx], after[wx] = pt, pl, pb, pr
+    return pad(data, before, after, 0.0, name=name)
 
 
 def conv2d_nchw(Input: Tensor, Filter: Tensor, stride, padding, dilation, out_dtype=None):
-    """2-D convolution, NCHW input, OIHW filter. ``padding``: an int, (h, w) or
-    (top, left, bottom, right); ``stride``/``dilation``: an int or (h, w)."""
+    """2-D convolution of NCHW ``Input`` with an OIHW ``Filter``: stage ``conv2d_nchw``
+    (tag ``conv2d_nchw``), shape (N, O, out_h, out_w). ``stride`` / ``dilation``: an int or
+    (h, w); ``padding``: an int, (h, w), (top, left, bottom, right), "SAME" or "VALID"."""
+    _check("conv2d_nchw", Input, Filter)
     out_dtype = out_dtype or Input.dtype
-    sh, sw = _ints(stride, 2, "conv2d_nchw: stride")
-    dh, dw = _ints(dilation, 2, "conv2d_nchw: dilation")
-    p = [padding] * 4 if isinstance(padding, int) else list(padding)
-    if len(p) == 2:
-        p = [p[0], p[1], p[0], p[1]]
-    pt, pl, pb, pr = _ints(p, 4, "conv2d_nchw: padding")
     n, c, h, w = Input.shape
     o, ci, kh, kw = Filter.shape
-    for s in (h, w, kh, kw):
-        if not isinstance(s, IntImm):
-            raise TepadError("conv2d_nchw: spatial sizes must be constants")
-    out_h = (h.value + pt + pb - ((kh.value - 1) * dh + 1)) // sh + 1
-    out_w = (w.value + pl + pr - ((kw.value - 1) * dw + 1)) // sw + 1
-    src = Input
-    if pt or pl or pb or pr:
-        src = pad(Input, [0, 0, pt, pl], [0, 0, pb, pr], 0.0, name="pad_temp")
+    _channels_match("conv2d_nchw", Input, c, Filter, ci)
+    H, W, KH, KW = const_extents((h, w, kh, kw), "conv2d_nchw", ("H", "W", "KH", "KW"))
+    (sh, sw), (dh, dw), pads, oh, ow = _geometry("conv2d_nchw", stride, padding, dilation,
+                                                 KH, KW, H, W)
+    src = _padded(Input, 2, 3, pads, "pad_temp")
     rc = reduce_axis((0, ci), name="rc")
     ry = reduce_axis((0, kh), name="ry")
     rx = reduce_axis((0, kw), name="rx")
     return compute(
-        (n, o, out_h, out_w),
+        (n, o, oh, ow),
         lambda nn, ff, yy, xx: te_op.sum(
             src[nn, rc, yy * sh + ry * dh, xx * sw + rx * dw].astype(out_dtype) *
             Filter[ff, rc, ry, rx].astype(out_dtype), axis=[rc, ry, rx]),
         name="conv2d_nchw", tag="conv2d_nchw")
 
 
-__all__ = ["conv2d_nchw"]
+def conv2d_nhwc(Input: Tensor, Filter: Tensor, stride, padding, dilation, out_dtype=None):
+    """2-D convolution of NHWC ``Input`` with an HWIO ``Filter``: stage ``Conv2dOutput``
+    (tag ``conv2d_nhwc``), shape (N, out_h, out_w, O)."""
+    _check("conv2d_nhwc", Input, Filter)
+    out_dtype = out_dtype or Input.dtype
+    n, h, w, c = Input.shape
+    kh, kw, ci, o = Filter.shape
+    _channels_match("conv2d_nhwc", Input, c, Filter, ci)
+    H, W, KH, KW = const_extents((h, w, kh, kw), "conv2d_nhwc", ("H", "W", "KH", "KW"))
+    (sh, sw), (dh, dw), pads, oh, ow = _geometry("conv2d_nhwc", stride, padding, dilation,
+                                                 KH, KW, H, W)
+    src = _padded(Input, 1, 2, pads, "PaddedInput")
+    rc = reduce_axis((0, ci), name="rc")
+    ry = reduce_axis((0, kh), name="ry")
+    rx = reduce_axis((0, kw), name="rx")
+    return compute(
+        (n, oh, ow, o),
+        lambda nn, yy, xx, ff: te_op.sum(
+            src[nn, yy * sh + ry * dh, xx * sw + rx * dw, rc].astype(out_dtype) *
+            Filter[ry, rx, rc, ff].astype(out_dtype), axis=[ry, rx, rc]),
+        name="Conv2dOutput", tag="conv2d_nhwc")
+
+
+def conv2d_hwcn(Input: Tensor, Filter: Tensor, stride, padding, dilation, out_dtype=None):
+    """2-D convolution of HWCN ``Input`` with an HWIO ``Filter``: stage ``Conv2dOutput``
+    (tag ``conv2d_hwcn``), shape (out_h, out_w, O, N)."""
+    _check("conv2d_hwcn", Input, Filter)
+    out_dtype = out_dtype or Input.dtype
+    h, w, c, n = Input.shape
+    kh, kw, ci, o = Filter.shape
+    _channels_match("conv2d_hwcn", Input, c, Filter, ci)
+    H, W, KH, KW = const_extents((h, w, kh, kw), "conv2d_hwcn", ("H", "W", "KH", "KW"))
+    (sh, sw), (dh, dw), pads, oh, ow = _geometry("conv2d_hwcn", stride, padding, dilation,
+                                                 KH, KW, H, W)
+    src = _padded(Input, 0, 1, pads, "PaddedInput")
+    rc = reduce_axis((0, ci), name="rc")
+    ry = reduce_axis((0, kh), name="ry")
+    rx = reduce_axis((0, kw), name="rx")
+    return compute(
+        (oh, ow, o, n),
+        lambda yy, xx, ff, nn: te_op.sum(
+            src[yy * sh + ry * dh, xx * sw + rx * dw, rc, nn].astype(out_dtype) *
+            Filter[ry, rx, rc, ff].astype(out_dtype), axis=[ry, rx, rc]),
+        name="Conv2dOutput", tag="conv2d_hwcn")
+
+
+def conv2d(input, filter, strides, padding, dilation, data_layout="NCHW", kernel_layout="",
+           out_dtype=None, layout=None):
+    """TVM's generic 2-D convolution: ``data_layout`` "NCHW" (OIHW filter), "NHWC" (HWIO)
+    or "HWCN" (HWIO); ``kernel_layout`` may name the filter layout the data layout implies.
+    ``layout=`` is TVM 0.6's keyword for ``data_layout``."""
+    if layout is not None:
+        data_layout = layout
+    impl = {"NCHW": (conv2d_nchw, "OIHW"), "NHWC": (conv2d_nhwc, "HWIO"),
+            "HWCN": (conv2d_hwcn, "HWIO")}
+    if data_layout not in impl:
+        raise TepadError(f"conv2d: data_layout {data_layout!r} is not supported; use "
+                         "'NCHW', 'NHWC' or 'HWCN'")
+    fn, klayout = impl[data_layout]
+    if kernel_layout and kernel_layout != klayout:
+        raise TepadError(f"conv2d: data_layout {data_layout!r} takes a {klayout} filter, got "
+                         f"kernel_layout {kernel_layout!r}")
+    return fn(input, filter, strides, padding, dilation, out_dtype=out_dtype)
+
+
+__all__ = ["conv2d", "conv2d_nchw", "conv2d_nhwc", "conv2d_hwcn"]

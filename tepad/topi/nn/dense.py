@@ -1,15 +1,58 @@
-"""``topi.nn.dense``: data @ weight.T (+ bias)."""
+"""``topi.nn.dense`` / ``matmul`` / ``batch_matmul``: matrix products as one reduction
+stage (and a bias stage)."""
 from __future__ import annotations
 
+from ...errors import TepadError
 from ...tensor import Tensor, compute, reduce_axis
 from ...tensor import operation as te_op
+from ...tir.expr import IntImm
+
+
+def _same(a, b):
+    return a is b or (isinstance(a, IntImm) and isinstance(b, IntImm) and a.value == b.value) \
+        or not (isinstance(a, IntImm) and isinstance(b, IntImm))
+
+
+def matmul(tensor_a: Tensor, tensor_b: Tensor, bias: Tensor | None = None, out_dtype=None,
+           transpose_a=False, transpose_b=False):
+    """``op(a) @ op(b)`` (+ ``bias`` over the last axis) for 2-d ``a`` and ``b``, where
+    ``op`` transposes when ``transpose_a`` / ``transpose_b``; stage ``T_matmul_{N|T}{N|T}``
+    (tag ``matmul``)."""
+    for t, nm in ((tensor_a, "tensor_a"), (tensor_b, "tensor_b")):
+        if not isinstance(t, Tensor) or len(t.shape) != 2:
+            raise TepadError(f"matmul: {nm} must be a 2-d te.Tensor, got {t!r}")
+    out_dtype = out_dtype or tensor_a.dtype
+    m, ka = (tensor_a.shape[1], tensor_a.shape[0]) if transpose_a else tensor_a.shape
+    kb, n = (tensor_b.shape[1], tensor_b.shape[0]) if transpose_b else tensor_b.shape
+    if not _same(ka, kb):
+        raise TepadError(f"matmul: the reduction extents differ ({ka} of {tensor_a.name} vs "
+                         f"{kb} of {tensor_b.name})")
+    k = reduce_axis((0, ka), name="k")
+
+    def body(i, j):
+        a = tensor_a[k, i] if transpose_a else tensor_a[i, k]
+        b = tensor_b[j, k] if transpose_b else tensor_b[k, j]
+        return te_op.sum(a.astype(out_dtype) * b.astype(out_dtype), axis=k)
+    name = "T_matmul_" + ("T" if transpose_a else "N") + ("T" if transpose_b else "N")
+    mat = compute((m, n), body, name=name, tag="matmul")
+    if bias is None:
+        return mat
+    return compute((m, n), lambda i, j: mat[i, j] + bias[j].astype(out_dtype), name="T_add",
+                   tag="broadcast")
 
 
 def dense(data: Tensor, weight: Tensor, bias: Tensor | None = None, out_dtype=None):
-    """``data @ weight.T`` (+ ``bias``): data (batch, in), weight (out, in)."""
+    """``data @ weight.T`` (+ ``bias``): data (batch, in), weight (out, in); stage
+    ``T_matmul_NT`` tagged ``dense``."""
+    for t, nm in ((data, "data"), (weight, "weight")):
+        if not isinstance(t, Tensor) or len(t.shape) != 2:
+            raise TepadError(f"dense: {nm} must be a 2-d te.Tensor, got {t!r}")
     out_dtype = out_dtype or data.dtype
     batch, in_dim = data.shape
     out_dim = weight.shape[0]
+    if not _same(in_dim, weight.shape[1]):
+        raise TepadError(f"dense: {data.name} has {in_dim} input features, {weight.name} "
+                         f"{weight.shape[1]}")
     k = reduce_axis((0, in_dim), name="k")
     mat = compute((batch, out_dim), lambda i, j: te_op.sum(
         data[i, k].astype(out_dtype) * weight[j, k].astype(out_dtype), axis=k),
@@ -20,4 +63,36 @@ def dense(data: Tensor, weight: Tensor, bias: Tensor | None = None, out_dtype=No
                    name="T_add", tag="broadcast")
 
 
-__all__ = ["dense"]
+def batch_matmul(tensor_a: Tensor, tensor_b: Tensor, oshape=None, out_dtype=None,
+                 transpose_a=False, transpose_b=True):
+    """Batched ``op(a) @ op(b)`` over 3-d tensors (batch, ., .); a batch extent of 1 is
+    broadcast. TVM's default is ``transpose_b=True``: b is (batch, N, K). Stage
+    ``T_batch_matmul_{N|T}{N|T}`` (tag ``batch_matmul``)."""
+    for t, nm in ((tensor_a, "tensor_a"), (tensor_b, "tensor_b")):
+        if not isinstance(t, Tensor) or len(t.shape) != 3:
+            raise TepadError(f"batch_matmul: {nm} must be a 3-d te.Tensor, got {t!r}")
+    out_dtype = out_dtype or tensor_a.dtype
+    ba, bb = tensor_a.shape[0], tensor_b.shape[0]
+    m, ka = (tensor_a.shape[2], tensor_a.shape[1]) if transpose_a else tensor_a.shape[1:]
+    kb, n = (tensor_b.shape[2], tensor_b.shape[1]) if transpose_b else tensor_b.shape[1:]
+    if not _same(ka, kb):
+        raise TepadError(f"batch_matmul: the reduction extents differ ({ka} vs {kb})")
+    one_a = isinstance(ba, IntImm) and ba.value == 1
+    one_b = isinstance(bb, IntImm) and bb.value == 1
+    if not (one_a or one_b or _same(ba, bb)):
+        raise TepadError(f"batch_matmul: batch extents {ba} and {bb} differ and neither is 1")
+    batch = bb if one_a else ba
+    k = reduce_axis((0, ka), name="k")
+
+    def body(b, i, j):
+        xa = 0 if one_a else b
+        xb = 0 if one_b else b
+        a = tensor_a[xa, k, i] if transpose_a else tensor_a[xa, i, k]
+        v = tensor_b[xb, j, k] if transpose_b else tensor_b[xb, k, j]
+        return te_op.sum(a.astype(out_dtype) * v.astype(out_dtype), axis=k)
+    name = "T_batch_matmul_" + ("T" if transpose_a else "N") + ("T" if transpose_b else "N")
+    return compute(tuple(oshape) if oshape is not None else (batch, m, n), body, name=name,
+                   tag="batch_matmul")
+
+
+__all__ = ["dense", "matmul", "batch_matmul"]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ...tensor import Tensor, compute
 from ...tir import op as tirop
-from ...tir.expr import IntImm, PrimExpr, const
+from ...tir.expr import IntImm, PrimExpr, const, floordiv, floormod
 from .utils import ints as _ints
 
 
@@ -18,10 +18,10 @@ def pad(data: Tensor, pad_before, pad_after=None, pad_value=0.0, name="PadInput"
 
     def body(*idx):
         conds, src = [], []
-        for i, s, b in zip(idx, data.shape, before):
+        for i, s, b, a in zip(idx, data.shape, before, after):
             if b:
                 conds.append(i >= b)
-            if b or not isinstance(s, IntImm):
+            if a or not isinstance(s, IntImm):
                 conds.append(i < s + b)
             src.append(i - b if b else i)
         if not conds:
@@ -30,4 +30,23 @@ def pad(data: Tensor, pad_before, pad_after=None, pad_value=0.0, name="PadInput"
     return compute(tuple(shape), body, name=name, tag="injective,pad")
 
 
-__all__ = ["pad"]
+
+def dilate(data: Tensor, strides, dilation_value=0.0, name="DilatedInput") -> Tensor:
+    """``data`` with ``strides[k] - 1`` cells of ``dilation_value`` between neighbours along
+    each axis k (extent ``(n - 1) * stride + 1``)."""
+    n = len(data.shape)
+    st = _ints(strides, n, "dilate: strides")
+    shape = [(s - 1) * k + 1 for s, k in zip(data.shape, st)]
+    fill = dilation_value if isinstance(dilation_value, PrimExpr) else \
+        const(dilation_value, data.dtype)
+
+    def body(*idx):
+        conds = [floormod(i, k) == 0 for i, k in zip(idx, st) if k > 1]
+        src = tuple(floordiv(i, k) if k > 1 else i for i, k in zip(idx, st))
+        if not conds:
+            return data[src]
+        return tirop.if_then_else(tirop.all(*conds), data[src], fill)
+    return compute(tuple(shape), body, name=name, tag="injective,dilate")
+
+
+__all__ = ["pad", "dilate"]

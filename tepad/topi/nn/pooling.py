@@ -1,14 +1,88 @@
-"""``topi.nn.pooling.pool2d``: max/avg pooling over the H and W axes of NCHW/NHWC data
-(a ``tensor`` stage reading a padded input)."""
+"""Pooling of ``topi.nn``: ``pool1d`` / ``pool2d`` (max or avg windows over the spatial axes
+of a layout string such as "NCW", "NCHW", "NHWC"), ``global_pool`` and ``adaptive_pool``.
+A pooled result is a ``tensor`` stage reading a padded input ``pad_temp``, as in TVM."""
 from __future__ import annotations
 
 from ...errors import TepadError
 from ...tensor import Tensor, compute, reduce_axis
 from ...tensor import operation as te_op
 from ...tir import op as tirop
-from ...tir.expr import IntImm, const
+from ...tir.expr import const
 from .pad import pad
-from .utils import ints as _ints
+from .utils import const_extents, ints
+
+
+def _spatial(layout, data, what, names):
+    if not isinstance(data, Tensor):
+        raise TepadError(f"{what}: data must be a te.Tensor, got {data!r}")
+    if len(layout) != len(data.shape):
+        raise TepadError(f"{what}: layout {layout!r} has {len(layout)} axes but {data.name} "
+                         f"has {len(data.shape)} dimensions")
+    try:
+        return [layout.index(c) for c in names]
+    except ValueError:
+        raise TepadError(f"{what}: layout {layout!r} lacks one of the axes {names}") from None
+
+
+def _poolnd(what, data, kernel, stride, dilation, before, after, pool_type, ceil_mode,
+            layout, count_include_pad, names):
+    if pool_type not in ("max", "avg"):
+        raise TepadError(f"{what}: pool_type must be 'max' or 'avg', got {pool_type!r}")
+    d = len(names)
+    axes = _spatial(layout, data, what, names)
+    ks = ints(kernel, d, f"{what}: kernel")
+    ss = ints(stride, d, f"{what}: stride")
+    ds = ints(dilation, d, f"{what}: dilation")
+    sizes = const_extents([data.shape[a] for a in axes], what, names)
+    before, after = list(before), list(after)
+    eks = [(k - 1) * dl + 1 for k, dl in zip(ks, ds)]
+    if ceil_mode:
+        after = [a + s - 1 for a, s in zip(after, ss)]
+    outs = [(n + b + a - ek) // s + 1 for n, b, a, ek, s in zip(sizes, before, after, eks, ss)]
+    if any(o <= 0 for o in outs):
+        raise TepadError(f"{what}: a {'x'.join(map(str, ks))} window does not fit "
+                         f"{data.name}'s {'x'.join(map(str, sizes))} (padding {before}, "
+                         f"{after})")
+    padded = data
+    if any(before) or any(after):
+        pb, pa = [0] * len(data.shape), [0] * len(data.shape)
+        for a, b, e in zip(axes, before, after):
+            pb[a], pa[a] = b, e
+        fill = tirop.min_value(data.dtype) if pool_type == "max" else const(0, data.dtype)
+        padded = pad(data, pb, pa, pad_value=fill, name="pad_temp")
+    out_shape = list(data.shape)
+    for a, o in zip(axes, outs):
+        out_shape[a] = o
+    rvs = [reduce_axis((0, k), name=f"rv{j}") for j, k in enumerate(ks)]
+
+    def window(idx):
+        src = list(idx)
+        for a, r, s, dl in zip(axes, rvs, ss, ds):
+            src[a] = idx[a] * s + r * dl
+        return padded[tuple(src)]
+
+    if pool_type == "max":
+        return compute(tuple(out_shape), lambda *idx: te_op.max(window(idx), axis=rvs),
+                       name="tensor", tag="pool_max")
+    total = compute(tuple(out_shape), lambda *idx: te_op.sum(window(idx), axis=rvs),
+                    name="tensor", tag="pool_sum")
+    area = 1
+    for k in ks:
+        area *= k
+
+    def average(*idx):
+        if count_include_pad:
+            return total[idx] / const(area, data.dtype)
+        count = const(1, "int32")
+        for a, s, b, ek, dl, n in zip(axes, ss, before, eks, ds, sizes):
+            start = idx[a] * s - b
+            lo = tirop.max(start, 0)
+            hi = tirop.min(start + ek, n)
+            # first window cell at or after lo: start + ceil((lo - start) / dl) * dl
+            first = start + (lo - start + dl - 1) // dl * dl
+            count = count * tirop.max((hi - first + dl - 1) // dl, 0)
+        return total[idx] / tirop.max(count, 1).astype(data.dtype)
+    return compute(tuple(out_shape), average, name="tensor", tag="elemwise")
 
 
 def pool2d(data: Tensor, kernel, stride, dilation, padding, pool_type, ceil_mode=False,
@@ -19,63 +93,105 @@ def pool2d(data: Tensor, kernel, stride, dilation, padding, pool_type, ceil_mode
     max and 0 for avg. ``ceil_mode`` rounds the output size up (the last window may hang
     over the bottom/right edge). Average pooling divides by the window size
     (``count_include_pad``) or by the number of real input cells in the window."""
-    if pool_type not in ("max", "avg"):
-        raise TepadError(f"pool2d: pool_type must be 'max' or 'avg', got {pool_type!r}")
-    kh, kw = _ints(kernel, 2, "pool2d: kernel")
-    sh, sw = _ints(stride, 2, "pool2d: stride")
-    dh, dw = _ints(dilation, 2, "pool2d: dilation")
-    pt, pl, pb, pr = _ints(padding, 4, "pool2d: padding")
-    if len(layout) != len(data.shape):
-        raise TepadError(f"pool2d: layout {layout!r} has {len(layout)} axes but {data.name} "
-                         f"has {len(data.shape)} dimensions")
-    hx, wx = layout.index("H"), layout.index("W")
-    H, W = data.shape[hx], data.shape[wx]
-    for s, nm in ((H, "H"), (W, "W")):
-        if not isinstance(s, IntImm):
-            raise TepadError(f"pool2d: {nm} of {data.name} must be a constant, got {s}")
-    ekh, ekw = (kh - 1) * dh + 1, (kw - 1) * dw + 1
-    if ceil_mode:
-        pb += sh - 1
-        pr += sw - 1
-    out_h = (H.value + pt + pb - ekh) // sh + 1
-    out_w = (W.value + pl + pr - ekw) // sw + 1
-    if out_h <= 0 or out_w <= 0:
-        raise TepadError(f"pool2d: a {kh}x{kw} window does not fit {data.name}'s "
-                         f"{H.value}x{W.value} (with padding {padding})")
-    padded = data
-    if pt or pl or pb or pr:
-        before = [0] * len(data.shape)
-        after = [0] * len(data.shape)
-        before[hx], before[wx], after[hx], after[wx] = pt, pl, pb, pr
-        fill = tirop.min_value(data.dtype) if pool_type == "max" else const(0, data.dtype)
-        padded = pad(data, before, after, pad_value=fill, name="pad_temp")
-    out_shape = list(data.shape)
-    out_shape[hx], out_shape[wx] = out_h, out_w
-    rh, rw = reduce_axis((0, kh), name="rv0"), reduce_axis((0, kw), name="rv1")
+    pt, pl, pb, pr = ints(padding, 4, "pool2d: padding")
+    return _poolnd("pool2d", data, kernel, stride, dilation, (pt, pl), (pb, pr), pool_type,
+                   ceil_mode, layout, count_include_pad, ("H", "W"))
 
-    def window(idx):
-        src = list(idx)
-        src[hx] = idx[hx] * sh + rh * dh
-        src[wx] = idx[wx] * sw + rw * dw
-        return padded[tuple(src)]
+
+def pool(data: Tensor, kernel, stride, padding, pool_type, ceil_mode=False, layout="NCHW",
+         count_include_pad=True) -> Tensor:
+    """TVM 0.6's name for 2-D pooling (no dilation argument): ``pool2d`` with dilation 1."""
+    return pool2d(data, kernel, stride, (1, 1), padding, pool_type, ceil_mode, layout,
+                  count_include_pad)
+
+
+def pool1d(data: Tensor, kernel, stride, dilation, padding, pool_type, ceil_mode=False,
+           layout="NCW", count_include_pad=True) -> Tensor:
+    """1-D pooling over the W axis of ``layout`` ("NCW" or "NWC"); ``padding`` is
+    (left, right); otherwise as ``pool2d``."""
+    pl, pr = ints(padding, 2, "pool1d: padding")
+    return _poolnd("pool1d", data, kernel, stride, dilation, (pl,), (pr,), pool_type,
+                   ceil_mode, layout, count_include_pad, ("W",))
+
+
+def global_pool(data: Tensor, pool_type, layout="NCHW") -> Tensor:
+    """Max or average over the whole H x W plane: H and W of the result are 1."""
+    if pool_type not in ("max", "avg"):
+        raise TepadError(f"global_pool: pool_type must be 'max' or 'avg', got {pool_type!r}")
+    hx, wx = _spatial(layout, data, "global_pool", ("H", "W"))
+    H, W = data.shape[hx], data.shape[wx]
+    rh, rw = reduce_axis((0, H), name="rv0"), reduce_axis((0, W), name="rv1")
+    shape = list(data.shape)
+    shape[hx] = shape[wx] = 1
+
+    def src(idx):
+        s = list(idx)
+        s[hx], s[wx] = rh, rw
+        return data[tuple(s)]
+    if pool_type == "max":
+        return compute(tuple(shape), lambda *i: te_op.max(src(i), axis=[rh, rw]),
+                       name="tensor", tag="global_pool_max")
+    total = compute(tuple(shape), lambda *i: te_op.sum(src(i), axis=[rh, rw]), name="tensor",
+                    tag="global_pool_sum")
+    return compute(tuple(shape), lambda *i: total[i] / (H * W).astype(data.dtype),
+                   name="tensor", tag="elemwise")
+
+
+def _bounds(i, n, o):
+    """Window of output cell ``i`` of ``o`` over ``n`` input cells: [floor(i*n/o),
+    ceil((i+1)*n/o))."""
+    return (i * n) // o, ((i + 1) * n + o - 1) // o
+
+
+def adaptive_pool(data: Tensor, output_size, pool_type, layout="NCHW") -> Tensor:
+    """Max or average pooling to a fixed ``output_size`` (oh, ow): output cell (i, j) covers
+    input rows ``[floor(i*H/oh), ceil((i+1)*H/oh))`` and likewise columns (PyTorch's adaptive
+    pooling). Windows of different sizes reduce over the largest one with a ``where``
+    predicate (stage ``tensor``, tag ``adaptive_pool_max`` / ``adaptive_pool_sum``)."""
+    return _adaptive("adaptive_pool", data, output_size, pool_type, layout, ("H", "W"))
+
+
+def adaptive_pool1d(data: Tensor, output_size, pool_type, layout="NCW") -> Tensor:
+    """``adaptive_pool`` over the W axis only."""
+    return _adaptive("adaptive_pool1d", data, output_size, pool_type, layout, ("W",))
+
+
+def _adaptive(what, data, output_size, pool_type, layout, names):
+    if pool_type not in ("max", "avg"):
+        raise TepadError(f"{what}: pool_type must be 'max' or 'avg', got {pool_type!r}")
+    axes = _spatial(layout, data, what, names)
+    sizes = const_extents([data.shape[a] for a in axes], what, names)
+    if isinstance(output_size, int):
+        output_size = [output_size] * len(names)
+    outs = [sizes[k] if o is None else int(o) for k, o in enumerate(output_size)]
+    if len(outs) != len(names) or any(o <= 0 for o in outs):
+        raise TepadError(f"{what}: output_size {output_size!r} needs {len(names)} positive "
+                         "ints")
+    widest = [max(_bounds(i, n, o)[1] - _bounds(i, n, o)[0] for i in range(o))
+              for n, o in zip(sizes, outs)]
+    rvs = [reduce_axis((0, w), name=f"rv{k}") for k, w in enumerate(widest)]
+    shape = list(data.shape)
+    for a, o in zip(axes, outs):
+        shape[a] = o
+
+    def parts(idx):
+        src, conds, count = list(idx), [], const(1, "int32")
+        for a, r, n, o in zip(axes, rvs, sizes, outs):
+            lo, hi = _bounds(idx[a], n, o)
+            src[a] = tirop.min(lo + r, n - 1)
+            conds.append(lo + r < hi)
+            count = count * (hi - lo)
+        return data[tuple(src)], tirop.all(*conds), count
 
     if pool_type == "max":
-        return compute(tuple(out_shape), lambda *idx: te_op.max(window(idx), axis=[rh, rw]),
-                       name="tensor", tag="pool_max")
-    total = compute(tuple(out_shape), lambda *idx: te_op.sum(window(idx), axis=[rh, rw]),
-                    name="tensor", tag="pool_sum")
-
-    def average(*idx):
-        if count_include_pad:
-            return total[idx] / const(kh * kw, data.dtype)
-        h0, w0 = idx[hx] * sh - pt, idx[wx] * sw - pl
-        hs = tirop.max(h0, 0)
-        ws = tirop.max(w0, 0)
-        he = tirop.min(h0 + ekh, H.value)
-        we = tirop.min(w0 + ekw, W.value)
-        count = ((he - hs + dh - 1) // dh) * ((we - ws + dw - 1) // dw)
-        return total[idx] / tirop.max(count, 1).astype(data.dtype)
-    return compute(tuple(out_shape), average, name="tensor", tag="elemwise")
+        return compute(tuple(shape), lambda *i: te_op.max(parts(i)[0], axis=rvs,
+                                                          where=parts(i)[1]),
+                       name="tensor", tag="adaptive_pool_max")
+    total = compute(tuple(shape), lambda *i: te_op.sum(parts(i)[0], axis=rvs,
+                                                       where=parts(i)[1]),
+                    name="tensor", tag="adaptive_pool_sum")
+    return compute(tuple(shape), lambda *i: total[i] / parts(i)[2].astype(data.dtype),
+                   name="tensor", tag="elemwise")
 
 
-__all__ = ["pool2d"]
+__all__ = ["pool", "pool1d", "pool2d", "global_pool", "adaptive_pool", "adaptive_pool1d"]

@@ -1,0 +1,186 @@
+"""Elementwise math of TVM's ``topi`` (``topi.exp``, ``topi.sqrt``, ... and ``topi.math.*``).
+
+Each operator takes a Tensor and returns one compute stage ``T_<name>`` tagged
+``elemwise`` over the same shape, so the injective schedules inline or vectorize it. The
+float functions keep a float input's dtype; an integer input is computed in float32 (as the
+``te`` intrinsics do). ``fast_exp`` / ``fast_tanh`` approximate as TVM's do, from operations
+that vectorize; ``fast_erf`` computes the exact function."""
+from __future__ import annotations
+
+from ..errors import TepadError
+from ..tensor import Tensor, compute
+from ..tir import dtype as dt
+from ..tir import op as tirop
+from ..tir.expr import PrimExpr, cast as _cast_expr, const, convert, select
+
+
+def _check(x, name):
+    if not isinstance(x, Tensor):
+        raise TepadError(f"topi.{name} takes a te.Tensor, got {type(x).__name__} {x!r}")
+
+
+def _unary(name, fn, doc):
+    def op(x):
+        _check(x, name)
+        return compute(x.shape, lambda *i: fn(x[i]), name=f"T_{name}", tag="elemwise")
+    op.__name__ = name
+    op.__doc__ = doc
+    return op
+
+
+def _neg(v):
+    return -v
+
+
+def _sign(v):
+    zero, one = const(0, v.dtype), const(1, v.dtype)
+    if dt.parse(v.dtype).is_uint:
+        return select(v > zero, one, zero)
+    return select(v > zero, one, select(v < zero, const(-1, v.dtype), zero))
+
+
+identity = _unary("identity", lambda v: v, "A copy of ``x`` (one elementwise stage).")
+negative = _unary("negative", _neg, "``-x`` elementwise.")
+exp = _unary("exp", tirop.exp, "``e ** x`` elementwise.")
+_LN2_HI, _LN2_LO = 0.693145751953125, 1.428606765330187e-06   # Cody-Waite split of ln 2
+_LOG2E = 1.4426950408889634
+
+
+def _pow2_int(n):
+    """``2 ** n`` for an integral float ``n`` in [-127, 127] from vector-friendly operations
+    only (floor, multiply, select): the product of ``2 ** (2 ** b)`` over the set bits of
+    ``|n|``, inverted for negative ``n``; exact."""
+    m = tirop.abs(n)
+    p = const(1.0, n.dtype)
+    for b in range(7):
+        q = tirop.floor(m * const(2.0 ** -b, n.dtype))
+        bit = q - tirop.floor(q * const(0.5, n.dtype)) * const(2.0, n.dtype)
+        p = p * select(bit > const(0.5, n.dtype), const(2.0 ** (2 ** b), n.dtype),
+                       const(1.0, n.dtype))
+    return select(n < const(0.0, n.dtype), const(1.0, n.dtype) / p, p)
+
+
+def _fast_exp_expr(v):
+    """``e ** v`` as ``2 ** n * e ** r`` with ``n = round(v * log2 e)``, ``|r| <= ln2 / 2``
+    and ``e ** r`` from its degree-7 Taylor polynomial (relative error below 2e-7 in
+    float32); inputs clamped to [-87.3, 88.3] as TVM's fast_exp clamps them."""
+    d = v.dtype if dt.is_float(v.dtype) else "float32"
+    v = v if v.dtype == d else v.astype(d)
+    c = (lambda x: const(x, d))
+    x = tirop.min(tirop.max(v, c(-87.3)), c(88.3))
+    n = tirop.floor(x * c(_LOG2E) + c(0.5))
+    r = x - n * c(_LN2_HI) - n * c(_LN2_LO)
+    poly = c(1.0 / 5040.0)
+    for k in (720.0, 120.0, 24.0, 6.0, 2.0, 1.0, 1.0):
+        poly = poly * r + c(1.0 / k)
+    return poly * _pow2_int(n)
+
+
+def _fast_tanh_expr(v):
+    """``tanh(v) = sign(v) (1 - 2 / (e^{2|v|} + 1))`` with the fast exponential; |v| > 9
+    gives +-1 (as TVM's fast_tanh clamps)."""
+    d = v.dtype if dt.is_float(v.dtype) else "float32"
+    v = v if v.dtype == d else v.astype(d)
+    a = tirop.min(tirop.abs(v), const(9.0, d))
+    t = const(1.0, d) - const(2.0, d) / (_fast_exp_expr(a * const(2.0, d)) + const(1.0, d))
+    small = a < const(0.0004, d)        # tanh(a) = a - a^3/3 + ..., and 1 - ... cancels
+    t = select(small, a, t)
+    return select(v < const(0.0, d), -t, t)
+
+
+fast_exp = _unary("fast_exp", _fast_exp_expr,
+                  "``e ** x`` approximated as TVM's fast_exp does (range reduction to "
+                  "``2 ** n * e ** r`` and a polynomial; relative error below 2e-7), from "
+                  "operations that vectorize (no libm call per lane).")
+erf = _unary("erf", tirop.erf, "The error function of ``x`` elementwise.")
+fast_erf = _unary("fast_erf", tirop.erf, "``erf(x)`` (computed exactly; TVM approximates).")
+tanh = _unary("tanh", tirop.tanh, "``tanh(x)`` elementwise.")
+fast_tanh = _unary("fast_tanh", _fast_tanh_expr,
+                   "``tanh(x)`` from ``fast_exp`` (absolute error below 1e-6; TVM "
+                   "approximates too), from operations that vectorize.")
+sigmoid = _unary("sigmoid", tirop.sigmoid, "``1 / (1 + exp(-x))`` elementwise.")
+sqrt = _unary("sqrt", tirop.sqrt, "``sqrt(x)`` elementwise.")
+rsqrt = _unary("rsqrt", tirop.rsqrt, "``1 / sqrt(x)`` elementwise.")
+log = _unary("log", tirop.log, "The natural logarithm of ``x`` elementwise.")
+log2 = _unary("log2", tirop.log2, "``log2(x)`` elementwise.")
+log10 = _unary("log10", tirop.log10, "``log10(x)`` elementwise.")
+sin = _unary("sin", tirop.sin, "``sin(x)`` elementwise (radians).")
+cos = _unary("cos", tirop.cos, "``cos(x)`` elementwise (radians).")
+tan = _unary("tan", tirop.tan, "``tan(x)`` elementwise (radians).")
+atan = _unary("atan", tirop.atan, "``arctan(x)`` elementwise.")
+floor = _unary("floor", tirop.floor, "``x`` rounded down elementwise.")
+ceil = _unary("ceil", tirop.ceil, "``x`` rounded up elementwise.")
+round = _unary("round", tirop.round,  # noqa: A001 - TVM name
+               "``x`` rounded to the nearest integral value, halves to even (numpy's round).")
+trunc = _unary("trunc", tirop.trunc, "``x`` rounded toward zero elementwise.")
+abs = _unary("abs", tirop.abs, "``|x|`` elementwise, in ``x``'s dtype.")  # noqa: A001
+sign = _unary("sign", _sign, "-1, 0 or 1 by the sign of ``x``, in ``x``'s dtype.")
+isnan = _unary("isnan", tirop.isnan, "Whether ``x`` is NaN (a bool tensor).")
+isinf = _unary("isinf", tirop.isinf, "Whether ``x`` is infinite (a bool tensor).")
+isfinite = _unary("isfinite", tirop.isfinite, "Whether ``x`` is finite (a bool tensor).")
+
+
+def logical_not(x):
+    """``not x`` elementwise (``x`` is read as bool: nonzero is true); a bool tensor."""
+    _check(x, "logical_not")
+    return compute(x.shape, lambda *i: ~_as_bool(x[i]), name="T_logical_not", tag="elemwise")
+
+
+def _as_bool(v):
+    return v if v.dtype == "bool" else v != const(0, v.dtype)
+
+
+def cast(x, dtype: str):
+    """``x`` converted to ``dtype``: a Tensor gives a ``T_cast`` stage, a scalar (number or
+    expression) an expression. Float to int truncates toward zero, as C and numpy do."""
+    try:
+        dt.parse(dtype)
+    except Exception as err:  # noqa: BLE001 - say which argument is wrong
+        raise TepadError(f"topi.cast: {dtype!r} is not a dtype") from err
+    if isinstance(x, Tensor):
+        if x.dtype == dtype:
+            return compute(x.shape, lambda *i: x[i], name="T_cast", tag="elemwise")
+        return compute(x.shape, lambda *i: _to(x[i], dtype), name="T_cast", tag="elemwise")
+    return _to(convert(x), dtype)
+
+
+def _to(v: PrimExpr, dtype: str) -> PrimExpr:
+    if dtype == "bool" and v.dtype != "bool":
+        return v != const(0, v.dtype)
+    return _cast_expr(dtype, v)
+
+
+def clip(x, a_min, a_max):
+    """``min(max(x, a_min), a_max)`` elementwise (bounds are numbers or expressions, cast to
+    ``x``'s dtype)."""
+    _check(x, "clip")
+    lo = _to(convert(a_min), x.dtype)
+    hi = _to(convert(a_max), x.dtype)
+    return compute(x.shape, lambda *i: tirop.min(tirop.max(x[i], lo), hi), name="T_clip",
+                   tag="elemwise")
+
+
+def fixed_point_multiply(x, multiplier: int, shift: int):
+    """``round(x * multiplier * 2**(shift - 31))`` for an int32 ``x``: the fixed-point
+    multiplication of quantized kernels (TVM's ``topi.fixed_point_multiply``). The product is
+    formed in int64 and rounded half up, as TVM's ``q_multiply_shift``."""
+    _check(x, "fixed_point_multiply")
+    if x.dtype != "int32":
+        raise TepadError(f"topi.fixed_point_multiply: {x.name} is {x.dtype}; it takes int32")
+    left, right = (shift, 0) if shift > 0 else (0, -shift)
+    total = 31 + right
+    nudge = const(1 << (total - 1), "int64")
+    div = const(1 << total, "int64")
+    m = const(int(multiplier), "int64")
+    scale = const(1 << left, "int64")
+
+    def body(*i):
+        v = x[i].astype("int64") * scale * m + nudge
+        return (v // div).astype("int32")
+    return compute(x.shape, body, name="T_fixed_point_multiply", tag="elemwise")
+
+
+__all__ = ["identity", "negative", "exp", "fast_exp", "erf", "fast_erf", "tanh", "fast_tanh",
+           "sigmoid", "sqrt", "rsqrt", "log", "log2", "log10", "sin", "cos", "tan", "atan",
+           "floor", "ceil", "round", "trunc", "abs", "sign", "isnan", "isinf", "isfinite",
+           "logical_not", "cast", "clip", "fixed_point_multiply"]

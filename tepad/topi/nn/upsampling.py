@@ -1,0 +1,24 @@
+"""``topi.nn.upsampling``: scaling the H and W axes by factors, through ``image.resize2d``."""
+from __future__ import annotations
+
+from ...errors import TepadError
+from ..image.resize import resize2d
+from .utils import const_extents
+
+
+def upsampling(data, scale_h, scale_w, layout="NCHW", method="nearest_neighbor",
+               align_corners=False, output_shape=None):
+    """``data`` resized to ``round(H * scale_h) x round(W * scale_w)`` with ``method``
+    ("nearest_neighbor", "bilinear" / "linear" or "bicubic"), coordinates "align_corners"
+    when ``align_corners`` else "asymmetric" (TVM's mapping)."""
+    if layout not in ("NCHW", "NHWC"):
+        raise TepadError(f"upsampling: layout {layout!r}; use 'NCHW' or 'NHWC'")
+    hx, wx = layout.index("H"), layout.index("W")
+    H, W = const_extents((data.shape[hx], data.shape[wx]), "upsampling", ("H", "W"))
+    size = (int(round(H * scale_h)), int(round(W * scale_w)))
+    mode = "align_corners" if align_corners else "asymmetric"
+    return resize2d(data, None, size, layout=layout, method=method,
+                    coordinate_transformation_mode=mode, output_shape=output_shape)
+
+
+__all__ = ["upsampling"]

@@ -1,0 +1,9 @@
+"""TVM's ``topi.testing``: numpy references written directly in numpy (independent of
+topi's TE definitions) and the per-target schedule lookups tests use
+(``get_injective_schedule(target)`` ...)."""
+from .common import *  # noqa: F401,F403
+from .common import __all__ as _common
+from .reference import *  # noqa: F401,F403
+from .reference import __all__ as _ref
+
+__all__ = list(_common) + list(_ref)
