@@ -13,6 +13,7 @@ from ..tir.expr import BufferLoad, IntImm, ProducerLoad, Range, StringImm, Var, 
 from ..tir.buffer import AXIS_SEPARATOR
 from ..tir.functor import post_order_visit, substitute
 from ..tir.itervar import IterVar, IterVarType
+from ..tir.storage_scope import split_storage_scope
 from ..tensor.scan import ScanOp
 from ..tensor.tensor import ComputeOp, PlaceholderOp, Tensor
 from ..tensor.tensor_intrin import TensorComputeOp
@@ -671,11 +672,10 @@ class Stage:
         self.is_double_buffered = True
 
     def set_scope(self, scope):
-        """Set the storage scope of this stage's buffer: 'global', 'shared', 'local' or 'warp'
-        (anything else is a TepadError)."""
-        if scope not in ("global", "shared", "local", "warp", ""):
-            raise TepadError(f"stage {self.name}: unknown storage scope {scope!r}; valid: "
-                             "'global', 'shared', 'local', 'warp'")
+        """Set the storage scope of this stage's buffer: 'global', 'shared', 'local' or 'warp',
+        optionally tagged as TVM allows ('global:pool', 'global.texture', 'shared.dyn'; a
+        tagged scope is placed as its rank). Anything else is a TepadError."""
+        split_storage_scope(scope, f"stage {self.name}: set_scope")
         self.scope = scope
 
     def leaf_kind(self, iv):
