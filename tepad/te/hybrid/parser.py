@@ -1,0 +1,660 @@
+"""Hybrid script -> TIR: the Python body of a ``@te.hybrid.script`` function, called with
+te.Tensors, becomes the statement of a ``HybridOp`` (TVM's hybrid parser, written anew).
+
+What a body may contain (TVM's hybrid subset):
+
+* ``c = output_tensor(shape, dtype)``: an output (returned with ``return c`` / ``return c, d``);
+  ``t = allocate(shape, dtype="float32", scope="global")``: a temporary array;
+* ``x[i, j]`` reads and ``x[i, j] = v`` / ``x[i] += v`` writes of inputs, outputs and
+  temporaries; ``x.shape``, ``x.dtype``, ``len(x)`` of arrays;
+* scalar variables: a name assigned once, directly in a loop or function body, is a ``let``;
+  any other (reassigned, ``+=``, assigned under an ``if``) is a one-element local array of
+  the innermost loop (or the function), as TVM allocates it;
+* ``for i in range(n)`` / ``range(a, b)`` / ``unroll`` / ``parallel`` / ``vectorize`` (loop
+  kinds), ``const_range`` (unrolled by the parser: ``i`` is a Python int), ``bind(tag, n)``
+  (a thread launch); ``while cond:`` (a ``tir.While``); ``if``/``elif``/``else`` (a condition
+  the simplifier proves is dropped, as TVM does), ``a if c else b``, ``and``/``or``/``not``,
+  chained comparisons, ``assert cond, "msg"``, ``pass``;
+* calls: the math intrinsics (``sqrt``, ``exp``, ``log``, ``tanh``, ``sigmoid``, ``power``,
+  ``popcount``, ``round``, ``floor``, ``ceil``, ``sin``, ``cos``, ``abs``, ...), ``min``/``max``,
+  casts (``float32(x)``, ``int32(x)``, ...), ``ceil_div``, ``likely``, ``inf``/``ninf``;
+* names of the function's globals and closure holding numbers, strings or expressions.
+
+Anything else is a ``TepadError`` naming the function, its line and what is allowed.
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+import operator
+import textwrap
+
+import numpy as np
+
+from ...arith import Analyzer
+from ...errors import TepadError
+from ...tir import dtype as dt
+from ...tir import op as tirop
+from ...tir.buffer import Buffer
+from ...tir.expr import (BufferLoad, ConstExpr, IntImm, PrimExpr, StringImm, Var, cast, const,
+                         convert, logical_and, logical_not, logical_or)
+from ...tir.itervar import IterVar, IterVarType
+from ...tir.stmt import (Allocate, AssertStmt, AttrStmt, BufferStore, Evaluate, For, ForKind,
+                         IfThenElse, LetStmt, While, seq)
+from ...tir.expr import Range
+from ...tensor.hybrid import HybridOp
+from ...tensor.tensor import Tensor
+
+LOOP_KINDS = {"range": ForKind.SERIAL, "unroll": ForKind.UNROLLED,
+              "parallel": ForKind.PARALLEL, "vectorize": ForKind.VECTORIZED}
+
+_MATH = {"sqrt": tirop.sqrt, "exp": tirop.exp, "log": tirop.log, "tanh": tirop.tanh,
+         "sigmoid": tirop.sigmoid, "power": tirop.power, "popcount": tirop.popcount,
+         "round": tirop.round, "floor": tirop.floor, "ceil": tirop.ceil, "sin": tirop.sin,
+         "cos": tirop.cos, "abs": tirop.abs, "rsqrt": tirop.rsqrt, "erf": tirop.erf,
+         "log2": tirop.log2, "log10": tirop.log10, "exp2": tirop.exp2, "tan": tirop.tan,
+         "atan": tirop.atan, "trunc": tirop.trunc, "isnan": tirop.isnan}
+
+_CASTS = ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
+          "uint16", "uint32", "uint64", "bool")
+
+_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+           ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}
+_CMPOPS = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt,
+           ast.GtE: operator.ge, ast.Eq: lambda a, b: convert(a).equal(b),
+           ast.NotEq: lambda a, b: convert(a) != b}
+
+
+class Array:
+    """An array the script reads or writes: an input tensor's buffer, an output, or a
+    temporary (``flat``: a one-dimensional allocation indexed row-major)."""
+
+    def __init__(self, name, buffer: Buffer, shape, dtype, kind, flat=False):
+        self.name, self.buffer, self.kind, self.flat = name, buffer, kind, flat
+        self.shape = tuple(convert(d) for d in shape)
+        self.dtype = dtype
+
+    def index(self, idx, where):
+        if len(idx) != len(self.shape):
+            raise TepadError(f"{where}: {self.name} has {len(self.shape)} dimensions, indexed "
+                             f"with {len(idx)}")
+        idx = [convert(i) for i in idx]
+        for i in idx:
+            if not dt.is_int(i.dtype):
+                raise TepadError(f"{where}: index {i!r} of {self.name} is not an integer")
+        if not self.flat:
+            return idx
+        flat = idx[0]
+        for d, i in zip(self.shape[1:], idx[1:]):
+            flat = flat * d + i
+        return [flat]
+
+
+class _Frame:
+    """The names declared in a function or loop body, and the temporaries allocated there."""
+
+    def __init__(self):
+        self.names = {}
+        self.allocs = []      # (data var, dtype, extents, scope)
+
+
+class HybridParser:
+    """One parse of a script function for one set of arguments."""
+
+    def __init__(self, func, args):
+        self.func = func
+        self.fname = func.__name__
+        try:
+            src = textwrap.dedent(inspect.getsource(func))
+        except (OSError, TypeError) as e:
+            raise TepadError(f"hybrid script {self.fname}: its source is not available "
+                             f"({e})") from e
+        tree = ast.parse(src)
+        fdefs = [n for n in tree.body if isinstance(n, ast.FunctionDef)]
+        if not fdefs:
+            raise TepadError(f"hybrid script {self.fname}: no function definition in its source")
+        self.fdef = fdefs[0]
+        self.line0 = func.__code__.co_firstlineno - 1
+        self.source = src
+        self.args = list(args)
+        self.env = dict(func.__globals__)
+        self.env.update(inspect.getclosurevars(func).nonlocals)
+        self.frames = []
+        self.analyzer = Analyzer()
+        self.inputs = {}          # Tensor -> Array (one buffer per distinct input tensor)
+        self.outputs = []         # Arrays from output_tensor, in declaration order
+        self.returned = None
+        self.assigns = _count_assignments(self.fdef)
+        self.node = self.fdef
+
+    # --- errors -------------------------------------------------------------------------------
+    def where(self, node=None):
+        node = node or self.node
+        return f"hybrid script {self.fname}, line {self.line0 + getattr(node, 'lineno', 1)}"
+
+    def fail(self, msg, node=None):
+        raise TepadError(f"{self.where(node)}: {msg}")
+
+    # --- entry --------------------------------------------------------------------------------
+    def parse(self):
+        params = [a.arg for a in self.fdef.args.args]
+        if len(params) != len(self.args) or self.fdef.args.vararg or self.fdef.args.kwarg:
+            self.fail(f"takes {len(params)} arguments ({', '.join(params)}), called with "
+                      f"{len(self.args)}")
+        self.frames.append(_Frame())
+        for name, a in zip(params, self.args):
+            self.frames[-1].names[name] = ("value", self._argument(name, a))
+        body = self.block(self.fdef.body, top=True)
+        body = self._close_frame(body)
+        if self.returned is None:
+            self.fail("no `return` of its output tensors (end the function with `return c` "
+                      "or `return c, d`)")
+        missing = [o.name for o in self.outputs if o not in self.returned]
+        if missing:
+            self.fail(f"output_tensor {', '.join(missing)} is not returned")
+        inputs = list(self.inputs)
+        op = HybridOp(self.fname, "HybridOp", None, inputs,
+                      [self.inputs[t].buffer for t in inputs],
+                      [o.buffer for o in self.returned], body, source=self.source)
+        outs = [op.output(k) for k in range(op.num_outputs)]
+        return outs[0] if len(outs) == 1 else outs
+
+    def _argument(self, name, a):
+        if isinstance(a, Tensor):
+            if a not in self.inputs:
+                buf = Buffer([convert(d) for d in a.shape], a.dtype, a.op.name)
+                self.inputs[a] = Array(name, buf, a.shape, a.dtype, "input")
+            return self.inputs[a]
+        if isinstance(a, (list, tuple)):
+            return [self._argument(f"{name}[{k}]", x) for k, x in enumerate(a)]
+        if isinstance(a, (PrimExpr, bool, int, float, np.generic)):
+            return _literal(a)
+        if hasattr(a, "as_expr"):
+            return a.as_expr()
+        self.fail(f"argument {name} is a {type(a).__name__}; a hybrid script is called with "
+                  "te.Tensors, expressions (te.var) and numbers (or all numpy arrays to run "
+                  "it as Python)")
+
+    # --- scopes -------------------------------------------------------------------------------
+    def lookup(self, name, node):
+        for fr in reversed(self.frames):
+            if name in fr.names:
+                return fr.names[name]
+        if name in self.env:
+            v = self.env[name]
+            if isinstance(v, (bool, int, float, np.generic, PrimExpr, str)):
+                return ("value", _literal(v) if not isinstance(v, str) else v)
+            if isinstance(v, (list, tuple)) and all(isinstance(x, (int, float, PrimExpr))
+                                                    for x in v):
+                return ("value", [_literal(x) for x in v])
+            self.fail(f"name {name} refers to a {type(v).__name__}; only numbers, strings, "
+                      "expressions, the arguments and the names assigned in the body are "
+                      "usable", node)
+        self.fail(f"unknown name {name}", node)
+
+    def _close_frame(self, body):
+        fr = self.frames.pop()
+        for data, dtype, extents, scope in reversed(fr.allocs):
+            body = Allocate(data, dtype, extents, const(1, "bool"), body, {"scope": scope})
+        return body
+
+    def _declare_array(self, name, shape, dtype, scope, node):
+        shape = [convert(d) for d in shape]
+        total = convert(1)
+        for d in shape:
+            total = total * d
+        data = Var(name, "handle")
+        buf = Buffer([total], dtype, name, data=data, scope=scope)
+        self.frames[-1].allocs.append((data, dtype, [total], scope))
+        return Array(name, buf, shape, dtype, "temp", flat=True)
+
+    # --- statements ---------------------------------------------------------------------------
+    def block(self, stmts, top=False):
+        out = []
+        for k, s in enumerate(stmts):
+            self.node = s
+            if k == 0 and isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant) and \
+                    isinstance(s.value.value, str):
+                continue        # a docstring
+            if self.returned is not None:
+                self.fail("statements after `return`", s)
+            if isinstance(s, ast.Assign) and self._is_let(s):
+                name = s.targets[0].id
+                value = self.expr(s.value)
+                if not isinstance(value, PrimExpr):
+                    self.frames[-1].names[name] = ("value", value)
+                    continue
+                var = Var(name, value.dtype)
+                self.frames[-1].names[name] = ("value", var)
+                rest = self.block(stmts[k + 1:], top)
+                return seq(*out, LetStmt(var, value, rest))
+            if isinstance(s, ast.Return):
+                if not top:
+                    self.fail("`return` inside a loop or branch; return the outputs at the "
+                              "end of the function", s)
+                self._return(s)
+                continue
+            st = self.stmt(s)
+            if st is not None:
+                out.append(st)
+        return seq(*out)
+
+    def _is_let(self, s):
+        if len(s.targets) != 1 or not isinstance(s.targets[0], ast.Name):
+            return False
+        name = s.targets[0].id
+        if isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Name) and \
+                s.value.func.id in ("output_tensor", "allocate"):
+            return False
+        return self.assigns.get(name) == (1, True) and not any(
+            name in fr.names for fr in self.frames)
+
+    def stmt(self, s):
+        method = getattr(self, "stmt_" + type(s).__name__, None)
+        if method is None:
+            self.fail(f"`{type(s).__name__}` statements are not part of hybrid script", s)
+        return method(s)
+
+    def stmt_Pass(self, s):
+        return None
+
+    def stmt_Expr(self, s):
+        v = self.expr(s.value)
+        if isinstance(v, PrimExpr):
+            return Evaluate(v)
+        return None
+
+    def stmt_Assign(self, s):
+        if len(s.targets) != 1:
+            self.fail("chained assignment (a = b = ...); assign one target", s)
+        t = s.targets[0]
+        if isinstance(t, ast.Name):
+            call = s.value
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and \
+                    call.func.id in ("output_tensor", "allocate"):
+                return self._declare(t.id, call)
+            return self._assign_scalar(t.id, self.expr(s.value), s)
+        if isinstance(t, ast.Subscript):
+            arr, idx = self.target(t)
+            return self._store(arr, idx, self.expr(s.value), s)
+        self.fail("only a name or an element (x[i, j]) can be assigned", s)
+
+    def stmt_AugAssign(self, s):
+        op = _BINOPS.get(type(s.op))
+        if op is None:
+            self.fail(f"augmented assignment {type(s.op).__name__} is not supported", s)
+        if isinstance(s.target, ast.Name):
+            cur = self.expr(s.target)
+            return self._assign_scalar(s.target.id, op(cur, self.expr(s.value)), s)
+        arr, idx = self.target(s.target)
+        cur = BufferLoad(arr.buffer, arr.index(idx, self.where(s)))
+        return self._store(arr, idx, op(cur, self.expr(s.value)), s)
+
+    def _declare(self, name, call):
+        if any(name in fr.names for fr in self.frames):
+            self.fail(f"{name} is already defined; an array is declared once", call)
+        kind = call.func.id
+        args = [self.expr(a) for a in call.args]
+        kw = {k.arg: self.expr(k.value) for k in call.keywords}
+        shape = kw.pop("shape", args[0] if args else None)
+        dtype = kw.pop("dtype", args[1] if len(args) > 1 else "float32")
+        scope = kw.pop("scope", args[2] if len(args) > 2 else "global")
+        if kw or len(args) > 3:
+            self.fail(f"{kind}(shape, dtype, scope) got unexpected arguments", call)
+        if isinstance(shape, PrimExpr):
+            shape = [shape]
+        if not isinstance(shape, (list, tuple)) or not shape or \
+                not all(isinstance(d, PrimExpr) and dt.is_int(d.dtype) for d in shape):
+            self.fail(f"{kind}: the shape must be a tuple of integer expressions, got "
+                      f"{shape!r}", call)
+        if not isinstance(dtype, str):
+            self.fail(f"{kind}: the dtype must be a string, got {dtype!r}", call)
+        dtype = dt.canonical(dtype)
+        if kind == "output_tensor":
+            if len(args) > 2:
+                self.fail("output_tensor takes no scope (an output lives in global memory)",
+                          call)
+            if len(self.frames) > 1:
+                self.fail(f"output_tensor {name} must be declared in the function body, "
+                          "not inside a loop", call)
+            arr = Array(name, Buffer(list(shape), dtype, name), shape, dtype, "output")
+            self.outputs.append(arr)
+            self.frames[0].names[name] = ("value", arr)
+        else:
+            arr = self._declare_array(name, shape, dtype, scope, call)
+            self.frames[-1].names[name] = ("value", arr)
+        return None
+
+    def _assign_scalar(self, name, value, node):
+        if isinstance(value, (Array, list, str)):
+            self.fail(f"{name} = ...: only expressions are assigned to a name", node)
+        value = convert(value)
+        sym = None
+        for fr in reversed(self.frames):
+            if name in fr.names:
+                sym = fr.names[name]
+                break
+        if sym is None:
+            arr = self._declare_array(name, [1], value.dtype, "local", node)
+            arr.kind = "scalar"
+            self.frames[-1].names[name] = ("scalar", arr)
+            sym = self.frames[-1].names[name]
+        kind, arr = sym
+        if kind != "scalar":
+            what = "loop variable" if kind == "loop" else "argument, array or constant"
+            self.fail(f"{name} is a {what} and cannot be assigned", node)
+        return self._store(arr, [const(0)], value, node)
+
+    def _store(self, arr, idx, value, node):
+        if not isinstance(arr, Array):
+            self.fail("only arrays (inputs, outputs, allocations) are stored to", node)
+        if arr.kind == "input":
+            self.fail(f"{arr.name} is an input of the script and is read-only", node)
+        value = convert(value)
+        if value.dtype != arr.dtype:
+            value = cast(arr.dtype, value)
+        return BufferStore(arr.buffer, value, arr.index(idx, self.where(node)))
+
+    def _return(self, s):
+        v = s.value
+        elts = v.elts if isinstance(v, ast.Tuple) else [v]
+        outs = []
+        for e in elts:
+            if not isinstance(e, ast.Name):
+                self.fail("return the output tensors by name (`return c` or `return c, d`)", s)
+            sym = self.lookup(e.id, s)
+            arr = sym[1]
+            if not isinstance(arr, Array) or arr.kind != "output":
+                self.fail(f"returns {e.id}, which is not an output_tensor", s)
+            if arr in outs:
+                self.fail(f"returns {e.id} twice", s)
+            outs.append(arr)
+        self.returned = outs
+
+    def stmt_For(self, s):
+        if s.orelse:
+            self.fail("for ... else is not supported", s)
+        if not isinstance(s.target, ast.Name):
+            self.fail("the loop variable must be a name", s)
+        it = s.iter
+        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and
+                it.func.id in ("range", "unroll", "parallel", "vectorize", "const_range",
+                               "bind")):
+            self.fail("loops iterate over range / unroll / parallel / vectorize / const_range "
+                      "/ bind", s)
+        kind = it.func.id
+        args = [self.expr(a) for a in it.args]
+        name = s.target.id
+        if kind == "bind":
+            if len(args) != 2 or not isinstance(args[0], str):
+                self.fail('bind takes a thread tag and an extent: bind("threadIdx.x", n)', s)
+            ext = convert(args[1])
+            iv = IterVar(Range.from_min_extent(0, ext), Var(name, ext.dtype),
+                         IterVarType.ThreadIndex, args[0])
+            body = self._loop_body(name, iv.var, s.body)
+            return AttrStmt(iv, "thread_extent", ext, body)
+        if len(args) == 1:
+            lo, hi = const(0), convert(args[0])
+        elif len(args) == 2:
+            lo, hi = convert(args[0]), convert(args[1])
+        else:
+            self.fail(f"{kind} takes 1 or 2 arguments (extent, or begin and end)", s)
+        if not dt.is_int(lo.dtype) or not dt.is_int(hi.dtype):
+            self.fail(f"{kind} bounds must be integers, got {lo!r} and {hi!r}", s)
+        ext = self.analyzer.simplify(hi - lo) if not _is_zero(lo) else hi
+        if kind == "const_range":
+            lo_c, ext_c = self.analyzer.simplify(lo), self.analyzer.simplify(ext)
+            if not isinstance(lo_c, IntImm) or not isinstance(ext_c, IntImm):
+                self.fail("const_range needs constant bounds (it is unrolled by the parser)", s)
+            bodies = []
+            for k in range(lo_c.value, lo_c.value + ext_c.value):
+                bodies.append(self._loop_body(name, const(k), s.body))
+            return seq(*bodies)
+        var = Var(name, ext.dtype)
+        index = var if _is_zero(lo) else var + lo
+        body = self._loop_body(name, index, s.body)
+        return For(var, const(0, ext.dtype), ext, LOOP_KINDS[kind], body)
+
+    def _loop_body(self, name, index, stmts):
+        self.frames.append(_Frame())
+        self.frames[-1].names[name] = ("loop", index)
+        body = self.block(stmts)
+        return self._close_frame(body)
+
+    def stmt_While(self, s):
+        if s.orelse:
+            self.fail("while ... else is not supported", s)
+        cond = self._cond(self.expr(s.test), s)
+        self.frames.append(_Frame())
+        body = self._close_frame(self.block(s.body))
+        return While(cond, body)
+
+    def stmt_If(self, s):
+        cond = self._cond(self.expr(s.test), s)
+        c = self.analyzer.simplify(cond)
+        if isinstance(c, ConstExpr):        # proven: keep only the branch taken (as TVM)
+            taken = s.body if c.value else s.orelse
+            return self.block(taken) if taken else None
+        then = self.block(s.body)
+        other = self.block(s.orelse) if s.orelse else None
+        return IfThenElse(cond, then, other)
+
+    def stmt_Assert(self, s):
+        cond = self._cond(self.expr(s.test), s)
+        msg = self.expr(s.msg) if s.msg is not None else "assertion failed"
+        if not isinstance(msg, str):
+            self.fail("an assert message must be a string", s)
+        return AssertStmt(cond, StringImm(msg), Evaluate(0))
+
+    def _cond(self, c, node):
+        if isinstance(c, (bool, np.bool_)):
+            return const(bool(c))
+        if not isinstance(c, PrimExpr):
+            self.fail(f"a condition must be an expression, got {c!r}", node)
+        if not dt.is_bool(c.dtype):
+            c = c != const(0, c.dtype)
+        return c
+
+    # --- expressions --------------------------------------------------------------------------
+    def expr(self, e):
+        method = getattr(self, "expr_" + type(e).__name__, None)
+        if method is None:
+            self.fail(f"`{type(e).__name__}` expressions are not part of hybrid script", e)
+        return method(e)
+
+    def expr_Constant(self, e):
+        if isinstance(e.value, str):
+            return e.value
+        if e.value is None or not isinstance(e.value, (bool, int, float)):
+            self.fail(f"constant {e.value!r} is not a number or a string", e)
+        return _literal(e.value)
+
+    def expr_Name(self, e):
+        if e.id in ("True", "False"):
+            return const(e.id == "True")
+        kind, v = self.lookup(e.id, e)
+        if kind == "scalar":
+            return BufferLoad(v.buffer, [const(0)])
+        return v
+
+    def expr_Tuple(self, e):
+        return tuple(self.expr(x) for x in e.elts)
+
+    expr_List = expr_Tuple
+
+    def expr_Attribute(self, e):
+        v = self.expr(e.value)
+        if isinstance(v, Array) and e.attr in ("shape", "dtype", "name"):
+            return getattr(v, e.attr)
+        if isinstance(v, PrimExpr) and e.attr == "dtype":
+            return v.dtype
+        self.fail(f"attribute .{e.attr} is not available here (arrays have .shape, .dtype)", e)
+
+    def target(self, t):
+        arr = self.expr(t.value)
+        idx = self.expr(t.slice)
+        idx = list(idx) if isinstance(idx, tuple) else [idx]
+        if not isinstance(arr, Array):
+            self.fail("only arrays are indexed in an assignment", t)
+        return arr, idx
+
+    def expr_Subscript(self, e):
+        v = self.expr(e.value)
+        idx = self.expr(e.slice)
+        if isinstance(v, (list, tuple)):
+            k = self.analyzer.simplify(convert(idx)) if not isinstance(idx, tuple) else None
+            if not isinstance(k, IntImm):
+                self.fail("a tuple (a shape, a list argument) is indexed with a constant", e)
+            return v[k.value]
+        if not isinstance(v, Array):
+            self.fail("only arrays, shapes and list arguments are indexed", e)
+        idx = list(idx) if isinstance(idx, tuple) else [idx]
+        return BufferLoad(v.buffer, v.index(idx, self.where(e)))
+
+    def expr_BinOp(self, e):
+        a, b = self.expr(e.left), self.expr(e.right)
+        op = _BINOPS.get(type(e.op))
+        if op is None:
+            if isinstance(e.op, (ast.BitAnd, ast.BitOr)) and _is_bool(a) and _is_bool(b):
+                return (logical_and if isinstance(e.op, ast.BitAnd) else logical_or)(a, b)
+            self.fail(f"operator {type(e.op).__name__} is not supported (tepad's TIR has no "
+                      "bitwise operators)", e)
+        self._scalars(e, a, b)
+        return op(a, b)
+
+    def _scalars(self, e, *vals):
+        for v in vals:
+            if not isinstance(v, PrimExpr):
+                self.fail(f"operand {v!r} is not a scalar expression", e)
+
+    def expr_UnaryOp(self, e):
+        v = self.expr(e.operand)
+        self._scalars(e, v)
+        if isinstance(e.op, ast.USub):
+            return -v
+        if isinstance(e.op, ast.UAdd):
+            return v
+        if isinstance(e.op, ast.Not):
+            return logical_not(self._cond(v, e))
+        self.fail(f"unary operator {type(e.op).__name__} is not supported", e)
+
+    def expr_BoolOp(self, e):
+        vals = [self._cond(self.expr(v), e) for v in e.values]
+        return tirop.all(*vals) if isinstance(e.op, ast.And) else tirop.any(*vals)
+
+    def expr_Compare(self, e):
+        vals = [self.expr(e.left)] + [self.expr(c) for c in e.comparators]
+        self._scalars(e, *vals)
+        out = []
+        for op, a, b in zip(e.ops, vals, vals[1:]):
+            f = _CMPOPS.get(type(op))
+            if f is None:
+                self.fail(f"comparison {type(op).__name__} is not supported", e)
+            out.append(f(a, b))
+        return out[0] if len(out) == 1 else tirop.all(*out)
+
+    def expr_IfExp(self, e):
+        cond = self._cond(self.expr(e.test), e)
+        a, b = self.expr(e.body), self.expr(e.orelse)
+        self._scalars(e, a, b)
+        return tirop.if_then_else(cond, a, b)
+
+    def expr_Call(self, e):
+        if not isinstance(e.func, ast.Name):
+            self.fail("only calls of intrinsics by name (sqrt(x), max(a, b), float32(x), ...)"
+                      , e)
+        f = e.func.id
+        if e.keywords:
+            self.fail(f"{f}: keyword arguments are not supported here", e)
+        args = [self.expr(a) for a in e.args]
+        if f in _MATH:
+            self._scalars(e, *args)
+            return _MATH[f](*args)
+        if f in ("min", "max"):
+            if len(args) != 2:
+                self.fail(f"{f} takes 2 arguments", e)
+            self._scalars(e, *args)
+            return (tirop.min if f == "min" else tirop.max)(*args)
+        if f in _CASTS:
+            if len(args) != 1:
+                self.fail(f"{f}(x) casts one expression", e)
+            self._scalars(e, *args)
+            return cast(f, args[0])
+        if f == "ceil_div":
+            self._scalars(e, *args)
+            a, b = args
+            return (a + b - 1) // b
+        if f == "likely":
+            return tirop.likely(self._cond(args[0], e))
+        if f == "len":
+            v = args[0] if len(args) == 1 else None
+            if isinstance(v, Array):
+                return v.shape[0]
+            if isinstance(v, (list, tuple)):
+                return const(len(v))
+            self.fail("len takes an array or a tuple", e)
+        if f in ("inf", "ninf"):
+            if len(args) != 1 or not isinstance(args[0], str):
+                self.fail(f"{f} takes a dtype string", e)
+            return (tirop.max_value if f == "inf" else tirop.min_value)(args[0])
+        if f in ("output_tensor", "allocate"):
+            self.fail(f"{f}(...) is assigned to a name: `c = {f}(shape, dtype)`", e)
+        self.fail(f"call of {f}: not a hybrid intrinsic (math functions, min/max, casts, "
+                  "ceil_div, likely, len, inf/ninf)", e)
+
+
+def _count_assignments(fdef):
+    """``{name: (number of assignments, first assignment directly in a loop or function
+    body)}``; an augmented assignment counts twice (it reads the name)."""
+    counts = {}
+
+    def walk(stmts, direct):
+        for s in stmts:
+            if isinstance(s, ast.Assign):
+                for t in s.targets:
+                    if isinstance(t, ast.Name):
+                        n, d = counts.get(t.id, (0, direct))
+                        counts[t.id] = (n + 1, d if n else direct)
+            elif isinstance(s, ast.AugAssign) and isinstance(s.target, ast.Name):
+                n, d = counts.get(s.target.id, (0, False))
+                counts[s.target.id] = (n + 2, d)
+            if isinstance(s, (ast.For, ast.While)):
+                walk(s.body, isinstance(s, ast.For))
+                walk(s.orelse, False)
+            elif isinstance(s, ast.If):
+                walk(s.body, False)
+                walk(s.orelse, False)
+            elif isinstance(s, (ast.With, ast.Try)):
+                walk(s.body, False)
+    walk(fdef.body, True)
+    return counts
+
+
+def _literal(v):
+    if isinstance(v, PrimExpr):
+        return v
+    if isinstance(v, (bool, np.bool_)):
+        return const(bool(v))
+    if isinstance(v, np.generic):
+        return const(v.item(), v.dtype.name)
+    if isinstance(v, int):
+        return const(v, "int32" if -2 ** 31 <= v < 2 ** 31 else "int64")
+    if isinstance(v, float):
+        return const(v, "float32")
+    return convert(v)
+
+
+def _is_zero(e):
+    return isinstance(e, IntImm) and e.value == 0
+
+
+def _is_bool(v):
+    return isinstance(v, PrimExpr) and dt.is_bool(v.dtype)
+
+
+def parse(func, args):
+    """The output tensor(s) of the HybridOp that ``func`` describes for ``args``."""
+    return HybridParser(func, args).parse()
+
+
+__all__ = ["HybridParser", "Array", "parse", "LOOP_KINDS"]
