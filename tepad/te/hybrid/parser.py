@@ -221,8 +221,8 @@ class HybridParser:
             if isinstance(s, ast.Assign) and self._is_let(s):
                 name = s.targets[0].id
                 value = self.expr(s.value)
-                if not isinstance(value, PrimExpr):
-                    self.frames[-1].names[name] = ("value", value)
+                if not isinstance(value, PrimExpr) or isinstance(value, ConstExpr):
+                    self.frames[-1].names[name] = ("value", value)   # TVM's ConstVar
                     continue
                 var = Var(name, value.dtype)
                 self.frames[-1].names[name] = ("value", var)
