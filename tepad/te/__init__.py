@@ -13,7 +13,7 @@ from ..tir.buffer import AXIS_SEPARATOR
 from ..tensor import (Tensor, Operation, PlaceholderOp, ComputeOp, ScanOp, ExternOp, var,
                       size_var, const, placeholder, compute, scan, extern, reduce_axis,
                       thread_axis, comm_reducer, sum, max, min, TensorIntrin, TensorComputeOp,
-                      decl_tensor_intrin, tag_scope, HybridOp)
+                      decl_tensor_intrin, tag_scope, HybridOp, gradient)
 from ..schedule import create_schedule, Schedule, Stage
 from . import schedule, tensor, hybrid
 from .._lazy import lazy_module
