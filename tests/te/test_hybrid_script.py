@@ -328,3 +328,124 @@ def test_mistakes_name_the_script_and_line(src, match, tmp_path):
     with pytest.raises(tepad.TepadError, match=match) as info:
         fn(a)
     assert "hybrid script f, line" in str(info.value)
+
+
+def test_value_index_multi_output_feeds_another_script():
+    @script
+    def kernel_a(a):
+        b = output_tensor((16,), "int32")
+        c = output_tensor((4, 4), "int32")
+        for i in range(16):
+            b[i] = a[i] + 2
+            c[i // 4, i % 4] = a[i] + 1
+        return b, c
+
+    @script
+    def kernel_b(b, a):
+        c = output_tensor((4, 4), "int32")
+        for i in range(4):
+            for j in range(4):
+                c[i, j] = a[i * 4 + j] * b[i, j]
+        return c
+
+    a = te.placeholder((16,), "int32", name="a")
+    b, c = kernel_a(a)
+    d = kernel_b(c, b)
+    av = np.arange(16, dtype="int32")
+    (dv,) = build_and_run(d, [a], [av])
+    nb, nc = kernel_a(av)
+    np.testing.assert_array_equal(dv, kernel_b(nc, nb))
+    np.testing.assert_array_equal(dv, ((av + 1) * (av + 2)).reshape(4, 4))
+
+
+def test_bool_conditions_mixing_int_and_float():
+    @script
+    def foo(a):
+        b = output_tensor(a.shape, a.dtype)
+        b[0] = 1.2
+        for i in range(1, a.shape[0] - 1):
+            if a[i] * a[i - 1] < a[i] or a[i] * a[i - 1] < a[i - 1] or i * a[i] == a[i]:
+                b[i] = a[i]
+            else:
+                b[i] = 0.0
+        return b
+
+    a = te.placeholder((10,), name="a")
+    av = np.random.RandomState(6).uniform(-1, 2, 10).astype("float32")
+    (bv,) = build_and_run(foo(a), [a], [av])
+    want = foo(av)
+    np.testing.assert_allclose(bv[:-1], want[:-1], rtol=1e-6)
+
+
+def test_list_arguments_and_const_range():
+    @script
+    def foo(a, b):
+        c = output_tensor(a.shape, a.dtype)
+        d = output_tensor(a.shape, "int32")
+        for i in const_range(2):
+            for j in const_range(5):
+                c[i, j] = float32(int32(a[i, j]) + b[i, j])
+        for i in const_range(len(b)):
+            for j in const_range(len(b[0])):
+                d[i, j] = int32(a[i, j] + b[i, j])
+        return c, d
+
+    @script
+    def hoo(a, b):
+        c = output_tensor(a.shape, a.dtype)
+        for i in range(a.shape[0]):
+            for j in const_range(len(b)):
+                d = a[i] * b[j]
+                d += a[i] + b[j]
+                c[i] = d
+        return c
+
+    a = te.placeholder((2, 5), name="a", dtype="float32")
+    b = [[1, 2, 3, 4, 5], [5, 4, 3, 2, 1]]
+    c, d = foo(a, b)
+    av = np.random.RandomState(7).uniform(0, 5, (2, 5)).astype("float32")
+    cv, dv = build_and_run([c, d], [a], [av])
+    bn = np.array(b)
+    np.testing.assert_allclose(cv, (av.astype("int32") + bn).astype("float32"))
+    np.testing.assert_array_equal(dv, (av + bn).astype("int32"))
+    a5 = te.placeholder((5,), name="a5", dtype="int32")
+    (hv,) = build_and_run(hoo(a5, [1, 2, 3, 4, 5]), [a5], [np.arange(5, dtype="int32")])
+    np.testing.assert_array_equal(hv, hoo(np.arange(5, dtype="int32"), [1, 2, 3, 4, 5]))
+
+
+def test_captured_tuples_and_lists():
+    n = 8
+    constant_tuple = (10, n)
+    constant_list = [[1, 2], [3, n]]
+    const_value = 1
+
+    @script
+    def add_something(a):
+        c = output_tensor((constant_tuple[1],), "int32")
+        for i in range(constant_tuple[1]):
+            c[i] = a[i] + constant_list[1][const_value]
+        return c
+
+    a = te.placeholder((n,), "int32", name="a")
+    av = np.arange(n, dtype="int32")
+    (cv,) = build_and_run(add_something(a), [a], [av])
+    np.testing.assert_array_equal(cv, av + n)
+
+
+def test_array_of_tensors_argument():
+    @script
+    def sum_array(inputs):
+        out = output_tensor((10,), inputs[0].dtype)
+        n = len(inputs)
+        for i in range(10):
+            out[i] = 0.0
+            for j in const_range(n):
+                out[i] += inputs[j][i]
+        return out
+
+    inputs = [te.placeholder((10,), name=f"t{k}") for k in range(5)]
+    out = sum_array(inputs)
+    assert len(out.op.inputs) == 5
+    arrays = [np.random.RandomState(k).rand(10).astype("float32") for k in range(5)]
+    (got,) = build_and_run(out, inputs, arrays)
+    np.testing.assert_allclose(got, sum(arrays), rtol=1e-6)

@@ -182,11 +182,11 @@ class HybridParser:
                 return fr.names[name]
         if name in self.env:
             v = self.env[name]
-            if isinstance(v, (bool, int, float, np.generic, PrimExpr, str)):
-                return ("value", _literal(v) if not isinstance(v, str) else v)
-            if isinstance(v, (list, tuple)) and all(isinstance(x, (int, float, PrimExpr))
-                                                    for x in v):
-                return ("value", [_literal(x) for x in v])
+            if isinstance(v, str):
+                return ("value", v)
+            c = _constant(v)
+            if c is not None:
+                return ("value", c)
             self.fail(f"name {name} refers to a {type(v).__name__}; only numbers, strings, "
                       "expressions, the arguments and the names assigned in the body are "
                       "usable", node)
@@ -501,11 +501,16 @@ class HybridParser:
     def expr_Subscript(self, e):
         v = self.expr(e.value)
         idx = self.expr(e.slice)
-        if isinstance(v, (list, tuple)):
-            k = self.analyzer.simplify(convert(idx)) if not isinstance(idx, tuple) else None
-            if not isinstance(k, IntImm):
-                self.fail("a tuple (a shape, a list argument) is indexed with a constant", e)
-            return v[k.value]
+        if isinstance(v, (list, tuple)):          # b[i, j] of a nested list is b[i][j]
+            for i in (idx if isinstance(idx, tuple) else (idx,)):
+                k = self.analyzer.simplify(convert(i)) if isinstance(i, PrimExpr) or \
+                    isinstance(i, int) else None
+                if not isinstance(k, IntImm) or not isinstance(v, (list, tuple)) or \
+                        not -len(v) <= k.value < len(v):
+                    self.fail("a tuple (a shape, a list argument) is indexed with constants "
+                              "within its length", e)
+                v = v[k.value]
+            return v
         if not isinstance(v, Array):
             self.fail("only arrays, shapes and list arguments are indexed", e)
         idx = list(idx) if isinstance(idx, tuple) else [idx]
@@ -642,6 +647,17 @@ def _literal(v):
     if isinstance(v, float):
         return const(v, "float32")
     return convert(v)
+
+
+def _constant(v):
+    """A captured number, expression or (nested) list/tuple of them as expressions; None for
+    anything else."""
+    if isinstance(v, (bool, int, float, np.generic, PrimExpr)):
+        return _literal(v)
+    if isinstance(v, (list, tuple)):
+        out = [_constant(x) for x in v]
+        return None if any(x is None for x in out) else out
+    return None
 
 
 def _is_zero(e):
