@@ -14,6 +14,7 @@ from ..tir.buffer import AXIS_SEPARATOR
 from ..tir.functor import post_order_visit, substitute
 from ..tir.itervar import IterVar, IterVarType
 from ..tir.storage_scope import split_storage_scope
+from ..tensor.hybrid import HybridOp
 from ..tensor.scan import ScanOp
 from ..tensor.tensor import ComputeOp, PlaceholderOp, Tensor
 from ..tensor.tensor_intrin import TensorComputeOp
@@ -22,6 +23,8 @@ from .tensorize import check_tensorize
 
 # operations with loops of their own (a TensorComputeOp's opaque axes are no loops)
 _LOOPED = (ComputeOp, TensorComputeOp)
+# what a HybridOp stage's axes take (lowering rebuilds those loops)
+_HYBRID_PRIMITIVES = ("split", "fuse", "reorder", "vectorize", "unroll", "parallel", "pragma")
 
 
 class AttachType(enum.IntEnum):
@@ -80,7 +83,8 @@ class Stage:
         self.op = op
         self.origin_op = op
         self.schedule = schedule
-        roots = list(op.root_iter_vars) if isinstance(op, _LOOPED + (ScanOp,)) else []
+        roots = list(op.root_iter_vars) if isinstance(op, _LOOPED + (ScanOp, HybridOp)) \
+            else []
         self.all_iter_vars = list(roots)
         # opaque roots (a scan's spatial axes) are not loops
         self.leaf_iter_vars = [iv for iv in roots if iv.iter_type != IterVarType.Opaque]
@@ -133,6 +137,8 @@ class Stage:
         return "[" + ", ".join(iv.name for iv in self.leaf_iter_vars) + "]"
 
     def _check_compute(self, what, tensor_compute=True):
+        if isinstance(self.op, HybridOp) and what in _HYBRID_PRIMITIVES:
+            return              # the loops of a hybrid script's outer nest (HybridOp.axis)
         if isinstance(self.op, TensorComputeOp) and not tensor_compute:
             raise TepadError(f"stage {self.name}: {what} needs a te.compute with a scalar "
                              f"body; {self.name} calls the tensor intrinsic "

@@ -449,3 +449,72 @@ def test_array_of_tensors_argument():
     arrays = [np.random.RandomState(k).rand(10).astype("float32") for k in range(5)]
     (got,) = build_and_run(out, inputs, arrays)
     np.testing.assert_allclose(got, sum(arrays), rtol=1e-6)
+
+
+def _loops(stmt):
+    out = []
+    tir.stmt_functor.post_order_visit(
+        stmt, lambda n: out.append(n) if isinstance(n, tir.For) else None)
+    return out[::-1]
+
+
+def test_schedule_the_axes_of_a_hybrid_stage():
+    @script
+    def outer(a, b):
+        c = output_tensor((64, 64), a.dtype)
+        for i in range(64):
+            for j in range(64):
+                c[i, j] = a[i] * b[j]
+        return c
+
+    a = te.placeholder((64,), name="a")
+    b = te.placeholder((64,), name="b")
+    c = outer(a, b)
+    assert [iv.name for iv in c.op.axis] == ["i", "j"]
+    av = np.random.RandomState(8).rand(64).astype("float32")
+    bv = np.random.RandomState(9).rand(64).astype("float32")
+
+    def check(sch, names, kinds=None):
+        low = tepad.lower(sch, [a, b, c])["main"]
+        loops = _loops(low.body)
+        assert [l.loop_var.name for l in loops] == names
+        if kinds:
+            assert [l.kind for l in loops] == kinds
+        f = tepad.build(sch, [a, b, c])
+        out = np.zeros((64, 64), "float32")
+        f(av, bv, out)
+        np.testing.assert_allclose(out, np.outer(av, bv), rtol=1e-6)
+
+    sch = te.create_schedule(c.op)
+    i, j = c.op.axis
+    io, ii = sch[c].split(i, 4)
+    sch[c].parallel(ii)
+    jo, ji = sch[c].split(j, 4)
+    joo, joi = sch[c].split(jo, 4)
+    sch[c].vectorize(ji)
+    sch[c].reorder(ii, io, joo, joi, ji)
+    check(sch, ["i.inner", "i.outer", "j.outer.outer", "j.outer.inner", "j.inner"],
+          [tir.ForKind.PARALLEL, tir.ForKind.SERIAL, tir.ForKind.SERIAL, tir.ForKind.SERIAL,
+           tir.ForKind.VECTORIZED])
+    sch = te.create_schedule(c.op)
+    sch[c].fuse(c.op.axis[0], c.op.axis[1])
+    check(sch, ["i.j.fused"])
+    sch = te.create_schedule(c.op)
+    sch[c].split(c.op.axis[0], 3)               # imperfect: 22 * 3 > 64, guarded
+    check(sch, ["i.outer", "i.inner", "j"])
+    sch = te.create_schedule(c.op)
+    with pytest.raises(tepad.TepadError, match="compute_inline needs a compute stage"):
+        sch[c].compute_inline()
+
+    @script
+    def rows(a, b):
+        c = output_tensor((64, 64), a.dtype)
+        for i in parallel(64):
+            for j in range(64):
+                c[i, j] = a[i] * b[j]
+        return c
+    c = rows(a, b)
+    sch = te.create_schedule(c.op)
+    sch[c].split(c.op.axis[1], 8)                # the script's parallel i stays parallel
+    check(sch, ["i", "j.outer", "j.inner"],
+          [tir.ForKind.PARALLEL, tir.ForKind.SERIAL, tir.ForKind.SERIAL])

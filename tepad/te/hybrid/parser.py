@@ -42,7 +42,7 @@ from ...tir.itervar import IterVar, IterVarType
 from ...tir.stmt import (Allocate, AssertStmt, AttrStmt, BufferStore, Evaluate, For, ForKind,
                          IfThenElse, LetStmt, While, seq)
 from ...tir.expr import Range
-from ...tensor.hybrid import HybridOp
+from ...tensor.hybrid import HybridOp, outer_loop_axes
 from ...tensor.tensor import Tensor
 
 LOOP_KINDS = {"range": ForKind.SERIAL, "unroll": ForKind.UNROLLED,
@@ -155,7 +155,8 @@ class HybridParser:
         inputs = list(self.inputs)
         op = HybridOp(self.fname, "HybridOp", None, inputs,
                       [self.inputs[t].buffer for t in inputs],
-                      [o.buffer for o in self.returned], body, source=self.source)
+                      [o.buffer for o in self.returned], body, source=self.source,
+                      axis=outer_loop_axes(body))
         outs = [op.output(k) for k in range(op.num_outputs)]
         return outs[0] if len(outs) == 1 else outs
 
