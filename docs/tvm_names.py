@@ -35,8 +35,9 @@ ROWS = [
      "adjoints are gathers (no Jacobian tensors); max/min send the gradient to the first "
      "extreme point; tuple reducers (argmax) are refused"),
     ("te.hybrid.script", f"{TE}.hybrid.script",
-     "a HybridOp stage is scheduled whole, like an extern stage (no op.axis to split); "
-     "te.hybrid.build (a schedule dumped as Python) is not there"),
+     "op.axis (the outer loop nest) takes split / fuse / reorder / parallel / vectorize / "
+     "unroll / pragma, not compute_at into it; inputs are read-only; te.hybrid.build (a "
+     "schedule dumped as Python) is not there"),
     ("te.HybridOp", f"{TE}.HybridOp", ""),
     ("te.tag_scope", f"{TE}.tag_scope", ""),
     ("te.AXIS_SEPARATOR", f"{TE}.AXIS_SEPARATOR", ""),
