@@ -224,3 +224,20 @@ def test_mistakes():
     idx, val = te.compute((1,), lambda _: argmax((k, A[k]), axis=k), name="am")
     with pytest.raises(tepad.TepadError, match="tuple reducer"):
         te.gradient(val, [A])
+
+
+def test_topi_operators():
+    from tepad import topi
+    X = te.placeholder((1, 2, 6, 6), F, name="X")
+    W = te.placeholder((3, 2, 3, 3), F, name="W")
+    check_grad(topi.nn.conv2d_nchw(X, W, 1, 1, 1), [X, W], data_range=(-1, 1))
+    check_grad(topi.nn.relu(topi.nn.conv2d_nchw(X, W, 2, 0, 1)), [X, W], data_range=(-1, 1))
+    check_grad(topi.nn.pool2d(X, (2, 2), (2, 2), (1, 1), (0, 0, 0, 0), "max"), X)
+    check_grad(topi.nn.pool2d(X, (3, 3), (1, 1), (1, 1), (1, 1, 1, 1), "avg"), X)
+    D = te.placeholder((4, 5), F, name="D")
+    Wd = te.placeholder((3, 5), F, name="Wd")
+    b = te.placeholder((3,), F, name="b")
+    check_grad(topi.nn.dense(D, Wd, b), [D, Wd, b])
+    check_grad(topi.nn.softmax(D), [D], data_range=(-2, 2))
+    check_grad(topi.sum(D * D), D)
+    check_grad(2.0 * D + 1.0, D)
