@@ -518,3 +518,28 @@ def test_schedule_the_axes_of_a_hybrid_stage():
     sch[c].split(c.op.axis[1], 8)                # the script's parallel i stays parallel
     check(sch, ["i", "j.outer", "j.inner"],
           [tir.ForKind.PARALLEL, tir.ForKind.SERIAL, tir.ForKind.SERIAL])
+
+
+def test_script_calling_a_script_is_inlined():
+    @script
+    def foo(a, b):
+        c = outer_product(10, 10, a, b)
+        d = output_tensor(c.shape, c.dtype)
+        t = allocate((10,), "float32")
+        for i in range(10):
+            t[i] = a[i] + 1.0
+        e = outer_product(10, 10, t, b)
+        for i in range(10):
+            for j in range(10):
+                d[i, j] = c[i, j] + e[i, j] + i * j
+        return d
+
+    a = te.placeholder((10,), name="a")
+    b = te.placeholder((10,), name="b")
+    d = foo(a, b)
+    assert [t.name for t in d.op.inputs] == ["a", "b"]
+    av, bv = (np.random.RandomState(k).rand(10).astype("float32") for k in (10, 11))
+    (dv,) = build_and_run(d, [a, b], [av, bv])
+    ref = np.outer(av, bv) + np.outer(av + 1, bv) + np.outer(np.arange(10), np.arange(10))
+    np.testing.assert_allclose(dv, ref, rtol=1e-5)
+    np.testing.assert_allclose(foo(av, bv), ref, rtol=1e-5)

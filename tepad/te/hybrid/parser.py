@@ -43,6 +43,8 @@ from ...tir.stmt import (Allocate, AssertStmt, AttrStmt, BufferStore, Evaluate, 
                          IfThenElse, LetStmt, While, seq)
 from ...tir.expr import Range
 from ...tensor.hybrid import HybridOp, outer_loop_axes
+from ...tensor.operation import placeholder
+from ...tir.functor import Mutator
 from ...tensor.tensor import Tensor
 
 LOOP_KINDS = {"range": ForKind.SERIAL, "unroll": ForKind.UNROLLED,
@@ -241,7 +243,8 @@ class HybridParser:
         return seq(*out)
 
     def _is_let(self, s):
-        if len(s.targets) != 1 or not isinstance(s.targets[0], ast.Name):
+        if len(s.targets) != 1 or not isinstance(s.targets[0], ast.Name) or \
+                self._script_called(s.value) is not None:
             return False
         name = s.targets[0].id
         if isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Name) and \
@@ -269,6 +272,12 @@ class HybridParser:
         if len(s.targets) != 1:
             self.fail("chained assignment (a = b = ...); assign one target", s)
         t = s.targets[0]
+        script = self._script_called(s.value)
+        if script is not None:
+            names = t.elts if isinstance(t, ast.Tuple) else [t]
+            if not all(isinstance(n, ast.Name) for n in names):
+                self.fail("bind the outputs of a hybrid script call to names", s)
+            return self._inline_script(script, [n.id for n in names], s.value)
         if isinstance(t, ast.Name):
             call = s.value
             if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and \
@@ -290,6 +299,46 @@ class HybridParser:
         arr, idx = self.target(s.target)
         cur = BufferLoad(arr.buffer, arr.index(idx, self.where(s)))
         return self._store(arr, idx, op(cur, self.expr(s.value)), s)
+
+    def _script_called(self, e):
+        """The Python function of the hybrid script ``e`` calls, or None."""
+        if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and \
+                not any(e.func.id in fr.names for fr in self.frames):
+            return getattr(self.env.get(e.func.id), "hybrid_function", None)
+        return None
+
+    def _inline_script(self, fn, names, call):
+        """``c = other_script(args)``: the other script parsed for these arguments and its
+        body inlined here (as TVM does), its outputs temporaries named ``names``."""
+        if call.keywords:
+            self.fail(f"{fn.__name__}: pass the script's arguments by position", call)
+        args, stand_in = [], {}
+        for a in (self.expr(x) for x in call.args):
+            if isinstance(a, Array):
+                t = placeholder([d for d in a.shape], a.dtype, name=a.name)
+                stand_in[t] = a
+                a = t
+            elif isinstance(a, list) and any(isinstance(x, Array) for x in a):
+                self.fail(f"{fn.__name__}: a list of arrays cannot be passed to a script "
+                          "called from a script", call)
+            args.append(a)
+        outs = HybridParser(fn, args).parse()
+        outs = outs if isinstance(outs, list) else [outs]
+        op = outs[0].op
+        if len(names) != len(outs):
+            self.fail(f"{fn.__name__} returns {len(outs)} tensor(s), assigned to "
+                      f"{len(names)} name(s)", call)
+        amap = {}
+        for t, buf in zip(op.inputs, op.input_placeholders):
+            amap[buf] = stand_in[t] if t in stand_in else self._argument(t.name, t)
+        for name, t, buf in zip(names, outs, op.output_placeholders):
+            if any(name in fr.names for fr in self.frames):
+                self.fail(f"{name} is already defined; a script's output gets a new name",
+                          call)
+            arr = self._declare_array(name, t.shape, t.dtype, "global", call)
+            self.frames[-1].names[name] = ("value", arr)
+            amap[buf] = arr
+        return _Rebind(amap, self.where(call)).visit(op.body)
 
     def _declare(self, name, call):
         if any(name in fr.names for fr in self.frames):
@@ -607,6 +656,31 @@ class HybridParser:
             self.fail(f"{f}(...) is assigned to a name: `c = {f}(shape, dtype)`", e)
         self.fail(f"call of {f}: not a hybrid intrinsic (math functions, min/max, casts, "
                   "ceil_div, likely, len, inf/ninf)", e)
+
+
+class _Rebind(Mutator):
+    """Accesses of an inlined script's buffers moved to the caller's arrays."""
+
+    def __init__(self, amap, where):
+        self.amap, self.where = amap, where
+
+    def visit_BufferLoad(self, e):
+        idx = [self.visit(i) for i in e.indices]
+        arr = self.amap.get(e.buffer)
+        if arr is None:
+            return BufferLoad(e.buffer, idx)
+        return BufferLoad(arr.buffer, arr.index(idx, self.where))
+
+    def visit_BufferStore(self, s):
+        idx = [self.visit(i) for i in s.indices]
+        value = self.visit(s.value)
+        arr = self.amap.get(s.buffer)
+        if arr is None:
+            return BufferStore(s.buffer, value, idx)
+        if arr.kind == "input":
+            raise TepadError(f"{self.where}: the script called stores into {arr.name}, an "
+                             "input of the caller (read-only)")
+        return BufferStore(arr.buffer, value, arr.index(idx, self.where))
 
 
 def _count_assignments(fdef):
