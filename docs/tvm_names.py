@@ -92,6 +92,9 @@ ROWS = [
     ("double_buffer", f"{ST}.double_buffer",
      "recorded, no effect: a GPU shared-memory pipelining hint (the CPU overlaps loads itself)"),
     ("tensorize", f"{ST}.tensorize", ""),
+    ("tensorize of a stage that calls a tensor intrinsic (TensorComputeOp)", f"{ST}.tensorize",
+     "TVM accepts the call and ignores it; tepad replaces the tile's calls with one call of "
+     "an intrinsic declared over a block of those calls (checked to match)"),
     ("rolling_buffer", f"{ST}.rolling_buffer",
      "also rolls regions that move by a floordiv (odd upscaling tiles) and regions that move "
      "with both loops of a split axis (y.outer*8 + y.inner); a region that never overlaps is "

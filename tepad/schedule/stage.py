@@ -405,10 +405,13 @@ class Stage:
 
     def tensorize(self, var, tensor_intrin):
         """Compute the loops at and below leaf ``var`` with one call of ``tensor_intrin``
-        (``te.decl_tensor_intrin``). Checked here: ``var`` is a leaf, the intrinsic's kind;
+        (``te.decl_tensor_intrin``); a stage that calls a tensor intrinsic takes one declared
+        over a compute calling that same intrinsic (several calls at once). Checked here:
+        ``var`` is a leaf, the intrinsic's kind;
         checked when lowering: the intrinsic computes what those loops compute (same
         expression, same reduction) over a tile of the same shape."""
-        self._check_compute("tensorize", tensor_compute=False)
+        composed = isinstance(getattr(tensor_intrin, "op", None), TensorComputeOp)
+        self._check_compute("tensorize", tensor_compute=composed)
         self._leaf_index(var, "tensorize")
         check_tensorize(self, var, tensor_intrin)
         attr = self.iter_var_attrs.setdefault(var, IterVarAttr())
