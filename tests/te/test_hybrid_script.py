@@ -543,3 +543,25 @@ def test_script_calling_a_script_is_inlined():
     ref = np.outer(av, bv) + np.outer(av + 1, bv) + np.outer(np.arange(10), np.arange(10))
     np.testing.assert_allclose(dv, ref, rtol=1e-5)
     np.testing.assert_allclose(foo(av, bv), ref, rtol=1e-5)
+
+
+def test_max_num_threads_reads_the_current_target():
+    @script
+    def blocks(a):
+        b = output_tensor(a.shape, a.dtype)
+        m = max_num_threads(True)
+        for i in range(ceil_div(a.shape[0], m)):
+            for j in range(m):
+                if i * m + j < a.shape[0]:
+                    b[i * m + j] = a[i * m + j] * 2.0
+        return b
+
+    a = te.placeholder((100,), name="a")
+    with tepad.target.Target("cuda"):
+        b = blocks(a)
+    assert int(b.op.axis[1].dom.extent) == 1024
+    av = np.arange(100, dtype="float32")
+    (bv,) = build_and_run(blocks(a), [a], [av])      # no target: one thread per block
+    np.testing.assert_allclose(bv, av * 2)
+    with tepad.target.Target("cuda"):
+        np.testing.assert_allclose(blocks(av), av * 2)

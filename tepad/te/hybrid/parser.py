@@ -17,7 +17,9 @@ What a body may contain (TVM's hybrid subset):
   chained comparisons, ``assert cond, "msg"``, ``pass``;
 * calls: the math intrinsics (``sqrt``, ``exp``, ``log``, ``tanh``, ``sigmoid``, ``power``,
   ``popcount``, ``round``, ``floor``, ``ceil``, ``sin``, ``cos``, ``abs``, ...), ``min``/``max``,
-  casts (``float32(x)``, ``int32(x)``, ...), ``ceil_div``, ``likely``, ``inf``/``ninf``;
+  casts (``float32(x)``, ``int32(x)``, ...), ``ceil_div``, ``likely``, ``inf``/``ninf``,
+  ``max_num_threads`` (of the current target); another ``@script`` function, whose body is
+  inlined (``c = other(a, b)``; its outputs become temporaries);
 * names of the function's globals and closure holding numbers, strings or expressions.
 
 Anything else is a ``TepadError`` naming the function, its line and what is allowed.
@@ -33,6 +35,7 @@ import numpy as np
 
 from ...arith import Analyzer
 from ...errors import TepadError
+from ...target import Target
 from ...tir import dtype as dt
 from ...tir import op as tirop
 from ...tir.buffer import Buffer
@@ -652,6 +655,8 @@ class HybridParser:
             if len(args) != 1 or not isinstance(args[0], str):
                 self.fail(f"{f} takes a dtype string", e)
             return (tirop.max_value if f == "inf" else tirop.min_value)(args[0])
+        if f == "max_num_threads":
+            return const(_max_num_threads(args, self, e))
         if f in ("output_tensor", "allocate"):
             self.fail(f"{f}(...) is assigned to a name: `c = {f}(shape, dtype)`", e)
         self.fail(f"call of {f}: not a hybrid intrinsic (math functions, min/max, casts, "
@@ -722,6 +727,15 @@ def _literal(v):
     if isinstance(v, float):
         return const(v, "float32")
     return convert(v)
+
+
+def _max_num_threads(args, parser=None, node=None):
+    """``max_num_threads(allow_none=True)``: the current target's (``with Target(...)``)
+    threads per block; without a target, 1 when ``allow_none`` (TVM's hybrid intrinsic)."""
+    allow_none = bool(args[0].value if isinstance(args[0], ConstExpr) else args[0]) \
+        if args else True
+    target = Target.current(allow_none)
+    return 1 if target is None else target.max_num_threads
 
 
 def _constant(v):

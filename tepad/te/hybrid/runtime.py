@@ -7,6 +7,8 @@ import threading
 
 import numpy as np
 
+from .parser import _max_num_threads
+
 
 class bind:  # noqa: N801 -- TVM's name
     """``for i in bind("threadIdx.x", n)``: in emulation the threads run one after another."""
@@ -56,6 +58,7 @@ HYBRID_GLOBALS = {
     "log2": np.log2, "log10": np.log10, "exp2": np.exp2, "trunc": np.trunc, "isnan": np.isnan,
     "likely": lambda c: c, "ceil_div": lambda a, b: (a + b - 1) // b,
     "inf": _inf, "ninf": _ninf,
+    "max_num_threads": lambda allow_none=True: _max_num_threads([allow_none]),
     **{n: _cast(n) for n in ("float16", "float32", "float64", "int8", "int16", "int32",
                              "int64", "uint8", "uint16", "uint32", "uint64", "bool")},
 }
