@@ -684,7 +684,7 @@ class Stage:
         """Set the storage scope of this stage's buffer: 'global', 'shared', 'local' or 'warp',
         optionally tagged as TVM allows ('global:pool', 'global.texture', 'shared.dyn'; a
         tagged scope is placed as its rank). Anything else is a TepadError."""
-        split_storage_scope(scope, f"stage {self.name}: set_scope")
+        split_storage_scope(scope, f"stage {self.name}")
         self.scope = scope
 
     def leaf_kind(self, iv):

@@ -22,7 +22,7 @@ def test_unknown_scope_is_refused_naming_the_stage():
     B = te.compute((8,), lambda i: A[i] + 1, name="B")
     C = te.compute((8,), lambda i: B[i] * 2, name="C")
     s = te.create_schedule(C.op)
-    with pytest.raises(tepad.TepadError, match="stage B: set_scope: unknown storage scope 'l1'"):
+    with pytest.raises(tepad.TepadError, match="stage B: unknown storage scope 'l1'"):
         s[B].set_scope("l1")
     with pytest.raises(tepad.TepadError, match=r"cache_read\(A\): unknown storage scope"):
         s.cache_read(A, "texture2", [B])
