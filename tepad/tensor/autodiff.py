@@ -35,11 +35,10 @@ from ..errors import TepadError
 from ..tir import dtype as dt
 from ..tir import op as tirop
 from ..tir.expr import (Add, Call, Cast, ConstExpr, Div, FloatImm, IntImm, Let, Max, Min, Mul,
-                        PrimExpr, ProducerLoad, Select, Sub, Var, const, convert, logical_not,
+                        ProducerLoad, Range, Select, Sub, Var, const, convert, logical_not,
                         select)
 from ..tir.functor import post_order_visit, substitute
 from ..tir.itervar import IterVar, IterVarType
-from ..tir.expr import Range
 from ..tir.reduce import Reduce
 from ..tir.structural import structural_equal
 from .operation import comm_reducer, compute, sum as te_sum
@@ -50,10 +49,6 @@ from .tensor import ComputeOp, PlaceholderOp, Tensor
 
 def _one(dtype):
     return FloatImm(1.0, dtype)
-
-
-def _is_zero(e):
-    return e is None
 
 
 def _add(a, b):

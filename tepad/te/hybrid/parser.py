@@ -39,12 +39,11 @@ from ...target import Target
 from ...tir import dtype as dt
 from ...tir import op as tirop
 from ...tir.buffer import Buffer
-from ...tir.expr import (BufferLoad, ConstExpr, IntImm, PrimExpr, StringImm, Var, cast, const,
-                         convert, logical_and, logical_not, logical_or)
+from ...tir.expr import (BufferLoad, ConstExpr, IntImm, PrimExpr, Range, StringImm, Var, cast,
+                         const, convert, logical_and, logical_not, logical_or)
 from ...tir.itervar import IterVar, IterVarType
 from ...tir.stmt import (Allocate, AssertStmt, AttrStmt, BufferStore, Evaluate, For, ForKind,
                          IfThenElse, LetStmt, While, seq)
-from ...tir.expr import Range
 from ...tensor.hybrid import HybridOp, outer_loop_axes
 from ...tensor.operation import placeholder
 from ...tir.functor import Mutator
