@@ -241,3 +241,19 @@ def test_topi_operators():
     check_grad(topi.nn.softmax(D), [D], data_range=(-2, 2))
     check_grad(topi.sum(D * D), D)
     check_grad(2.0 * D + 1.0, D)
+
+
+def test_symbolic_shapes_and_a_given_head():
+    n = te.size_var("n")
+    A = te.placeholder((n, 4), name="A")
+    k = te.reduce_axis((0, 4), name="k")
+    B = te.compute((n,), lambda i: te.sum(A[i, k] * A[i, k], axis=k), name="B")
+    H = te.placeholder((n,), name="H")
+    (g,) = te.gradient(B, [A], head=H)
+    assert not isinstance(g.op.body[0], tir.Reduce)       # the k sum is solved away
+    f = tepad.build(te.create_schedule(g.op), [H, A, g])
+    a = np.random.RandomState(0).rand(5, 4).astype("float32")
+    h = np.random.RandomState(1).rand(5).astype("float32")
+    out = np.zeros_like(a)
+    f(h, a, out)
+    np.testing.assert_allclose(out, 2 * a * h[:, None], rtol=1e-6)
