@@ -257,3 +257,10 @@ def test_symbolic_shapes_and_a_given_head():
     out = np.zeros_like(a)
     f(h, a, out)
     np.testing.assert_allclose(out, 2 * a * h[:, None], rtol=1e-6)
+
+
+def test_multi_output_compute():
+    X = te.placeholder((6,), F, name="X")
+    P, Q = te.compute((6,), lambda i: [X[i] * X[i], te.exp(X[i] * 0.1)], name="PQ")
+    Y = te.compute((6,), lambda i: P[i] + Q[5 - i] * 3.0, name="Y")
+    check_grad(Y, X)
