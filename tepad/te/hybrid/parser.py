@@ -35,63 +35,29 @@ import numpy as np
 
 from ...arith import Analyzer
 from ...errors import TepadError
-from ...target import Target
 from ...tir import dtype as dt
 from ...tir import op as tirop
 from ...tir.buffer import Buffer
 from ...tir.expr import (BufferLoad, ConstExpr, IntImm, PrimExpr, Range, StringImm, Var, cast,
                          const, convert, logical_and, logical_not, logical_or)
+from ...tir.functor import Mutator
 from ...tir.itervar import IterVar, IterVarType
 from ...tir.stmt import (Allocate, AssertStmt, AttrStmt, BufferStore, Evaluate, For, ForKind,
                          IfThenElse, LetStmt, While, seq)
 from ...tensor.hybrid import HybridOp, outer_loop_axes
 from ...tensor.operation import placeholder
-from ...tir.functor import Mutator
 from ...tensor.tensor import Tensor
+from .intrinsics import call_intrinsic
+from .values import Array, constant, literal
 
 LOOP_KINDS = {"range": ForKind.SERIAL, "unroll": ForKind.UNROLLED,
               "parallel": ForKind.PARALLEL, "vectorize": ForKind.VECTORIZED}
-
-_MATH = {"sqrt": tirop.sqrt, "exp": tirop.exp, "log": tirop.log, "tanh": tirop.tanh,
-         "sigmoid": tirop.sigmoid, "power": tirop.power, "popcount": tirop.popcount,
-         "round": tirop.round, "floor": tirop.floor, "ceil": tirop.ceil, "sin": tirop.sin,
-         "cos": tirop.cos, "abs": tirop.abs, "rsqrt": tirop.rsqrt, "erf": tirop.erf,
-         "log2": tirop.log2, "log10": tirop.log10, "exp2": tirop.exp2, "tan": tirop.tan,
-         "atan": tirop.atan, "trunc": tirop.trunc, "isnan": tirop.isnan}
-
-_CASTS = ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
-          "uint16", "uint32", "uint64", "bool")
 
 _BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
            ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}
 _CMPOPS = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt,
            ast.GtE: operator.ge, ast.Eq: lambda a, b: convert(a).equal(b),
            ast.NotEq: lambda a, b: convert(a) != b}
-
-
-class Array:
-    """An array the script reads or writes: an input tensor's buffer, an output, or a
-    temporary (``flat``: a one-dimensional allocation indexed row-major)."""
-
-    def __init__(self, name, buffer: Buffer, shape, dtype, kind, flat=False):
-        self.name, self.buffer, self.kind, self.flat = name, buffer, kind, flat
-        self.shape = tuple(convert(d) for d in shape)
-        self.dtype = dtype
-
-    def index(self, idx, where):
-        if len(idx) != len(self.shape):
-            raise TepadError(f"{where}: {self.name} has {len(self.shape)} dimensions, indexed "
-                             f"with {len(idx)}")
-        idx = [convert(i) for i in idx]
-        for i in idx:
-            if not dt.is_int(i.dtype):
-                raise TepadError(f"{where}: index {i!r} of {self.name} is not an integer")
-        if not self.flat:
-            return idx
-        flat = idx[0]
-        for d, i in zip(self.shape[1:], idx[1:]):
-            flat = flat * d + i
-        return [flat]
 
 
 class _Frame:
@@ -173,7 +139,7 @@ class HybridParser:
         if isinstance(a, (list, tuple)):
             return [self._argument(f"{name}[{k}]", x) for k, x in enumerate(a)]
         if isinstance(a, (PrimExpr, bool, int, float, np.generic)):
-            return _literal(a)
+            return literal(a)
         if hasattr(a, "as_expr"):
             return a.as_expr()
         self.fail(f"argument {name} is a {type(a).__name__}; a hybrid script is called with "
@@ -189,7 +155,7 @@ class HybridParser:
             v = self.env[name]
             if isinstance(v, str):
                 return ("value", v)
-            c = _constant(v)
+            c = constant(v)
             if c is not None:
                 return ("value", c)
             self.fail(f"name {name} refers to a {type(v).__name__}; only numbers, strings, "
@@ -519,7 +485,7 @@ class HybridParser:
             return e.value
         if e.value is None or not isinstance(e.value, (bool, int, float)):
             self.fail(f"constant {e.value!r} is not a number or a string", e)
-        return _literal(e.value)
+        return literal(e.value)
 
     def expr_Name(self, e):
         if e.id in ("True", "False"):
@@ -617,49 +583,7 @@ class HybridParser:
         return tirop.if_then_else(cond, a, b)
 
     def expr_Call(self, e):
-        if not isinstance(e.func, ast.Name):
-            self.fail("only calls of intrinsics by name (sqrt(x), max(a, b), float32(x), ...)"
-                      , e)
-        f = e.func.id
-        if e.keywords:
-            self.fail(f"{f}: keyword arguments are not supported here", e)
-        args = [self.expr(a) for a in e.args]
-        if f in _MATH:
-            self._scalars(e, *args)
-            return _MATH[f](*args)
-        if f in ("min", "max"):
-            if len(args) != 2:
-                self.fail(f"{f} takes 2 arguments", e)
-            self._scalars(e, *args)
-            return (tirop.min if f == "min" else tirop.max)(*args)
-        if f in _CASTS:
-            if len(args) != 1:
-                self.fail(f"{f}(x) casts one expression", e)
-            self._scalars(e, *args)
-            return cast(f, args[0])
-        if f == "ceil_div":
-            self._scalars(e, *args)
-            a, b = args
-            return (a + b - 1) // b
-        if f == "likely":
-            return tirop.likely(self._cond(args[0], e))
-        if f == "len":
-            v = args[0] if len(args) == 1 else None
-            if isinstance(v, Array):
-                return v.shape[0]
-            if isinstance(v, (list, tuple)):
-                return const(len(v))
-            self.fail("len takes an array or a tuple", e)
-        if f in ("inf", "ninf"):
-            if len(args) != 1 or not isinstance(args[0], str):
-                self.fail(f"{f} takes a dtype string", e)
-            return (tirop.max_value if f == "inf" else tirop.min_value)(args[0])
-        if f == "max_num_threads":
-            return const(_max_num_threads(args, self, e))
-        if f in ("output_tensor", "allocate"):
-            self.fail(f"{f}(...) is assigned to a name: `c = {f}(shape, dtype)`", e)
-        self.fail(f"call of {f}: not a hybrid intrinsic (math functions, min/max, casts, "
-                  "ceil_div, likely, len, inf/ninf)", e)
+        return call_intrinsic(self, e)
 
 
 class _Rebind(Mutator):
@@ -712,40 +636,6 @@ def _count_assignments(fdef):
                 walk(s.body, False)
     walk(fdef.body, True)
     return counts
-
-
-def _literal(v):
-    if isinstance(v, PrimExpr):
-        return v
-    if isinstance(v, (bool, np.bool_)):
-        return const(bool(v))
-    if isinstance(v, np.generic):
-        return const(v.item(), v.dtype.name)
-    if isinstance(v, int):
-        return const(v, "int32" if -2 ** 31 <= v < 2 ** 31 else "int64")
-    if isinstance(v, float):
-        return const(v, "float32")
-    return convert(v)
-
-
-def _max_num_threads(args, parser=None, node=None):
-    """``max_num_threads(allow_none=True)``: the current target's (``with Target(...)``)
-    threads per block; without a target, 1 when ``allow_none`` (TVM's hybrid intrinsic)."""
-    allow_none = bool(args[0].value if isinstance(args[0], ConstExpr) else args[0]) \
-        if args else True
-    target = Target.current(allow_none)
-    return 1 if target is None else target.max_num_threads
-
-
-def _constant(v):
-    """A captured number, expression or (nested) list/tuple of them as expressions; None for
-    anything else."""
-    if isinstance(v, (bool, int, float, np.generic, PrimExpr)):
-        return _literal(v)
-    if isinstance(v, (list, tuple)):
-        out = [_constant(x) for x in v]
-        return None if any(x is None for x in out) else out
-    return None
 
 
 def _is_zero(e):

@@ -7,7 +7,7 @@ import threading
 
 import numpy as np
 
-from .parser import _max_num_threads
+from .values import max_num_threads as _max_num_threads
 
 
 class bind:  # noqa: N801 -- TVM's name
