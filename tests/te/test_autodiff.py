@@ -5,7 +5,7 @@ import pytest
 
 import tepad
 from tepad import te, tir
-from tepad.tensor.autodiff import derivative
+from tepad.tensor.derivative import derivative
 
 from autodiff_helpers import check_grad, shape_of
 
