@@ -31,8 +31,14 @@ ROWS = [
     ("te.create_schedule", f"{TE}.create_schedule", ""),
     ("te.create_prim_func", f"{TE}.create_prim_func",
      "TensorIR is not part of tepad (TE schedules only)"),
-    ("te.gradient", f"{TE}.gradient", "automatic differentiation is not implemented"),
-    ("te.hybrid", f"{TE}.hybrid", "the hybrid script front end is not implemented"),
+    ("te.gradient", f"{TE}.gradient",
+     "adjoints are gathers (no Jacobian tensors); max/min send the gradient to the first "
+     "extreme point; tuple reducers (argmax) are refused"),
+    ("te.hybrid.script", f"{TE}.hybrid.script",
+     "op.axis (the outer loop nest) takes split / fuse / reorder / parallel / vectorize / "
+     "unroll / pragma, not compute_at into it; inputs are read-only; te.hybrid.build (a "
+     "schedule dumped as Python) is not there"),
+    ("te.HybridOp", f"{TE}.HybridOp", ""),
     ("te.tag_scope", f"{TE}.tag_scope", ""),
     ("te.AXIS_SEPARATOR", f"{TE}.AXIS_SEPARATOR", ""),
     ("te.if_then_else / te.all / te.any", f"{TE}.if_then_else", ""),
@@ -52,9 +58,10 @@ ROWS = [
     ("te.TensorComputeOp", f"{TE}.TensorComputeOp", ""),
     ("Tensor[i, j], Tensor(i, j), Tensor.shape / dtype / op / value_index / ndim",
      "tepad.te.Tensor.ndim", ""),
+    ("A + B, 2.0 * A, x - A (PrimExpr or number <op> Tensor)", "tepad.te.Tensor.__rmul__", ""),
     # --- tvm.te.Schedule ------------------------------------------------------------------
     ("s[tensor]", f"{S}.__getitem__", ""),
-    ("s.normalize()", f"{S}.normalize", ""),
+    ("s.normalize() (returns a normalized copy)", f"{S}.normalize", ""),
     ("s.cache_read", f"{S}.cache_read", ""),
     ("s.cache_write", f"{S}.cache_write", ""),
     ("s.rfactor", f"{S}.rfactor", ""),
@@ -75,6 +82,8 @@ ROWS = [
      "TepadError, GPU code generation is issue 16"),
     ("env_threads", f"{ST}.env_threads", "GPU scheduling: issue 16"),
     ("set_scope", f"{ST}.set_scope", ""),
+    ("tagged storage scopes ('global:tag', 'global.texture', 'shared.dyn')",
+     "tepad.tir.storage_scope.split_storage_scope", "placed as their rank, the tag is kept"),
     ("set_store_predicate", f"{ST}.set_store_predicate",
      "not drawn by the schedule fuzzer (it changes what is computed, so the oracle differs)"),
     ("pragma", f"{ST}.pragma", ""),
@@ -83,6 +92,9 @@ ROWS = [
     ("double_buffer", f"{ST}.double_buffer",
      "recorded, no effect: a GPU shared-memory pipelining hint (the CPU overlaps loads itself)"),
     ("tensorize", f"{ST}.tensorize", ""),
+    ("tensorize of a stage that calls a tensor intrinsic (TensorComputeOp)", f"{ST}.tensorize",
+     "TVM accepts the call and ignores it; tepad replaces the tile's calls with one call of "
+     "an intrinsic declared over a block of those calls (checked to match)"),
     ("rolling_buffer", f"{ST}.rolling_buffer",
      "also rolls regions that move by a floordiv (odd upscaling tiles) and regions that move "
      "with both loops of a split axis (y.outer*8 + y.inner); a region that never overlaps is "
@@ -257,6 +269,7 @@ ROWS = [
     ("tvm.tir.Shuffle", "tepad.tir.Shuffle", ""),
     ("tvm.tir.Prefetch", "tepad.tir.Prefetch", ""),
     ("tvm.tir.ir_builder", "tepad.tir.ir_builder", ""),
+    ("tvm.tir.While / IRBuilder.while_loop", "tepad.tir.ir_builder.IRBuilder.while_loop", ""),
     ("tvm.tir.stmt_functor (post_order_visit, ir_transform, substitute)",
      "tepad.tir.stmt_functor.ir_transform", ""),
     ("tvm.tir.Simplify / tvm.arith.Analyzer", "tepad.arith.Analyzer", ""),

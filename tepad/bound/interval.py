@@ -462,6 +462,8 @@ def infer_root_bound(ctx, stage, rmap, ana):
         return
     op = stage.op
     if isinstance(op, (PlaceholderOp, ExternOp)):   # no iteration axes to bound
+        for iv in getattr(op, "root_iter_vars", ()):   # a hybrid script's loops: whole
+            rmap[iv] = iv.dom
         return
     if stage.is_output:
         for iv in op.root_iter_vars:

@@ -183,7 +183,8 @@ def check_reads(ops, arg_shapes=()) -> list:
         if isinstance(op, TensorComputeOp):
             check_region_reads(op)
             continue
-        if not hasattr(op, "body") or not hasattr(op, "axis"):
+        if not isinstance(getattr(op, "body", None), (list, tuple)) or \
+                not hasattr(op, "axis"):
             continue
         reads = _Reads()
         for b in op.body:

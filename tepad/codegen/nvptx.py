@@ -37,6 +37,7 @@ import llvmlite.ir as ir
 from .._lazy import lazy_module
 from .. import tir
 from ..errors import InternalError, TepadError
+from ..tir.storage_scope import storage_rank
 from ..lower.passes.split_host_device import THREAD_EXTENT, launch_tag, split_host_device
 from .emitter import EmitterBase
 from .expressions import ExprEmitter
@@ -189,7 +190,7 @@ class NVPTXEmitter(StatementEmitter, MemoryEmitter, CallEmitter, ExprEmitter, Em
 
     # ------------------------------------------------------------------ memory
     def stmt_Allocate(self, s):
-        scope = s.annotations.get("scope") or self._default_scope()
+        scope = storage_rank(s.annotations.get("scope") or self._default_scope())
         elem_t = ll_type(s.dtype, memory=True)
         count = 1
         for e in s.extents:

@@ -82,6 +82,21 @@ class StatementEmitter:
                 self.b.branch(end_bb)
         self.b.position_at_end(end_bb)
 
+    def stmt_While(self, s):
+        """``while cond: body``: the condition is evaluated in the loop header each time."""
+        fn = self.ctx.fn
+        header = fn.append_basic_block("while.cond")
+        body_bb = fn.append_basic_block("while.body")
+        exit_bb = fn.append_basic_block("while.end")
+        self.b.branch(header)
+        self.b.position_at_end(header)
+        self.b.cbranch(self.expr(s.condition), body_bb, exit_bb)
+        self.b.position_at_end(body_bb)
+        self.stmt(s.body)
+        if not self.b.block.is_terminated:
+            self.b.branch(header)
+        self.b.position_at_end(exit_bb)
+
     def masked_if(self, s, cond):
         """An ``if`` with a lane-mask condition (a vectorized loop's guard): each branch runs
         under its lanes (``ctx.mask``; loads and stores are masked, see ``MemoryEmitter``),

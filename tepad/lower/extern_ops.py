@@ -17,11 +17,11 @@ from .bind_buffer import BUFFER_BIND_SCOPE
 
 
 
-def extern_pipeline(stage, consumer):
-    """The statement of extern ``stage`` followed by ``consumer`` (None at the end), with
-    its outputs realized over their whole shapes."""
+def extern_pipeline(stage, consumer, body=None):
+    """The statement of extern ``stage`` (``body``, default the op's own) followed by
+    ``consumer`` (None at the end), with its outputs realized over their whole shapes."""
     op: ExternOp = stage.op
-    body = op.body
+    body = op.body if body is None else body
     pairs = list(zip(op.input_placeholders, op.inputs)) + \
         [(b, op.output(k)) for k, b in enumerate(op.output_placeholders)]
     for buf, t in reversed(pairs):

@@ -14,6 +14,7 @@ from ..errors import InternalError, TepadError
 from ..schedule.relations import Fuse, Rebase, Singleton, Split, Transform
 from ..schedule.stage import AttachType
 from ..tensor.extern import ExternOp
+from ..tensor.hybrid import HybridOp
 from ..tensor.scan import ScanOp
 from ..tensor.tensor import PlaceholderOp
 from .extern_ops import extern_pipeline
@@ -26,7 +27,7 @@ from ..tir.itervar import IterVarType
 from ..tir.reduce import Reduce
 from ..tir.stmt import (Allocate, AttrStmt, BufferStore, Evaluate, For, ForKind, IfThenElse, LetStmt, ProducerRealize,
                         ProducerStore, seq)
-from ..bound.message_passing import pass_up_bound_check, pass_up_index
+from ..bound.message_passing import pass_down_domain, pass_up_bound_check, pass_up_index
 from .shift_tail import pass_up_index_shifted, shiftable
 from .scan_ops import (alias_scan_state, inject_scan_step, make_scan_pipeline, scan_inits,
                        scan_step_owner)
@@ -529,9 +530,37 @@ def build_realize(stage, rmap, body):
 ROLLING_BUFFER_SCOPE = "rolling_buffer_scope"
 
 
+def _hybrid_loops(stage, ana):
+    """The body of a HybridOp stage whose axes were scheduled (split, fuse, reorder,
+    annotated): its outer loop nest rebuilt from the stage's leaves (TVM's ApplyLoopShapes /
+    ApplyLoopOrder / ApplyLoopAnnotations), the rest of the body inside; None when the
+    schedule left the axes alone."""
+    op = stage.op
+    if not op.axis or (not stage.relations and not stage.iter_var_attrs):
+        return None
+    rmap = {iv: iv.dom for iv in op.axis}
+    pass_down_domain(stage, rmap, ana)
+    nest, value = make_loop_nest(stage, rmap)
+    pass_up_index(stage, rmap, value, ana)
+    body, kinds = op.body, {}
+    for iv in op.axis:
+        if not isinstance(body, For) or body.loop_var is not iv.var:
+            raise InternalError(f"hybrid stage {stage.name}: axis {iv.name} is not the "
+                                "loop nest of its body")
+        kinds[iv.var] = body.kind
+        body = body.body
+    # an axis the schedule kept whole and did not annotate keeps the script's loop kind
+    nest.items = [("for", it[1], it[2], it[3], kinds[it[1]])
+                  if it[0] == "for" and it[1] in kinds and it[4] == ForKind.SERIAL else it
+                  for it in nest.items]
+    body = substitute(body, {iv.var: value[iv] for iv in op.axis})
+    return nest.wrap(_guard(make_bound_check(stage, rmap, value, ana), body))
+
+
 def make_pipeline(stage, rmap, consumer, ana):
     if isinstance(stage.op, ExternOp):
-        return extern_pipeline(stage, consumer)
+        body = _hybrid_loops(stage, ana) if isinstance(stage.op, HybridOp) else None
+        return extern_pipeline(stage, consumer, body)
     producer = build_provide(stage, rmap, ana)
     pipe = producer if consumer is None else seq(producer, consumer)
     if stage.is_rolling:

@@ -104,15 +104,17 @@ def _fresh_locals(stmt):
 
 def plan_tensorize(stage, rmap, ana: Analyzer):
     """The TensorizePlan of ``stage``, or None when nothing in it is tensorized."""
-    if isinstance(stage.op, TensorComputeOp):
-        return _tensor_compute_plan(stage)
     found = [(k, iv) for k, iv in enumerate(stage.leaf_iter_vars)
              if getattr(stage.iter_var_attrs.get(iv), "tensor_intrin", None) is not None]
+    if isinstance(stage.op, TensorComputeOp) and not found:
+        return _tensor_compute_plan(stage)
     if not found:
         return None
     tloc, tiv = found[0]
     intrin = stage.iter_var_attrs[tiv].tensor_intrin
     _check_nothing_attached_inside(stage, tloc, tiv)
+    if isinstance(stage.op, TensorComputeOp):
+        return _composed_plan(stage, rmap, ana, tloc, tiv, intrin)
     out_dom = _tile_domain(stage, rmap, tloc, ana)
     in_region = _input_regions(stage.op, out_dom, ana)
     _match(stage, tiv, intrin, out_dom, in_region, ana)
@@ -138,6 +140,71 @@ def _tensor_compute_plan(stage):
     smap = dict(zip(intrin.scalar_params, op.scalar_inputs))
     _check_rolling(stage, intrin, op.inputs)
     return TensorizePlan(stage, intrin, len(stage.leaf_iter_vars), inputs, outputs, smap)
+
+
+def _composed_plan(stage, rmap, ana, tloc, tiv, big):
+    """A stage calling a tensor intrinsic, tensorized with ``big``, an intrinsic whose op
+    calls the same one over a block of calls: the tile's calls must be ``big``'s (same
+    extents, the same regions relative to the tile's origin); ``big`` then gets the union
+    of the tile's regions of each input, and the tile of the output."""
+    op, iop = stage.op, big.op
+    where = f"stage {stage.name}: tensorize({tiv.name}, {big.name})"
+    out_dom = {iv: rmap.get(iv, iv.dom) for iv in op.axis}
+    out_dom.update(_tile_domain(stage, rmap, tloc, ana))
+    mine, theirs = op.axis[:op.schedulable_ndim], iop.axis[:iop.schedulable_ndim]
+    lead = len(mine) - len(theirs)
+    if lead < 0 or len(op.axis) - len(mine) != len(iop.axis) - len(theirs):
+        raise TepadError(f"{where}: {big.name} computes {len(theirs)} block axes of "
+                         f"{op.intrin.name} calls, {stage.name} has {len(mine)}")
+    vmap = {}
+    for iv in mine[:lead]:
+        r = out_dom[iv]
+        if not _is_one(ana, r.extent):
+            raise TepadError(f"{where}: axis {iv.name} takes {expr_to_str(r.extent)} values in "
+                             f"the tile, but {big.name} has no axis for it; move its loops "
+                             f"outside {tiv.name}")
+        vmap[iv.var] = r.min
+    for iv, tv in zip(mine[lead:], theirs):
+        r = out_dom[iv]
+        if not ana.can_prove_equal(r.extent, tv.dom.extent):
+            raise TepadError(f"{where}: axis {iv.name} takes {expr_to_str(r.extent)} values in "
+                             f"the tile, {big.name}'s axis {tv.name} has extent "
+                             f"{expr_to_str(tv.dom.extent)}")
+        vmap[iv.var] = tv.var + r.min
+    dom = {iv.var: IntSet.from_range(out_dom[iv]) for iv in mine}
+    regions, real = {}, {}
+    for k, (t, it) in enumerate(zip(op.inputs, iop.inputs)):
+        if real.setdefault(it, t) != t or t.dtype != it.dtype or t.ndim != it.ndim:
+            raise TepadError(f"{where}: input {k} ({t.name}) does not correspond to "
+                             f"{big.name}'s input {it.name}")
+        tile = []
+        for d, (r, ir) in enumerate(zip(op.input_regions[k], iop.input_regions[k])):
+            lo = ana.int_set(r.min, dom)
+            hi = ana.int_set(r.min + r.extent - 1, dom)
+            cov = union([lo, hi]).cover_range(Range.from_min_extent(
+                IntImm(0, t.shape[d].dtype), t.shape[d]))
+            tile.append(cov)
+            rel = ana.simplify(substitute(r.min, vmap) - substitute(cov.min, vmap))
+            if not (ana.can_prove_equal(rel, ir.min) and
+                    ana.can_prove_equal(substitute(r.extent, vmap), ir.extent)):
+                raise TepadError(f"{where}: the calls of the tile read {t.name} at "
+                                 f"{expr_to_str(rel)} (+{expr_to_str(r.extent)}) from the "
+                                 f"tile's origin, {big.name} reads {it.name} at "
+                                 f"{expr_to_str(ir.min)} (+{expr_to_str(ir.extent)})")
+        prev = regions.get(it)
+        regions[it] = tile if prev is None else [
+            union([IntSet.from_range(a), IntSet.from_range(b)]).cover_range(a)
+            for a, b in zip(prev, tile)]
+    n_in = len(big.inputs)
+    inputs = [(big.buffers[k], real[it], [Range.from_min_extent(ana.simplify(r.min),
+                                                                ana.simplify(r.extent))
+                                           for r in regions[it]])
+              for k, it in enumerate(big.inputs)]
+    out_region = [out_dom[iv] for iv in op.axis]
+    outputs = [(big.buffers[n_in + k], op.output(k), out_region)
+               for k in range(op.num_outputs)]
+    _check_rolling(stage, big, [real[it] for it in big.inputs])
+    return TensorizePlan(stage, big, tloc, inputs, outputs, {})
 
 
 def _uses_pointer(intrin, buf) -> bool:

@@ -18,6 +18,7 @@ from ..errors import TepadError
 from ..tir.expr import IntImm, cast
 from ..tir.functor import Visitor, post_order_visit
 from ..tir.stmt import BufferStore, ProducerStore
+from ..tir.storage_scope import storage_rank
 
 THREAD_EXTENT = "thread_extent"
 VIRTUAL_THREAD = "virtual_thread"
@@ -70,7 +71,7 @@ def thread_nest_items(stage, iv, thread_iv, r) -> tuple[list, object]:
     items = [("attr", thread_iv, THREAD_EXTENT, ext)]
     if isinstance(r.extent, IntImm) and r.extent.value == 1:
         return items, r.min
-    scope = stage.scope or ""
+    scope = storage_rank(stage.scope) if stage.scope else ""
     if scope == "" or _STORAGE_RANK.get(scope, 0) <= _thread_rank(tag):
         return items, own
     if scope == "warp" and tag == "threadIdx.x":

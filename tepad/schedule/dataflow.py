@@ -11,6 +11,7 @@ from ..tir import op as tirop
 from ..tir.expr import ProducerLoad, Range, Var, cast, const
 from ..tir.functor import Mutator, collect_vars, substitute
 from ..tir.itervar import IterVar, IterVarType
+from ..tir.storage_scope import split_storage_scope
 from ..tir.reduce import CommReducer, Reduce
 from ..tensor.scan import ScanOp
 from ..tensor.tensor import ComputeOp, Tensor
@@ -132,6 +133,7 @@ def _stage_index(s, st):
 def cache_read(s, tensor: Tensor, scope: str, readers) -> Tensor:
     if not isinstance(tensor, Tensor):
         raise TepadError(f"cache_read expects a Tensor, got {tensor!r}")
+    split_storage_scope(scope, f"cache_read({tensor.name})")
     producer_stage = s[tensor]
     cur = producer_stage.op.output(tensor.value_index)
     if not isinstance(readers, (list, tuple)):
@@ -213,6 +215,7 @@ def cache_write(s, tensors, scope: str):
     vectorize, ...) and stages computed at them move to the cache stage.
     Returns the cache tensor (a list for a list).
     """
+    split_storage_scope(scope, "cache_write")
     single = isinstance(tensors, Tensor)
     tlist = [tensors] if single else list(tensors) if isinstance(tensors, (list, tuple)) \
         else None

@@ -14,6 +14,7 @@ from ..tensor.scan import ScanOp
 from ..tensor.tensor import ComputeOp
 from ..tir.expr import IntImm, ProducerLoad, Var
 from ..tir.functor import post_order_visit
+from .group import GroupStage
 from .stage import AttachType
 
 
@@ -69,7 +70,8 @@ def scan_get_body(scan_op) -> list:
 
 def mark_scan_bodies(s):
     """Attach the stages of every scan's body at that scan (``AttachType.ScanUpdate``): they
-    are computed inside its time loop, one step at a time (TVM's scan group). Called when the
+    are computed inside its time loop, one step at a time. As in TVM, they form a group of
+    ``s.groups`` (``s[update].group``) attached to the scan. Called when the
     schedule is made and after each dataflow rewrite (a stage it adds to a body joins it); a
     body stage the user attached elsewhere (compute_at, inline) keeps that attachment.
 
@@ -88,6 +90,7 @@ def mark_scan_bodies(s):
             raise TepadError(f"scan {nested[0].name} is in the body of scan {st.name} (it reads "
                              f"{st.name}'s state); nested scans are not supported: write the "
                              "inner recurrence as stages of the outer scan's body")
+        group = _scan_group(s, st)
         for op in body:
             body_st = s.stage_map.get(op)
             if body_st is None:
@@ -97,10 +100,26 @@ def mark_scan_bodies(s):
                                  f"({body_st.scan_stage.name} and {st.name}); a tensor that "
                                  "reads a scan's state belongs to that scan only")
             body_st.scan_stage = st
+            if body_st.group is None:
+                body_st.group = group
+                group.num_child_stages += 1
             if body_st.attach_type == AttachType.GroupRoot:
                 body_st.attach_type = AttachType.ScanUpdate
                 body_st.attach_stage = st
         _check_scan_reads(s, st, body)
+
+
+def _scan_group(s, scan_stage):
+    """The group of the scan's body (TVM's create_schedule makes one per scan, attached to
+    the scan with ``AttachType.ScanUpdate``); made on first use, in ``s.groups``."""
+    for g in s.groups:
+        if g.attach_type == AttachType.ScanUpdate and g.attach_stage is scan_stage:
+            return g
+    g = GroupStage(s, None, name=f"{scan_stage.name}.body")
+    g.attach_type = AttachType.ScanUpdate
+    g.attach_stage = scan_stage
+    s.groups.append(g)
+    return g
 
 
 def _check_scan_reads(s, scan_stage, body):

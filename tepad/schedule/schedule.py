@@ -174,20 +174,23 @@ class Schedule:
         return s
 
     def normalize(self) -> "Schedule":
-        """Inline stages marked compute_inline, rebase root loops to start at 0, and re-point
-        attachments whose axis was split/fused after compute_at; stages at the root of a
-        group take the group's attachment. Idempotent; returns self."""
-        resolve_group_attach(self)
-        inline_stages(self)
+        """A normalized copy (TVM's ``Schedule.normalize``; this schedule is left as it is):
+        stages marked compute_inline inlined, root loops rebased to start at 0, attachments
+        whose axis was split/fused after compute_at re-pointed, and stages at the root of a
+        group given the group's attachment. Normalizing a normalized schedule changes
+        nothing more."""
+        sn = self.copy()
+        resolve_group_attach(sn)
+        inline_stages(sn)
         remap = {}
-        for st in self.stages:
+        for st in sn.stages:
             if st.attach_type != AttachType.InlinedAlready:
                 remap.update(st._rebase_roots())
-        for st in self.stages:
+        for st in sn.stages:
             if st.attach_type == AttachType.Scope:
                 iv = remap.get(st.attach_ivar, st.attach_ivar)
                 st.attach_ivar = _legalize_attach(st.attach_stage, iv)
-        return self
+        return sn
 
 
 def _legalize_attach(target: Stage, iv):

@@ -13,6 +13,8 @@ from ..tir.expr import BufferLoad, IntImm, ProducerLoad, Range, StringImm, Var, 
 from ..tir.buffer import AXIS_SEPARATOR
 from ..tir.functor import post_order_visit, substitute
 from ..tir.itervar import IterVar, IterVarType
+from ..tir.storage_scope import split_storage_scope
+from ..tensor.hybrid import HybridOp
 from ..tensor.scan import ScanOp
 from ..tensor.tensor import ComputeOp, PlaceholderOp, Tensor
 from ..tensor.tensor_intrin import TensorComputeOp
@@ -21,6 +23,8 @@ from .tensorize import check_tensorize
 
 # operations with loops of their own (a TensorComputeOp's opaque axes are no loops)
 _LOOPED = (ComputeOp, TensorComputeOp)
+# what a HybridOp stage's axes take (lowering rebuilds those loops)
+_HYBRID_PRIMITIVES = ("split", "fuse", "reorder", "vectorize", "unroll", "parallel", "pragma")
 
 
 class AttachType(enum.IntEnum):
@@ -79,7 +83,8 @@ class Stage:
         self.op = op
         self.origin_op = op
         self.schedule = schedule
-        roots = list(op.root_iter_vars) if isinstance(op, _LOOPED + (ScanOp,)) else []
+        roots = list(op.root_iter_vars) if isinstance(op, _LOOPED + (ScanOp, HybridOp)) \
+            else []
         self.all_iter_vars = list(roots)
         # opaque roots (a scan's spatial axes) are not loops
         self.leaf_iter_vars = [iv for iv in roots if iv.iter_type != IterVarType.Opaque]
@@ -132,6 +137,8 @@ class Stage:
         return "[" + ", ".join(iv.name for iv in self.leaf_iter_vars) + "]"
 
     def _check_compute(self, what, tensor_compute=True):
+        if isinstance(self.op, HybridOp) and what in _HYBRID_PRIMITIVES:
+            return              # the loops of a hybrid script's outer nest (HybridOp.axis)
         if isinstance(self.op, TensorComputeOp) and not tensor_compute:
             raise TepadError(f"stage {self.name}: {what} needs a te.compute with a scalar "
                              f"body; {self.name} calls the tensor intrinsic "
@@ -398,10 +405,13 @@ class Stage:
 
     def tensorize(self, var, tensor_intrin):
         """Compute the loops at and below leaf ``var`` with one call of ``tensor_intrin``
-        (``te.decl_tensor_intrin``). Checked here: ``var`` is a leaf, the intrinsic's kind;
+        (``te.decl_tensor_intrin``); a stage that calls a tensor intrinsic takes one declared
+        over a compute calling that same intrinsic (several calls at once). Checked here:
+        ``var`` is a leaf, the intrinsic's kind;
         checked when lowering: the intrinsic computes what those loops compute (same
         expression, same reduction) over a tile of the same shape."""
-        self._check_compute("tensorize", tensor_compute=False)
+        composed = isinstance(getattr(tensor_intrin, "op", None), TensorComputeOp)
+        self._check_compute("tensorize", tensor_compute=composed)
         self._leaf_index(var, "tensorize")
         check_tensorize(self, var, tensor_intrin)
         attr = self.iter_var_attrs.setdefault(var, IterVarAttr())
@@ -671,11 +681,10 @@ class Stage:
         self.is_double_buffered = True
 
     def set_scope(self, scope):
-        """Set the storage scope of this stage's buffer: 'global', 'shared', 'local' or 'warp'
-        (anything else is a TepadError)."""
-        if scope not in ("global", "shared", "local", "warp", ""):
-            raise TepadError(f"stage {self.name}: unknown storage scope {scope!r}; valid: "
-                             "'global', 'shared', 'local', 'warp'")
+        """Set the storage scope of this stage's buffer: 'global', 'shared', 'local' or 'warp',
+        optionally tagged as TVM allows ('global:pool', 'global.texture', 'shared.dyn'; a
+        tagged scope is placed as its rank). Anything else is a TepadError."""
+        split_storage_scope(scope, f"stage {self.name}")
         self.scope = scope
 
     def leaf_kind(self, iv):

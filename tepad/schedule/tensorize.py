@@ -23,6 +23,9 @@ def check_tensorize(stage, var, intrin):
         raise TepadError(f"stage {stage.name}: tensorize({var.name}, ...) needs a tensor "
                          f"intrinsic from te.decl_tensor_intrin, got {intrin!r}")
     op, iop = stage.op, intrin.op
+    if isinstance(op, TensorComputeOp):
+        _check_composed(stage, var, intrin)
+        return
     if not isinstance(op, ComputeOp):
         raise TepadError(f"stage {stage.name}: tensorize needs a te.compute stage")
     if op.num_outputs != iop.num_outputs:
@@ -34,6 +37,25 @@ def check_tensorize(stage, var, intrin):
         raise TepadError(f"stage {stage.name} is {what}, but the intrinsic {intrin.name} "
                          f"{iwhat}; tensorize needs the same kind of compute")
     if not op.reduce_axis and intrin.body is None:
+        raise TepadError(f"stage {stage.name}: the intrinsic {intrin.name} has no body")
+    for iv, attr in stage.iter_var_attrs.items():
+        if iv is not var and getattr(attr, "tensor_intrin", None) is not None:
+            raise TepadError(f"stage {stage.name}: loop {iv.name} is already tensorized; a "
+                             "stage can be tensorized at one loop only")
+
+
+def _check_composed(stage, var, intrin):
+    """A TensorComputeOp stage tensorized with an intrinsic whose op calls the same
+    intrinsic (without reductions or scalar arguments)."""
+    op, iop = stage.op, intrin.op
+    if not isinstance(iop, TensorComputeOp) or iop.intrin is not op.intrin:
+        raise TepadError(f"stage {stage.name} calls the tensor intrinsic {op.intrin.name}; "
+                         f"tensorize it with an intrinsic declared over a compute that calls "
+                         f"{op.intrin.name} too, not {intrin.name}")
+    if op.reduce_axis or iop.reduce_axis or op.scalar_inputs or intrin.scalar_params:
+        raise TepadError(f"stage {stage.name}: tensorize of a stage calling a tensor "
+                         "intrinsic takes no reduction and no scalar arguments")
+    if intrin.body is None:
         raise TepadError(f"stage {stage.name}: the intrinsic {intrin.name} has no body")
     for iv, attr in stage.iter_var_attrs.items():
         if iv is not var and getattr(attr, "tensor_intrin", None) is not None:

@@ -13,8 +13,26 @@ from ..tir.buffer import AXIS_SEPARATOR
 from ..tensor import (Tensor, Operation, PlaceholderOp, ComputeOp, ScanOp, ExternOp, var,
                       size_var, const, placeholder, compute, scan, extern, reduce_axis,
                       thread_axis, comm_reducer, sum, max, min, TensorIntrin, TensorComputeOp,
-                      decl_tensor_intrin, tag_scope)
+                      decl_tensor_intrin, tag_scope, HybridOp, gradient)
 from ..schedule import create_schedule, Schedule, Stage
-from . import schedule, tensor
+from . import schedule, tensor, hybrid
+from .._lazy import lazy_module
+from ..tensor.tensor import register_elementwise as _register_elementwise
+
+# Tensor operators (``A + B``, ``2.0 * A``) are topi's broadcasting ops, as in TVM; topi loads
+# on the first such operator (it registers its own functions then)
+_topi = lazy_module("tepad.topi")
+del lazy_module
+
+
+def _topi_operator(name):
+    def op(lhs, rhs):
+        return getattr(_topi, name)(lhs, rhs)
+    op.__name__ = name
+    return op
+
+
+for _name in ("add", "subtract", "multiply", "divide"):
+    _register_elementwise(_name, _topi_operator(_name))
 
 __all__ = [n for n in dir() if not n.startswith("_")]

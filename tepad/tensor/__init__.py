@@ -6,11 +6,13 @@ from .scan import ScanOp, scan
 from .operation import (var, size_var, const, placeholder, compute, reduce_axis, thread_axis,
                         comm_reducer, sum, max, min)
 from .extern import ExternOp, extern
+from .hybrid import HybridOp
+from .autodiff import gradient
 from .tag import tag_scope
 from .tensor_intrin import (TensorIntrin, TensorIntrinCall, TensorComputeOp,
                             decl_tensor_intrin)
 
 __all__ = ["Tensor", "Operation", "PlaceholderOp", "ComputeOp", "ScanOp", "scan", "var", "size_var", "const",
            "placeholder", "compute", "reduce_axis", "thread_axis", "comm_reducer", "sum", "max",
-           "min", "ExternOp", "extern", "TensorIntrin", "TensorIntrinCall", "TensorComputeOp",
+           "min", "ExternOp", "extern", "HybridOp", "gradient", "TensorIntrin", "TensorIntrinCall", "TensorComputeOp",
            "decl_tensor_intrin", "tag_scope"]

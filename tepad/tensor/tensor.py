@@ -65,7 +65,10 @@ class Tensor:
         shape = ", ".join(expr_to_str(s) for s in self.shape)
         return f"Tensor(name={self.name}, shape=({shape}), dtype={self.dtype})"
 
-    # ``A + B``, ``A * 2.0``, ``A / B``: new tensors by topi's broadcasting operators, as in
+    # expressions hand ``x + A``, ``x * A`` to the reflected operators below
+    __tepad_expr_defer__ = True
+
+    # ``A + B``, ``A * 2.0``, ``2.0 * A``, ``x - A``, ``A / B``: new tensors by topi's broadcasting operators, as in
     # TVM (whose topi binds them to Tensor on import, as tepad.topi does through
     # ``register_elementwise``: this layer sits below topi)
     def __add__(self, o): return _elementwise("add", self, o)
@@ -92,7 +95,7 @@ def register_elementwise(name: str, fn) -> None:
 def _elementwise(name, lhs, rhs):
     fn = _ELEMENTWISE.get(name)
     if fn is None:
-        raise TepadError(f"Tensor operator {name} needs tepad.topi (import tepad loads it)")
+        raise TepadError(f"Tensor operator {name} needs tepad.topi (tepad.te registers it)")
     return fn(lhs, rhs)
 
 

@@ -116,10 +116,12 @@ def decl_tensor_intrin(op, fcompute, name="tensor_intrin", binds=None, scalar_pa
     ``fcompute(ins, outs)`` (``fcompute(ins, outs, scalar_params)`` when those are given) gets
     one Buffer per input and output (``binds[tensor]`` or ``tir.decl_buffer(shape, dtype,
     name, **default_buffer_params)``) and returns a Stmt or PrimExpr (the body), or a tuple
-    ``(body, reduce_reset, reduce_update)`` for a reduction, any of them None."""
+    ``(body, reduce_reset, reduce_update)`` for a reduction, any of them None. ``op`` may
+    itself call a tensor intrinsic (a TensorComputeOp): the new intrinsic then computes
+    several calls of that one at once, and tensorizes a stage calling it."""
     if isinstance(op, Tensor):
         op = op.op
-    if not isinstance(op, ComputeOp):
+    if not isinstance(op, (ComputeOp, TensorComputeOp)):
         raise TepadError(f"decl_tensor_intrin {name}: op must be the operation of a "
                          f"te.compute, got {op!r}")
     inputs = op.input_tensors

@@ -75,17 +75,19 @@ class PrimExpr(Node):
         return None, state
 
     # --- arithmetic operators (TVM semantics) -------------------------------------------------
-    def __add__(self, o): return add(self, o)
+    # an operand that sets ``__tepad_expr_defer__`` (a te.Tensor) takes the operator itself:
+    # ``x * A`` is ``A.__rmul__(x)``, an elementwise tensor (TVM's ExprOp dispatch to topi)
+    def __add__(self, o): return NotImplemented if _defers(o) else add(self, o)
     def __radd__(self, o): return add(o, self)
-    def __sub__(self, o): return sub(self, o)
+    def __sub__(self, o): return NotImplemented if _defers(o) else sub(self, o)
     def __rsub__(self, o): return sub(o, self)
-    def __mul__(self, o): return mul(self, o)
+    def __mul__(self, o): return NotImplemented if _defers(o) else mul(self, o)
     def __rmul__(self, o): return mul(o, self)
     def __floordiv__(self, o): return floordiv(self, o)
     def __rfloordiv__(self, o): return floordiv(o, self)
     def __mod__(self, o): return floormod(self, o)
     def __rmod__(self, o): return floormod(o, self)
-    def __truediv__(self, o): return true_div(self, o)
+    def __truediv__(self, o): return NotImplemented if _defers(o) else true_div(self, o)
     def __rtruediv__(self, o): return true_div(o, self)
     def __neg__(self): return neg(self)
     def __lt__(self, o): return _cmp(LT, self, o)
@@ -509,6 +511,11 @@ def _field_hash(v) -> int:
 # ----------------------------------------------------------------------------------------------
 # Conversion and operator construction (with constant folding, as TVM's Python operators do)
 # ----------------------------------------------------------------------------------------------
+
+def _defers(x) -> bool:
+    """Whether ``x`` handles arithmetic with expressions itself (its reflected operator)."""
+    return getattr(type(x), "__tepad_expr_defer__", False)
+
 
 def _convertible(x) -> bool:
     return isinstance(x, (PrimExpr, int, float, bool)) or hasattr(x, "as_expr")

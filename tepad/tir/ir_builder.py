@@ -12,7 +12,7 @@
             A[i] = t[0]
     stmt = ib.get()
 
-Statements are tepad's own (``For``, ``IfThenElse``, ``BufferStore``, ``Allocate``,
+Statements are tepad's own (``For``, ``IfThenElse``, ``While``, ``BufferStore``, ``Allocate``,
 ``LetStmt``, ``AttrStmt``, ``Evaluate``). A ``BufferVar`` (what ``pointer``, ``buffer_ptr``
 and ``allocate`` return) reads and writes one flat buffer: a tuple index is linearized with
 the shape it was made with, and a vector content type (``"float32x4"``) reads ``lanes``
@@ -26,7 +26,7 @@ from .buffer import Buffer
 from .expr import BufferLoad, IntImm, PrimExpr, Ramp, StringImm, Var, const, convert
 from .op import assume as _assume, likely as _likely
 from .stmt import (Allocate, AttrStmt, BufferStore, Evaluate, For, ForKind, IfThenElse,
-                   LetStmt, SeqStmt, Stmt)
+                   LetStmt, SeqStmt, Stmt, While)
 
 # The extent given to a raw pointer's buffer (``ib.pointer``): its size is not known.
 UNKNOWN_EXTENT = 2 ** 31 - 1
@@ -166,6 +166,16 @@ class IRBuilder:
         def done():
             self.emit(For(loop_var, begin, extent, _KINDS[kind], self._pop_seq()))
         return WithScope(loop_var, done)
+
+    def while_loop(self, condition):
+        """``with ib.while_loop(cond):`` statements repeated while ``cond`` holds (a
+        ``tir.While``; the condition is re-evaluated before every iteration, so it reads
+        something the body stores, e.g. ``n[0] < 10``)."""
+        self._seq_stack.append([])
+
+        def done():
+            self.emit(While(condition, self._pop_seq()))
+        return WithScope(None, done)
 
     def if_scope(self, cond):
         """``with ib.if_scope(cond):`` statements run when ``cond`` holds."""

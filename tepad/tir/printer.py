@@ -188,6 +188,9 @@ class _Printer:
             if x.else_case is not None:
                 self.line(ind, "else:")
                 self.s(x.else_case, ind + 1)
+        elif isinstance(x, S.While):
+            self.line(ind, f"while {self.e(x.condition)}:")
+            self.s(x.body, ind + 1)
         elif isinstance(x, S.ProducerStore):
             idx = ", ".join(self.e(i) for i in x.indices)
             self.line(ind, f"{self._obj_name(x.producer)}[{idx}] = {self.e(x.value)}")

@@ -91,6 +91,23 @@ class IfThenElse(Stmt):
         _set(self, condition=convert(condition), then_case=then_case, else_case=else_case)
 
 
+class While(Stmt):
+    """``while condition: body`` (TVM's ``tir.While``): ``body`` runs as long as the bool
+    ``condition`` holds, tested before each iteration; the body must change what the
+    condition reads (a buffer element) or the loop does not end."""
+    __slots__ = ("condition", "body")
+    _fields = ("condition", "body")
+
+    def __init__(self, condition, body):
+        if not isinstance(body, Stmt):
+            raise TepadError(f"While body must be a Stmt, got {type(body).__name__}")
+        condition = convert(condition)
+        if not dt.is_bool(condition.dtype) or dt.lanes(condition.dtype) != 1:
+            raise TepadError(f"While condition must be a scalar bool expression, got "
+                             f"`{condition!r}` of dtype {condition.dtype}")
+        _set(self, condition=condition, body=body)
+
+
 class ProducerStore(Stmt):
     """``producer[indices] = value`` for a te.Tensor (before buffers exist)."""
     __slots__ = ("producer", "value", "indices")
@@ -206,6 +223,6 @@ def is_no_op(s) -> bool:
     return isinstance(s, Evaluate) and isinstance(s.value, ConstExpr)
 
 
-__all__ = ["ForKind", "Stmt", "For", "SeqStmt", "IfThenElse", "ProducerStore", "ProducerRealize",
+__all__ = ["ForKind", "Stmt", "For", "SeqStmt", "IfThenElse", "While", "ProducerStore", "ProducerRealize",
            "BufferStore", "BufferRealize", "Allocate", "AttrStmt", "LetStmt", "Evaluate",
            "AssertStmt", "Prefetch", "seq", "is_no_op", "Range", "PrimExpr"]

@@ -192,6 +192,11 @@ class _Verifier(Visitor):
         if s.else_case is not None:
             self.visit(s.else_case)
 
+    def visit_While(self, s):
+        self.visit(s.condition)
+        self._check_cond(s.condition, "while condition")
+        self.visit(s.body)
+
     def visit_AssertStmt(self, s):
         self.visit(s.condition)
         self._check_cond(s.condition, "assert condition")

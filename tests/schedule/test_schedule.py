@@ -76,10 +76,22 @@ def test_inline_rewrites_consumers():
     A, B, C = chain()
     s = te.create_schedule(C.op)
     s[B].compute_inline()
-    s.normalize()
-    assert s[B].attach_type == AttachType.InlinedAlready
-    assert [t.name for t in s[C].op.input_tensors] == ["A"]
-    assert s[C].origin_op is C.op
+    sn = s.normalize()
+    assert sn[B].attach_type == AttachType.InlinedAlready
+    assert [t.name for t in sn[C].op.input_tensors] == ["A"]
+    assert sn[C].origin_op is C.op
+
+
+def test_normalize_returns_a_copy_as_tvm_does():
+    A, B, C = chain()
+    s = te.create_schedule(C.op)
+    s[B].compute_inline()
+    sn = s.normalize()
+    assert sn is not s
+    # the schedule normalized is untouched: B is still only marked, C still reads B
+    assert s[B].attach_type == AttachType.Inline
+    assert [t.name for t in s[C].op.input_tensors] == ["B"]
+    assert sn.normalize()[C].op is sn[C].op
 
 
 def test_read_graph_edges():

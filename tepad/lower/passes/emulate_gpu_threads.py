@@ -369,6 +369,10 @@ class _Kernel:
                 self._deadlock(f"is inside a branch on the thread index (if {s.condition})")
             return S.IfThenElse(s.condition, self.emit(s.then_case),
                                 None if s.else_case is None else self.emit(s.else_case))
+        if isinstance(s, S.While):
+            if not self._uniform(s.condition):
+                self._deadlock(f"is inside a while loop on the thread index ({s.condition})")
+            return S.While(s.condition, self.emit(s.body))
         if isinstance(s, S.LetStmt):
             if self._uniform(s.value):
                 return S.LetStmt(s.var, s.value, self.emit(s.body))

@@ -30,6 +30,7 @@ from ...errors import TepadError
 from ... import tir
 from ...tir import dtype as dt
 from ...tir.free_vars import FreeVars
+from ...tir.storage_scope import storage_rank
 from ..thread_binding import THREAD_EXTENT
 
 LAUNCH_OP = "tir.tepad_cuda_launch"
@@ -83,7 +84,7 @@ class _Uses(FreeVars):
             self.buffers.append(buf)
 
     def visit_Allocate(self, s):
-        if s.annotations.get("scope") == "shared" and \
+        if storage_rank(s.annotations.get("scope", "")) == "shared" and \
                 not all(isinstance(e, tir.IntImm) for e in s.extents):
             self.dyn_shared.append(s)
         super().visit_Allocate(s)

@@ -23,6 +23,7 @@ from ...errors import TepadError
 from ...tir.expr import Call, IntImm
 from ...tir.function import PrimFunc
 from ...tir.functor import Mutator, Visitor, collect_vars, substitute
+from ...tir.storage_scope import storage_rank
 from ...tir.op import call_intrin
 from ...tir.stmt import Allocate, AttrStmt, Evaluate, For, IfThenElse, LetStmt, SeqStmt, seq
 from ...tir.structural import structural_equal
@@ -265,7 +266,8 @@ def thread_sync(func: PrimFunc, storage_scope: str = "shared") -> PrimFunc:
         raise TepadError(f"ThreadSync({storage_scope!r}): tepad synchronizes 'shared' memory "
                          "(barriers within a block); 'global' needs a grid-wide barrier, "
                          "which it does not emit")
-    shared = {v for v, scope in allocation_scopes(func.body).items() if scope == "shared"}
+    shared = {v for v, scope in allocation_scopes(func.body).items()
+              if storage_rank(scope) == "shared"}
     if not shared:
         return func
     body = _Kernels(shared).visit(func.body)

@@ -24,6 +24,7 @@ from ...target import Target
 from ...tir import dtype as dt
 from ...tir.expr import IntImm
 from ...tir.function import PrimFunc
+from ...tir.storage_scope import storage_rank
 from ...tir.functor import Visitor, post_order_visit
 from ...tir.stmt import Allocate
 from ..gpu_kernel import is_launch, kernel_launches, kernels, launch_tag
@@ -92,7 +93,8 @@ def _check_kernel(func, kernel, limits):
     shared = []
 
     def f(n):
-        if isinstance(n, Allocate) and n.annotations.get("scope") == "shared":
+        if isinstance(n, Allocate) and \
+                storage_rank(n.annotations.get("scope", "")) == "shared":
             shared.append(n)
     post_order_visit(kernel, f)
     total = 0
