@@ -28,4 +28,11 @@ class InternalError(TVMError):
     """An invariant of tepad itself was broken. This is a bug in tepad, not in the user's code."""
 
 
-__all__ = ["TVMError", "TepadError", "TepadTypeError", "TepadAttributeError", "InternalError"]
+# A kernel's failed check may report a runtime value: its message (an AssertStmt's message
+# ``Call(ERROR_VALUE_OP, [StringImm(text), value])``) holds VALUE_MARK where the runtime puts
+# the value the kernel recorded.
+ERROR_VALUE_OP = "tepad.error_value"
+VALUE_MARK = "{value}"
+
+
+__all__ = ["ERROR_VALUE_OP", "VALUE_MARK", "TVMError", "TepadError", "TepadTypeError", "TepadAttributeError", "InternalError"]

@@ -13,7 +13,10 @@ from dataclasses import dataclass, field
 import llvmlite.ir as ir
 
 from .. import tir
-from .lltypes import I32, PTR, VOID, type_suffix
+from .lltypes import I32, I64, PTR, VOID, type_suffix
+
+# the global a kernel stores a failed check's value in (see error_value_global)
+ERROR_VALUE_SYMBOL = "tepad_error_value"
 
 
 @dataclass
@@ -62,6 +65,15 @@ class EmitterBase:
         """Declaration of the LLVM intrinsic ``base`` overloaded on the types ``overload``."""
         name = base + "".join("." + type_suffix(t) for t in overload)
         return self.declare(name, ret, args)
+
+    def error_value_global(self) -> ir.GlobalVariable:
+        """The module's i64 ``tepad_error_value``, where a failed value-reporting check
+        stores the value its message shows (read by ``JitModule.error_value``)."""
+        g = self.module.globals.get(ERROR_VALUE_SYMBOL)
+        if g is None:
+            g = ir.GlobalVariable(self.module, I64, ERROR_VALUE_SYMBOL)
+            g.initializer = I64(0)
+        return g
 
     def status_code(self, message: str) -> int:
         """A new non-zero status the kernel returns to report ``message``."""

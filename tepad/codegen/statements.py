@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import llvmlite.ir as ir
 
-from ..errors import InternalError
+from ..errors import ERROR_VALUE_OP, InternalError
 from .. import tir
 from ..tir.stmt import ForKind
 from .lltypes import I32, ident, is_unsigned
@@ -50,13 +50,23 @@ class StatementEmitter:
         self.statement_call = None
 
     def stmt_AssertStmt(self, s):
-        msg = s.message.value if isinstance(s.message, tir.StringImm) else str(s.message)
+        value = None
+        if tir.is_call(s.message, ERROR_VALUE_OP):   # text with VALUE_MARK, and the value
+            text, value = s.message.args
+            msg = text.value
+        else:
+            msg = s.message.value if isinstance(s.message, tir.StringImm) else str(s.message)
         code = self.status_code(msg)
         cond = self.expr(s.condition)
         ok = self.ctx.fn.append_basic_block("assert.ok")
         fail = self.ctx.fn.append_basic_block("assert.fail")
         self.b.cbranch(cond, ok, fail)
         self.b.position_at_end(fail)
+        if value is not None:
+            v = self.cast_to(self.expr(value), value.dtype, "int64")
+            # (IRBuilder.store_atomic insists on typed pointers; build the instruction directly)
+            self.b._insert(ir.instructions.StoreAtomicInstr(
+                self.b.block, v, self.error_value_global(), "monotonic", 8))
         self.emit_return_status(I32(code))
         self.b.position_at_end(ok)
         self.stmt(s.body)

@@ -7,7 +7,8 @@ import os
 from .. import tir
 from .._lazy import lazy_module
 from ..codegen import CompiledKernel, compile_kernel
-from ..errors import TepadAttributeError, TepadError, TepadTypeError
+from ..codegen.emitter import ERROR_VALUE_SYMBOL
+from ..errors import VALUE_MARK, TepadAttributeError, TepadError, TepadTypeError
 from .args import ArgChecker, ArgInfo, arg_info_from_func, scalar_ctype
 from .device import check_host
 from .library import export_library, load_library, save_module, shared_library_path
@@ -77,7 +78,16 @@ class Module:
                 raise err
             msg = self.messages[status - 1] if 0 < status <= len(self.messages) else \
                 f"kernel {self.name} failed with status {status}"
-            raise TepadError(msg)
+            raise TepadError(self._with_value(msg))
+
+    def _with_value(self, msg: str) -> str:
+        """``msg`` with VALUE_MARK replaced by the value the failed check recorded in the
+        kernel's ``tepad_error_value`` (the last one any thread recorded)."""
+        if VALUE_MARK not in msg:
+            return msg
+        addr = self._jit.global_address(ERROR_VALUE_SYMBOL)
+        value = str(ctypes.c_int64.from_address(addr).value) if addr else "?"
+        return msg.replace(VALUE_MARK, value)
 
     # --- TVM's runtime.Module methods --------------------------------------------------------
     @property
