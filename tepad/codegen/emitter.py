@@ -14,9 +14,7 @@ import llvmlite.ir as ir
 
 from .. import tir
 from .lltypes import I32, I64, PTR, VOID, type_suffix
-
-# the global a kernel stores a failed check's value in (see error_value_global)
-ERROR_VALUE_SYMBOL = "tepad_error_value"
+from .symbols import ERROR_VALUE_SYMBOL
 
 
 @dataclass
@@ -38,11 +36,11 @@ class EmitterBase:
     ``messages[k - 1]`` is the text of status ``k`` that the kernel may return.
     """
 
-    def __init__(self, func: tir.PrimFunc, name: str, num_threads: int, use_gomp: bool):
+    def __init__(self, func: tir.PrimFunc, name: str, num_threads: int, use_pool: bool):
         self.func = func
         self.name = name
         self.num_threads = num_threads
-        self.use_gomp = use_gomp
+        self.use_pool = use_pool
         self.module = ir.Module(name=name)
         self.messages: list[str] = []
         self.n_parallel = 0

@@ -13,7 +13,7 @@ class StatementEmitter:
     """``stmt(s)``: emit a TIR statement at the builder, dispatched on ``stmt_<NodeType>``.
 
     Nothing is emitted after a block's terminator (code after a failed-assert return is
-    dead). ``For`` loops marked parallel go to ``emit_parallel_for`` when libgomp is used
+    dead). ``For`` loops marked parallel go to ``emit_parallel_for`` when the pool is used
     and no parallel region encloses them; deep serial loops may be outlined
     (``should_outline``, ``outline_nest``: see ``tepad.codegen.outline``; an emitter without
     that mixin never outlines).
@@ -115,7 +115,7 @@ class StatementEmitter:
             self.b.position_at_end(end_bb)
 
     def stmt_For(self, s):
-        if s.kind == ForKind.PARALLEL and not self.ctx.in_parallel and self.use_gomp:
+        if s.kind == ForKind.PARALLEL and not self.ctx.in_parallel and self.use_pool:
             self.emit_parallel_for(s)
             return
         if self.should_outline(s):

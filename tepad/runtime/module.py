@@ -7,7 +7,8 @@ import os
 from .. import tir
 from .._lazy import lazy_module
 from ..codegen import CompiledKernel, compile_kernel
-from ..codegen.emitter import ERROR_VALUE_SYMBOL
+from ..codegen import pool
+from ..codegen.symbols import ERROR_VALUE_SYMBOL
 from ..errors import VALUE_MARK, TepadAttributeError, TepadError, TepadTypeError
 from .args import ArgChecker, ArgInfo, arg_info_from_func, scalar_ctype
 from .device import check_host
@@ -61,6 +62,9 @@ class Module:
         # for its code raises the TepadError naming them (so it can still be inspected)
         self._cfunc = None if kernel.jit.missing else \
             kernel.jit.function(self.name, ctypes.c_int32, *argtypes)
+        if self._cfunc is not None:
+            # parallel loops run on the thread pool once their hook points at it
+            pool.attach(kernel.jit, kernel.num_threads)
         self._argtypes = argtypes
 
     def __call__(self, *arrays):
