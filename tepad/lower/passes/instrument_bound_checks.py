@@ -304,8 +304,9 @@ class _Instrument(Mutator):
             self.n_checks += 1
 
     def _value_checks(self, col, ctx, vmap, lane_ctx, buf, kind, where, idx, size, lanes):
-        """Checks of a data-dependent index that report its value: one per lane (a ``Ramp``
-        over a data-dependent base: its first and last lane, reporting the one outside)."""
+        """Checks of a data-dependent index that report its value: one check for all lanes of a
+        vector index, reporting the first lane outside (a ``Ramp`` over a data-dependent base:
+        its first and last lane)."""
         def msg(shown):
             return (f"index check failed: {kind} of tensor {buf.name}{where} at index "
                     f"{_text(shown)} = {VALUE_MARK}, outside the valid range "
@@ -320,10 +321,19 @@ class _Instrument(Mutator):
             cond = self._wrap(ctx, _and(first_ok, _in_range(last, size)), None, vmap)
             pairs = [(cond, Select(first_ok, last, first), idx)]
         else:
-            pairs = []
+            # one check for all lanes (one branch); the value is the first bad lane's
+            conds, values = [], []
             for k in range(lanes):
                 li = _Lane(k, vmap).visit(idx) if dt.lanes(idx.dtype) > 1 else idx
-                pairs.append((self._wrap(ctx, _in_range(li, size), k, vmap), li, li))
+                conds.append(self._wrap(ctx, _in_range(li, size), k, vmap))
+                values.append(li)
+            cond, value = _true(), None
+            for c, v in reversed(list(zip(conds, values))):
+                if _is_true(c):
+                    continue
+                cond = _and(c, cond)
+                value = v if value is None else Select(c, value, v)
+            pairs = [(cond, value, idx)] if value is not None else []
         for cond, value, shown in pairs:
             if _is_true(cond):
                 continue
