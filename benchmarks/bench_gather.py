@@ -132,9 +132,9 @@ def main(argv=None) -> int:
              f"Measured {datetime.date.today()} with `benchmarks/bench_gather.py` on "
              f"{cpu_name()} (target: the host CPU, `llvm`; one thread; load average "
              f"{load:.1f} from other sessions). Median ms of {args.rounds * args.per_round} "
-             "calls each, the two builds alternating. 'checks' is the number of distinct "
-             "index checks in the kernel (a vector access has one per lane, or two for a "
-             "ramp over a data-dependent base).",
+             "calls each, the two builds alternating. 'checks': the index checks in the "
+             "kernel (one per data-dependent access; a vector access has one for all its "
+             "lanes). Other sessions load this host: differences of ~10 % are noise here.",
              "",
              "| kernel | index_check=True (default) | index_check=False | cost | checks |",
              "|---|---|---|---|---|"]
