@@ -43,7 +43,6 @@ from ...tir.expr import (And, BufferLoad, Call, Cast, ConstExpr, GE, IntImm, LT,
                          PrimExpr, Ramp, Select, StringImm, BinaryOp, convert)
 from ...tir.expr import add, cast, mul
 from ...tir.function import PrimFunc
-from ...tir.expr import Var
 from ...tir.functor import Mutator, Visitor, substitute
 from ...tir.stmt import AssertStmt, SeqStmt
 
