@@ -58,12 +58,27 @@ class StatementEmitter:
             msg = s.message.value if isinstance(s.message, tir.StringImm) else str(s.message)
         code = self.status_code(msg)
         cond = self.expr(s.condition)
+        lanes = cond
+        if isinstance(cond.type, ir.VectorType):      # holds when every lane holds
+            fn = self.intrinsic("llvm.vector.reduce.and", ir.IntType(1), [cond.type],
+                                [cond.type])
+            cond = self.b.call(fn, [lanes])
         ok = self.ctx.fn.append_basic_block("assert.ok")
         fail = self.ctx.fn.append_basic_block("assert.fail")
         self.b.cbranch(cond, ok, fail)
         self.b.position_at_end(fail)
         if value is not None:
-            v = self.cast_to(self.expr(value), value.dtype, "int64")
+            v = self.expr(value)
+            if isinstance(v.type, ir.VectorType):     # the first lane whose condition failed
+                n = v.type.count
+                bad = self.b.bitcast(self.b.not_(lanes), ir.IntType(n)) \
+                    if isinstance(lanes.type, ir.VectorType) else ir.Constant(ir.IntType(n), 1)
+                cttz = self.intrinsic("llvm.cttz", ir.IntType(n), [ir.IntType(n), ir.IntType(1)],
+                                      [ir.IntType(n)])
+                k = self.b.call(cttz, [bad, ir.Constant(ir.IntType(1), 1)])
+                v = self.b.extract_element(v, self.b.trunc(k, I32) if n > 32 else
+                                           (self.b.zext(k, I32) if n < 32 else k))
+            v = self.cast_to(v, tir.dtype.element_of(value.dtype), "int64")
             # (IRBuilder.store_atomic insists on typed pointers; build the instruction directly)
             self.b._insert(ir.instructions.StoreAtomicInstr(
                 self.b.block, v, self.error_value_global(), "monotonic", 8))

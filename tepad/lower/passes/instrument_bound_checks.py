@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from ...errors import ERROR_VALUE_OP, VALUE_MARK, InternalError
 from ...tir import dtype as dt
-from ...tir.expr import (And, BufferLoad, Call, Cast, ConstExpr, GE, IntImm, LT, Let, Not,
+from ...tir.expr import (And, Broadcast, BufferLoad, Call, Cast, ConstExpr, GE, IntImm, LT, Let, Not,
                          PrimExpr, Ramp, Select, StringImm, BinaryOp, convert)
 from ...tir.expr import add, cast, mul
 from ...tir.function import PrimFunc
@@ -319,6 +319,13 @@ class _Instrument(Mutator):
             first_ok = _in_range(first, size)
             cond = self._wrap(ctx, _and(first_ok, _in_range(last, size)), None, vmap)
             pairs = [(cond, Select(first_ok, last, first), idx)]
+        elif all(e[0] == "let" and dt.lanes(e[1].dtype) == 1 for e in ctx):
+            # a gather: one vector condition (codegen: all lanes in range), the value
+            # vector whose first lane outside the message shows
+            lo = Broadcast(IntImm(0, dt.element_of(idx.dtype)), lanes)
+            cond = self._wrap(ctx, And(GE(idx, lo), LT(idx, Broadcast(size, lanes))),
+                              None, vmap)
+            pairs = [(cond, idx, idx)]
         else:
             # one check for all lanes (one branch); the value is the first bad lane's
             conds, values = [], []
@@ -339,7 +346,9 @@ class _Instrument(Mutator):
             for entry in reversed(ctx):
                 if entry[0] == "let" and dt.lanes(entry[1].dtype) == 1:
                     value = Let(entry[1], entry[2], value)
-            col.checks.append((cond, msg(shown), cast("int64", value)))
+            col.checks.append((cond, msg(shown), cast(dt.with_lanes("int64", dt.lanes(value.dtype))
+                                                      if dt.lanes(value.dtype) > 1 else "int64",
+                                                      value)))
             self.n_checks += 1
 
     @staticmethod
