@@ -254,3 +254,23 @@ def test_the_reported_gather_no_longer_kills_the_process():
                        timeout=120, cwd=root)
     assert r.returncode == 0, (r.returncode, r.stderr[-2000:])
     assert "raised: index check failed: load of tensor A at index I[i] = 100000000" in r.stdout
+
+
+def test_vector_gather_has_one_check_reporting_the_first_bad_lane():
+    A = te.placeholder((100,), "float32", name="A")
+    I = te.placeholder((64,), "int32", name="I")
+    B = te.compute((64,), lambda i: A[I[i]], name="B")
+    s = te.create_schedule(B.op)
+    _, xi = s[B].split(B.op.axis[0], factor=16)
+    s[B].vectorize(xi)
+    f = lower_for_codegen(s, [A, I, B])
+    (check,) = _asserts(f)
+    assert tir.dtype.lanes(check.condition.dtype) == 16      # all lanes in one condition
+    mod = tepad.build(s, [A, I, B])
+    a, idx, b = _data()
+    idx[21], idx[22] = -7, 555                               # lanes 5 and 6 of one vector
+    with pytest.raises(TepadError, match=r"at index I\[T.Ramp\(.*\)\] = -7, outside"):
+        mod(a, idx, b)
+    idx[21] = 3
+    with pytest.raises(TepadError, match=r"= 555, outside"):
+        mod(a, idx, b)
