@@ -524,11 +524,11 @@ def markdown(res, info, a) -> str:
              "",
              "Every peer variant (and extra tepad kernels):", "", variants_table(res), ""]
     if threads > 1:
-        lines += ["With several threads on a host whose other cores are busy, each of tepad's "
-                  "parallel regions can end with libgomp's barrier waiting for a worker that "
-                  "has no core while the calling thread spins (tepad sets GOMP_SPINCOUNT to "
-                  "100000, ~2.6 ms): `--threads 1 --clock cpu` is the comparison that holds "
-                  "on a shared host.", ""]
+        lines += ["With several threads on a host whose other cores are busy, the peers' "
+                  "parallel regions can end with a barrier waiting for a worker that has no "
+                  "core (tepad's pool runs such a worker's chunks on the calling thread, see "
+                  "the 'Busy cores' section): `--threads 1 --clock cpu` is the comparison "
+                  "that holds on a shared host.", ""]
     lines.append(END)
     return "\n".join(lines)
 

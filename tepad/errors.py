@@ -29,6 +29,13 @@ class InternalError(TVMError):
     """An invariant of tepad itself was broken. This is a bug in tepad, not in the user's code."""
 
 
+# A kernel's failed check may report a runtime value: its message (an AssertStmt's message
+# ``Call(ERROR_VALUE_OP, [StringImm(text), value])``) holds VALUE_MARK where the runtime puts
+# the value the kernel recorded.
+ERROR_VALUE_OP = "tepad.error_value"
+VALUE_MARK = "{value}"
+
+
 _WARNED: set = set()
 
 
@@ -43,4 +50,4 @@ def warn_deprecated(old: str, new: str, stacklevel: int = 3) -> None:
                   stacklevel=stacklevel)
 
 
-__all__ = ["warn_deprecated", "TVMError", "TepadError", "TepadTypeError", "TepadAttributeError", "InternalError"]
+__all__ = ["ERROR_VALUE_OP", "VALUE_MARK", "warn_deprecated", "TVMError", "TepadError", "TepadTypeError", "TepadAttributeError", "InternalError"]

@@ -19,7 +19,7 @@ from .. import tir
 from ..errors import InternalError, TepadError
 from ..lower.deep_stack import carry_thread_local
 from .analysis import shape_vars
-from .jit import JitModule, have_gomp
+from .jit import JitModule
 from .threads import default_num_threads
 
 llvm = lazy_module("llvmlite.binding")
@@ -184,7 +184,7 @@ def compile_kernel(func: tir.PrimFunc, name: str | None = None,
                               num_threads)
     stats["misses"] += 1
     text, messages, svars = _llvm_ir.emit_llvm_module(func, name, num_threads,
-                                                      use_gomp=have_gomp())
+                                                      use_pool=True)
     try:
         jit = JitModule(text, cpu=cpu, features=features, loop_depth=loop_depth(func.body),
                         imports=imported_llvm(func))

@@ -220,3 +220,15 @@ class JitModule:
 
     def function(self, name: str, restype, *argtypes):
         return ctypes.CFUNCTYPE(restype, *argtypes)(self.address(name))
+
+    def global_address(self, name: str) -> int:
+        """Address of the module's global variable ``name``; 0 when it has none (or the
+        module is not loaded)."""
+        if self._engine is None:
+            return 0
+        try:
+            if self._mod.get_global_variable(name) is None:
+                return 0
+        except NameError:
+            return 0
+        return self._engine.get_global_value_address(name)

@@ -52,14 +52,15 @@ def race_check_requested() -> bool:
 
 @deep_stack
 def emulated_function(s_or_func, args=None, name="main", bounds_check=False, checked=False,
-                      exact_bounds=False, log=None, target=None):
+                      exact_bounds=False, log=None, target=None, index_check=None):
     """``(gpu_func, cpu_func)``: the lowered GPU function (what the GPU back ends take) and
     the CPU function the emulator makes of it (ready for the LLVM code generator).
     ``target``: the cuda Target whose device limits verify_gpu_code checks (default
     ``cuda``'s)."""
     log = log if log is not None else PassLog()
     opts = Options.from_context(checked=checked, bounds_check=bounds_check, target="cuda",
-                                target_text=str(target) if target is not None else "")
+                                target_text=str(target) if target is not None else "",
+                                index_check=index_check)
     gpu = lower_for_codegen(s_or_func, args, name, opts, exact_bounds, log)
     return gpu, cpu_function(gpu, log=log)
 
@@ -78,7 +79,7 @@ def cpu_function(gpu: PrimFunc, reverse=False, log=None) -> PrimFunc:
 
 
 def build_emulated(s_or_func, args, name, tgt: Target, bounds_check=False, checked=False,
-                   exact_bounds=False) -> "EmulatedModule":
+                   exact_bounds=False, index_check=None) -> "EmulatedModule":
     """The Module ``tepad.build`` returns for a CUDA target under ``TEPAD_CUDA=emulate``;
     with ``TEPAD_CUDA_RACECHECK=1`` it also runs the kernel with threads and blocks in reverse
     order and raises a TepadError when the stored results differ beyond rounding (a data
@@ -86,7 +87,7 @@ def build_emulated(s_or_func, args, name, tgt: Target, bounds_check=False, check
     if isinstance(s_or_func, PrimFunc) and name != "main" and s_or_func.name != name:
         s_or_func = s_or_func.with_attr("global_symbol", name)
     gpu, cpu = emulated_function(s_or_func, args, name, bounds_check, checked, exact_bounds,
-                                 target=tgt)
+                                 target=tgt, index_check=index_check)
     return emulated_module(gpu, tgt, race_check_requested(), cpu)
 
 

@@ -25,6 +25,9 @@ from .passes import TVM_NAMES
 CONFIG_KEYS = {
     "tir.disable_vectorize": "vectorized loops run as serial loops (vectorize_loop skipped)",
     "tir.instrument_bound_checkers": "every buffer access is checked (as bounds_check=True)",
+    "tepad.index_check": "True (default): loads and stores whose index reads memory (gathers, "
+                         "scatters) are checked and raise TepadError with the value; False "
+                         "removes those checks (as build(..., index_check=False))",
     "tir.add_lower_pass": "[(phase, pass), ...]: user passes run at phase 0 (before the "
                           "lower phase), 1 (after it), 2 (after storage_flatten) or 3 (last)",
     "tir.noalias": "accepted; tepad always marks distinct argument buffers noalias (a buffer "
@@ -106,6 +109,16 @@ class PassContext:
     @property
     def bounds_check(self) -> bool:
         return bool(self.config.get("tir.instrument_bound_checkers"))
+
+    @property
+    def index_check(self) -> bool:
+        """Whether data-dependent indices are checked (config ``tepad.index_check``,
+        default True); a value that is not a bool is a TepadError."""
+        v = self.config.get("tepad.index_check", True)
+        if not isinstance(v, bool):
+            raise TepadError(f"PassContext config 'tepad.index_check' takes True or False, "
+                             f"got {v!r}")
+        return v
 
     def __enter__(self):
         stack = getattr(_stack, "items", None)

@@ -48,7 +48,7 @@ from .passes.hoist_expression import hoist_expression
 from .passes.inject_virtual_thread import inject_virtual_thread
 from .passes.inject_prefetch import inject_prefetch
 from .passes.inject_rolling_buffer import inject_rolling_buffer
-from .passes.instrument_bound_checks import instrument_bound_checks
+from .passes.instrument_bound_checks import instrument_bound_checks, instrument_index_checks
 from .passes.lower_thread_allreduce import lower_thread_allreduce
 from .passes.remove_assume import remove_assume
 from .passes.remove_skipped_regions import remove_skipped_regions
@@ -89,9 +89,11 @@ class Options:
     whose device limits verify_gpu_code checks, default TVM's for the kind); ``disabled``: names of optional passes
     not to run (a ``PassContext``'s ``disabled_pass``); ``flatten``: the lower phase ends with
     storage_flatten, as TVM's lower does (False keeps the N-d function RFC 0077's opt-in
-    passes work on; build flattens it then)."""
+    passes work on; build flattens it then); ``index_check``: accesses whose index reads
+    memory (gathers, scatters) are guarded (on by default; implied by ``bounds_check``)."""
     checked: bool = False
     bounds_check: bool = False
+    index_check: bool = True
     target: str = "llvm"
     disabled: frozenset = frozenset()
     user_passes: tuple = ()
@@ -101,10 +103,12 @@ class Options:
 
     @staticmethod
     def from_context(ctx: PassContext | None = None, checked=False, bounds_check=False,
-                     target="llvm", flatten=True, target_text="") -> "Options":
+                     target="llvm", flatten=True, target_text="",
+                     index_check=None) -> "Options":
         """The options of ``ctx`` (default: the current PassContext) merged with the
         arguments; a disabled pass that does not exist or that codegen needs is a
-        TepadError."""
+        TepadError. ``index_check``: None takes the context's ``tepad.index_check``
+        (default True); a bool given here wins."""
         ctx = ctx if ctx is not None else PassContext.current()
         disabled = ctx.disabled
         names = {p.name: p for p in PIPELINE}
@@ -116,8 +120,12 @@ class Options:
                 optional = sorted({p.name for p in PIPELINE if p.optional})
                 raise TepadError(f"pass {n!r} cannot be disabled: the code generator needs "
                                  f"its result; optional passes: {', '.join(optional)}")
+        if index_check is None:
+            index_check = ctx.index_check
+        elif not isinstance(index_check, bool):
+            raise TepadError(f"build(index_check=...) takes True or False, got {index_check!r}")
         return Options(checked=bool(checked), bounds_check=bool(bounds_check) or
-                       ctx.bounds_check, target=target, disabled=disabled,
+                       ctx.bounds_check, index_check=index_check, target=target, disabled=disabled,
                        user_passes=ctx.user_passes, flatten=bool(flatten),
                        unroll=tuple(sorted(unroll_config(ctx.config.get("tir.UnrollLoop"))
                                            .items())), target_text=str(target_text or ""))
@@ -215,6 +223,10 @@ PIPELINE: tuple = (
          when=_gpu, name="verify_gpu_code", with_options=True),
     Pass(instrument_bound_checks, BUILD, "every access checked before it happens",
          when=lambda o: o.bounds_check),
+    Pass(instrument_index_checks, BUILD, "accesses whose index reads memory (gathers, "
+         "scatters) checked before they happen, the value in the message (default; "
+         "index_check=False skips it; bounds_check covers it)",
+         when=lambda o: o.index_check and not o.bounds_check, optional=True),
 )
 
 
@@ -248,7 +260,7 @@ def _user_step(phase, user_pass):
 def _with_user_passes(steps, phases, user_passes):
     """TVM's ``tir.add_lower_pass`` phases: 0 before the lower phase, 1 after it, 2 after
     storage_flatten (and the simplify that follows it), 3 after every other pass (before
-    instrument_bound_checks). Phases 0-1 run where the lower phase runs, 2-3 where build
+    instrument_bound_checks / instrument_index_checks). Phases 0-1 run where the lower phase runs, 2-3 where build
     does."""
     user = {k: [_user_step(k, p) for ph, p in user_passes if ph == k] for k in range(4)}
     low = [s for s in steps if s[1].phase == LOWER]
@@ -263,8 +275,9 @@ def _with_user_passes(steps, phases, user_passes):
             cut2 = names.index("storage_flatten") + 1
             if cut2 < len(names) and names[cut2] == "simplify":
                 cut2 += 1
-        cut3 = names.index("instrument_bound_checks") if "instrument_bound_checks" in names \
-            else len(build)
+        checks = [names.index(n) for n in ("instrument_bound_checks", "instrument_index_checks")
+                  if n in names]
+        cut3 = min(checks) if checks else len(build)
         cut2 = min(cut2, cut3)
         out += build[:cut2] + user[2] + build[cut2:cut3] + user[3] + build[cut3:]
     return out

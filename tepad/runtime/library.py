@@ -150,6 +150,13 @@ class SharedLibrary:
             self._asm = assembly(self.ll, self.cpu, self.features)
         return self._asm
 
+    def global_address(self, name: str) -> int:
+        """Address of the library's global ``name``; 0 when it has none."""
+        try:
+            return ctypes.addressof(ctypes.c_int64.in_dll(self._dll, name))
+        except ValueError:
+            return 0
+
 
 def _map_private_copy(path: str):
     """dlopen a private copy of ``path`` (removed once mapped: the mapping outlives it)."""

@@ -7,7 +7,9 @@ import os
 from .. import tir
 from .._lazy import lazy_module
 from ..codegen import CompiledKernel, compile_kernel
-from ..errors import TepadAttributeError, TepadError, TepadTypeError
+from ..codegen import pool
+from ..codegen.symbols import ERROR_VALUE_SYMBOL
+from ..errors import VALUE_MARK, TepadAttributeError, TepadError, TepadTypeError
 from .args import ArgChecker, ArgInfo, arg_info_from_func, scalar_ctype
 from .device import check_host, take_ctx
 from .library import export_library, load_library, save_module, shared_library_path
@@ -61,6 +63,9 @@ class Module:
         # for its code raises the TepadError naming them (so it can still be inspected)
         self._cfunc = None if kernel.jit.missing else \
             kernel.jit.function(self.name, ctypes.c_int32, *argtypes)
+        if self._cfunc is not None:
+            # parallel loops run on the thread pool once their hook points at it
+            pool.attach(kernel.jit, kernel.num_threads)
         self._argtypes = argtypes
         self._repeat = None                # the native loop of time_evaluator, made on first use
 
@@ -82,7 +87,7 @@ class Module:
             raise err
         msg = self.messages[status - 1] if 0 < status <= len(self.messages) else \
             f"kernel {self.name} failed with status {status}"
-        raise TepadError(msg)
+        raise TepadError(self._with_value(msg))
 
     def _native_block(self, arrays):
         """A function ``block(n)`` calling the kernel ``n`` times in a native loop with
@@ -106,6 +111,15 @@ class Module:
             if status != 0:
                 self._raise_status(status)
         return block
+
+    def _with_value(self, msg: str) -> str:
+        """``msg`` with VALUE_MARK replaced by the value the failed check recorded in the
+        kernel's ``tepad_error_value`` (the last one any thread recorded)."""
+        if VALUE_MARK not in msg:
+            return msg
+        addr = self._jit.global_address(ERROR_VALUE_SYMBOL)
+        value = str(ctypes.c_int64.from_address(addr).value) if addr else "?"
+        return msg.replace(VALUE_MARK, value)
 
     # --- TVM's runtime.Module methods --------------------------------------------------------
     @property

@@ -710,6 +710,28 @@ def test_E_RUN_01_kernel_error_status_bounds_check():
         mod(np.zeros(4, "float32"))
 
 
+def test_E_LOW_10_index_check_option():
+    from tepad.lower.pass_context import PassContext
+    A, B, C = chain()
+    s = te.create_schedule(C.op)
+    with pytest.raises(TepadError, match=r"build\(index_check=...\) takes True or False, got 'no'"):
+        tepad.build(s, [A, C], index_check="no")
+    with pytest.raises(TepadError, match="config 'tepad.index_check' takes True or False"):
+        with PassContext(config={"tepad.index_check": 0}):
+            tepad.build(s, [A, C])
+
+
+def test_E_RUN_06_gather_index_out_of_range():
+    A = te.placeholder((100,), "float32", name="A")
+    I = te.placeholder((8,), "int32", name="I")
+    B = te.compute((8,), lambda i: A[I[i]], name="B")
+    mod = tepad.build(te.create_schedule(B.op), [A, I, B])
+    idx = np.array([0, 1, 2, 10 ** 8, 4, 5, 6, 7], "int32")
+    with pytest.raises(TepadError, match=r"index check failed: load of tensor A at index I\[i\] "
+                                         r"= 100000000, outside the valid range \[0, 100\)"):
+        mod(np.zeros(100, "float32"), idx, np.zeros(8, "float32"))
+
+
 def test_E_RUN_02_scalar_argument_dtype():
     from tepad.runtime.args import scalar_ctype
     with pytest.raises(TepadError, match="scalar arguments must be integers, float32 or "

@@ -13,7 +13,7 @@ from .hoist_expression import hoist_expression
 from .inject_prefetch import inject_prefetch
 from .inject_rolling_buffer import inject_rolling_buffer
 from .inject_virtual_thread import inject_virtual_thread
-from .instrument_bound_checks import instrument_bound_checks
+from .instrument_bound_checks import instrument_bound_checks, instrument_index_checks
 from .lower_thread_allreduce import lower_thread_allreduce
 from .merge_adjacent_loops import merge_adjacent_loops
 from .reduce_loop_extents import reduce_loop_extents
@@ -40,14 +40,14 @@ from ...tir.ssa import convert_ssa
  remove_overcompute_through_branching, remove_store_undef, simplify, simplify_with_facts,
  storage_flatten, unroll_loop, vectorize_loop, remove_skipped_regions,
  inject_prefetch, default_storage_scope, inject_virtual_thread, lower_thread_allreduce,
- thread_sync, verify_gpu_code) = map(accepts_module, (
+ thread_sync, verify_gpu_code, instrument_index_checks) = map(accepts_module, (
     apply_buffer_transforms, check_assumes, flatten_physical_axes, hoist_expression,
     inject_rolling_buffer, instrument_bound_checks, merge_adjacent_loops, reduce_loop_extents,
     remove_assume, remove_branching_through_overcompute, remove_no_op,
     remove_overcompute_through_branching, remove_store_undef, simplify, simplify_with_facts,
     storage_flatten, unroll_loop, vectorize_loop, remove_skipped_regions, inject_prefetch,
     default_storage_scope, inject_virtual_thread, lower_thread_allreduce, thread_sync,
-    verify_gpu_code))
+    verify_gpu_code, instrument_index_checks))
 
 # TVM's names for tepad's passes: ``tepad.tir.transform.<Name>()`` makes a pass object of
 # each, and PassContext(disabled_pass=["tir.<Name>"]) finds them.
@@ -78,6 +78,7 @@ for _name, _fn in TVM_NAMES.items():
 
 __all__ = ["apply_buffer_transforms", "inject_prefetch", "check_assumes", "flatten_physical_axes",
            "hoist_expression", "inject_rolling_buffer", "instrument_bound_checks",
+           "instrument_index_checks",
            "merge_adjacent_loops", "reduce_loop_extents", "remove_assume",
            "remove_branching_through_overcompute", "remove_no_op",
            "remove_overcompute_through_branching", "remove_store_undef", "remove_skipped_regions",
