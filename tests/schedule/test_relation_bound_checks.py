@@ -1,7 +1,12 @@
 """The one bound-check rule for a stage's relations (tepad.schedule.index_flow):
 ``needs_bound_check`` marks the parent of every split that does not provably divide it and
 everything above; ``relation_bound_checks`` gives the guards the analyzer cannot prove. The
-lowering (make_bound_check), rfactor and cache_write all use it."""
+lowering (make_bound_check, and so tensorize, GPU threads, shifted tails), rfactor and
+cache_write all use it."""
+import numpy as np
+import pytest
+
+import tepad
 from tepad import te
 from tepad.arith import Analyzer
 from tepad.bound.message_passing import pass_up_bound_check
@@ -64,3 +69,24 @@ def test_skip_and_the_bound_pass_share_the_rule():
     ana, dom, value = _flow(st, i)
     assert pass_up_bound_check(st, dom, ana) == needs_bound_check(st, dom, ana)
     assert relation_bound_checks(st, dom, value, ana, skip={i, ii}) == []
+
+
+@pytest.mark.parametrize("exact", [False, True])
+@pytest.mark.parametrize("f2,which,how", [(2, "inner", "factor"), (5, "inner", "factor"),
+                                          (3, "outer", "nparts"), (5, "inner", "nparts")])
+def test_shifted_tail_with_a_nested_split_of_a_piece(exact, f2, which, how):
+    """A ``tail="shift"`` split needs no guard of its own, but a non-dividing split of one of
+    its pieces does (and the shifted parent above it)."""
+    A = te.placeholder((10,), "int32", name="A")
+    B = te.compute((10,), lambda i: A[i] * 2, name="B")
+    C = te.compute((10,), lambda i: B[i] + 1, name="C")
+    s = te.create_schedule(C.op)
+    io, ii = s[B].split(B.op.axis[0], factor=4, tail="shift")
+    s[B].split(ii if which == "inner" else io, **{how: f2})
+    co, ci = s[C].split(C.op.axis[0], factor=3, tail="shift")
+    s[C].split(ci, factor=f2)
+    f = tepad.build(tepad.lower(s, [A, C], exact_bounds=exact), bounds_check=True)
+    a = np.arange(10, dtype="int32")
+    c = np.zeros(10, "int32")
+    f(a, c)
+    np.testing.assert_array_equal(c, a * 2 + 1)
