@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from ..bound import infer_bound
 from ..tir.expr import IntImm
 from .attach_points import can_inline, is_compute, legal_attach_points
+from .loops import NESTED_FACTORS, nested
 from .schedules import ScheduleDrawer
 
 THREADS = [1, 2, 3, 4, 5, 8, 16, 32, 64]
@@ -198,6 +199,11 @@ class GpuScheduleDrawer(ScheduleDrawer):
         v = src.pick([2, 3]) if src.flag(20) else 0
         inner = src.pick([2, 3]) if src.flag(20) else 0
         b, ti = self.split(st, fused, "factor", t * max(v, 1) * max(inner, 1))
+        if not (v or inner or bad) and nested(self):
+            # the thread loop split again: a serial loop per thread, then as many threads as
+            # the nested factor (which need not divide the first, or may exceed it)
+            t = self.src.pick(NESTED_FACTORS)
+            _, ti = self.split(st, ti, "factor", t)
         if v:
             vt, ti = self.split(st, ti, "nparts", v)
         if inner:
@@ -245,6 +251,9 @@ class GpuScheduleDrawer(ScheduleDrawer):
         rf = None
         if src.flag(50):        # rfactor the inner part, reduce its result across threads
             _, ki = self.split(st, k, "factor", t)
+            if not bad and nested(self):    # ... or the inner part of its inner part
+                t = src.pick(NESTED_FACTORS)
+                _, ki = self.split(st, ki, "factor", t)
             tname = self.tnames[id(st.origin_op)]
             rf = f"{tname}_rf"
             run(f"{rf} = s.rfactor({tname}, {ki})")
@@ -256,6 +265,9 @@ class GpuScheduleDrawer(ScheduleDrawer):
                 t = -(-int(red.dom.extent.value) // t)      # the inner part's extent
             else:
                 _, k = self.split(st, k, "factor", t)
+                if not (bad or self.symbolic) and nested(self):
+                    t = src.pick(NESTED_FACTORS)
+                    _, k = self.split(st, k, "factor", t)
         else:                   # the whole reduce axis bound: as many threads as it has
             t = int(red.dom.extent.value)
         data = [self.iv(st, iv) for iv in st.op.axis]

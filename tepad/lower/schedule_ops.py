@@ -27,7 +27,8 @@ from ..tir.itervar import IterVarType
 from ..tir.reduce import Reduce
 from ..tir.stmt import (Allocate, AttrStmt, BufferStore, Evaluate, For, ForKind, IfThenElse, LetStmt, ProducerRealize,
                         ProducerStore, seq)
-from ..bound.message_passing import pass_down_domain, pass_up_bound_check, pass_up_index
+from ..bound.message_passing import pass_down_domain, pass_up_index
+from ..schedule.index_flow import relation_bound_checks
 from .shift_tail import pass_up_index_shifted, shiftable
 from .scan_ops import (alias_scan_state, inject_scan_step, make_scan_pipeline, scan_inits,
                        scan_step_owner)
@@ -175,21 +176,9 @@ def exact_tail_extents(stage, rmap, ana):
 
 def make_bound_check(stage, rmap, value, ana, skip=(), exact_splits=()):
     """Conditions that keep the stage inside its region and inside the tensor's shape."""
-    need = pass_up_bound_check(stage, rmap, ana, exact_splits)
     dom = _leaf_ranges(stage, rmap)
-    transformed = {id(ov) for rel in stage.relations if isinstance(rel, Transform)
-                   for ov in rel.original_vars}
-    preds = []
-    for iv in stage.all_iter_vars:
-        if iv in skip or not need.get(iv, False) or iv not in value:
-            continue
-        r = rmap[iv]
-        v = ana.simplify(value[iv] - r.min)
-        s = ana.int_set(v, dom)
-        if id(iv) in transformed and not (s.has_lower_bound() and ana.can_prove(s.min() >= 0)):
-            preds.append(v >= 0)
-        if not (s.has_upper_bound() and ana.can_prove(s.max() < r.extent)):
-            preds.append(v < r.extent)
+    preds = relation_bound_checks(stage, rmap, value, ana, skip=skip,
+                                  exact_splits=exact_splits, var_ranges=dom)
     for iv in stage.op.root_iter_vars:
         if iv in skip or iv not in value:
             continue
@@ -383,13 +372,15 @@ def _cross_thread_reduction(stage, rmap, ana, nest, value, preds, vmap, flag):
     preds = [p for p in preds if p is not stage.store_predicate]
     if not _is_const(red.condition, 1):
         preds = preds + [red.condition]
-    # what the data axes alone must satisfy (the store), without the reduce leaves' checks
+    # what the data axes alone must satisfy (the store), without the checks of anything
+    # derived from the reduce axes only (a nested split of a reduce axis has pieces between
+    # its root and its leaves whose values use the reduce loops, which end before the store)
     red_leaves = {iv for iv in leaves if flag.get(iv, 0) == 2}
     data_value = dict(value)
     for iv in red_leaves:
         data_value[iv] = rmap[iv].min
     store_preds = make_bound_check(stage, rmap, data_value, ana,
-                                   skip=red_leaves | set(op.reduce_axis))
+                                   skip={iv for iv, f in flag.items() if f == 2})
     store_preds += [v.equal(0) for v in threads]
     if stage.store_predicate is not None:
         store_preds.append(stage.store_predicate)
