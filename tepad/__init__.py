@@ -5,6 +5,8 @@ docs/coming_from_tvm.md says so.
 """
 import importlib as _importlib
 
+__version__ = "0.1.0"
+
 from .errors import TVMError, TepadError, InternalError
 from . import error
 from . import tir
@@ -26,7 +28,7 @@ from . import layout
 
 # Face packages that ``import tepad`` does not load: ``tepad.topi`` (and ``from tepad import
 # topi``) imports them on first use (PEP 562), so the import stays cheap.
-_LAZY_SUBMODULES = ("topi", "testing", "contrib", "viz", "fuzz", "autotvm")
+_LAZY_SUBMODULES = ("topi", "testing", "contrib", "viz", "fuzz", "autotvm", "demo", "cli")
 
 
 def __getattr__(name):
@@ -43,4 +45,4 @@ __all__ = ["TVMError", "TepadError", "InternalError", "error", "tir", "te", "sch
            "lower", "runtime", "Device", "device", "cpu", "cuda", "gpu", "opencl", "vulkan",
            "metal", "rocm", "ext_dev", "build", "target", "transform", "topi", "nd", "container",
            "ir", "IRModule", "layout", "testing", "register_func", "get_global_func", "contrib",
-           "autotvm"]
+           "autotvm", "demo"]

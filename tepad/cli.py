@@ -24,7 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import bound
+from . import __version__, bound
 from .autotvm.session import TUNERS, make_option, template_args, templates_in, tune_template
 from .bound import attach_path, infer_bound
 from .demo import main as demo_main
@@ -529,6 +529,7 @@ def build_parser():
         prog="tepad", description="tepad tensor-expression compiler",
         epilog="FILE.py defines schedule() -> (s, args) (or pick a function with --func) and "
                "optionally inputs(). See docs/tutorial.md.")
+    p.add_argument("--version", action="version", version=f"tepad {__version__}")
     sub = p.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
     sub.add_parser("demo", help="define, schedule, lower, build and run example kernels")
 
