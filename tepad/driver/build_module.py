@@ -19,6 +19,7 @@ from ..runtime.multi import ModuleGroup
 from ..target import Target, as_target
 from ..tir.function import PrimFunc
 from ..tir.module import IRModule
+from .inplace import inplace_pairs
 from .arg_info import arg_info_of
 from .rebuild_cache import RebuildCache
 
@@ -125,7 +126,8 @@ def _build(s_or_func, args, name, opts, exact_bounds, tgt: Target):
         s_or_func = s_or_func.with_attr("global_symbol", name)
     func = lower_for_codegen(s_or_func, args, name, opts, exact_bounds, PassLog())
     cpu, features = _cpu_of(tgt)
-    return Module(compile_kernel(func, cpu=cpu, features=features), arg_info_of(func))
+    return Module(compile_kernel(func, cpu=cpu, features=features), arg_info_of(func),
+                  inplace_pairs(s_or_func, args))
 
 
 def _cpu_of(tgt: Target):
