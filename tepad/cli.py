@@ -34,12 +34,15 @@ from .demo import main as demo_main
 from .driver import build
 from .errors import InternalError, TepadError
 from .layout import from_physical, to_physical
+from .lower.thread_binding import schedule_thread_bindings
 from .lower.pipeline import (PHASES, Options, PassLog, format_step, lower_for_codegen,
                              select)
 from .schedule import Schedule
 from .schedule.stage import AttachType
 from .tensor.tensor import PlaceholderOp
+from .runtime import cuda_driver
 from .runtime.timing import bounded_times, busy_note
+from .target import Target
 from .testing import reference
 from .tir.expr import Var
 from .viz import MissingDependency
@@ -387,9 +390,6 @@ def run_target(ns, s, out):
     schedule with GPU thread bindings under ``TEPAD_CUDA=emulate``, else the CPU. A CUDA
     target runs on the GPU emulator when ``TEPAD_CUDA=emulate`` is set or no CUDA GPU is
     there (said on ``out``)."""
-    from .lower.thread_binding import schedule_thread_bindings
-    from .runtime.cuda_driver import cuda_available
-    from .target import Target
     emulate_env = os.environ.get("TEPAD_CUDA", "").strip().lower() == "emulate"
     target = ns.target
     if target is None:
@@ -401,7 +401,7 @@ def run_target(ns, s, out):
         gpu = target is not None and Target(target).is_gpu
     except TepadError as e:
         raise CliError(f"--target {target!r}: {e}") from None
-    if gpu and not emulate_env and not cuda_available(0):
+    if gpu and not emulate_env and not cuda_driver.cuda_available(0):
         out.write(f"no CUDA GPU here: running the {target!r} build on the GPU emulator "
                   "(TEPAD_CUDA=emulate, docs/gpu.md)\n")
         return target, True

@@ -14,6 +14,7 @@ from .bound import attach_paths, infer_bound
 from .driver import build
 from .lower import lower
 from .runtime.timing import busy_note, sample_times
+from .schedule.relations import Rebase
 
 
 def _times_ms(fn, repeat=7):
@@ -27,7 +28,6 @@ def iter_var_role(stage, iv) -> str:
     (a loop of the lowered code), ``root+leaf``, ``inner`` (between the two, e.g. the
     parent of a split) or ``leaf (rebased X)`` (normalize()'s zero-based copy of root X);
     ``(reduce)`` is added for a reduction axis."""
-    from .schedule.relations import Rebase
     roots = set(stage.op.root_iter_vars)
     leaves = set(stage.leaf_iter_vars)
     rebased = {r.rebased: r.parent for r in stage.relations if isinstance(r, Rebase)}
