@@ -71,9 +71,11 @@ ROWS = [
     ("compute_at / compute_inline / compute_root", f"{ST}.compute_at", ""),
     ("vectorize / unroll / parallel", f"{ST}.vectorize", ""),
     ("bind", f"{ST}.bind",
-     "lowers as TVM prints it (thread_extent attributes); building it for the CPU is a "
-     "TepadError, GPU code generation is issue 16"),
-    ("env_threads", f"{ST}.env_threads", "GPU scheduling: issue 16"),
+     "lowers as TVM prints it (thread_extent attributes); built for target='cuda' (PTX, "
+     "docs/cuda.md) or, with TEPAD_CUDA=emulate, run on the CPU by the GPU emulator "
+     "(docs/gpu.md); building it for 'llvm' is a TepadError"),
+    ("env_threads", f"{ST}.env_threads",
+     "not there: bind each thread axis with bind() (GPU code generation: target='cuda')"),
     ("set_scope", f"{ST}.set_scope", ""),
     ("set_store_predicate", f"{ST}.set_store_predicate",
      "not drawn by the schedule fuzzer (it changes what is computed, so the oracle differs)"),
@@ -109,7 +111,9 @@ ROWS = [
     ("tvm.lower", "tepad.lower",
      "returns an IRModule flattened as TVM's; lower(..., flatten=False) keeps the N-d form "
      "RFC 0077's opt-in passes take; binds= takes compact row-major buffers only"),
-    ("tvm.build", "tepad.build", "targets: llvm (the host CPU)"),
+    ("tvm.build", "tepad.build",
+     "targets: llvm (the host CPU) and cuda / nvptx (PTX for a CUDA GPU; with "
+     "TEPAD_CUDA=emulate the GPU emulator runs it on the CPU)"),
     ("tvm.driver.build_module.schedule_to_module", "tepad.driver.build_module.schedule_to_module",
      "binds= takes compact row-major buffers only"),
     ("tvm.target.Target", "tepad.target.Target",
@@ -162,7 +166,9 @@ ROWS = [
      "not parsed: tepad prints TVMScript-like text only"),
     # --- tvm.testing, topi ------------------------------------------------------------------
     ("tvm.testing (assert_allclose, parameter(s), fixture, parametrize_targets, requires_*)",
-     "tepad.testing.parametrize_targets", ""),
+     "tepad.testing.parametrize_targets",
+     "requires_gpu / requires_cuda run where cuda(0) exists: a CUDA GPU, or the emulator "
+     "under TEPAD_CUDA=emulate; requires_opencl / vulkan / rocm skip"),
     ("tvm.testing.plugin (target / dev fixtures)", "tepad.testing.plugin",
      "pytest_plugins = [\"tepad.testing.plugin\"]"),
     ("topi add / subtract / multiply / divide / maximum / minimum", "tepad.topi.add", ""),
