@@ -189,13 +189,15 @@ def _moving_dims(ex: _exact.Exact, st, bm) -> list:
     return out
 
 
-def _rolled_away(executed: isl.Set, dims) -> isl.Set:
+def _rolled_away(executed: isl.Set, dims, path) -> isl.Set:
     """The points of ``executed`` a rolling buffer skips: along each moving dimension, a
-    coordinate that an earlier iteration of the loops moving it already computed. (Windows
-    advance, so "any earlier iteration" is the previous one, as the pass's guard says.)"""
+    coordinate that an earlier iteration of the loops moving it, the other loops of the
+    attach path (``path``: their names) being the same, already computed. (Windows advance,
+    so "any earlier iteration" is the previous one, as the pass's guard says.)"""
     skip = None
     for d, loops in dims:
-        own = project_params_except(executed, set(loops) | {d})
+        keep = set(path) | {d}
+        own = project_params_except(executed, keep)
         for k, v in enumerate(loops):
             own = own.set_dim_name(dt.param, own.find_dim_by_name(dt.param, v), v + "__prev")
         earlier = []
@@ -203,7 +205,7 @@ def _rolled_away(executed: isl.Set, dims) -> isl.Set:
             eq = [f"{u}__prev = {u}" for u in loops[:k]]
             earlier.append("(" + " and ".join(eq + [f"{v}__prev < {v}"]) + ")")
         lex = params_set([" or ".join(earlier)], set(loops) | {v + "__prev" for v in loops})
-        hit = project_params_except(own & lex, set(loops) | {d})
+        hit = project_params_except(own & lex, keep)
         skip = hit if skip is None else skip | hit
     return executed & skip if skip is not None else executed.subtract(executed)
 
@@ -376,7 +378,8 @@ def explain(s, shape_env=None) -> BoundExplain:
                 done = executed_set(ex, st)
                 if st.is_rolling:
                     dims = _moving_dims(ex, st, bm)
-                    done = done.subtract(_rolled_away(done, dims))
+                    path = [ex.names.name(iv.var) for iv in attach_path(st)]
+                    done = done.subtract(_rolled_away(done, dims, path))
                 vals["computed_" + mode] = _count(done, st.name)
             except (NotAffine, isl.Error) as e:
                 vals["computed_" + mode] = None

@@ -103,3 +103,33 @@ def test_tepad_bounds_shows_the_rolled_counts(capsys):
     out = capsys.readouterr().out
     row = [line.split() for line in out.splitlines() if line.startswith("B ")][-1]
     assert row[:4] == ["B", "100", "100", "100"]
+
+
+def test_rolling_inside_parallel_strips_recomputes_each_strips_first_window():
+    """Strips run in parallel, each with its own rolling buffer: the first tile of every
+    strip computes its whole window again (2 rows of overlap per strip after the first)."""
+    m = maxpool_rolling()
+    size, strip, tile = 36, 16, 4
+    A = te.placeholder((size, size), "int8", name="A")
+    B = m.maxpool(A, "B")
+    C = m.maxpool(B, "C")
+    s = te.create_schedule(C.op)
+    ys, yr = s[C].split(C.op.axis[0], factor=strip)
+    yo, yi = s[C].split(yr, factor=tile)
+    s[C].parallel(ys)
+    s[B].compute_at(s[C], yo)
+    s[B].rolling_buffer()
+    func = tepad.lower(s, [A, C], flatten=False)["main"]
+    computed = init_stores(func.body, "B")
+    b = size - 2
+    strips = -(-(size - 4) // strip)
+    assert computed == (b + 2 * (strips - 1)) * b
+    rep = explain(s)
+    assert rep["B"].computed_interval == rep["B"].computed_exact == computed
+    assert rep["B"].bytes_exact == realized_elements(func, "B")
+    a = np.random.default_rng(3).integers(-128, 128, (size, size)).astype("int8")
+    c = np.zeros((size - 4, size - 4), "int8")
+    tepad.build(s, [A, C])(a, c)
+    from numpy.lib.stride_tricks import sliding_window_view as win
+    want = win(win(a, (3, 3)).max(axis=(2, 3)), (3, 3)).max(axis=(2, 3))
+    np.testing.assert_array_equal(c, want)
