@@ -12,7 +12,8 @@ Conventions (HTML comments, invisible when the markdown is rendered):
 * ``<!-- fragment -->`` on the line before a block: the block is shown, not run (a piece of a
   larger program, or code that needs what the machine may not have, as a CUDA GPU).
 
-Blocks run from the repository root, without ``TEPAD_CUDA`` in the environment (a GPU block
+Blocks run in a scratch directory that links the checkout's examples/, benchmarks/, docs/ and
+tests/, without ``TEPAD_CUDA`` in the environment (a GPU block
 sets ``os.environ["TEPAD_CUDA"] = "emulate"`` itself, as docs/gpu.md shows); what a file's
 blocks change in ``os.environ`` is undone after it.
 """
@@ -46,12 +47,21 @@ def _run(code, where, ns):
     exec(compile(code, where, "exec"), ns)
 
 
-@pytest.mark.parametrize("path", DOCS, ids=lambda p: p.name)
+# a tuning session (worker processes, a randomized search): about a minute
+SLOW_DOCS = {"tuning.md"}
+
+
+@pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.slow) if p.name in SLOW_DOCS
+                                  else p for p in DOCS], ids=lambda p: p.name)
 def test_python_blocks_run(path, monkeypatch, tmp_path):
     monkeypatch.delenv("TEPAD_CUDA", raising=False)     # a block that wants it sets it
     monkeypatch.setattr(os, "environ", os.environ.copy())
     monkeypatch.syspath_prepend(str(ROOT))
-    monkeypatch.chdir(ROOT)
+    # in a scratch directory (blocks write logs and libraries there) that sees the checkout's
+    # examples/, benchmarks/ and docs/ as a user's working copy would
+    for name in ("examples", "benchmarks", "docs", "tests"):
+        (tmp_path / name).symlink_to(ROOT / name)
+    monkeypatch.chdir(tmp_path)
     setup, fresh, blocks = doc_blocks(path)
     rel = path.relative_to(ROOT)
     ns = None
