@@ -74,7 +74,8 @@ def build(s_or_func, args=None, target=None, name="main", bounds_check=False,
                                     target_text=str(tgt))
         return _cuda.build_cuda(s_or_func, args, name, opts, exact_bounds, tgt)
     if tgt.kind.name != "llvm":
-        raise TepadError(f"target {str(tgt)!r}: tepad builds for 'llvm' (the CPU) only; "
+        raise TepadError(f"target {str(tgt)!r}: tepad builds for 'llvm' (the CPU) and 'cuda' "
+                         f"(a CUDA GPU, or the GPU emulator under TEPAD_CUDA=emulate); "
                          f"{tgt.kind.name} code generation is not there yet")
     opts = Options.from_context(checked=checked, bounds_check=bounds_check, target="llvm")
     key = _cache.key(s_or_func, args, name, opts, bool(exact_bounds), default_num_threads(),
