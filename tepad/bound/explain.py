@@ -32,11 +32,11 @@ from ..schedule.stage import AttachType
 from ..tensor.tensor import PlaceholderOp
 from ..tensor.tensor_intrin import TensorComputeOp
 from ..tir import dtype as tdt
+from ..tir.functor import collect_vars
+from ..tir.itervar import IterVarType
 from .attach_path import attach_path
 from .infer_bound import infer_bound
 from .interval import BoundContext
-from ..schedule.stage import IterVarType
-from ..tir.functor import collect_vars
 from .scan_bound import has_scan
 
 _exact = lazy_module("tepad.bound.exact")   # the ISL bounds: loaded by the first explain
@@ -198,7 +198,7 @@ def _rolled_away(executed: isl.Set, dims, path) -> isl.Set:
     for d, loops in dims:
         keep = set(path) | {d}
         own = project_params_except(executed, keep)
-        for k, v in enumerate(loops):
+        for v in loops:
             own = own.set_dim_name(dt.param, own.find_dim_by_name(dt.param, v), v + "__prev")
         earlier = []
         for k, v in enumerate(loops):
@@ -208,7 +208,6 @@ def _rolled_away(executed: isl.Set, dims, path) -> isl.Set:
         hit = project_params_except(own & lex, keep)
         skip = hit if skip is None else skip | hit
     return executed & skip if skip is not None else executed.subtract(executed)
-
 
 
 def _rolling_bytes(ex: _exact.Exact, st, bm, executed: isl.Set, dims) -> int:
