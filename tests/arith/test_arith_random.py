@@ -1,7 +1,7 @@
 """Randomized check: simplify keeps values; eval_set and const_int_bound contain them."""
-import pytest
 import math
 
+import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
 from tepad import tir
