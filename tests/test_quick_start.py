@@ -61,5 +61,5 @@ def test_test_extras_are_not_needed_to_use_tepad():
 
 def test_readme_says_how_long_the_suite_takes_and_how_to_skip_slow_tests():
     section, _ = quick_start_commands()
-    assert re.search(r"about \d+ minutes", section)
+    assert re.search(r"about \d+( to \d+)? minutes", section)
     assert '-m "not slow"' in section
