@@ -30,7 +30,7 @@ from pathlib import Path
 from . import __version__, bound
 from .autotvm.session import TUNERS, make_option, template_args, templates_in, tune_template
 from .bound import attach_path, infer_bound
-from .demo import main as demo_main
+from .demo import iter_var_role, main as demo_main
 from .driver import build
 from .errors import InternalError, TepadError
 from .layout import from_physical, to_physical
@@ -159,18 +159,11 @@ def bounds_text(s, exact=True):
         if isinstance(st.op, PlaceholderOp):
             continue
         path = ", ".join(iv.name for iv in attach_path(st)) or "-"
-        roots = set(st.op.root_iter_vars)
-        leaves = set(st.leaf_iter_vars)
         for iv in st.all_iter_vars:
             r = bm.get(iv)
             if r is None:
                 continue
-            kind = ("root" if iv in roots else "") + \
-                ("+leaf" if iv in leaves and iv in roots else "leaf" if iv in leaves else "")
-            kind = kind or "inner"
-            if iv.iter_type.name == "CommReduce":
-                kind += " (reduce)"
-            row = [st.name, iv.name, kind, _fmt(r.min), _fmt(r.extent)]
+            row = [st.name, iv.name, iter_var_role(st, iv), _fmt(r.min), _fmt(r.extent)]
             if bm_e is not None:
                 re_ = bm_e.get(iv)
                 same = re_ is not None and str(re_.min) == str(r.min) and \
