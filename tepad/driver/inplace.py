@@ -5,7 +5,9 @@ element is computed from the input element at the same position, before anything
 reads that input element. tepad allows it for the simplest such kernel and refuses the rest:
 the schedule has a single compute stage, without a reduction, and every read of the input in
 its body is at exactly the stage's own indices (``B[i, j] = f(A[i, j], C[i + 1, j])`` lets
-``A``, not ``C``, share memory with ``B``), with the same shape and dtype.
+``A``, not ``C``, share memory with ``B``), with the same shape and dtype, and neither has a
+``transform_layout``. Modules built from a lowered PrimFunc (no schedule to read) and GPU
+modules take no shared memory between an input and an output at all.
 """
 from __future__ import annotations
 
