@@ -16,6 +16,10 @@ Every generated block in a doc sits between two markers::
 docs/api.md, the API reference, is written whole from the docstrings by
 ``docs/api_reference.py`` (snippet name ``api``); ``--check`` fails when it is stale too.
 
+The ```python blocks of the docs are run by tests/test_docs.py (its docstring has the
+conventions: ``<!-- docs-setup ... -->`` for a file's imports, ``<!-- fragment -->`` before a
+block that is shown but not run).
+
 Timings and build times are masked (``…``) so a regeneration changes nothing unless tepad's
 output changed. Snippets run the real compiler (schedules, InferBound, passes, builds).
 """

@@ -78,9 +78,11 @@ ROWS = [
     ("compute_at / compute_inline / compute_root", f"{ST}.compute_at", ""),
     ("vectorize / unroll / parallel", f"{ST}.vectorize", ""),
     ("bind", f"{ST}.bind",
-     "lowers as TVM prints it (thread_extent attributes); building it for the CPU is a "
-     "TepadError, GPU code generation is issue 16"),
-    ("env_threads", f"{ST}.env_threads", "GPU scheduling: issue 16"),
+     "lowers as TVM prints it (thread_extent attributes); built for target='cuda' (PTX, "
+     "docs/cuda.md) or, with TEPAD_CUDA=emulate, run on the CPU by the GPU emulator "
+     "(docs/gpu.md); building it for 'llvm' is a TepadError"),
+    ("env_threads", f"{ST}.env_threads",
+     "not there: bind each thread axis with bind() (GPU code generation: target='cuda')"),
     ("set_scope", f"{ST}.set_scope", ""),
     ("tagged storage scopes ('global:tag', 'global.texture', 'shared.dyn')",
      "tepad.tir.storage_scope.split_storage_scope", "placed as their rank, the tag is kept"),
@@ -125,7 +127,9 @@ ROWS = [
     ("tvm.lower with scalar vars no argument binds", "tepad.lower",
      "as TVM: lower leaves them free and prints them; build refuses them (TVM's "
      "MakePackedAPI does), unless they are passed as scalar arguments"),
-    ("tvm.build", "tepad.build", "targets: llvm (the host CPU)"),
+    ("tvm.build", "tepad.build",
+     "targets: llvm (the host CPU) and cuda / nvptx (PTX for a CUDA GPU; with "
+     "TEPAD_CUDA=emulate the GPU emulator runs it on the CPU)"),
     ("tvm.build(s, args, target, target_host, runtime, name, binds) positional order",
      "tepad.build",
      "runtime must be None (one runtime); TVM 0.6's order, a name in the fifth place, is "
@@ -282,7 +286,9 @@ ROWS = [
      "not parsed: tepad prints TVMScript-like text only"),
     # --- tvm.testing, topi ------------------------------------------------------------------
     ("tvm.testing (assert_allclose, parameter(s), fixture, parametrize_targets, requires_*)",
-     "tepad.testing.parametrize_targets", ""),
+     "tepad.testing.parametrize_targets",
+     "requires_gpu / requires_cuda run where cuda(0) exists: a CUDA GPU, or the emulator "
+     "under TEPAD_CUDA=emulate; requires_opencl / vulkan / rocm skip"),
     ("tvm.testing.plugin (target / dev fixtures)", "tepad.testing.plugin",
      "pytest_plugins = [\"tepad.testing.plugin\"]"),
     ("topi add / subtract / multiply / divide / maximum / minimum", "tepad.topi.add", ""),

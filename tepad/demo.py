@@ -14,6 +14,7 @@ from .bound import attach_paths, infer_bound
 from .driver import build
 from .lower import lower
 from .runtime.timing import busy_note, sample_times
+from .schedule.relations import Rebase
 
 
 def _times_ms(fn, repeat=7):
@@ -22,12 +23,32 @@ def _times_ms(fn, repeat=7):
     return 1e3 * float(np.median(ts)), 1e3 * min(ts), busy_note(ts)
 
 
+def iter_var_role(stage, iv) -> str:
+    """What ``iv`` is in ``stage``'s IterVar relations: ``root`` (an axis of the op), ``leaf``
+    (a loop of the lowered code), ``root+leaf``, ``inner`` (between the two, e.g. the
+    parent of a split) or ``leaf (rebased X)`` (normalize()'s zero-based copy of root X);
+    ``(reduce)`` is added for a reduction axis."""
+    roots = set(stage.op.root_iter_vars)
+    leaves = set(stage.leaf_iter_vars)
+    rebased = {r.rebased: r.parent for r in stage.relations if isinstance(r, Rebase)}
+    if iv in rebased:
+        role = f"leaf (rebased {rebased[iv].name})" if iv in leaves else \
+            f"inner (rebased {rebased[iv].name})"
+    elif iv in roots:
+        role = "root+leaf" if iv in leaves else "root"
+    else:
+        role = "leaf" if iv in leaves else "inner"
+    return role + (" (reduce)" if iv.iter_type.name == "CommReduce" else "")
+
+
 def bounds_table(s) -> str:
-    """One line per IterVar: stage, axis, range, and the stage's attach path."""
+    """One line per IterVar: stage, axis, its role (root / inner / leaf), range, and the
+    stage's attach path (innermost loop first)."""
     s = s.copy().normalize()
     bmap = infer_bound(s)
     paths = attach_paths(s)
-    lines = [f"{'stage':<10} {'itervar':<22} {'min':<18} {'extent':<14} attach path"]
+    lines = [f"{'stage':<10} {'itervar':<12} {'role':<26} {'min':<18} {'extent':<8} "
+             "attach path"]
     for st in s.stages:
         if not st.all_iter_vars:
             continue
@@ -36,7 +57,8 @@ def bounds_table(s) -> str:
             r = bmap.get(iv)
             if r is None:
                 continue
-            lines.append(f"{st.name:<10} {iv.name:<22} {r.min!r:<18} {r.extent!r:<14} {path}")
+            lines.append(f"{st.name:<10} {iv.name:<12} {iter_var_role(st, iv):<26} "
+                         f"{r.min!r:<18} {r.extent!r:<8} {path}")
     return "\n".join(lines)
 
 

@@ -21,6 +21,7 @@ from ..runtime.multi import ModuleGroup
 from ..target import Target, as_target
 from ..tir.function import PrimFunc
 from ..tir.module import IRModule
+from .inplace import inplace_pairs
 from .arg_info import arg_info_of
 from .rebuild_cache import RebuildCache
 
@@ -104,7 +105,8 @@ def build(s_or_func, args=None, target=None, target_host=None, runtime=None, nam
                                     target_text=str(tgt), index_check=index_check)
         return _cuda.build_cuda(s_or_func, args, name, opts, exact_bounds, tgt)
     if tgt.kind.name != "llvm":
-        raise TepadError(f"target {str(tgt)!r}: tepad builds for 'llvm' (the CPU) only; "
+        raise TepadError(f"target {str(tgt)!r}: tepad builds for 'llvm' (the CPU) and 'cuda' "
+                         f"(a CUDA GPU, or the GPU emulator under TEPAD_CUDA=emulate); "
                          f"{tgt.kind.name} code generation is not there yet")
     opts = Options.from_context(checked=checked, bounds_check=bounds_check, target="llvm",
                                 index_check=index_check)
@@ -157,7 +159,8 @@ def _build(s_or_func, args, name, opts, exact_bounds, tgt: Target):
         s_or_func = s_or_func.with_attr("global_symbol", name)
     func = lower_for_codegen(s_or_func, args, name, opts, exact_bounds, PassLog())
     cpu, features = _cpu_of(tgt)
-    return Module(compile_kernel(func, cpu=cpu, features=features), arg_info_of(func))
+    return Module(compile_kernel(func, cpu=cpu, features=features), arg_info_of(func),
+                  inplace_pairs(s_or_func, args))
 
 
 def _cpu_of(tgt: Target):

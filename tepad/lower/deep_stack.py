@@ -10,8 +10,11 @@ main thread's C stack can safely hold at a raised limit.
 entries use it) so that its body runs in a worker thread with a ``STACK_BYTES`` stack and a
 recursion limit of at least ``RECURSION_LIMIT``. What the caller sees:
 
-* the same result or the same exception (raised again in the caller's thread, with its
-  traceback); nested wrapped calls run directly in the worker;
+* the same result or the same exception, raised again in the caller's thread: with its
+  traceback, except a ``TepadError`` (a user mistake), which arrives from the entry point
+  without tepad's internal frames or the exceptions it was raised from (``TEPAD_DEBUG=1``
+  keeps them, see ``tepad.errors.debug_tracebacks``); nested wrapped calls run directly in
+  the worker;
 * the caller's thread-local settings hold in the worker: ``with PassContext(...)``,
   ``with Target(...)`` and every setting registered with ``carry_thread_local`` (such as
   ``tepad.codegen.cache_disabled()``) are handed over; user passes run in the worker thread;
@@ -36,6 +39,7 @@ import gc
 import sys
 import threading
 
+from ..errors import TepadError, debug_tracebacks
 from ..target import _current as _target_local
 from .pass_context import _stack as _pass_context_local
 
@@ -140,6 +144,9 @@ def call_with_deep_stack(fn, *args, **kwargs):
     if "error" in out:
         err = out.pop("error")
         try:
+            if isinstance(err, TepadError) and not debug_tracebacks():
+                # a user mistake: the message is the point, tepad's frames are noise
+                raise err.with_traceback(None) from None
             raise err
         finally:
             del err

@@ -9,8 +9,10 @@ split does not provably divide or a region reaches past the tensor's declared sh
 """
 from __future__ import annotations
 
+import warnings
+
 from ..arith import Analyzer, IntSet
-from ..errors import InternalError, TepadError
+from ..errors import InternalError, TepadError, TepadWarning
 from ..schedule.relations import Fuse, Rebase, Singleton, Split, Transform
 from ..schedule.stage import AttachType
 from ..tensor.extern import ExternOp
@@ -65,6 +67,17 @@ class _Nest:
         return body
 
 
+def _warn_symbolic_vectorize(stage, iv, extent):
+    """vectorize() of a loop whose extent is not a constant: tepad keeps the loop scalar (a
+    serial loop marked for LLVM's loop vectorizer, see vectorize_loop) where TVM refuses to
+    build; say so, naming the stage and axis."""
+    warnings.warn(
+        f"stage {stage.name}: vectorize({iv.name}) of a loop whose extent {extent} is not a "
+        "constant: the loop stays scalar (LLVM's loop vectorizer may still vectorize it; TVM "
+        f"refuses to build it); split {iv.name} by a constant factor and vectorize the inner "
+        "axis for vector code", TepadWarning, stacklevel=2)
+
+
 def make_loop_nest(stage, rmap, begin=0, new_loop_var=False, skip=(), extents=None):
     """Loops for ``stage.leaf_iter_vars[begin:]`` and ``{IterVar: index expr}`` for all ivs.
 
@@ -101,6 +114,8 @@ def make_loop_nest(stage, rmap, begin=0, new_loop_var=False, skip=(), extents=No
                 nest.items.append(("attr", iv, LOOP_SCOPE, iv.var))
             continue
         kind = _KIND.get(attr.iter_type if attr is not None else None, ForKind.SERIAL)
+        if kind == ForKind.VECTORIZED and not isinstance(r.extent, IntImm) and not new_loop_var:
+            _warn_symbolic_vectorize(stage, iv, r.extent)
         var = Var(iv.name + ".init", iv.var.dtype) if new_loop_var else iv.var
         renamed[iv.var] = var
         if _is_const(r.extent, 1):

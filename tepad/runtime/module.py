@@ -41,9 +41,12 @@ class Module:
     as long as the Module.
     """
 
-    def __init__(self, kernel: CompiledKernel, arg_info: list[ArgInfo] | None = None):
+    def __init__(self, kernel: CompiledKernel, arg_info: list[ArgInfo] | None = None,
+                 inplace_ok=frozenset()):
         """``arg_info``: one record per parameter of ``kernel.func`` (names, and which are
-        written, for the checks' messages); from ``kernel.func.buffer_map`` when None."""
+        written, for the checks' messages); from ``kernel.func.buffer_map`` when None.
+        ``inplace_ok``: the (input, output) positions that may be one array; every other
+        input and output whose memory overlaps is refused (``tepad.driver.inplace``)."""
         func = kernel.func
         if arg_info is None:
             arg_info = arg_info_from_func(func)
@@ -56,7 +59,7 @@ class Module:
         self.messages = list(kernel.messages)
         self.ll = kernel.jit.ll
         self.unoptimized_ll = kernel.source_ll
-        self._checker = ArgChecker(func, self.arg_info, self.shape_vars)
+        self._checker = ArgChecker(func, self.arg_info, self.shape_vars, inplace_ok)
         argtypes = [ctypes.c_void_p if p in func.buffer_map else scalar_ctype(p.dtype)
                     for p in func.params] + [scalar_ctype(v.dtype) for v in self.shape_vars]
         # a kernel calling extern functions that are not loaded is not loaded itself: asking

@@ -200,6 +200,7 @@ def _clamp(e, hi):
     return tir.max(tir.min(e, hi), 0)
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
 @given(_deep_chains())
 def test_random_deep_chains_match_the_reference(params):

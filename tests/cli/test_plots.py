@@ -257,3 +257,13 @@ def test_layout_no_separator_no_marks():
     fig = layout_figure(_sched("row_summation"), "A")
     assert not fig.findobj(lambda a: a.get_gid() == "axis-separator")
     plt.close(fig)
+
+
+def test_layout_png_draws_every_transformed_stage(tmp_path, capsys):
+    out = tmp_path / "l.png"
+    assert cli.main(["layout", str(EX / "padded_conv1d.py"), "--png", str(out)]) == 0
+    text = capsys.readouterr().out
+    for stage in ("A", "B"):                      # both stages have a transform_layout
+        _png(tmp_path / f"l_{stage}.png")
+        assert f"l_{stage}.png (stage {stage})" in text
+    assert not out.exists()

@@ -757,3 +757,29 @@ def test_E_RUN_05_logical_array_for_a_padded_argument():
     with pytest.raises(TepadError, match=r"expected shape \(8, 3, 3\), got \(8, 8\).*\(8, 8\) is "
                                          r"the logical shape of 'A'.*tepad.layout.to_physical"):
         mod(np.zeros((8, 8), "float32"), np.zeros((8, 8), "float32"))
+
+
+def test_E_SDF_18_different_tensor_with_the_same_name():
+    A, B, C = chain()
+    s = te.create_schedule(C.op)
+    B2 = te.compute((4, 8), lambda i, j: A[i, j] + 1, name="B")
+    with pytest.raises(TepadError, match="B is not part of this schedule, but a different tensor "
+                                         "with the same name 'B' is"):
+        s[B2]
+
+
+def test_E_TE_17_axis_index_out_of_range():
+    A, B, C = chain()
+    with pytest.raises(IndexError, match=r"B.op.axis\[2\]: B has 2 axes \['i', 'j'\]; valid "
+                                         r"indices are -2..1"):
+        B.op.axis[2]
+
+
+def test_E_RUN_07_output_shares_memory_with_an_input():
+    A = te.placeholder((16,), name="A")
+    B = te.compute((15,), lambda i: A[i] + A[i + 1], name="B")
+    mod = tepad.build(te.create_schedule(B.op), [A, B])
+    a = np.arange(16, dtype="float32")
+    with pytest.raises(TepadError, match=r"argument 1 'B' \(an output\) and argument 0 'A' \(an "
+                                         r"input\) share memory"):
+        mod(a, a[1:])

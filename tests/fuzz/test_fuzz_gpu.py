@@ -23,6 +23,7 @@ def _failures(outcomes):
                        for i, o in outcomes if o.failed)
 
 
+@pytest.mark.slow
 def test_gpu_fixed_seed_batch_both_bound_modes():
     counts = collections.Counter()
     outcomes = []
@@ -35,6 +36,7 @@ def test_gpu_fixed_seed_batch_both_bound_modes():
     assert counts["pass"] >= 12, counts
 
 
+@pytest.mark.slow
 def test_gpu_illegal_steps_are_refused_with_tepad_error():
     cfg = Config(gpu=True, max_stages=3, illegal_rate=100, symbolic_percent=0)
     kinds = collections.Counter()
@@ -50,6 +52,7 @@ def test_gpu_illegal_steps_are_refused_with_tepad_error():
     assert len(kinds) >= 3, kinds
 
 
+@pytest.mark.slow
 def test_gpu_draws_what_the_docs_promise():
     """Generation only (no build): the drawn schedules use every GPU feature named in
     tepad/fuzz/gpu.py, and every kind of illegal GPU step."""
