@@ -46,6 +46,12 @@ def cuda_arch(tgt: Target | None) -> str:
 _cache = RebuildCache(64)
 
 
+def _launch_blocking_attr(tgt) -> bool:
+    """Whether the target asks for checked launches (``cuda -launch_blocking=1``)."""
+    v = (getattr(tgt, "attrs", None) or {}).get("launch_blocking")
+    return str(v).strip().lower() in ("1", "true", "yes", "on")
+
+
 def build_cuda(s_or_func, args, name, opts, exact_bounds, tgt: Target) -> CudaModule:
     """A CudaModule for a schedule (with ``args``) or a lowered PrimFunc; ``opts`` must have
     ``target == "cuda"``."""
@@ -57,6 +63,8 @@ def build_cuda(s_or_func, args, name, opts, exact_bounds, tgt: Target) -> CudaMo
     if hit is not None:
         return hit
     mod = _build(s_or_func, args, name, opts, exact_bounds, arch)
+    if _launch_blocking_attr(tgt):
+        mod.launch_blocking = True
     _cache.put(key, mod, (s_or_func, args))
     return mod
 
