@@ -23,6 +23,7 @@ from ..lower.deep_stack import deep_stack
 from ..lower.passes.split_host_device import split_host_device
 from ..lower.pipeline import PassLog, lower_for_codegen
 from ..runtime.args import arg_info_from_func
+from .arg_info import arg_info_of
 from ..runtime.cuda_module import CudaModule
 from ..runtime.cuda_driver import cuda_available, get_driver
 from ..target import Target
@@ -76,7 +77,10 @@ def _build(s_or_func, args, name, opts, exact_bounds, arch) -> CudaModule:
     func = lower_for_codegen(s_or_func, args, name, opts, exact_bounds, PassLog())
     split = split_host_device(func)
     ptx, ll = compile_ptx(split.kernels, arch)
-    return CudaModule(split, ptx, ll, arch, arg_info_from_func(split.host), func.name)
+    # which arguments are written (the noalias check) is read from the kernels' stores
+    info = arg_info_of(func) if list(func.params) == list(split.host.params) else \
+        arg_info_from_func(split.host)
+    return CudaModule(split, ptx, ll, arch, info, func.name)
 
 
 __all__ = ["build_cuda", "cuda_arch", "CUDA_KINDS"]

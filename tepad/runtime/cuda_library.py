@@ -18,6 +18,8 @@ import os
 import pickle
 
 from .._lazy import lazy_module
+from ..codegen.jit import _lock, host_target_machine
+from ..codegen.object_file import _payload_ir
 from ..errors import TepadError
 from .library import PAYLOAD_FORMAT, create_shared
 
@@ -40,20 +42,9 @@ def payload_of(mod, with_device: bool) -> bytes:
         raise TepadError(f"module {mod.name}: cannot be saved ({err})") from None
 
 
-def module_from_payload(record: dict, path: str):
-    """The CudaModule a payload describes (``load_module`` of a CUDA library)."""
-    from .cuda_module import CudaModule
-    if record.get("kind") != KIND:
-        raise TepadError(f"load_module({path!r}): not a CUDA module's library")
-    return CudaModule(record["split"], record["ptx"], record["ll"], record["arch"],
-                      record["arg_info"], record["name"])
-
-
 def host_object(payload: bytes) -> bytes:
     """A relocatable object for the host CPU holding ``payload`` under the payload symbols
     (the host part of a CUDA module has no native code: the runtime interprets it)."""
-    from ..codegen.jit import _lock, host_target_machine
-    from ..codegen.object_file import _payload_ir
     with _lock:
         tm = host_target_machine(pic=True)
         m = llvm.parse_assembly(_payload_ir(payload))
@@ -98,5 +89,5 @@ def export_cuda_library(mod, file_name, fcompile=None, workspace_dir=None, **kwa
         (fcompile or create_shared)(file_name, [obj], **kwargs)
 
 
-__all__ = ["save_cuda_module", "export_cuda_library", "module_from_payload", "payload_of",
+__all__ = ["save_cuda_module", "export_cuda_library", "payload_of",
            "host_object", "KIND"]

@@ -21,6 +21,7 @@ import weakref
 import numpy as np
 
 from .. import tir
+from .._lazy import lazy_module
 from ..codegen.analysis import shape_vars
 from ..errors import TepadAttributeError, TepadError, TepadTypeError
 from ..lower.passes.split_host_device import LAUNCH_OP, SplitFunc, is_launch
@@ -31,6 +32,8 @@ from .cuda_driver import BLOCKING_HINT, get_driver
 from .device import Device, check_host, missing_message, take_ctx
 from .ndarray import DeviceView, NDArray, register_device_arrays
 from .timing import BenchmarkResult
+
+cuda_library = lazy_module("tepad.runtime.cuda_library")     # saving and exporting only
 
 MAX_THREADS_PER_BLOCK = 1024
 # CUDA's launch limits (every architecture tepad targets, sm_50 on): gridDim.x < 2^31,
@@ -539,14 +542,21 @@ class CudaModule:
         launch records, for ``load_module`` / ``create_shared``; the device code is saved
         apart, ``imported_modules[0].save("k.ptx")``); ``.ptx`` / ``.ll`` write the device
         code."""
-        from .cuda_library import save_cuda_module
-        save_cuda_module(self, file_name, fmt)
+        cuda_library.save_cuda_module(self, file_name, fmt)
 
     def export_library(self, file_name, fcompile=None, workspace_dir=None, **kwargs):
         """A shared library (``.so``, or a ``.tar`` of its object) holding the host part and
         the PTX; ``tvm.runtime.load_module`` brings back a CudaModule that launches."""
-        from .cuda_library import export_cuda_library
-        export_cuda_library(self, file_name, fcompile, workspace_dir, **kwargs)
+        cuda_library.export_cuda_library(self, file_name, fcompile, workspace_dir, **kwargs)
+
+    @classmethod
+    def from_payload(cls, record: dict, path: str) -> "CudaModule":
+        """The module a library's payload describes (``load_module`` of a CUDA library;
+        ``tepad.runtime.cuda_library`` writes it)."""
+        if record.get("kind") != cuda_library.KIND:
+            raise TepadError(f"load_module({path!r}): not a CUDA module's library")
+        return cls(record["split"], record["ptx"], record["ll"], record["arch"],
+                   record["arg_info"], record["name"])
 
     def __repr__(self):
         args = ", ".join(f"{a.name}: {a.dtype}" for a in self.arg_info)

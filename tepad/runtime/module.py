@@ -18,6 +18,7 @@ from .registry import take_error
 from .timing import BenchmarkResult, time_repeats
 
 tempfile = lazy_module("tempfile")   # stdlib, only for loading a saved module
+cuda_module = lazy_module("tepad.runtime.cuda_module")     # loading a CUDA module only
 
 # TVM's name for a module's main function (``mod.entry_name``); accepted by ``mod[...]``
 TVM_MAIN = "__tvm_main__"
@@ -212,14 +213,12 @@ def load_module(path, fmt: str = "") -> Module:
     if not os.path.isfile(path):
         raise TepadError(f"load_module: no file {path!r}")
     if (fmt or os.path.splitext(path)[1].lstrip(".")).lower() == "ptx":   # CUDA device code
-        from .cuda_module import DeviceSourceModule
-        return DeviceSourceModule.load(path)
+        return cuda_module.DeviceSourceModule.load(path)
     with tempfile.TemporaryDirectory(prefix="tepad_load_") as tmp:
         lib = shared_library_path(path, tmp)
         mapped = read_library(lib)
         if mapped[1].get("kind") == "cuda_host":          # a CudaModule's host part
-            from .cuda_library import module_from_payload
-            return module_from_payload(mapped[1], path)
+            return cuda_module.CudaModule.from_payload(mapped[1], path)
         kernel, arg_info = load_library(lib, mapped)
     return Module(kernel, arg_info)
 
