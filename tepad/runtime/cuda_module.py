@@ -80,12 +80,21 @@ def _warn(msg: str) -> None:
         pass
 
 
+_signatures: dict = {}
+_signatures_lock = threading.Lock()
+
+
+def _signature_id(sig) -> int:
+    with _signatures_lock:
+        return _signatures.setdefault(sig, len(_signatures))
+
+
 class CudaNDArray(NDArray):
     """An n-d array in the memory of a CUDA device. ``numpy()`` copies it to the host,
     ``copyfrom`` from the host (or from another array); a ``CudaModule`` passes its device
     address to the kernels."""
 
-    __slots__ = ("_mem",)
+    __slots__ = ("_mem", "_ptr", "_sig")
 
     def __init__(self, shape, dtype, dev: Device):
         """Uninitialized device memory for ``shape`` elements of numpy dtype ``dtype``."""
@@ -94,6 +103,9 @@ class CudaNDArray(NDArray):
         self._mem = _DeviceMemory(get_driver(), dev.device_id, nbytes)
         self._arr = DeviceView(shape, npd, self._mem.ptr, dev)
         self._device = dev
+        self._ptr = self._mem.ptr
+        # (shape, dtype, device) as a small int: a CudaModule's plans are keyed by these
+        self._sig = _signature_id((tuple(self._arr.shape), npd.str, dev.device_id))
 
     @property
     def dtype(self) -> str:
@@ -334,19 +346,17 @@ class CudaModule:
     def _fast(self, arrays) -> bool:
         """Launch through the plan made for these arrays' signature; False when there is
         none (the slow path checks everything and records one)."""
-        key = []
-        for a in arrays:
-            if type(a) is not CudaNDArray:
-                return False
-            v = a._arr
-            key.append((v.shape, v.dtype, a._device.device_id))
-        plan = self._plans.get(tuple(key))
+        try:
+            key = tuple([a._sig for a in arrays])
+            ptrs = [a._ptr for a in arrays]
+        except AttributeError:              # not all CudaNDArrays
+            return False
+        plan = self._plans.get(key)
         if plan is None:
             return False
-        ptrs = [a._mem.ptr for a in arrays]
         if len(set(ptrs)) != len(ptrs):
             return False                    # the slow path says whether it is allowed
-        drv = get_driver()
+        drv = cuda_driver._driver
         if plan[0] is not drv:
             return False
         drv.activate(plan[1])
@@ -374,9 +384,8 @@ class CudaModule:
         runner = _HostRunner(self, drv, self._functions(drv, dev.device_id), dev,
                              record=self._plannable)
         runner.run(self.func.body, env)
-        if runner.steps is not None:
-            key = tuple((a._arr.shape, a._arr.dtype, a._device.device_id) for a in arrays)
-            self._plans[key] = (drv, dev.device_id, runner.steps)
+        if runner.steps is not None and all(type(a) is CudaNDArray for a in arrays):
+            self._plans[tuple(a._sig for a in arrays)] = (drv, dev.device_id, runner.steps)
 
     def _launch(self, drv, name, fn, grid, block, shared, args, desc):
         cuda_driver.last_launch[0] = desc
