@@ -28,7 +28,8 @@ memory (tests/gpu/test_matmul_strips.py checks it). ``tune_template`` is its Aut
 """
 from tepad import autotvm, te, tir
 
-N = 128          # small default size (the emulator runs it); a GPU would use 4096
+N = 128          # small default size (the emulator runs it); the GPU benchmark uses 4096
+FULL = {"n": 4096}
 TILE_Y, TILE_X = 64, 128
 
 
