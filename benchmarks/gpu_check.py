@@ -32,7 +32,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-NEEDED = ("numpy", "llvmlite", "networkx", "islpy")
+# tepad's dependencies, and what its test suite's conftest imports
+NEEDED = ("numpy", "llvmlite", "networkx", "islpy", "pytest", "hypothesis")
 GPU_TESTS = ("tests/gpu/test_cuda_runtime_gpu.py", "tests/gpu/test_cuda_tutorials_gpu.py",
              "tests/runtime/test_tvm_runtime_api.py", "tests/gpu/test_cuda_module_files.py",
              "tests/gpu/test_cuda_launch_checks.py")
@@ -106,7 +107,7 @@ def environment() -> list[tuple[str, str]]:
         rows.append(("cuda-bindings", getattr(bindings, "__version__", "installed")))
     except Exception:  # noqa: BLE001
         rows.append(("cuda-bindings", "missing (pip install 'cuda-bindings>=12.6,<13')"))
-    for name in ("numpy", "networkx", "islpy", "torch"):
+    for name in ("numpy", "networkx", "islpy", "pytest", "hypothesis", "torch"):
         rows.append((name, _version(name)))
     try:
         import torch
