@@ -126,6 +126,15 @@ class FakeBindings:
     def CUresult(self, code):
         return code
 
+    def cuDeviceGetName(self, n, dev):
+        return self._rec("cuDeviceGetName"), b"NVIDIA H100 80GB HBM3" + b"\0" * (n - 21)
+
+    def cuDriverGetVersion(self):
+        return self._rec("cuDriverGetVersion"), 12080
+
+    def cuDeviceTotalMem(self, dev):
+        return self._rec("cuDeviceTotalMem"), 80 * 2 ** 30
+
     def CUmodule(self, handle):
         return ("loaded", handle)
 
@@ -287,3 +296,9 @@ def test_modules_unloaded_events_destroyed_contexts_released(bindings):
     del a
     gc.collect()
     assert len(bindings.calls) == n                   # after release: nothing to free
+
+
+def test_describe_for_the_check_script(bindings):
+    d = tvm.runtime.cuda_driver.get_driver()
+    assert d.describe(0) == {"name": "NVIDIA H100 80GB HBM3", "compute_capability": "8.6",
+                             "driver_cuda_version": "12.8", "memory_gib": 80.0, "devices": 1}
