@@ -8,6 +8,10 @@ The GPU architecture is the target's ``-arch=sm_XY`` when given, else that of th
 driver sees, else the target's default (``tepad.target.DEFAULT_CUDA_ARCH``): building needs
 no GPU, the module fails with a clear error only when it is called.
 
+The module checks every launch (``launch_blocking``) when the target says
+``-launch_blocking=1`` or ``TEPAD_CUDA_LAUNCH_BLOCKING`` / ``CUDA_LAUNCH_BLOCKING`` is set at
+build time.
+
 Rebuilding what was built before (the same schedule state and arguments, or the same lowered
 PrimFunc, for the same target and architecture) returns the CudaModule built then, as CPU
 builds do (``TEPAD_COMPILE_CACHE=0`` turns it off).
@@ -24,7 +28,7 @@ from ..lower.passes.split_host_device import split_host_device
 from ..lower.pipeline import PassLog, lower_for_codegen
 from ..runtime.args import arg_info_from_func
 from .arg_info import arg_info_of
-from ..runtime.cuda_module import CudaModule
+from ..runtime.cuda_module import CudaModule, launch_blocking_from_env
 from ..runtime.cuda_driver import cuda_available, get_driver
 from ..target import Target
 from ..tir.function import PrimFunc
@@ -59,13 +63,13 @@ def build_cuda(s_or_func, args, name, opts, exact_bounds, tgt: Target) -> CudaMo
     if tgt is not None and not opts.target_text:     # verify_gpu_code checks its limits
         opts = dataclasses.replace(opts, target_text=str(tgt))
     arch = cuda_arch(tgt)
-    key = _cache.key(s_or_func, args, name, opts, bool(exact_bounds), str(tgt), arch)
+    blocking = _launch_blocking_attr(tgt) or launch_blocking_from_env()
+    key = _cache.key(s_or_func, args, name, opts, bool(exact_bounds), str(tgt), arch, blocking)
     hit = _cache.get(key)
     if hit is not None:
         return hit
     mod = _build(s_or_func, args, name, opts, exact_bounds, arch)
-    if _launch_blocking_attr(tgt):
-        mod.launch_blocking = True
+    mod.launch_blocking = blocking
     _cache.put(key, mod, (s_or_func, args))
     return mod
 

@@ -125,6 +125,11 @@ def test_launch_blocking_from_the_target_and_the_environment(fake, monkeypatch):
     assert fake.synced == 2
     monkeypatch.setenv("CUDA_LAUNCH_BLOCKING", "1")
     assert tvm.build(*vadd_schedule(factor=8), target="cuda").launch_blocking
+    s, args = vadd_schedule(factor=4)
+    plain = tvm.build(s, args, target="cuda")
+    monkeypatch.delenv("CUDA_LAUNCH_BLOCKING")
+    again = tvm.build(s, args, target="cuda")       # not the module built under the switch
+    assert plain.launch_blocking and not again.launch_blocking
 
 
 def test_repeated_calls_use_the_plan(fake, monkeypatch):
