@@ -117,12 +117,26 @@ def environment() -> list[tuple[str, str]]:
     return rows
 
 
+def bench_workloads() -> list[str]:
+    """The workload names of benchmarks/bench_gpu.py (W1, W2, ...)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("bench_gpu", ROOT / "benchmarks" /
+                                                  "bench_gpu.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return [w[0] for w in mod.WORKLOADS]
+
+
 def run_step(name: str, cmd: list[str], timeout_s: float, env=None) -> dict:
-    """Run ``cmd`` from the repository root; its tail of output, status and time."""
+    """Run ``cmd`` from the repository root; its tail of output, status and time (not run
+    when less than 5 s are left)."""
     t = time.time()
+    if timeout_s < 5:
+        return {"name": name, "cmd": " ".join(cmd), "status": "SKIPPED (no time left)",
+                "seconds": 0.0, "tail": ""}
     try:
         r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True,
-                           timeout=max(timeout_s, 10), env=env)
+                           timeout=timeout_s, env=env)
         status = "passed" if r.returncode == 0 else f"FAILED (exit {r.returncode})"
         out = (r.stdout + r.stderr)
     except subprocess.TimeoutExpired as err:
@@ -185,12 +199,19 @@ def main(argv=None, present=None) -> int:
                                         "-p", "no:cacheprovider", *GPU_TESTS],
                           left * 0.45, env))
     print(f"GPU tests: {steps[-1]['status']}")
-    left = a.budget_s - (time.time() - start)
-    steps.append(run_step("bench_gpu.py", [sys.executable, "benchmarks/bench_gpu.py",
-                                           "--reps", "3", "--out",
-                                           str((out / "RESULTS_gpu.md").resolve())],
-                          left * 0.8, env))
-    print(f"bench_gpu: {steps[-1]['status']}")
+    (out / "gpu_check_summary.md").write_text(summary(env_rows, steps, "(in progress)"))
+    # one bench_gpu.py run per workload, each with its share of what is left, so that one
+    # slow workload cannot take the others' time
+    names = bench_workloads()
+    for k, name in enumerate(names):
+        left = a.budget_s - (time.time() - start) - 20      # 20 s kept for the last step
+        steps.append(run_step(f"bench_gpu.py {name}",
+                              [sys.executable, "benchmarks/bench_gpu.py", "--only", name,
+                               "--reps", "3", "--out",
+                               str((out / f"RESULTS_gpu_{name}.md").resolve())],
+                              left / (len(names) - k), env))
+        print(f"bench_gpu {name}: {steps[-1]['status']}")
+        (out / "gpu_check_summary.md").write_text(summary(env_rows, steps, "(in progress)"))
     left = a.budget_s - (time.time() - start)
     steps.append(run_step("host overhead per call", [sys.executable,
                                                      "benchmarks/bench_cuda_overhead.py",

@@ -44,12 +44,14 @@ def test_with_a_gpu_it_runs_every_step_and_writes_one_summary(tmp_path, monkeypa
     monkeypatch.setattr(gc, "run_step", fake_step)
     assert gc.main(["--out", str(tmp_path), "--budget-s", "400"], present=(True, "1 GPU")) == 0
     names = [n for n, *_ in ran]
-    assert names == ["GPU tests", "bench_gpu.py", "host overhead per call"]
+    assert names == ["GPU tests"] + [f"bench_gpu.py {w}" for w in gc.bench_workloads()] + \
+        ["host overhead per call"]
+    assert "W2s" in gc.bench_workloads()
     assert "tests/gpu/test_cuda_tutorials_gpu.py" in ran[0][1]
     assert "tests/gpu/test_cuda_runtime_gpu.py" in ran[0][1]
     assert all(t <= 400 for *_, t in ran)        # each within what is left of the budget
     text = (tmp_path / "gpu_check_summary.md").read_text()
-    assert "GPU check passed" in text and "## bench_gpu.py: passed" in text
+    assert "GPU check passed" in text and "## bench_gpu.py W2: passed" in text
 
 
 def test_a_gpu_tepad_cannot_use_is_a_failure(tmp_path, monkeypatch):
