@@ -5,10 +5,16 @@ imported only when a real device is used; a fake in tests).
 A ``CudaModule`` holds what ``split_host_device`` made of the lowered function: the host part
 (a PrimFunc whose launch regions are launch calls), the kernels' PTX and the launch records.
 A call checks every argument against the host function's buffers (shapes, dtypes, symbolic
-sizes bound from the shapes, as a CPU Module does) before anything is launched, then runs the
-host part: lets, asserts, ifs and loops evaluated in Python, global scratch buffers allocated
-in device memory, and each launch call a ``cuLaunchKernel`` with its grid and block
-dimensions evaluated from the host's variables.
+sizes bound from the shapes, as a CPU Module does; one array passed as an output and as
+another argument, which the noalias kernels cannot take) before anything is launched, then
+runs the host part: lets, asserts, ifs and loops evaluated in Python, global scratch buffers
+allocated in device memory, and each launch call a ``cuLaunchKernel`` with its grid and block
+dimensions evaluated from the host's variables and checked against CUDA's limits.
+
+The first call with arrays of given shapes, dtypes and device records a *plan* (the
+evaluated launch configurations and packed kernel arguments); later calls with arrays of the
+same signature only refill the pointers and launch (modules with scalar parameters or
+host-allocated scratch are checked every call). Saving and loading: ``cuda_library``.
 """
 from __future__ import annotations
 
