@@ -168,3 +168,16 @@ def test_host_scratch_is_not_planned(fake):
     f(a, c)
     assert f._plans == {} and len(fake.launches) == 4
     assert fake.launches[0][4][1] != a.data_ptr       # each call its own scratch
+
+
+def test_overhead_benchmark_runs(monkeypatch):
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_cuda_overhead.py"
+    spec = importlib.util.spec_from_file_location("bench_cuda_overhead", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    monkeypatch.delenv("TEPAD_CUDA", raising=False)
+    rows = mod.main(["--calls", "50"])
+    assert [name.split(",")[0] for name, _ in rows][:2] == ["CudaModule call"] * 2
+    assert all(us > 0 for _, us in rows)
