@@ -34,7 +34,7 @@ from ..lower.passes.split_host_device import LAUNCH_OP, SplitFunc, is_launch
 from ..tir import dtype as dt
 from .args import ArgChecker, ArgInfo, arg_info_from_func, eval_int, scalar_ctype
 from . import cuda_driver
-from .cuda_driver import BLOCKING_HINT, get_driver
+from .cuda_driver import get_driver
 from .device import Device, check_host, missing_message, take_ctx
 from .ndarray import DeviceView, NDArray, register_device_arrays
 from .timing import BenchmarkResult

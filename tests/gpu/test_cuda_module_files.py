@@ -1,7 +1,6 @@
 """A CUDA module on disk, as TVM's get-started tutorial (run_cuda=True) keeps one: the host
 part saved as an object file, the device code as PTX, both in an exported library; loaded
 back without a GPU (inspected) and launched through a fake driver."""
-import os
 import tarfile
 
 import numpy as np

@@ -3,7 +3,6 @@ and exits 0; with one (faked here) it runs the GPU tests and benchmarks in subpr
 writes one summary."""
 import importlib.util
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
