@@ -251,6 +251,13 @@ ROWS = [
     ("tvm.hybrid (TVM 0.6's hybrid script)", "tepad.hybrid",
      "the hybrid script front end is not implemented"),
     ("Module.export_library / tvm.runtime.load_module", "tepad.runtime.load_module", ""),
+    ("Module.imported_modules / Module.import_module (a CUDA host module and its PTX)",
+     "tepad.runtime.CudaModule.import_module",
+     "save('k.o') is the host part, imported_modules[0].save('k.ptx') the device code; "
+     "export_library holds both (docs/cuda.md)"),
+    ("CUDA_LAUNCH_BLOCKING=1", "tepad.runtime.cuda_module.launch_blocking_from_env",
+     "also TEPAD_CUDA_LAUNCH_BLOCKING=1 or a 'cuda -launch_blocking=1' target: checked "
+     "launches that name the faulting kernel"),
     ("tvm.runtime.convert", "tepad.runtime.convert", ""),
     ("tvm.register_func / tvm.get_global_func", "tepad.register_func", ""),
     ("tvm.error.TVMError", "tepad.error.TVMError",

@@ -12,13 +12,15 @@ from ..codegen.symbols import ERROR_VALUE_SYMBOL
 from ..errors import VALUE_MARK, TepadAttributeError, TepadError, TepadTypeError
 from .args import ArgChecker, ArgInfo, arg_info_from_func, scalar_ctype
 from .device import check_host, take_ctx
-from .library import export_library, load_library, save_module, shared_library_path
+from .library import (export_library, load_library, read_library, save_module,
+                      shared_library_path)
 from .native_loop import NativeRepeat
 from .ndarray import numpy_of
 from .registry import take_error
 from .timing import BenchmarkResult, time_repeats
 
 tempfile = lazy_module("tempfile")   # stdlib, only for loading a saved module
+cuda_module = lazy_module("tepad.runtime.cuda_module")     # loading a CUDA module only
 
 # TVM's name for a module's main function (``mod.entry_name``); accepted by ``mod[...]``
 TVM_MAIN = "__tvm_main__"
@@ -221,12 +223,20 @@ class Module:
 def load_module(path, fmt: str = "") -> Module:
     """The Module saved at ``path`` (TVM's ``tvm.runtime.load_module``): a shared library from
     ``export_library`` or ``create_shared``, an object file from ``Module.save`` (linked
-    first, with the system compiler), or a ``.tar`` from ``export_library``."""
+    first, with the system compiler), or a ``.tar`` from ``export_library``; for a CUDA
+    module the ``CudaModule`` (``tepad.runtime.cuda_library``), and for ``.ptx`` its device
+    module (to ``import_module``)."""
     path = os.fspath(path)
     if not os.path.isfile(path):
         raise TepadError(f"load_module: no file {path!r}")
+    if (fmt or os.path.splitext(path)[1].lstrip(".")).lower() == "ptx":   # CUDA device code
+        return cuda_module.DeviceSourceModule.load(path)
     with tempfile.TemporaryDirectory(prefix="tepad_load_") as tmp:
-        kernel, arg_info = load_library(shared_library_path(path, tmp))
+        lib = shared_library_path(path, tmp)
+        mapped = read_library(lib)
+        if mapped[1].get("kind") == "cuda_host":          # a CudaModule's host part
+            return cuda_module.CudaModule.from_payload(mapped[1], path)
+        kernel, arg_info = load_library(lib, mapped)
     return Module(kernel, arg_info)
 
 
