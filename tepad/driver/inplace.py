@@ -47,13 +47,14 @@ def inplace_pairs(s_or_func, args) -> frozenset:
     tensors = [a for a in args if hasattr(a, "op")]
     if len(tensors) != len(args):
         return frozenset()
+    stages = {st.op: st for st in s_or_func.stages}   # an unread argument has no stage
     out = set()
     for o, t_out in enumerate(args):
         if t_out.op is not op:
             continue
         for i, t_in in enumerate(args):
             if not isinstance(t_in.op, PlaceholderOp) or t_in.dtype != t_out.dtype or \
-                    s_or_func[t_in].layout_transforms or \
+                    (t_in.op in stages and stages[t_in.op].layout_transforms) or \
                     [str(d) for d in t_in.shape] != [str(d) for d in t_out.shape]:
                 continue
             if _reads_only_in_place(op, t_in):
