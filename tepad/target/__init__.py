@@ -27,6 +27,11 @@ What a schedule should assume about the CPU comes from the target too (the host 
 ``vector_bits``, ``has_fma`` and ``vector_registers`` (32 with AVX-512 or on AArch64, 16
 otherwise). ``-mattr=-avx512f`` turns off the features built on AVX-512 as well (and
 ``-avx2`` / ``-avx`` those built on them), so such a target really builds AVX2 code.
+
+"The host" is this machine's CPU unless ``$TEPAD_HOST_TARGET`` names a smaller one
+(``haswell``, ``x86-64`` or ``"llvm -mcpu=... -mattr=..."``, see ``host``): then
+``Target("llvm")``, every default build and every schedule that reads the target act as on that
+CPU, and a named ``-mcpu`` is capped at it instead of at the machine.
 """
 from __future__ import annotations
 
@@ -38,6 +43,8 @@ from .._lazy import lazy_module
 from ..errors import TepadError
 from . import codegen  # TVM's tvm.target.codegen
 from .cpu_model import vector_features
+from .host import (ENV as HOST_TARGET_ENV, describe_host, host_cpu_name, host_feature_string,
+                   host_features, native_cpu_name, native_features, turn_off as _turn_off)
 
 llvm = lazy_module("llvmlite.binding")
 
@@ -52,26 +59,6 @@ _GPU_DEFAULTS = {"max_num_threads": 1024, "max_threads_per_block": 1024,
                  "registers_per_block": 65536}
 DEFAULT_CUDA_ARCH = "sm_90"
 
-# Turning a feature off turns off the host features that LLVM builds on it (otherwise a
-# remaining ``+avx512vl`` would switch ``avx512f`` back on).
-_DEPENDENTS = {
-    "avx512f": ("avx512", "evex512", "avx10", "amx-avx512", "vaes", "vpclmulqdq", "gfni"),
-    "avx2": ("avx512", "evex512", "avx10", "avxvnni", "avxifma", "avxneconvert", "vaes",
-             "vpclmulqdq", "gfni", "amx-avx512"),
-    "avx": ("avx2", "avx512", "evex512", "avx10", "avxvnni", "avxifma", "avxneconvert",
-            "fma", "f16c", "vaes", "vpclmulqdq", "gfni", "amx-avx512", "xop", "fma4"),
-}
-
-
-def _turn_off(feats: dict, name: str):
-    """Feature ``name`` off in ``feats``, and the features LLVM builds on it."""
-    for dep in _DEPENDENTS.get(name, ()):
-        for k in feats:
-            if k.startswith(dep):
-                feats[k] = False
-    feats[name] = False
-
-
 _DEFAULT_KEYS = {"llvm": ["cpu"], "cuda": ["cuda", "gpu"], "nvptx": ["cuda", "gpu"],
                  "rocm": ["rocm", "gpu"], "opencl": ["opencl", "gpu"], "vulkan": ["vulkan", "gpu"],
                  "metal": ["metal", "gpu"]}
@@ -85,15 +72,6 @@ class TargetKind:
 
     def __repr__(self):
         return f"TargetKind({self.name})"
-
-
-def host_cpu_name() -> str:
-    return llvm.get_host_cpu_name()
-
-
-def host_features() -> dict:
-    """``{feature: enabled}`` for every feature LLVM knows on this host."""
-    return dict(llvm.get_host_cpu_features())
 
 
 class Target:
@@ -225,7 +203,7 @@ class Target:
             if strict and on and not have.get(name, False):
                 raise TepadError(
                     f"target {self._text!r} asks for +{name}, which this CPU "
-                    f"({host_cpu_name()}) does not have; a kernel using it would crash here "
+                    f"({describe_host()}) does not have; a kernel using it would crash here "
                     f"(drop +{name} from -mattr)")
             if not on:
                 _turn_off(feats, name)
@@ -337,5 +315,6 @@ def cuda(model="unknown", arch=None, options=None) -> Target:
     return Target(" ".join(words))
 
 
-__all__ = ["Target", "TargetKind", "as_target", "cuda", "host_cpu_name", "host_features",
-           "DEFAULT_CUDA_ARCH"]
+__all__ = ["Target", "TargetKind", "as_target", "cuda", "describe_host", "host_cpu_name",
+           "host_feature_string", "host_features", "native_cpu_name", "native_features",
+           "HOST_TARGET_ENV", "DEFAULT_CUDA_ARCH"]
