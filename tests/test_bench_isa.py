@@ -10,9 +10,9 @@ import sys
 import time
 from pathlib import Path
 
-import llvmlite.binding as llvm
 import pytest
 
+import tepad
 from tepad import autotvm, te
 from tepad.autotvm.result import MeasureErrorNo, MeasureInput, MeasureResult
 
@@ -22,7 +22,7 @@ import bench_plain  # noqa: E402
 import bench_tune  # noqa: E402
 import isa  # noqa: E402
 
-HOST = {k for k, v in llvm.get_host_cpu_features().items() if v}
+HOST = {k for k, v in tepad.target.host_features().items() if v}   # $TEPAD_HOST_TARGET's
 needs_avx2 = pytest.mark.skipif(not {"avx2", "fma"} <= HOST, reason="host without AVX2+FMA")
 
 

@@ -22,7 +22,6 @@ import functools
 import os
 import re
 import shlex
-import tempfile
 
 from .._lazy import lazy_module
 from ..errors import TepadError
@@ -105,6 +104,7 @@ def known_cpus() -> tuple:
     target = llvm.Target.from_default_triple()
     if not target.triple.startswith(("x86_64", "i386", "i686")):
         return ()
+    import tempfile
     # LLVM prints the list on the process's stderr (C level): catch it in a file
     with tempfile.TemporaryFile(mode="w+b") as tmp:
         saved = os.dup(2)
