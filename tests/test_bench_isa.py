@@ -37,6 +37,7 @@ def test_worker_env_pins_numpy_for_avx2_and_clears_overrides_for_host():
         isa.worker_env("avx1024", env)
 
 
+@needs_avx2
 def test_avx2_target_widths():
     t = isa.tepad_target("avx2")
     assert (t.vector_lanes("float32"), t.vector_registers) == (8, 16)
