@@ -28,10 +28,21 @@ What a schedule should assume about the CPU comes from the target too (the host 
 otherwise). ``-mattr=-avx512f`` turns off the features built on AVX-512 as well (and
 ``-avx2`` / ``-avx`` those built on them), so such a target really builds AVX2 code.
 
-"The host" is this machine's CPU unless ``$TEPAD_HOST_TARGET`` names a smaller one
-(``haswell``, ``x86-64`` or ``"llvm -mcpu=... -mattr=..."``, see ``host``): then
-``Target("llvm")``, every default build and every schedule that reads the target act as on that
-CPU, and a named ``-mcpu`` is capped at it instead of at the machine.
+"The host" is this machine's CPU unless the environment variable ``TEPAD_HOST_TARGET``
+names another (``tepad.target.host``)::
+
+    TEPAD_HOST_TARGET=haswell python -m tepad demo       # as on an AVX2 + FMA CPU
+    TEPAD_HOST_TARGET=x86-64 python -m pytest tests/codegen   # as on an SSE2-only CPU
+    TEPAD_HOST_TARGET="llvm -mcpu=skylake -mattr=-fma"   # a CPU name and/or -mattr
+
+Then ``Target("llvm")`` (``mcpu`` that CPU, ``vector_lanes``, ``vector_registers``,
+``has_fma``), ``tepad.build`` without a target, the examples', topi's and the tuning
+templates' schedules and the code LLVM emits are that CPU's, and a named ``-mcpu`` is capped at
+it instead of at the machine. The value can only take features away: the named CPU's vector
+instruction sets the machine lacks are left out, and a ``+f`` the machine lacks, a CPU name
+LLVM does not know or an option other than ``-mcpu`` / ``-mattr`` is a TepadError naming the
+variable and the valid values. ``native_cpu_name()`` / ``native_features()`` are the
+machine's own, ``host_cpu_name()`` / ``host_features()`` the host's.
 """
 from __future__ import annotations
 
@@ -143,14 +154,17 @@ class Target:
 
     @property
     def thread_warp_size(self) -> int:
+        """Threads of one warp (32 for cuda; 1 for the CPU)."""
         return int(self.attrs.get("thread_warp_size", 1))
 
     @property
     def max_shared_memory_per_block(self) -> int:
+        """Bytes of shared memory one block may use (0 for the CPU)."""
         return int(self.attrs.get("max_shared_memory_per_block", 0))
 
     @property
     def max_threads_per_block(self) -> int:
+        """Most threads in one block (TVM's name beside ``max_num_threads``)."""
         return int(self.attrs.get("max_threads_per_block", self.max_num_threads))
 
     @property
@@ -160,10 +174,12 @@ class Target:
 
     @property
     def model(self) -> str:
+        """The GPU model a cuda target names (``-model=``), ``"unknown"`` otherwise."""
         return self.attrs.get("model", "unknown")
 
     @property
     def is_gpu(self) -> bool:
+        """Whether this is a ``cuda`` / ``nvptx`` target."""
         return self.kind.name in _GPU_KINDS
 
     # --- what the CPU code generator reads --------------------------------------------------
@@ -175,6 +191,8 @@ class Target:
 
     @property
     def mcpu(self) -> str:
+        """The CPU LLVM builds for: ``-mcpu``, else the host's (``$TEPAD_HOST_TARGET``'s
+        when set, else this machine's); a GPU target's ``sm_XX``."""
         if self.kind.name in _GPU_KINDS:
             return self.attrs["arch"]
         return self.attrs.get("mcpu") or host_cpu_name()
@@ -222,6 +240,7 @@ class Target:
     # --- what a schedule may assume about the CPU ---------------------------------------------
     @property
     def is_aarch64(self) -> bool:
+        """Whether this process runs on 64-bit ARM (NEON: 32 vector registers, FMA)."""
         return llvm.get_process_triple().startswith(("aarch64", "arm64"))
 
     @property
