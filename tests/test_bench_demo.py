@@ -32,7 +32,7 @@ def test_an_avx2_worker_builds_avx2_code_that_matches_numpy(monkeypatch):
         monkeypatch.setenv(k, v)
     r = bench_demo.run_worker(128, 2, "cpu")
     assert r["isa"] == "avx2" and r["host"].startswith("haswell")
-    assert (r["lanes"], r["registers"]) == (8, 16) and "4x16 register block" in r["title"]
+    assert (r["lanes"], r["registers"]) == (8, 16) and "4x24 register block" in r["title"]
     assert r["tepad_ms"] > 0 and r["numpy_ms"] > 0
 
 

@@ -105,7 +105,7 @@ def test_the_examples_and_the_demo_follow_it(monkeypatch):
     from tepad import demo
     monkeypatch.setenv(HOST_TARGET_ENV, "haswell")
     title, s, args, inputs, ref = demo.matmul_kernel(n=128)
-    assert "8 fp32 lanes, 16 vector registers" in title and "4x16 register block" in title
+    assert "8 fp32 lanes, 16 vector registers" in title and "4x24 register block" in title
     mod = tepad.build(s, args)
     assert "%zmm" not in mod.get_source("asm")
     out = np.zeros((128, 128), "float32")

@@ -104,8 +104,10 @@ def test_examples_pick_8_lanes_for_avx2(name):
         lanes = _ramp_lanes(lower_for_codegen(s, args))
         mod = tepad.build(s, args)
     # conv2d: 8 channels (its block is 2 x 8, bounded by the 8 filters here); matmul: panels
-    # of 2 x 8 floats (AVX-512: 16 and 32)
+    # of 3 x 8 floats (AVX-512: 2 x 16), vectorized as 16 + 8 lanes
     assert max(lanes) == {"conv2d": 8, "matmul": 16}[name]
+    if name == "matmul":
+        assert "T.vectorized(24)" in tepad.lower(s, args).script()
     assert "zmm" not in mod.get_source("asm")
     inputs = ex.inputs()
     outs = [np.zeros([int(d) for d in args[-1].shape], "float32")]
@@ -130,13 +132,13 @@ def test_examples_take_their_widths_from_the_host_target():
     t = Target("llvm")
     lanes, wide = t.vector_lanes("float32"), t.vector_registers >= 32
     assert _example("conv2d").widths() == ((lanes, 14) if wide else (2 * lanes, 4))
-    assert _example("matmul").widths() == (2 * lanes, 8 if wide else 4)
+    assert _example("matmul").widths() == ((2 * lanes, 8) if wide else (3 * lanes, 4))
     if "avx512f" in HOST:
         assert _example("conv2d").widths() == (16, 14)
         assert _example("matmul").widths() == (32, 8)
     elif "avx2" in HOST:
         assert _example("conv2d").widths() == (16, 4)
-        assert _example("matmul").widths() == (16, 4)
+        assert _example("matmul").widths() == (24, 4)
 
 
 @needs_avx2
