@@ -87,9 +87,9 @@ def _matmul_example():
 
 def matmul_kernel(n=1024, target=None):
     """examples/matmul.py's schedule for ``target`` (default: the host, as
-    ``$TEPAD_HOST_TARGET`` may set it): packed B, a cache_write accumulator tile whose register
-    block fits the target's vector registers (8 x 2V with 32 registers, 4 x 2V and a k block
-    with 16), parallel row tiles."""
+    ``$TEPAD_HOST_TARGET`` may set it): packed B, an accumulator tile whose register block
+    fits the target's vector registers (8 x 2V with 32 registers; 4 x 3V, padded panels and a
+    k block with 16), parallel row tiles."""
     ex = _matmul_example()
     tgt = as_target(target)
     bn, rows = ex.widths(tgt)
@@ -97,10 +97,13 @@ def matmul_kernel(n=1024, target=None):
     s, args = ex.schedule(n, target=tgt)
     rng = np.random.default_rng(1)
     inputs = [rng.random((n, n), dtype="float32"), rng.random((n, n), dtype="float32")]
+    lanes = tgt.vector_lanes("float32")
     blocks = f", k blocks of {kb}" if kb and n % kb == 0 and kb < n else ""
-    title = (f"matmul {n}^3 for {tgt.mcpu} ({tgt.vector_lanes('float32')} fp32 lanes, "
-             f"{tgt.vector_registers} vector registers): packed B, {max(bn, 32)}x{bn} tiles, "
-             f"{rows}x{bn} register block{blocks}, parallel")
+    padded = " (zero-padded)" if n % bn else ""
+    title = (f"matmul {n}^3 for {tgt.mcpu} ({lanes} fp32 lanes, {tgt.vector_registers} "
+             f"vector registers): packed B{padded}, {-(-max(bn, 32) // rows) * rows}x{bn} "
+             f"tiles, {rows}x{bn} register block ({rows * bn // lanes} accumulators){blocks}, "
+             "parallel")
     return title, s, args, inputs, lambda a, b: a @ b
 
 
