@@ -19,7 +19,7 @@ from .driver import build
 from .errors import TepadError
 from .lower import lower
 from .runtime.timing import busy_note, sample_times
-from .target import as_target
+from .target import as_target, describe_host
 
 
 def _times_ms(fn, repeat=7):
@@ -108,7 +108,6 @@ def matmul_kernel(n=1024, target=None):
 
 
 def main(argv=None):
-    from .target import describe_host
     print("tepad demo: define -> schedule -> InferBound -> lower -> build -> run")
     print(f"host target: {describe_host()}\n")
     for make in (blur_kernel, matmul_kernel):
