@@ -88,8 +88,8 @@ def _matmul_example():
 def matmul_kernel(n=1024, target=None):
     """examples/matmul.py's schedule for ``target`` (default: the host, as
     ``$TEPAD_HOST_TARGET`` may set it): packed B, an accumulator tile whose register block
-    fits the target's vector registers (8 x 2V with 32 registers; 4 x 3V, padded panels and a
-    k block with 16), parallel row tiles."""
+    fits the target's vector registers (8 x 2V with 32 registers; 4 x 3V and padded panels
+    with 16), parallel row tiles."""
     ex = _matmul_example()
     tgt = as_target(target)
     bn, rows = ex.widths(tgt)

@@ -78,11 +78,11 @@ def test_templates_default_to_the_targets_widths():
     w2 = autotvm.task.create("w2/matmul", args=(64,), target=t)
     w4 = autotvm.task.create("w4/conv2d", args=(8, 8, 10, 12), target=t)
     c2, c4 = w2.config_space.get(0), w4.config_space.get(0)     # the default config
-    assert (c2["bn"].val, c2["rows"].val, c2["kb"].val) == (24, 4, 256)
+    assert (c2["bn"].val, c2["rows"].val, c2["kb"].val) == (24, 4, 0)
     assert (c4["fb"].val, c4["xb"].val, c4["rc_inner"].val) == (16, 4, 1)
     host = autotvm.task.create("w2/matmul", args=(64,), target="llvm").config_space.get(0)
     avx512 = "avx512f" in HOST
-    assert (host["bn"].val, host["kb"].val) == ((32, 0) if avx512 else (24, 256))
+    assert (host["bn"].val, host["kb"].val) == ((32, 0) if avx512 else (24, 0))
 
 
 @needs_avx2
