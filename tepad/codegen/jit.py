@@ -15,6 +15,7 @@ import threading
 
 from .._lazy import lazy_module
 from ..errors import InternalError, TepadError
+from ..target.host import host_cpu_name, host_feature_string
 
 llvm = lazy_module("llvmlite.binding")
 
@@ -68,13 +69,14 @@ def have_gomp() -> bool:
 def host_target_machine(opt: int = 3, cpu: str | None = None,
                         features: str | None = None, pic: bool = False) -> llvm.TargetMachine:
     """TargetMachine for this CPU: ``cpu`` (default: the host's name) and the feature string
-    ``features`` (default: the host's, AVX2 / AVX-512 ...). ``pic``: position-independent
+    ``features`` (default: the host's, AVX2 / AVX-512 ...; the host is the one
+    ``$TEPAD_HOST_TARGET`` names, if set: ``tepad.target.host``). ``pic``: position-independent
     code for an object file that goes into a shared library, instead of JIT code."""
     _init()
     target = llvm.Target.from_default_triple()
-    return target.create_target_machine(cpu=cpu or llvm.get_host_cpu_name(),
+    return target.create_target_machine(cpu=cpu or host_cpu_name(),
                                         features=features if features is not None
-                                        else llvm.get_host_cpu_features().flatten(),
+                                        else host_feature_string(),
                                         opt=opt, reloc="pic" if pic else "default",
                                         jit=not pic)
 
@@ -165,8 +167,11 @@ class JitModule:
                  features: str | None = None, loop_depth: int = 0, imports=()):
         """``imports``: LLVM IR texts linked into the module before it is optimized (TVM's
         ``pragma(axis, "import_llvm", ll_code)``: functions the kernel calls by name)."""
+        # None: the host's, fixed now (the host target may change later in the process)
+        cpu = cpu or host_cpu_name()
+        features = features if features is not None else host_feature_string()
         self._cpu, self._features = cpu, features
-        self.cpu, self.features = cpu, features      # None: the host's
+        self.cpu, self.features = cpu, features
         with _lock:  # LLVM context operations are not guaranteed thread-safe
             tm = host_target_machine(cpu=cpu, features=features)
             try:

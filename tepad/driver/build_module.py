@@ -19,6 +19,7 @@ from ..lower.thread_binding import check_cpu_buildable
 from ..runtime import Module
 from ..runtime.multi import ModuleGroup
 from ..target import Target, as_target
+from ..target.host import forced_text as forced_host_text
 from ..tir.function import PrimFunc
 from ..tir.module import IRModule
 from .inplace import inplace_pairs
@@ -111,7 +112,7 @@ def build(s_or_func, args=None, target=None, target_host=None, runtime=None, nam
     opts = Options.from_context(checked=checked, bounds_check=bounds_check, target="llvm",
                                 index_check=index_check)
     key = _cache.key(s_or_func, args, name, opts, bool(exact_bounds), default_num_threads(),
-                     str(tgt))
+                     str(tgt), forced_host_text())     # "llvm" means $TEPAD_HOST_TARGET's CPU
     hit = _cache.get(key)
     if hit is not None:
         return hit
