@@ -15,7 +15,8 @@ differs on the device overridden in ``NVPTXEmitter``:
 * ``tir.tvm_storage_sync("shared")`` is ``llvm.nvvm.barrier0`` (``bar.sync 0``), ``"warp"``
   is ``llvm.nvvm.bar.warp.sync`` (all lanes);
 * TVM's ``tvm_warp_shuffle`` / ``_up`` / ``_down`` are ``shfl.sync`` (as CUDA's
-  ``__shfl*_sync``), ``tvm_warp_activemask`` is ``activemask``;
+  ``__shfl*_sync``), ``tvm_warp_activemask`` is ``activemask``; ``warp`` buffers are lowered
+  first (``lower_warp_memory``: per-lane registers, reads of other lanes by shuffles);
 * ``call_extern`` / ``call_pure_extern`` of a C math function is libdevice's function of that
   name (``expf``, ``__expf``); any other C function is refused;
 * math functions without an NVPTX instruction (exp, log, pow, tanh, erf, sin, cos, ...) call
@@ -38,6 +39,7 @@ from .._lazy import lazy_module
 from .. import tir
 from ..errors import InternalError, TepadError
 from ..tir.storage_scope import storage_rank
+from ..lower.passes.lower_warp_memory import lower_warp_memory
 from ..lower.passes.split_host_device import THREAD_EXTENT, launch_tag, split_host_device
 from .emitter import EmitterBase
 from .expressions import ExprEmitter
@@ -380,11 +382,12 @@ _lock = threading.Lock()
 
 def compile_ptx(kernels, arch: str = DEFAULT_ARCH, opt: int = 3) -> tuple[str, str]:
     """``(PTX text, optimized LLVM IR)`` of the device kernel PrimFuncs ``kernels``, in one
-    module for ``arch``: emitted, linked with libdevice when they call it (a TepadError saying
-    how to install it when missing), non-kernel functions internalized, optimized at ``opt``
-    and verified."""
+    module for ``arch``: warp memory lowered (``lower_warp_memory``), emitted, linked with
+    libdevice when they call it (a TepadError saying how to install it when missing),
+    non-kernel functions internalized, optimized at ``opt`` and verified."""
     tm = target_machine(arch, opt)
     names = [k.attrs.get("global_symbol", f"kernel{i}") for i, k in enumerate(kernels)]
+    kernels = [lower_warp_memory(k) for k in kernels]
     with _lock:
         mod, needed = None, set()
         for k, name in zip(kernels, names):
