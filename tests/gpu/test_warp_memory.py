@@ -246,3 +246,12 @@ def test_plan_of_a_strided_warp_buffer():
     y = np.zeros(64, "float32")
     tepad.build(f, target="cuda")(x, y)
     np.testing.assert_array_equal(y[:32], x[(np.arange(32) * 2 + 2) % 64])
+
+
+def test_emulator_pass_alone_refuses_an_unlowered_warp_buffer():
+    from tepad.lower.passes.emulate_gpu_threads import emulate_gpu_threads
+    s, args = rotate_in_warps()
+    gpu = lower_for_codegen(s, args, "rot", Options(target="cuda"))
+    with pytest.raises(tepad.TepadError, match=r"kernel rot: warp buffer A.warp reached "
+                                               r"emulate_gpu_threads"):
+        emulate_gpu_threads(gpu)
