@@ -26,6 +26,7 @@ from ..lower.passes.flatten_physical_axes import flatten_physical_axes
 from ..lower.passes.lower_warp_memory import warp_memory_for_emulator
 from ..lower.passes.simplify import simplify
 from ..lower.passes.thread_sync import thread_sync
+from ..lower.passes.wmma_fragments import wmma_for_emulator
 from ..lower.pipeline import Options, PassLog, lower_for_codegen
 from ..runtime import Module
 from ..runtime.device import Device
@@ -71,10 +72,12 @@ def cpu_function(gpu: PrimFunc, reverse=False, log=None) -> PrimFunc:
     """The lowered GPU function ``gpu`` emulated (``emulate_gpu_threads``) and made ready for
     the LLVM code generator; ``reverse``: threads and blocks from the last to the first.
     ``warp`` buffers first become per-warp-row shared buffers ordered by barriers
-    (``warp_memory_for_emulator``: what the shuffles of the real lowering compute)."""
+    (``warp_memory_for_emulator``: what the shuffles of the real lowering compute), and
+    tensor-core intrinsics loops over their fragments (``wmma_for_emulator``)."""
     log = log if log is not None else PassLog()
     cpu = gpu
     for label, fn in (("warp_memory_for_emulator", _warp_as_shared),
+                      ("wmma_for_emulator", wmma_for_emulator),
                       ("emulate_gpu_threads", lambda f: emulate_gpu_threads(f, reverse=reverse)),
                       ("flatten_physical_axes", flatten_physical_axes),
                       ("simplify", simplify)):
