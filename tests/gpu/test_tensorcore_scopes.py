@@ -1,16 +1,21 @@
 """Tensor-core fragment scopes ``wmma.matrix_a`` / ``wmma.matrix_b`` / ``wmma.accumulator``:
 InferBound sizes them per warp/thread as ``local`` (one 16 x 16 fragment each), not as global
-(the whole matrix), and the emulator computes the untensorized schedule's numbers."""
+(the whole matrix); the emulator computes the untensorized schedule's numbers and, tensorized
+with TVM-style wmma intrinsics, the fragment loops'; the NVPTX back end emits
+``wmma.*.sync`` that ptxas accepts for sm_80."""
 import numpy as np
 import pytest
 
 import tepad
-from tepad import tir
+from tepad import te, tir
+from tepad.codegen.nvptx import ptx_of
 from tepad.lower.pipeline import Options, lower_for_codegen
 from tepad.tir.storage_scope import FRAGMENT_SCOPES, split_storage_scope, storage_rank
 
 from emulator_kernels import emulate_cuda
-from tensorcore_schedules import wmma_matmul
+from nvptx_helpers import needs_ptxas, ptxas_ok
+from tensorcore_schedules import (intrin_gemm, intrin_load_matrix, tensorize_wmma,
+                                  wmma_matmul)
 
 pytestmark = pytest.mark.usefixtures(emulate_cuda.__name__)
 
@@ -56,3 +61,60 @@ def test_untensorized_fragments_emulated(n, warps):
     c = np.zeros((n, n), "float32")
     f(a, b, c)
     np.testing.assert_allclose(c, a.astype("float32") @ b.astype("float32"), rtol=1e-5)
+
+
+# ------------------------------------------------------------------ tensorized with wmma
+@pytest.mark.parametrize("n, warps", [(16, (1, 1)), (64, (2, 2)), (64, (1, 2)), (128, (2, 4))])
+def test_wmma_tensorized_matmul_emulated(n, warps):
+    s, args, _ = wmma_matmul(n, warps, tensorize_with=tensorize_wmma)
+    gpu = lower_for_codegen(s, args, "mm", Options(target="cuda"))
+    ops = set()
+    tir.stmt_functor.post_order_visit(gpu.body, lambda e: ops.add(e.op)
+                                      if isinstance(e, tir.Call) else None)
+    assert {"tir.tvm_fill_fragment", "tir.tvm_load_matrix_sync", "tir.tvm_mma_sync",
+            "tir.tvm_store_matrix_sync"} <= ops
+    f = tepad.build(s, args, "cuda")
+    rng = np.random.default_rng(n + warps[1])
+    a = (rng.random((n, n)) - 0.5).astype("float16")
+    b = (rng.random((n, n)) - 0.5).astype("float16")
+    c = np.zeros((n, n), "float32")
+    f(a, b, c)
+    np.testing.assert_allclose(c, a.astype("float32") @ b.astype("float32"), rtol=1e-5,
+                               atol=1e-5)
+
+
+@needs_ptxas
+@pytest.mark.parametrize("n, warps", [(16, (1, 1)), (64, (2, 2))])
+def test_wmma_ptx_uses_tensor_cores_and_ptxas_accepts_it(n, warps, tmp_path):
+    s, args, _ = wmma_matmul(n, warps, tensorize_with=tensorize_wmma)
+    ptx = ptx_of(lower_for_codegen(s, args, "mm", Options(target="cuda")), "cuda -arch=sm_80")
+    assert "wmma.load.a.sync.aligned.row.m16n16k16.shared.f16" in ptx
+    assert "wmma.load.b.sync.aligned.row.m16n16k16.shared.f16" in ptx
+    assert "wmma.mma.sync.aligned.row.row.m16n16k16.f32.f32" in ptx
+    assert "wmma.store.d.sync.aligned.row.m16n16k16.global.f32" in ptx
+    assert ".local" not in ptx          # fragments stay in registers
+    ptxas_ok(ptx, tmp_path, arch="sm_80")
+
+
+def test_fragment_used_by_intrinsics_and_elements_is_refused():
+    def half_tensorized(s, AF, BF, CF, C, cf_axes, c_axes):
+        ci, cj, ki = cf_axes
+        s[AF].tensorize(AF.op.axis[0], intrin_load_matrix("wmma.matrix_a"))
+        s[BF].tensorize(BF.op.axis[0], intrin_load_matrix("wmma.matrix_b"))
+        s[CF].tensorize(ci, intrin_gemm())          # C's store stays element by element
+    s, args, _ = wmma_matmul(16, tensorize_with=half_tensorized)
+    with pytest.raises(tepad.TepadError, match=r"fragment C.wmma.accumulator .* used both by "
+                                               r"tensor-core intrinsics and element by element"):
+        ptx_of(lower_for_codegen(s, args, "mm", Options(target="cuda")))
+
+
+def test_wmma_shape_other_than_16_is_refused():
+    A = tir.decl_buffer((256,), "float32", "A")
+    ib = tir.ir_builder.create()
+    bx = te.thread_axis("blockIdx.x")
+    ib.scope_attr(bx, "thread_extent", 1)
+    frag = ib.allocate("float32", 256, "acc", scope="wmma.accumulator")
+    ib.emit(tir.call_intrin("handle", "tir.tvm_fill_fragment", frag.data, 8, 32, 16, 0, 0.0))
+    f = tir.PrimFunc([A], ib.get()).with_attr("global_symbol", "odd")
+    with pytest.raises(tepad.TepadError, match=r"tvm_fill_fragment of shape \[8, 32, 16\]"):
+        tepad.build(f, target="cuda")
