@@ -255,3 +255,12 @@ def test_emulator_pass_alone_refuses_an_unlowered_warp_buffer():
     with pytest.raises(tepad.TepadError, match=r"kernel rot: warp buffer A.warp reached "
                                                r"emulate_gpu_threads"):
         emulate_gpu_threads(gpu)
+
+
+def test_tvm_name_lower_warp_memory_on_the_lowered_module():
+    """TVM's local-scope check: after LowerWarpMemory the buffer is 'local' with 2 elements."""
+    s, args = rotate_in_warps()
+    mod = tepad.lower(s, args, name="f")
+    out = tepad.tir.transform.LowerWarpMemory()(mod)["f"]
+    [alloc] = _allocations(out)
+    assert alloc.annotations["scope"] == "local" and int(alloc.extents[0].value) == 2
