@@ -118,3 +118,25 @@ def test_wmma_shape_other_than_16_is_refused():
     f = tir.PrimFunc([A], ib.get()).with_attr("global_symbol", "odd")
     with pytest.raises(tepad.TepadError, match=r"tvm_fill_fragment of shape \[8, 32, 16\]"):
         tepad.build(f, target="cuda")
+
+
+def test_real_cuda_build_launches_with_c_by_pointer(monkeypatch):
+    """Without the emulator (a fake driver records the launch): C is used by the kernel only
+    through the store intrinsic's access_ptr, so it is a handle parameter, launched with C's
+    device pointer like the buffers A and B."""
+    from nvptx_helpers import FakeDriver
+    from tepad.runtime.cuda_driver import use_driver
+    monkeypatch.delenv("TEPAD_CUDA", raising=False)
+    with use_driver(FakeDriver()) as fake:
+        s, args, _ = wmma_matmul(32, (1, 2), tensorize_with=tensorize_wmma)
+        f = tepad.build(s, args, "cuda -arch=sm_80")
+        assert "wmma.mma.sync.aligned.row.row.m16n16k16.f32.f32" in \
+            f.imported_modules[0].get_source()
+        dev = tepad.cuda(0)
+        a = tepad.nd.array(np.ones((32, 32), "float16"), dev)
+        b = tepad.nd.array(np.ones((32, 32), "float16"), dev)
+        c = tepad.nd.empty((32, 32), "float32", dev)
+        f(a, b, c)
+        (fn, grid, block, shared, launch_args), = fake.launches
+        assert (grid, block) == ((2, 1, 1), (32, 1, 2))
+        assert launch_args == [a.data_ptr, b.data_ptr, c.data_ptr]
