@@ -92,9 +92,9 @@ def test_ptx_has_shfl_sync_and_ptxas_accepts_it(dtype, tmp_path):
     ptxas_ok(ptx, tmp_path, arch="sm_80")
 
 
-def test_half_a_warp_per_row_emulated():
-    """threadIdx.x of extent 16 under threadIdx.y: two rows share a warp, each its buffer."""
-    n = m = 16
+def half_a_warp(n=16, m=16):
+    """B[j, i] = A[j, (i + 1) % m]: threadIdx.x of extent 16 under threadIdx.y, so two rows
+    share a warp and each has its own warp buffer (shuffles of width 16)."""
     A = te.placeholder((n, m), name="A")
     B = te.compute((n, m), lambda j, i: A[j, (i + 1) % m], name="B")
     s = te.create_schedule(B.op)
@@ -107,13 +107,26 @@ def test_half_a_warp_per_row_emulated():
     s[B].bind(z, te.thread_axis("blockIdx.x"))
     s[AA].compute_at(s[B], y)
     s[AA].bind(AA.op.axis[1], tx)
-    a = np.random.default_rng(0).random((n, m)).astype("float32")
+    return s, [A, B]
+
+
+def test_half_a_warp_per_row_emulated():
+    s, args = half_a_warp()
+    a = np.random.default_rng(0).random((16, 16)).astype("float32")
     b = np.zeros_like(a)
-    tepad.build(s, [A, B], "cuda")(a, b)
+    tepad.build(s, args, "cuda")(a, b)
     np.testing.assert_array_equal(b, np.roll(a, -1, axis=1))
-    lowered = lower_warp_memory(lower_for_codegen(s, [A, B], "f", Options(target="cuda")))
-    [shuffle] = _calls(lowered, "tir.tvm_warp_shuffle")
+    gpu = lower_for_codegen(s, args, "f", Options(target="cuda"))
+    [shuffle] = _calls(lower_warp_memory(gpu), "tir.tvm_warp_shuffle")
     assert int(shuffle.args[3].value) == 16
+
+
+@needs_ptxas
+def test_half_a_warp_ptx(tmp_path):
+    s, args = half_a_warp()
+    ptx = ptx_of(lower_for_codegen(s, args, "f", Options(target="cuda")), "cuda -arch=sm_80")
+    assert "shfl.sync.idx.b32" in ptx
+    ptxas_ok(ptx, tmp_path, arch="sm_80")
 
 
 def test_two_warp_buffers_emulated():
