@@ -149,6 +149,19 @@ ROWS = [
      ""),
     ("tvm.tir.transform.<Pass>()", "tepad.tir.transform.PrimFuncPass",
      "the passes tepad has, under TVM's names"),
+    ("tvm.tir.transform.LowerWarpMemory / storage scope 'warp'",
+     "tepad.lower.passes.lower_warp_memory",
+     "run by the NVPTX back end on each kernel: per-lane registers, reads of other lanes as "
+     "tvm_warp_shuffle (shfl.sync); warp size 32, threadIdx.x extent dividing it; the "
+     "emulator keeps one shared copy per warp row with barriers; other patterns are "
+     "TepadErrors naming the buffer"),
+    ("storage scopes wmma.matrix_a / wmma.matrix_b / wmma.accumulator",
+     "tepad.tir.storage_scope.FRAGMENT_SCOPES",
+     "placed as 'local' (InferBound sizes one fragment per warp/thread)"),
+    ("tir.tvm_load_matrix_sync / tvm_mma_sync / tvm_store_matrix_sync / tvm_fill_fragment",
+     "tepad.lower.passes.wmma_fragments.wmma_for_emulator",
+     "m16n16k16 with float16 inputs and float32 accumulators: NVPTX's llvm.nvvm.wmma "
+     "intrinsics (nvptx_wmma.py), loops over 16 x 16 fragments in the emulator"),
     ("tvm.nd.array / tvm.nd.empty", "tepad.nd.array", ""),
     ("tvm.cpu / tvm.device / tvm.cuda", "tepad.device", ""),
     ("Module: mod(...), mod[name], entry_name, get_source", "tepad.runtime.Module", ""),

@@ -28,6 +28,7 @@ from ..arith.const_bound import is_inf
 from ..tir.expr import Add, IntImm, Max, Min, ProducerLoad, Range, Sub, Var, cast
 from ..tir.op import all as all_expr, max as max_expr, min as min_expr
 from ..tir.functor import collect_vars, post_order_visit, substitute
+from ..tir.storage_scope import storage_rank as scope_rank_name
 from .attach_path import attach_path
 from .message_passing import bind_thread_ranges, pass_down_domain, pass_up_domain
 from .offset_lets import closed_stages, name_root_offsets
@@ -72,8 +73,10 @@ _STORAGE_RANK = {"global": 0, "": 0, "shared": 1, "warp": 2, "local": 3}
 
 
 def storage_rank(scope: str) -> int:
-    """TVM's StorageRank of a storage scope: global 0, shared 1, warp 2, local 3."""
-    return _STORAGE_RANK.get(scope, 0)
+    """TVM's StorageRank of a storage scope: global 0, shared 1, warp 2, local 3; a tagged
+    scope ranks as its rank (``"shared.dyn"`` 1), a tensor-core fragment as local
+    (``tir.storage_scope``)."""
+    return _STORAGE_RANK.get(scope_rank_name(scope), 0)
 
 
 def thread_rank(tag: str) -> int:

@@ -23,7 +23,10 @@ from ..errors import TepadError
 from ..lower.deep_stack import deep_stack
 from ..lower.passes.emulate_gpu_threads import emulate_gpu_threads
 from ..lower.passes.flatten_physical_axes import flatten_physical_axes
+from ..lower.passes.lower_warp_memory import warp_memory_for_emulator
 from ..lower.passes.simplify import simplify
+from ..lower.passes.thread_sync import thread_sync
+from ..lower.passes.wmma_fragments import wmma_for_emulator
 from ..lower.pipeline import Options, PassLog, lower_for_codegen
 from ..runtime import Module
 from ..runtime.device import Device
@@ -67,15 +70,25 @@ def emulated_function(s_or_func, args=None, name="main", bounds_check=False, che
 
 def cpu_function(gpu: PrimFunc, reverse=False, log=None) -> PrimFunc:
     """The lowered GPU function ``gpu`` emulated (``emulate_gpu_threads``) and made ready for
-    the LLVM code generator; ``reverse``: threads and blocks from the last to the first."""
+    the LLVM code generator; ``reverse``: threads and blocks from the last to the first.
+    ``warp`` buffers first become per-warp-row shared buffers ordered by barriers
+    (``warp_memory_for_emulator``: what the shuffles of the real lowering compute), and
+    tensor-core intrinsics loops over their fragments (``wmma_for_emulator``)."""
     log = log if log is not None else PassLog()
     cpu = gpu
-    for label, fn in (("emulate_gpu_threads", lambda f: emulate_gpu_threads(f, reverse=reverse)),
+    for label, fn in (("warp_memory_for_emulator", _warp_as_shared),
+                      ("wmma_for_emulator", wmma_for_emulator),
+                      ("emulate_gpu_threads", lambda f: emulate_gpu_threads(f, reverse=reverse)),
                       ("flatten_physical_axes", flatten_physical_axes),
                       ("simplify", simplify)):
         before = cpu
         cpu = log.record(label, before, fn(before), 0.0)
     return cpu
+
+
+def _warp_as_shared(func: PrimFunc) -> PrimFunc:
+    out = warp_memory_for_emulator(func)
+    return func if out is func else thread_sync(out)
 
 
 def build_emulated(s_or_func, args, name, tgt: Target, bounds_check=False, checked=False,

@@ -15,6 +15,7 @@ from .inject_rolling_buffer import inject_rolling_buffer
 from .inject_virtual_thread import inject_virtual_thread
 from .instrument_bound_checks import instrument_bound_checks, instrument_index_checks
 from .lower_thread_allreduce import lower_thread_allreduce
+from .lower_warp_memory import lower_warp_memory
 from .merge_adjacent_loops import merge_adjacent_loops
 from .reduce_loop_extents import reduce_loop_extents
 from .remove_assume import remove_assume
@@ -40,14 +41,15 @@ from ...tir.ssa import convert_ssa
  remove_overcompute_through_branching, remove_store_undef, simplify, simplify_with_facts,
  storage_flatten, unroll_loop, vectorize_loop, remove_skipped_regions,
  inject_prefetch, default_storage_scope, inject_virtual_thread, lower_thread_allreduce,
- thread_sync, verify_gpu_code, instrument_index_checks) = map(accepts_module, (
+ thread_sync, verify_gpu_code, instrument_index_checks, lower_warp_memory) = map(
+    accepts_module, (
     apply_buffer_transforms, check_assumes, flatten_physical_axes, hoist_expression,
     inject_rolling_buffer, instrument_bound_checks, merge_adjacent_loops, reduce_loop_extents,
     remove_assume, remove_branching_through_overcompute, remove_no_op,
     remove_overcompute_through_branching, remove_store_undef, simplify, simplify_with_facts,
     storage_flatten, unroll_loop, vectorize_loop, remove_skipped_regions, inject_prefetch,
     default_storage_scope, inject_virtual_thread, lower_thread_allreduce, thread_sync,
-    verify_gpu_code, instrument_index_checks))
+    verify_gpu_code, instrument_index_checks, lower_warp_memory))
 
 # TVM's names for tepad's passes: ``tepad.tir.transform.<Name>()`` makes a pass object of
 # each, and PassContext(disabled_pass=["tir.<Name>"]) finds them.
@@ -71,6 +73,7 @@ TVM_NAMES = {
     "InjectVirtualThread": inject_virtual_thread,
     "LowerThreadAllreduce": lower_thread_allreduce,
     "ThreadSync": thread_sync,
+    "LowerWarpMemory": lower_warp_memory,
 }
 for _name, _fn in TVM_NAMES.items():
     tir_transform.register(_name, _fn)
@@ -84,4 +87,4 @@ __all__ = ["apply_buffer_transforms", "inject_prefetch", "check_assumes", "flatt
            "remove_overcompute_through_branching", "remove_store_undef", "remove_skipped_regions",
            "simplify", "simplify_with_facts", "storage_flatten", "unroll_loop", "vectorize_loop",
            "default_storage_scope", "inject_virtual_thread", "lower_thread_allreduce",
-           "thread_sync", "verify_gpu_code", "TVM_NAMES"]
+           "thread_sync", "verify_gpu_code", "lower_warp_memory", "TVM_NAMES"]

@@ -258,8 +258,9 @@ class _Kernels(Mutator):
 
 def thread_sync(func: PrimFunc, storage_scope: str = "shared") -> PrimFunc:
     """``func`` with the shared-memory barriers the module describes. ``storage_scope``
-    (TVM's argument): ``"shared"``; ``"warp"`` gives ``func`` unchanged (tepad has no warp
-    memory, so there is nothing to order); anything else is a TepadError."""
+    (TVM's argument): ``"shared"``; ``"warp"`` gives ``func`` unchanged (warp buffers become
+    registers read through shuffles, which order the lanes themselves: lower_warp_memory);
+    anything else is a TepadError."""
     if storage_scope == "warp":
         return func
     if storage_scope != "shared":
