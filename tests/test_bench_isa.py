@@ -1,6 +1,6 @@
 """``--isa avx2`` of the benchmarks (``benchmarks/isa.py``): every tool builds AVX2 code,
 tepad's kernels keep matching numpy under the AVX2 target and their assembly has no AVX-512,
-the peers accept the ISA, and issue 18's targets are judged from the figures."""
+the peers accept the ISA, and the targets are judged from the figures."""
 import argparse
 import importlib.util
 import json

@@ -272,8 +272,8 @@ def _tile_offsets(ctx, apath, dom, ana):
     A producer attached deep inside other stages sees its consumer's root ranges as
     ``[m + a, m + b]`` where ``m`` sums a term per enclosing tile loop (``32*io + 32*io_1 + ...``):
     one value per iteration of the producer's attach path, growing with the depth. Every
-    simplification and proof of the request would walk it again, level after level (issue 17:
-    the request cost grew with the square of the depth). Here ``m`` becomes one fresh variable
+    simplification and proof of the request would walk it again, level after level (the
+    request cost grew with the square of the depth). Here ``m`` becomes one fresh variable
     ``t`` (the tile's offset, in ``m``'s constant range) and the consumer's range the tile
     ``[t + a, t + b]``; the requests are evaluated over it and ``t := m`` is put back. Only
     for ranges whose ``m`` has two or more terms over the attach path's loop vars."""
@@ -439,7 +439,7 @@ def constant_extent(ana, mn, ext, dom):
     never computed (ScheduleOps guards a region that leaves the tensor's domain, as in exact
     mode), so the stage computes exactly the same points; its loops get a constant extent and
     the bounds of the stages it reads stay small, level after level, instead of growing by a
-    min/max at each level of a chain (issue 17)."""
+    min/max at each level of a chain."""
     hi = ana.const_int_bound(ext).max_value
     dom_hi = ana.const_int_bound(dom.extent).max_value
     if not (isinstance(hi, int) and isinstance(dom_hi, int)) or not 0 < hi <= dom_hi:

@@ -107,7 +107,7 @@ def deep_nest_options(loop_depth: int):
     block (optimizing and generating machine code); the defaults come back after it. Call
     with LLVM's lock held (``_lock``): the options are process-wide.
 
-    Past DEEP_NEST_LOOPS (issue 17, a 50-stage chain nested in its consumers' tiles):
+    Past DEEP_NEST_LOOPS (a 50-stage chain nested in its consumers' tiles):
     * O3 fully unrolls with O2's threshold only: with O3's, each 32-iteration loop of the
       chain was unrolled, and LLVM then spent seconds in IndVarSimplify over the copies and
       in machine code generation (4-6 s of the build, 1 s without);

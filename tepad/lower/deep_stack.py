@@ -25,7 +25,7 @@ recursion limit of at least ``RECURSION_LIMIT``. What the caller sees:
 * likewise the garbage collector's first threshold is at least ``GC_YOUNG_THRESHOLD`` while a
   wrapped call runs: lowering allocates millions of short-lived, acyclic IR nodes, and at
   Python's default (700 allocations) the young-generation scans took 4-5 % of a 50-stage
-  lower + build (issue 17); the caller's thresholds are put back in the same way.
+  lower + build; the caller's thresholds are put back in the same way.
 * Ctrl-C interrupts the caller's wait; the worker (a daemon thread) finishes on its own.
 * Where the system refuses a thread with such a stack (a small address-space limit), the call
   runs directly in the caller's thread, with the caller's limits.

@@ -1,4 +1,4 @@
-"""Root offsets of deep stages as let variables (issue 17, ``tepad.bound.offset_lets``).
+"""Root offsets of deep stages as let variables (``tepad.bound.offset_lets``).
 
 Lowering names the root min of a stage nested three or more loops deep, with stages inside
 it, by a let variable; the producers inside see the variable instead of a sum over every
