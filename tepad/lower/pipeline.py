@@ -39,7 +39,8 @@ from ..tir.function import PrimFunc
 from ..tir.module import IRModule
 from ..tir.ssa import convert_ssa
 from ..tir.verify import undefined_vars, verify_well_formed
-from .pass_context import PassContext
+from .instrument import PassInfo, after, as_module, before, should_run
+from .pass_context import TVM_PASS_NAMES, PassContext, pass_name
 from .passes.apply_buffer_transforms import PadPerMap, apply_buffer_transforms
 from .passes.check_assumes import check_assumes
 from .passes.default_storage_scope import default_storage_scope
@@ -49,6 +50,8 @@ from .passes.inject_virtual_thread import inject_virtual_thread
 from .passes.inject_prefetch import inject_prefetch
 from .passes.inject_rolling_buffer import inject_rolling_buffer
 from .passes.instrument_bound_checks import instrument_bound_checks
+from .passes.loop_partition import CONFIG_KEY as LOOP_PARTITION_KEY
+from .passes.loop_partition import loop_partition, loop_partition_config
 from .passes.lower_thread_allreduce import lower_thread_allreduce
 from .passes.remove_assume import remove_assume
 from .passes.remove_skipped_regions import remove_skipped_regions
@@ -98,6 +101,9 @@ class Options:
     flatten: bool = True
     unroll: tuple = ()      # the tir.UnrollLoop config as sorted (key, value) pairs
     target_text: str = ""
+    # the tir.LoopPartition config as sorted (key, value) pairs; None: loop_partition does
+    # not run (no such config and no required_pass naming it)
+    loop_partition: tuple | None = None
 
     @staticmethod
     def from_context(ctx: PassContext | None = None, checked=False, bounds_check=False,
@@ -120,7 +126,24 @@ class Options:
                        ctx.bounds_check, target=target, disabled=disabled,
                        user_passes=ctx.user_passes, flatten=bool(flatten),
                        unroll=tuple(sorted(unroll_config(ctx.config.get("tir.UnrollLoop"))
-                                           .items())), target_text=str(target_text or ""))
+                                           .items())), target_text=str(target_text or ""),
+                       loop_partition=_loop_partition_options(ctx))
+
+
+# tepad's pass name -> TVM's (the first TVM name registered for it)
+_TVM_NAME_OF: dict = {}
+for _tvm, _ours in TVM_PASS_NAMES.items():
+    _TVM_NAME_OF.setdefault(_ours, _tvm)
+
+
+def _loop_partition_options(ctx: PassContext):
+    """The ``tir.LoopPartition`` options of ``ctx`` as sorted pairs, or None when neither its
+    config nor its ``required_pass`` asks for loop partitioning."""
+    config = ctx.config.get(LOOP_PARTITION_KEY)
+    required = any(pass_name(n) == "loop_partition" for n in ctx.required_pass)
+    if config is None and not required:
+        return None
+    return tuple(sorted(loop_partition_config(config).items()))
 
 
 def _always(opts: Options) -> bool:
@@ -162,6 +185,11 @@ PIPELINE: tuple = (
          "logical -> physical indices; pad values written / assumed"),
     Pass(simplify, LOWER, "cancel (4*io + ii)//4 and friends; drop provable guards",
          optional=True),
+    Pass(lambda f, o: loop_partition(f, **dict(o.loop_partition)), LOWER,
+         "PassContext config tir.LoopPartition (or required_pass): loops guarded by likely "
+         "conditions (split tails) -> a guard-free main loop and tails",
+         when=lambda o: o.loop_partition is not None, optional=True, name="loop_partition",
+         with_options=True),
     Pass(storage_flatten, LOWER,
          "N-d realize/loads/stores -> Allocate + one index per axis group (what TVM's lower "
          "returns)", when=lambda o: o.flatten),
@@ -346,17 +374,33 @@ def run_pipeline(func: PrimFunc, phases=PHASES, opts: Options = Options(), log=N
                              f"{', '.join(labels)}")
         steps = steps[:labels.index(stop_before)]
     previous_changed = True
+    instruments = PassContext.current().instruments
     for label, p in steps:
         if p.skip_if_unchanged and not previous_changed:
             log.record(label, func, func, 0.0, skipped=True)
             continue
+        info = None
+        if instruments:
+            info = PassInfo(instrument_name(p.name))
+            if not should_run(instruments, as_module(func), info) and p.optional:
+                log.record(label, func, func, 0.0, skipped=True)
+                continue
+            before(instruments, as_module(func), info)
         t0 = time.perf_counter()
         out = p.fn(func, opts) if p.with_options else p.fn(func)
         if not isinstance(out, PrimFunc):
             raise InternalError(f"pass {label} returned {type(out).__name__}, not a PrimFunc")
         previous_changed = out is not func
         func = log.record(label, func, out, time.perf_counter() - t0)
+        if info is not None:
+            after(instruments, as_module(func), info)
     return func
+
+
+def instrument_name(name: str) -> str:
+    """The name instruments see for a pipeline step: TVM's (``tir.Simplify``) when the pass
+    has one, else tepad's."""
+    return _TVM_NAME_OF.get(name, name)
 
 
 def run_passes(func, passes=None, log=None):

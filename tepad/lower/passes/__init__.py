@@ -14,6 +14,8 @@ from .inject_prefetch import inject_prefetch
 from .inject_rolling_buffer import inject_rolling_buffer
 from .inject_virtual_thread import inject_virtual_thread
 from .instrument_bound_checks import instrument_bound_checks
+from .loop_partition import CONFIG_KEY as _LOOP_PARTITION_KEY
+from .loop_partition import loop_partition, loop_partition_config
 from .lower_thread_allreduce import lower_thread_allreduce
 from .merge_adjacent_loops import merge_adjacent_loops
 from .reduce_loop_extents import reduce_loop_extents
@@ -40,14 +42,14 @@ from ...tir.ssa import convert_ssa
  remove_overcompute_through_branching, remove_store_undef, simplify, simplify_with_facts,
  storage_flatten, unroll_loop, vectorize_loop, remove_skipped_regions,
  inject_prefetch, default_storage_scope, inject_virtual_thread, lower_thread_allreduce,
- thread_sync, verify_gpu_code) = map(accepts_module, (
+ thread_sync, verify_gpu_code, loop_partition) = map(accepts_module, (
     apply_buffer_transforms, check_assumes, flatten_physical_axes, hoist_expression,
     inject_rolling_buffer, instrument_bound_checks, merge_adjacent_loops, reduce_loop_extents,
     remove_assume, remove_branching_through_overcompute, remove_no_op,
     remove_overcompute_through_branching, remove_store_undef, simplify, simplify_with_facts,
     storage_flatten, unroll_loop, vectorize_loop, remove_skipped_regions, inject_prefetch,
     default_storage_scope, inject_virtual_thread, lower_thread_allreduce, thread_sync,
-    verify_gpu_code))
+    verify_gpu_code, loop_partition))
 
 # TVM's names for tepad's passes: ``tepad.tir.transform.<Name>()`` makes a pass object of
 # each, and PassContext(disabled_pass=["tir.<Name>"]) finds them.
@@ -71,9 +73,19 @@ TVM_NAMES = {
     "InjectVirtualThread": inject_virtual_thread,
     "LowerThreadAllreduce": lower_thread_allreduce,
     "ThreadSync": thread_sync,
+    "LoopPartition": loop_partition,
 }
 for _name, _fn in TVM_NAMES.items():
     tir_transform.register(_name, _fn)
+
+
+def _loop_partition_from_context(func):
+    """TVM's LoopPartition(): its options come from the PassContext config."""
+    config = tir_transform.current_config().get(_LOOP_PARTITION_KEY)
+    return loop_partition(func, **loop_partition_config(config))
+
+
+tir_transform.register("LoopPartition", _loop_partition_from_context)
 
 
 __all__ = ["apply_buffer_transforms", "inject_prefetch", "check_assumes", "flatten_physical_axes",
@@ -83,4 +95,4 @@ __all__ = ["apply_buffer_transforms", "inject_prefetch", "check_assumes", "flatt
            "remove_overcompute_through_branching", "remove_store_undef", "remove_skipped_regions",
            "simplify", "simplify_with_facts", "storage_flatten", "unroll_loop", "vectorize_loop",
            "default_storage_scope", "inject_virtual_thread", "lower_thread_allreduce",
-           "thread_sync", "verify_gpu_code", "TVM_NAMES"]
+           "thread_sync", "verify_gpu_code", "loop_partition", "TVM_NAMES"]
