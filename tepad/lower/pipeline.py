@@ -43,6 +43,9 @@ from .instrument import PassInfo, after, as_module, before, should_run
 from .pass_context import TVM_PASS_NAMES, PassContext, pass_name
 from .passes.apply_buffer_transforms import PadPerMap, apply_buffer_transforms
 from .passes.check_assumes import check_assumes
+from .passes.convert_blocks_to_opaque import convert_blocks_to_opaque
+from .passes.lower_init_block import lower_init_block
+from .passes.lower_opaque_block import lower_opaque_block
 from .passes.default_storage_scope import default_storage_scope
 from .passes.flatten_physical_axes import flatten_physical_axes
 from .passes.hoist_expression import hoist_expression
@@ -175,6 +178,11 @@ class Pass:
 
 
 PIPELINE: tuple = (
+    Pass(lower_init_block, LOWER, "te.create_prim_func's blocks: a reduction's init -> "
+         "guarded by its first reduction point (no-op without blocks)"),
+    Pass(convert_blocks_to_opaque, LOWER, "block iter vars -> the loop values bound to them"),
+    Pass(lower_opaque_block, LOWER, "blocks -> their bodies; allocated buffers -> realize "
+         "regions storage_flatten allocates"),
     Pass(remove_skipped_regions, LOWER, "pragma debug_skip_region: the region is dropped",
          optional=True),
     Pass(inject_prefetch, LOWER, "Stage.prefetch markers -> Prefetch of the region read "
@@ -203,6 +211,9 @@ PIPELINE: tuple = (
     Pass(simplify, LOWER, "fold the index math flattening produced (after hoisting, so that "
          "build's Simplify steps meet this one's output unchanged and skip it)",
          optional=True, when=lambda o: o.flatten),
+    Pass(lower_init_block, BUILD, "blocks of a function built without tepad.lower"),
+    Pass(convert_blocks_to_opaque, BUILD, "(as in the lower phase)"),
+    Pass(lower_opaque_block, BUILD, "(as in the lower phase)"),
     Pass(convert_ssa, BUILD, "one binding per Var: hand-built functions and RFC 0077's opt-in "
          "passes may reuse a loop variable"),
     Pass(check_assumes, BUILD, "input padding promises become runtime checks",
@@ -571,10 +582,12 @@ def schedule_to_module(s: Schedule, args, name="main", binds=None) -> IRModule:
     return IRModule({name: schedule_to_primfunc(s, args, name, binds=binds)})
 
 
-def lower(s: Schedule, args, name="main", exact_bounds=False, passes=None, binds=None,
+def lower(s: Schedule, args=None, name="main", exact_bounds=False, passes=None, binds=None,
           simple_mode=False, log=None, flatten=True) -> IRModule:
     """An ``IRModule`` whose function ``mod[name]`` is schedule ``s`` lowered with arguments
-    ``args`` (tensors, in order), as TVM's ``tvm.lower``.
+    ``args`` (tensors, in order), as TVM's ``tvm.lower``. ``s`` may also be a PrimFunc (such
+    as ``te.create_prim_func``'s) or an IRModule: the lower phase runs on it (``args`` is
+    not needed).
 
     The function is the ``lower`` phase of PIPELINE (``lower_primfunc`` gives it without the
     module): layouts applied, then flattened as TVM's lower flattens, one index per axis group
@@ -591,8 +604,24 @@ def lower(s: Schedule, args, name="main", exact_bounds=False, passes=None, binds
     Lowering runs on a deep stack (``tepad.lower.deep_stack``: a worker thread; while it
     runs, the interpreter's recursion limit is at least 40000), so pipelines nested 100
     stages deep lower as well."""
+    if isinstance(s, (PrimFunc, IRModule)):
+        return _lower_function(s, name, passes, log, flatten)
     func = lower_primfunc(s, args, name, exact_bounds, passes, binds, log, flatten)
     return IRModule({name: func})
+
+
+@deep_stack
+def _lower_function(func, name, passes, log, flatten) -> IRModule:
+    """TVM's ``lower(prim_func)``: the lower phase of PIPELINE on a function that is already
+    TIR (``te.create_prim_func``'s blocks are lowered by its first passes)."""
+    if isinstance(func, IRModule):
+        return func.with_functions({k: _lower_function(f, k, passes, log, flatten)[k]
+                                    for k, f in func.items()})
+    func = check_free_vars(func.with_attr("global_symbol", name))
+    if passes is not None:
+        return IRModule({name: run_passes(func, passes, log)})
+    return IRModule({name: run_pipeline(func, (LOWER,), Options.from_context(flatten=flatten),
+                                        log)})
 
 
 @deep_stack

@@ -15,6 +15,7 @@ from ..tensor import (Tensor, Operation, PlaceholderOp, ComputeOp, ScanOp, Exter
                       thread_axis, comm_reducer, sum, max, min, TensorIntrin, TensorComputeOp,
                       decl_tensor_intrin, tag_scope)
 from ..schedule import create_schedule, Schedule, Stage
+from ..lower.create_prim_func import create_prim_func
 from . import schedule, tensor
 
 __all__ = [n for n in dir() if not n.startswith("_")]

@@ -7,6 +7,7 @@ them on what ``tepad.lower`` returns and building the result.
 """
 from .apply_buffer_transforms import apply_buffer_transforms
 from .check_assumes import check_assumes
+from .convert_blocks_to_opaque import convert_blocks_to_opaque
 from .default_storage_scope import default_storage_scope
 from .flatten_physical_axes import flatten_physical_axes
 from .hoist_expression import hoist_expression
@@ -16,6 +17,8 @@ from .inject_virtual_thread import inject_virtual_thread
 from .instrument_bound_checks import instrument_bound_checks
 from .loop_partition import CONFIG_KEY as _LOOP_PARTITION_KEY
 from .loop_partition import loop_partition, loop_partition_config
+from .lower_init_block import lower_init_block
+from .lower_opaque_block import lower_opaque_block
 from .lower_thread_allreduce import lower_thread_allreduce
 from .merge_adjacent_loops import merge_adjacent_loops
 from .reduce_loop_extents import reduce_loop_extents
@@ -42,14 +45,16 @@ from ...tir.ssa import convert_ssa
  remove_overcompute_through_branching, remove_store_undef, simplify, simplify_with_facts,
  storage_flatten, unroll_loop, vectorize_loop, remove_skipped_regions,
  inject_prefetch, default_storage_scope, inject_virtual_thread, lower_thread_allreduce,
- thread_sync, verify_gpu_code, loop_partition) = map(accepts_module, (
+ thread_sync, verify_gpu_code, loop_partition, lower_init_block, convert_blocks_to_opaque,
+ lower_opaque_block) = map(accepts_module, (
     apply_buffer_transforms, check_assumes, flatten_physical_axes, hoist_expression,
     inject_rolling_buffer, instrument_bound_checks, merge_adjacent_loops, reduce_loop_extents,
     remove_assume, remove_branching_through_overcompute, remove_no_op,
     remove_overcompute_through_branching, remove_store_undef, simplify, simplify_with_facts,
     storage_flatten, unroll_loop, vectorize_loop, remove_skipped_regions, inject_prefetch,
     default_storage_scope, inject_virtual_thread, lower_thread_allreduce, thread_sync,
-    verify_gpu_code, loop_partition))
+    verify_gpu_code, loop_partition, lower_init_block, convert_blocks_to_opaque,
+    lower_opaque_block))
 
 # TVM's names for tepad's passes: ``tepad.tir.transform.<Name>()`` makes a pass object of
 # each, and PassContext(disabled_pass=["tir.<Name>"]) finds them.
@@ -74,6 +79,9 @@ TVM_NAMES = {
     "LowerThreadAllreduce": lower_thread_allreduce,
     "ThreadSync": thread_sync,
     "LoopPartition": loop_partition,
+    "LowerInitBlock": lower_init_block,
+    "ConvertBlocksToOpaque": convert_blocks_to_opaque,
+    "LowerOpaqueBlock": lower_opaque_block,
 }
 for _name, _fn in TVM_NAMES.items():
     tir_transform.register(_name, _fn)
@@ -95,4 +103,5 @@ __all__ = ["apply_buffer_transforms", "inject_prefetch", "check_assumes", "flatt
            "remove_overcompute_through_branching", "remove_store_undef", "remove_skipped_regions",
            "simplify", "simplify_with_facts", "storage_flatten", "unroll_loop", "vectorize_loop",
            "default_storage_scope", "inject_virtual_thread", "lower_thread_allreduce",
-           "thread_sync", "verify_gpu_code", "loop_partition", "TVM_NAMES"]
+           "thread_sync", "verify_gpu_code", "loop_partition", "lower_init_block",
+           "convert_blocks_to_opaque", "lower_opaque_block", "TVM_NAMES"]
