@@ -18,6 +18,7 @@ from .instrument_bound_checks import instrument_bound_checks
 from .loop_partition import CONFIG_KEY as _LOOP_PARTITION_KEY
 from .loop_partition import loop_partition, loop_partition_config
 from .lower_init_block import lower_init_block
+from .lower_intrin import lower_intrin
 from .lower_opaque_block import lower_opaque_block
 from .lower_thread_allreduce import lower_thread_allreduce
 from .merge_adjacent_loops import merge_adjacent_loops
@@ -31,6 +32,7 @@ from .remove_store_undef import remove_store_undef
 from .simplify import simplify
 from .simplify_with_facts import simplify_with_facts
 from .storage_flatten import storage_flatten
+from .storage_rewrite import storage_rewrite
 from .thread_sync import thread_sync
 from .unroll_loop import unroll_loop
 from .vectorize_loop import vectorize_loop
@@ -46,7 +48,7 @@ from ...tir.ssa import convert_ssa
  storage_flatten, unroll_loop, vectorize_loop, remove_skipped_regions,
  inject_prefetch, default_storage_scope, inject_virtual_thread, lower_thread_allreduce,
  thread_sync, verify_gpu_code, loop_partition, lower_init_block, convert_blocks_to_opaque,
- lower_opaque_block) = map(accepts_module, (
+ lower_opaque_block, storage_rewrite, lower_intrin) = map(accepts_module, (
     apply_buffer_transforms, check_assumes, flatten_physical_axes, hoist_expression,
     inject_rolling_buffer, instrument_bound_checks, merge_adjacent_loops, reduce_loop_extents,
     remove_assume, remove_branching_through_overcompute, remove_no_op,
@@ -54,7 +56,7 @@ from ...tir.ssa import convert_ssa
     storage_flatten, unroll_loop, vectorize_loop, remove_skipped_regions, inject_prefetch,
     default_storage_scope, inject_virtual_thread, lower_thread_allreduce, thread_sync,
     verify_gpu_code, loop_partition, lower_init_block, convert_blocks_to_opaque,
-    lower_opaque_block))
+    lower_opaque_block, storage_rewrite, lower_intrin))
 
 # TVM's names for tepad's passes: ``tepad.tir.transform.<Name>()`` makes a pass object of
 # each, and PassContext(disabled_pass=["tir.<Name>"]) finds them.
@@ -82,6 +84,8 @@ TVM_NAMES = {
     "LowerInitBlock": lower_init_block,
     "ConvertBlocksToOpaque": convert_blocks_to_opaque,
     "LowerOpaqueBlock": lower_opaque_block,
+    "StorageRewrite": storage_rewrite,
+    "LowerIntrin": lower_intrin,
 }
 for _name, _fn in TVM_NAMES.items():
     tir_transform.register(_name, _fn)
@@ -104,4 +108,4 @@ __all__ = ["apply_buffer_transforms", "inject_prefetch", "check_assumes", "flatt
            "simplify", "simplify_with_facts", "storage_flatten", "unroll_loop", "vectorize_loop",
            "default_storage_scope", "inject_virtual_thread", "lower_thread_allreduce",
            "thread_sync", "verify_gpu_code", "loop_partition", "lower_init_block",
-           "convert_blocks_to_opaque", "lower_opaque_block", "TVM_NAMES"]
+           "convert_blocks_to_opaque", "lower_opaque_block", "storage_rewrite", "lower_intrin", "TVM_NAMES"]
