@@ -11,6 +11,7 @@ from .convert_blocks_to_opaque import convert_blocks_to_opaque
 from .default_storage_scope import default_storage_scope
 from .flatten_physical_axes import flatten_physical_axes
 from .hoist_expression import hoist_expression
+from .inject_copy_intrin import inject_copy_intrin
 from .inject_prefetch import inject_prefetch
 from .inject_rolling_buffer import inject_rolling_buffer
 from .inject_virtual_thread import inject_virtual_thread
@@ -48,7 +49,7 @@ from ...tir.ssa import convert_ssa
  storage_flatten, unroll_loop, vectorize_loop, remove_skipped_regions,
  inject_prefetch, default_storage_scope, inject_virtual_thread, lower_thread_allreduce,
  thread_sync, verify_gpu_code, loop_partition, lower_init_block, convert_blocks_to_opaque,
- lower_opaque_block, storage_rewrite, lower_intrin) = map(accepts_module, (
+ lower_opaque_block, storage_rewrite, lower_intrin, inject_copy_intrin) = map(accepts_module, (
     apply_buffer_transforms, check_assumes, flatten_physical_axes, hoist_expression,
     inject_rolling_buffer, instrument_bound_checks, merge_adjacent_loops, reduce_loop_extents,
     remove_assume, remove_branching_through_overcompute, remove_no_op,
@@ -56,7 +57,7 @@ from ...tir.ssa import convert_ssa
     storage_flatten, unroll_loop, vectorize_loop, remove_skipped_regions, inject_prefetch,
     default_storage_scope, inject_virtual_thread, lower_thread_allreduce, thread_sync,
     verify_gpu_code, loop_partition, lower_init_block, convert_blocks_to_opaque,
-    lower_opaque_block, storage_rewrite, lower_intrin))
+    lower_opaque_block, storage_rewrite, lower_intrin, inject_copy_intrin))
 
 # TVM's names for tepad's passes: ``tepad.tir.transform.<Name>()`` makes a pass object of
 # each, and PassContext(disabled_pass=["tir.<Name>"]) finds them.
@@ -86,6 +87,7 @@ TVM_NAMES = {
     "LowerOpaqueBlock": lower_opaque_block,
     "StorageRewrite": storage_rewrite,
     "LowerIntrin": lower_intrin,
+    "InjectCopyIntrin": inject_copy_intrin,
 }
 for _name, _fn in TVM_NAMES.items():
     tir_transform.register(_name, _fn)
@@ -108,4 +110,4 @@ __all__ = ["apply_buffer_transforms", "inject_prefetch", "check_assumes", "flatt
            "simplify", "simplify_with_facts", "storage_flatten", "unroll_loop", "vectorize_loop",
            "default_storage_scope", "inject_virtual_thread", "lower_thread_allreduce",
            "thread_sync", "verify_gpu_code", "loop_partition", "lower_init_block",
-           "convert_blocks_to_opaque", "lower_opaque_block", "storage_rewrite", "lower_intrin", "TVM_NAMES"]
+           "convert_blocks_to_opaque", "lower_opaque_block", "storage_rewrite", "lower_intrin", "inject_copy_intrin", "TVM_NAMES"]
