@@ -175,9 +175,35 @@ def Apply(ftransform):
     return PrimFuncPass(lambda f: ftransform(f), name="tir.Apply")
 
 
-def register(tvm_name: str, fn) -> None:
-    """Make ``tepad.tir.transform.<tvm_name>()`` a pass object running ``fn``."""
+def Filter(fcond):
+    """A pass keeping the functions of a module for which ``fcond(func)`` is true (TVM's
+    ``tir.transform.Filter``); on a lone PrimFunc it gives the function or None."""
+    if not callable(fcond):
+        raise TepadError(f"tir.transform.Filter takes a predicate of a PrimFunc, got "
+                         f"{fcond!r}")
+
+    class _Filter(PrimFuncPass):
+        def _apply(self, mod_or_func, ctx):
+            if isinstance(mod_or_func, PrimFunc):
+                return mod_or_func if fcond(mod_or_func) else None
+            functions = getattr(mod_or_func, "functions", None)
+            if functions is None:
+                raise TepadError("tir.transform.Filter runs on an IRModule or a PrimFunc, got "
+                                 f"{type(mod_or_func).__name__}")
+            return type(mod_or_func)({k: f for k, f in functions.items() if fcond(f)})
+    return _Filter(lambda f: f, name="tir.Filter")
+
+
+_FACTORIES: dict = {}
+
+
+def register(tvm_name: str, fn, factory=None) -> None:
+    """Make ``tepad.tir.transform.<tvm_name>(*args)`` a pass object running ``fn(func,
+    *args)``, or, with ``factory``, the function ``factory(*args, **kwargs)`` returns (for
+    passes whose TVM arguments differ from tepad's)."""
     _REGISTRY[tvm_name] = fn
+    if factory is not None:
+        _FACTORIES[tvm_name] = factory
 
 
 def registered() -> dict:
@@ -191,12 +217,14 @@ def __getattr__(name):
                              f"{', '.join(sorted(_REGISTRY))}")
 
     def make(*args, **kwargs):
-        if args or kwargs:
-            return PrimFuncPass(lambda f: fn(f, *args, **kwargs), name=f"tir.{name}")
-        return PrimFuncPass(fn, name=f"tir.{name}")
+        factory = _FACTORIES.get(name)
+        if factory is not None:
+            run = factory(*args, **kwargs)
+            return PrimFuncPass(lambda f: run(f), name=f"tir.{name}")
+        return PrimFuncPass(lambda f: fn(f, *args, **kwargs), name=f"tir.{name}")
     make.__name__ = name
     return make
 
 
-__all__ = ["PrimFuncPass", "prim_func_pass", "Sequential", "Apply", "PassInfo", "register",
+__all__ = ["PrimFuncPass", "prim_func_pass", "Sequential", "Apply", "Filter", "PassInfo", "register",
            "registered", "current_config", "current_instruments", "set_context_provider"]

@@ -30,7 +30,9 @@ from .remove_no_op import remove_no_op
 from .remove_overcompute_through_branching import remove_overcompute_through_branching
 from .remove_skipped_regions import remove_skipped_regions
 from .remove_store_undef import remove_store_undef
+from .rewrite_unsafe_select import rewrite_unsafe_select
 from .simplify import simplify
+from .skip_assert import skip_assert
 from .simplify_with_facts import simplify_with_facts
 from .storage_flatten import storage_flatten
 from .storage_rewrite import storage_rewrite
@@ -38,6 +40,7 @@ from .thread_sync import thread_sync
 from .unroll_loop import unroll_loop
 from .vectorize_loop import vectorize_loop
 from .verify_gpu_code import verify_gpu_code
+from .tvm_pass_objects import register_all as _register_tvm_pass_objects
 from ...tir import transform as tir_transform
 from ...tir.module import accepts_module
 from ...tir.ssa import convert_ssa
@@ -49,7 +52,8 @@ from ...tir.ssa import convert_ssa
  storage_flatten, unroll_loop, vectorize_loop, remove_skipped_regions,
  inject_prefetch, default_storage_scope, inject_virtual_thread, lower_thread_allreduce,
  thread_sync, verify_gpu_code, loop_partition, lower_init_block, convert_blocks_to_opaque,
- lower_opaque_block, storage_rewrite, lower_intrin, inject_copy_intrin) = map(accepts_module, (
+ lower_opaque_block, storage_rewrite, lower_intrin, inject_copy_intrin, skip_assert,
+ rewrite_unsafe_select) = map(accepts_module, (
     apply_buffer_transforms, check_assumes, flatten_physical_axes, hoist_expression,
     inject_rolling_buffer, instrument_bound_checks, merge_adjacent_loops, reduce_loop_extents,
     remove_assume, remove_branching_through_overcompute, remove_no_op,
@@ -57,7 +61,8 @@ from ...tir.ssa import convert_ssa
     storage_flatten, unroll_loop, vectorize_loop, remove_skipped_regions, inject_prefetch,
     default_storage_scope, inject_virtual_thread, lower_thread_allreduce, thread_sync,
     verify_gpu_code, loop_partition, lower_init_block, convert_blocks_to_opaque,
-    lower_opaque_block, storage_rewrite, lower_intrin, inject_copy_intrin))
+    lower_opaque_block, storage_rewrite, lower_intrin, inject_copy_intrin, skip_assert,
+    rewrite_unsafe_select))
 
 # TVM's names for tepad's passes: ``tepad.tir.transform.<Name>()`` makes a pass object of
 # each, and PassContext(disabled_pass=["tir.<Name>"]) finds them.
@@ -88,6 +93,9 @@ TVM_NAMES = {
     "StorageRewrite": storage_rewrite,
     "LowerIntrin": lower_intrin,
     "InjectCopyIntrin": inject_copy_intrin,
+    "SkipAssert": skip_assert,
+    "RewriteUnsafeSelect": rewrite_unsafe_select,
+    "FlattenBuffer": storage_flatten,
 }
 for _name, _fn in TVM_NAMES.items():
     tir_transform.register(_name, _fn)
@@ -100,6 +108,7 @@ def _loop_partition_from_context(func):
 
 
 tir_transform.register("LoopPartition", _loop_partition_from_context)
+_register_tvm_pass_objects()
 
 
 __all__ = ["apply_buffer_transforms", "inject_prefetch", "check_assumes", "flatten_physical_axes",
@@ -110,4 +119,5 @@ __all__ = ["apply_buffer_transforms", "inject_prefetch", "check_assumes", "flatt
            "simplify", "simplify_with_facts", "storage_flatten", "unroll_loop", "vectorize_loop",
            "default_storage_scope", "inject_virtual_thread", "lower_thread_allreduce",
            "thread_sync", "verify_gpu_code", "loop_partition", "lower_init_block",
-           "convert_blocks_to_opaque", "lower_opaque_block", "storage_rewrite", "lower_intrin", "inject_copy_intrin", "TVM_NAMES"]
+           "convert_blocks_to_opaque", "lower_opaque_block", "storage_rewrite", "lower_intrin", "inject_copy_intrin", "skip_assert",
+           "rewrite_unsafe_select", "TVM_NAMES"]
