@@ -149,6 +149,14 @@ def _loop_partition_options(ctx: PassContext):
     return tuple(sorted(loop_partition_config(config).items()))
 
 
+def _loop_partition_step(func: PrimFunc, opts: Options | None = None) -> PrimFunc:
+    """loop_partition with the options of ``opts`` (default: the current PassContext's);
+    ``func`` unchanged when neither asks for it."""
+    options = opts.loop_partition if opts is not None else \
+        _loop_partition_options(PassContext.current())
+    return func if options is None else loop_partition(func, **dict(options))
+
+
 def _always(opts: Options) -> bool:
     return True
 
@@ -193,7 +201,7 @@ PIPELINE: tuple = (
          "logical -> physical indices; pad values written / assumed"),
     Pass(simplify, LOWER, "cancel (4*io + ii)//4 and friends; drop provable guards",
          optional=True),
-    Pass(lambda f, o: loop_partition(f, **dict(o.loop_partition)), LOWER,
+    Pass(_loop_partition_step, LOWER,
          "PassContext config tir.LoopPartition (or required_pass): loops guarded by likely "
          "conditions (split tails) -> a guard-free main loop and tails",
          when=lambda o: o.loop_partition is not None, optional=True, name="loop_partition",
@@ -211,11 +219,11 @@ PIPELINE: tuple = (
     Pass(simplify, LOWER, "fold the index math flattening produced (after hoisting, so that "
          "build's Simplify steps meet this one's output unchanged and skip it)",
          optional=True, when=lambda o: o.flatten),
-    Pass(lower_init_block, BUILD, "blocks of a function built without tepad.lower"),
-    Pass(convert_blocks_to_opaque, BUILD, "(as in the lower phase)"),
-    Pass(lower_opaque_block, BUILD, "(as in the lower phase)"),
     Pass(convert_ssa, BUILD, "one binding per Var: hand-built functions and RFC 0077's opt-in "
          "passes may reuse a loop variable"),
+    Pass(lower_init_block, BUILD, "blocks of a function built without tepad.lower (after convert_ssa: a hand-built function may bind a loop variable twice)"),
+    Pass(convert_blocks_to_opaque, BUILD, "(as in the lower phase)"),
+    Pass(lower_opaque_block, BUILD, "(as in the lower phase)"),
     Pass(check_assumes, BUILD, "input padding promises become runtime checks",
          when=lambda o: o.checked),
     Pass(remove_assume, BUILD, "facts are not code: tir.assume goes before codegen"),
