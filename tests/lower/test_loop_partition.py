@@ -138,3 +138,28 @@ def test_reduction_with_split_reduce_axis():
         a = RNG.random((4, size)).astype("float32")
         (b,) = _run(mod, (4,), inputs=[a])
         np.testing.assert_allclose(b, a.sum(axis=1), rtol=1e-5)
+
+
+def test_if_then_else_expression_and_parallel_loop():
+    """``B[i] = if_then_else(likely(i < m), A[i], 0)`` over a parallel loop of n: the main
+    part reads A unguarded, the rest stores the else value (its guard proven false)."""
+    from lower_helpers import func as make_func
+    n, m = tir.Var("n", "int32"), tir.Var("m", "int32")
+    A = tir.decl_buffer((n,), "float32", "A")
+    B = tir.decl_buffer((n,), "float32", "B")
+    i = tir.Var("i", "int32")
+    value = tir.if_then_else(tir.likely(i < m), A[i], tir.const(0.0, "float32"))
+    body = tir.For(i, 0, n, "parallel", tir.BufferStore(B, value, [i]))
+    f = make_func([A, B], body)
+    f = tir.PrimFunc(list(f.params) + [m], body, f.buffer_map, f.attrs)
+    g = loop_partition(f)
+    loops = nodes(g, tir.For)
+    assert len(loops) == 2 and all(x.kind == tir.ForKind.PARALLEL for x in loops)
+    assert not calls(g, "tir.if_then_else") and not _likely(g)
+    assert not tir.verify(g)
+    mod = tepad.build(g)
+    for size, mv in ((10, 4), (10, 12), (7, 0), (7, -3)):
+        a = RNG.random(size).astype("float32")
+        with_m = np.zeros_like(a)
+        mod(a, with_m, mv)
+        np.testing.assert_allclose(with_m, np.where(np.arange(size) < mv, a, 0.0))

@@ -253,12 +253,19 @@ class _Partitioner(Mutator):
             return None
         ana = self.ana
         begin, end = s.min, ana.simplify(s.min + s.extent)
-        mid_b = begin if middle.lo is None else self._clamp(ana.simplify(middle.lo), begin, end)
-        mid_e = end if middle.hi is None else self._clamp(ana.simplify(middle.hi), mid_b, end)
+        raw_lo = None if middle.lo is None else ana.simplify(middle.lo)
+        raw_hi = None if middle.hi is None else ana.simplify(middle.hi)
+        mid_b = begin if raw_lo is None else self._clamp(raw_lo, begin, end)
+        mid_e = end if raw_hi is None else self._clamp(raw_hi, mid_b, end)
         if ana.can_prove(mid_e <= mid_b):
             return None                 # the conditions hold nowhere as a whole: nothing to gain
+        # When a piece runs, the clamps give more than its bounds say: the piece before the
+        # middle ends at or below raw_lo, the piece after starts at or above raw_hi.
+        spans = ((begin, mid_b, [begin], [mid_b] + ([raw_lo] if raw_lo is not None else [])),
+                 (mid_b, mid_e, None, None),
+                 (mid_e, end, [mid_e] + ([raw_hi] if raw_hi is not None else []), [end]))
         pieces = []
-        for lo, hi, is_mid in ((begin, mid_b, False), (mid_b, mid_e, True), (mid_e, end, False)):
+        for lo, hi, los, his in spans:
             ext = ana.simplify(hi - lo)
             if ana.can_prove(ext <= 0):
                 continue
@@ -266,18 +273,20 @@ class _Partitioner(Mutator):
             # the replacements run only when the piece does: its extent is positive there
             with ana.constraint_scope(lo < hi):
                 for c, (true, false_sets) in analyzed:
-                    if is_mid or self._covers(true, lo, hi):
+                    if los is None or self._covers(true, los, his):
                         values[id(c)] = True
-                    elif any(self._covers(f, lo, hi) for f in false_sets):
+                    elif any(self._covers(f, los, his) for f in false_sets):
                         values[id(c)] = False
             body = _Replace(values).visit(s.body) if values else s.body
             pieces.append(self._piece(s, lo, ext, body))
         return seq(*pieces)
 
-    def _covers(self, interval, lo, hi) -> bool:
-        """Whether ``[lo, hi)`` lies inside ``interval``."""
-        ok_lo = interval.lo is None or self.ana.can_prove(interval.lo <= lo)
-        return ok_lo and (interval.hi is None or self.ana.can_prove(hi <= interval.hi))
+    def _covers(self, interval, los, his) -> bool:
+        """Whether a piece starting at or above every expression of ``los`` and ending at or
+        below every one of ``his`` lies inside ``interval``."""
+        ok_lo = interval.lo is None or any(self.ana.can_prove(interval.lo <= x) for x in los)
+        return ok_lo and (interval.hi is None or
+                          any(self.ana.can_prove(x <= interval.hi) for x in his))
 
     def _piece(self, s, lo, ext, body):
         """The loop ``s`` over ``[lo, lo + ext)`` with ``body``, its inside partitioned in
