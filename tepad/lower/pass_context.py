@@ -35,6 +35,8 @@ CONFIG_KEYS = {
     "tir.disable_cse_tir": "accepted; tepad has no TIR common-subexpression pass (LLVM's "
                            "GVN does that work)",
     "tir.debug_keep_trivial_loop": "accepted; tepad's lowering keeps no trivial loops",
+    "tir.disable_storage_rewrite": "accepted; StorageRewrite is not in tepad's pipeline "
+                                   "(tir.transform.StorageRewrite() applies it)",
     "tir.disable_assert": "accepted; the asserts tepad emits guard memory (bounds_check=True, "
                           "checked=True) and stay",
     "tir.UnrollLoop": "{'auto_max_step': n, 'auto_max_depth': d, 'auto_max_extent': e, "
