@@ -163,3 +163,18 @@ def test_if_then_else_expression_and_parallel_loop():
         with_m = np.zeros_like(a)
         mod(a, with_m, mv)
         np.testing.assert_allclose(with_m, np.where(np.arange(size) < mv, a, 0.0))
+
+
+def test_partition_hint_pragma_takes_plain_conditions():
+    A = te.placeholder((16,), name="A")
+    B = te.compute((16,), lambda i: te.if_then_else(i < 5, A[i] * 2.0, A[i]), name="B")
+    s = te.create_schedule(B.op)
+    s[B].pragma(B.op.axis[0], "loop_partition_hint")
+    f = tepad.lower(s, [A, B])["main"]
+    assert calls(f, "tir.if_then_else")
+    g = loop_partition(f)                     # constant loop, no likely: the hint decides
+    assert not calls(g, "tir.if_then_else")
+    assert sorted(int(x.extent) for x in nodes(g, tir.For)) == [5, 11]
+    a = RNG.random(16).astype("float32")
+    (b,) = _run(tepad.build(g), (16,), inputs=[a])
+    np.testing.assert_allclose(b, np.where(np.arange(16) < 5, a * 2.0, a))

@@ -10,7 +10,9 @@
 
 Which loops: a loop is a candidate when its body holds a ``tir.likely`` condition (of an
 ``IfThenElse`` or of a ``tir.if_then_else`` call) that reads its variable, and its bounds are
-symbolic -- or constant, with ``partition_const_loop``. Serial and parallel loops are
+symbolic -- or constant, with ``partition_const_loop``. A loop marked
+``s[C].pragma(axis, "loop_partition_hint")`` is a candidate whatever its bounds, and for it
+the plain (not ``likely``) conditions of ifs and if_then_else calls count too. Serial and parallel loops are
 partitioned; vectorized, unrolled and thread-bound loops are left alone (their extents must
 stay what the schedule asked for).
 
@@ -46,6 +48,7 @@ from ...tir.stmt import Evaluate, For, ForKind, is_no_op, seq
 from .simplify import simplify
 
 CONFIG_KEY = "tir.LoopPartition"
+HINT_KEY = "pragma_loop_partition_hint"
 OPTIONS = ("partition_const_loop", "no_unroll_loop_with_extent_one",
            "unroll_loop_with_partition_hint_no_interval")
 _PARTITIONED_KINDS = (ForKind.SERIAL, ForKind.PARALLEL)
@@ -70,15 +73,25 @@ def _is_int_const(e) -> bool:
     return isinstance(e, IntImm)
 
 
-def _likely_conditions(stmt) -> list:
-    """Every ``likely(c)`` call in ``stmt`` (conditions of ifs and of if_then_else calls)."""
+def _conditions(stmt, every=False) -> list:
+    """``[(node, condition)]``: each ``likely(c)`` call in ``stmt`` (node: the call,
+    condition: ``c``); with ``every``, also the plain conditions of ifs and if_then_else
+    calls (node and condition: the expression itself)."""
     out = []
 
     class _Find(Mutator):
         def visit_Call(self, c):
             if is_call(c, "tir.likely"):
-                out.append(c)
+                out.append((c, c.args[0]))
+            elif every and is_call(c, "tir.if_then_else") and not is_call(c.args[0],
+                                                                           "tir.likely"):
+                out.append((c.args[0], c.args[0]))
             return self.generic_visit(c)
+
+        def visit_IfThenElse(self, s):
+            if every and not is_call(s.condition, "tir.likely"):
+                out.append((s.condition, s.condition))
+            return self.generic_visit(s)
     _Find().visit(stmt)
     return out
 
@@ -163,14 +176,17 @@ def _intervals(cond, v, inner, local, ana):
 
 
 class _Replace(Mutator):
-    """Replace the given ``likely`` calls (by identity) with constants."""
+    """Replace the given condition nodes (by identity) with constants."""
 
     def __init__(self, values):
         self.values = values
 
+    def visit(self, node):
+        if id(node) in self.values:
+            return const(self.values[id(node)], "bool")
+        return super().visit(node)
+
     def visit_Call(self, c):
-        if id(c) in self.values:
-            return const(self.values[id(c)], "bool")
         c2 = self.generic_visit(c)
         if is_call(c2, "tir.if_then_else") and _is_int_const(c2.args[0]):
             return c2.args[1] if c2.args[0].value else c2.args[2]
@@ -190,14 +206,23 @@ class _Partitioner(Mutator):
         self.keep_extent_one = keep_extent_one
         self.ana = Analyzer()
         self.loops: list = []       # (Var, Range) of the enclosing loops, outermost first
+        self.hinted: set = set()    # loop variables under pragma loop_partition_hint
 
     def visit_LetStmt(self, s):
         with self.ana.bind_scope(s.var, s.value):
             return self.generic_visit(s)
 
+    def visit_AttrStmt(self, s):
+        if s.attr_key == HINT_KEY:
+            var = getattr(s.node, "var", s.node)
+            if isinstance(var, Var):
+                self.hinted.add(var)
+        return self.generic_visit(s)
+
     def visit_For(self, s):
         symbolic = not (_is_int_const(s.min) and _is_int_const(s.extent))
-        if s.kind in _PARTITIONED_KINDS and (symbolic or self.const_loops):
+        if s.kind in _PARTITIONED_KINDS and (symbolic or self.const_loops or
+                                             s.loop_var in self.hinted):
             out = self._partition(s)
             if out is not None:
                 return out
@@ -238,16 +263,17 @@ class _Partitioner(Mutator):
 
     def _partition(self, s):
         v = s.loop_var
-        conds = [c for c in _likely_conditions(s.body) if v in collect_vars(c.args[0])]
+        conds = [(node, cond) for node, cond in _conditions(s.body, v in self.hinted)
+                 if v in collect_vars(cond)]
         if not conds:
             return None
         inner, local = self._inner(s.body)
         analyzed, middle = [], _Interval()
         with self.ana.bind_scope(v, Range.from_min_extent(s.min, s.extent)):
-            for c in conds:
-                got = _intervals(c.args[0], v, inner, local, self.ana)
+            for node, cond in conds:
+                got = _intervals(cond, v, inner, local, self.ana)
                 if got is not None:
-                    analyzed.append((c, got))
+                    analyzed.append((node, got))
                     middle = middle.meet(got[0])
         if not analyzed:
             return None
@@ -321,8 +347,8 @@ def loop_partition(func: PrimFunc, partition_const_loop=False,
                    unroll_loop_with_partition_hint_no_interval=False) -> PrimFunc:
     """``func`` with its candidate loops partitioned (see the module docstring), then
     simplified; the same object when no loop was partitioned.
-    ``unroll_loop_with_partition_hint_no_interval`` is accepted for TVM configs: tepad has no
-    partition hints, so it changes nothing."""
+    ``unroll_loop_with_partition_hint_no_interval`` is accepted for TVM configs and changes
+    nothing (a hinted loop whose conditions give no interval is left as it is)."""
     if not isinstance(func, PrimFunc):
         raise TepadError(f"loop_partition runs on a PrimFunc, got {type(func).__name__}")
     body = _Partitioner(bool(partition_const_loop),
