@@ -179,3 +179,18 @@ def test_lower_of_a_prim_func_and_errors():
         te.create_prim_func([X, ext])
     with pytest.raises(tepad.TepadError, match="te.Tensor"):
         te.create_prim_func([A, "D"])
+
+
+def test_scalar_parameter_and_two_outputs():
+    A = te.placeholder((12,), name="A")
+    scale = te.var("scale", dtype="float32")
+    P, Q = te.compute((12,), lambda i: (A[i] * scale, A[i] + scale), name="PQ")
+    f = te.create_prim_func([A, scale, P, Q])
+    assert f.params[1] is scale
+    (blk,) = _blocks(f)
+    assert [r.buffer.name for r in blk.writes] == ["PQ.v0", "PQ.v1"]
+    a = RNG.random(12).astype("float32")
+    p, q = np.zeros_like(a), np.zeros_like(a)
+    tepad.build(f)(a, 1.5, p, q)
+    np.testing.assert_allclose(p, a * 1.5, rtol=1e-6)
+    np.testing.assert_allclose(q, a + 1.5, rtol=1e-6)
