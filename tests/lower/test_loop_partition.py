@@ -178,3 +178,11 @@ def test_partition_hint_pragma_takes_plain_conditions():
     a = RNG.random(16).astype("float32")
     (b,) = _run(tepad.build(g), (16,), inputs=[a])
     np.testing.assert_allclose(b, np.where(np.arange(16) < 5, a * 2.0, a))
+
+
+def test_required_pass_runs_it_with_default_options():
+    n = te.var("n")
+    s, A, B = _split_add(n)
+    with tepad.transform.PassContext(required_pass=["tir.LoopPartition"]):
+        f = tepad.lower(s, [A, B])["main"]
+    assert len([x for x in nodes(f, tir.For) if x.loop_var.name.startswith("i.outer")]) == 2
