@@ -144,7 +144,7 @@ ROWS = [
      "llvm rules (LLVM intrinsics, floordiv/floormod by constants); not in the pipeline: "
      "codegen maps the same calls"),
     ("tir.transform.InjectCopyIntrin(pragma_key, fintrin)", "tepad.tir.transform.InjectCopyIntrin",
-     "copies without padding (pad_before/pad_after zeros, pad_value None)"),
+     ""),
     ("tir.transform.LowerInitBlock / ConvertBlocksToOpaque / LowerOpaqueBlock",
      "tepad.tir.transform.LowerOpaqueBlock", ""),
     ("tir.transform.FlattenBuffer", "tepad.tir.transform.FlattenBuffer", "tepad's storage_flatten"),

@@ -70,3 +70,41 @@ def test_not_a_copy_is_refused():
     s2, A2, C2 = _copy_sched()
     with pytest.raises(tepad.TepadError, match="must return a tir Stmt"):
         tir.transform.InjectCopyIntrin("memcpy", lambda *a: None)(tepad.lower(s2, [A2, C2]))
+
+
+def test_padded_copy_gives_pad_before_after_and_value():
+    A = te.placeholder((6, 5), name="A")
+    B = te.compute((10, 9), lambda i, j: te.if_then_else(
+        te.all(i >= 2, i < 8, j >= 1, j < 6), A[i - 2, j - 1], -1.0), name="B")
+    C = te.compute((10, 9), lambda i, j: B[i, j] + 0.5, name="C")
+    s = te.create_schedule(C.op)
+    s[B].pragma(B.op.axis[0], "memcpy")
+    mod = tepad.lower(s, [A, C])
+    seen = {}
+
+    def fintrin(src, dst, pad_before, pad_after, pad_value):
+        seen.update(src=src, dst=dst, pb=pad_before, pa=pad_after, pv=pad_value)
+        # dst[i, j] = pad_value outside, src[i - pb0, j - pb1] inside, as loops
+        flat_src = tir.decl_buffer((1 << 20,), src.dtype, "s", data=src.data)
+        flat_dst = tir.decl_buffer((1 << 20,), dst.dtype, "d", data=dst.data)
+        i, j = tir.Var("ci", "int32"), tir.Var("cj", "int32")
+        inside = tir.all(i >= pad_before[0], i < pad_before[0] + src.shape[0],
+                         j >= pad_before[1], j < pad_before[1] + src.shape[1])
+        load = tir.BufferLoad(flat_src, [src.elem_offset + (i - pad_before[0]) * src.strides[0]
+                                         + (j - pad_before[1]) * src.strides[1]])
+        val = tir.if_then_else(inside, load, pad_value)
+        store = tir.BufferStore(flat_dst, val, [dst.elem_offset + i * dst.strides[0] +
+                                                j * dst.strides[1]])
+        return tir.For(i, 0, dst.shape[0], "serial",
+                       tir.For(j, 0, dst.shape[1], "serial", store))
+    out = tir.transform.InjectCopyIntrin("memcpy", fintrin)(mod)
+    assert [int(x) for x in seen["pb"]] == [2, 1] and [int(x) for x in seen["pa"]] == [2, 3]
+    assert [int(x) for x in seen["src"].shape] == [6, 5]
+    assert [int(x) for x in seen["src"].strides] == [5, 1] and int(seen["src"].elem_offset) == 0
+    assert float(seen["pv"].value) == -1.0
+    a = RNG.random((6, 5)).astype("float32")
+    c = np.zeros((10, 9), "float32")
+    tepad.build(out)(a, c)
+    want = np.full((10, 9), -1.0, "float32")
+    want[2:8, 1:6] = a
+    np.testing.assert_allclose(c, want + 0.5)

@@ -96,11 +96,11 @@ def _conditions(stmt, every=False) -> list:
     return out
 
 
-def _comparisons(cond):
+def comparisons(cond):
     """``cond`` as a list of ``d`` with ``cond == all(d < 0)``, or None when it is not a
     conjunction of integer comparisons."""
     if isinstance(cond, E.And):
-        a, b = _comparisons(cond.a), _comparisons(cond.b)
+        a, b = comparisons(cond.a), comparisons(cond.b)
         return None if a is None or b is None else a + b
     if not isinstance(cond, (E.LT, E.LE, E.GT, E.GE)) or not cond.a.dtype.startswith("int"):
         return None
@@ -151,7 +151,7 @@ def _intervals(cond, v, inner, local, ana):
     """``(true, false)`` intervals of ``v`` where ``cond`` holds / fails for every value of the
     ``inner`` loop variables (``{Var: Range}``), or None when ``cond`` is not of the form or
     its bounds would read a variable of ``local`` (defined inside the loop)."""
-    parts = _comparisons(cond)
+    parts = comparisons(cond)
     if parts is None:
         return None
     true, false_sets = _Interval(), []
@@ -362,4 +362,4 @@ def loop_partition(func: PrimFunc, partition_const_loop=False,
     return simplify(out)
 
 
-__all__ = ["loop_partition", "loop_partition_config", "CONFIG_KEY", "OPTIONS"]
+__all__ = ["loop_partition", "loop_partition_config", "comparisons", "CONFIG_KEY", "OPTIONS"]
