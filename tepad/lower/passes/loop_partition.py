@@ -41,7 +41,7 @@ from ...errors import TepadError
 from ...tir import expr as E
 from ...tir.expr import IntImm, Range, Var, const
 from ...tir.function import PrimFunc
-from ...tir.functor import Mutator, collect_vars, substitute
+from ...tir.functor import Mutator, collect_vars, post_order_visit, substitute
 from ...tir.op import is_call
 from ...tir.ssa import convert_ssa
 from ...tir.stmt import Evaluate, For, ForKind, is_no_op, seq
@@ -131,8 +131,19 @@ class _Interval:
                          pick(self.hi, other.hi, E.min_expr))
 
 
+def _reads_memory(e) -> bool:
+    """Whether ``e`` loads from memory or calls a function (its value may change while the
+    loop runs, so a bound made of it cannot be computed before the loop)."""
+    found = []
+    post_order_visit(e, lambda n: found.append(n) if isinstance(
+        n, (E.BufferLoad, E.ProducerLoad, E.Call)) else None)
+    return bool(found)
+
+
 def _linear(d, v, ana):
     """``(a, r)`` with ``d == a*v + r``, ``a`` an int and ``r`` free of ``v``, else None."""
+    if _reads_memory(d):
+        return None
     r = ana.simplify(substitute(d, {v: 0}))
     a = ana.simplify(substitute(d, {v: 1}) - r)
     if not _is_int_const(a) or a.value == 0:

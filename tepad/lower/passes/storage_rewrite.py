@@ -37,6 +37,8 @@ from ...tir.functor import Mutator, Visitor
 from ...tir.stmt import Allocate, AttrStmt, For, ForKind, Stmt, seq
 
 _SCOPE_ATTRS = ("thread_extent", "virtual_thread")
+# statement classes besides For whose body may run more than once
+_REPEATING = ("While", "WhileLoop", "DoWhile")
 
 
 def _is_scope(s) -> bool:
@@ -117,6 +119,17 @@ class _Liveness(Visitor):
             info.end = max(info.end, self.pos)
 
     def generic_visit(self, node):
+        if type(node).__name__ in _REPEATING:
+            # a statement that may run its body again (a while loop): like a For
+            entry = [self.pos + 1, len(self.open_allocs), []]
+            self.loops.append(entry)
+            self.pos += 1
+            super().generic_visit(node)
+            self.loops.pop()
+            self.pos += 1
+            for info in entry[2]:
+                info.end = max(info.end, self.pos)
+            return
         self.pos += 1
         super().generic_visit(node)
 
