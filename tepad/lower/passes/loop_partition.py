@@ -24,7 +24,10 @@ iteration; the intersection over the loop's conditions is the middle piece, wher
 conditions are replaced by ``True``. The pieces before and after keep the conditions, except
 those provably false over the whole piece (replaced by ``False``; Simplify then drops the
 dead branch). A piece of extent 1 becomes its body with ``v`` replaced by the piece's start,
-unless ``no_unroll_loop_with_extent_one``. Pieces get fresh loop variables (the IR binds a
+unless ``no_unroll_loop_with_extent_one``; other pieces are loops over their part of the
+original range (``for v in range(lo, hi)``), so the body's indices stay as written. At most
+``MAX_PARTITIONS`` loops are partitioned per function (outermost first): every partition
+copies a body up to three times. Pieces get fresh loop variables (the IR binds a
 variable once; convert_ssa renames the loops copied inside them). Pieces are partitioned again inside (inner loops), never by the same
 conditions, so the pass terminates and is idempotent on its output's middle pieces.
 
@@ -49,6 +52,9 @@ from .simplify import simplify
 
 CONFIG_KEY = "tir.LoopPartition"
 HINT_KEY = "pragma_loop_partition_hint"
+# loops partitioned per function at most: each partition copies the loop body up to three
+# times, so nested candidates multiply the code; past this many the rest stay guarded
+MAX_PARTITIONS = 16
 OPTIONS = ("partition_const_loop", "no_unroll_loop_with_extent_one",
            "unroll_loop_with_partition_hint_no_interval")
 _PARTITIONED_KINDS = (ForKind.SERIAL, ForKind.PARALLEL)
@@ -218,6 +224,7 @@ class _Partitioner(Mutator):
         self.ana = Analyzer()
         self.loops: list = []       # (Var, Range) of the enclosing loops, outermost first
         self.hinted: set = set()    # loop variables under pragma loop_partition_hint
+        self.budget = MAX_PARTITIONS
 
     def visit_LetStmt(self, s):
         with self.ana.bind_scope(s.var, s.value):
@@ -274,8 +281,13 @@ class _Partitioner(Mutator):
 
     def _partition(self, s):
         v = s.loop_var
-        conds = [(node, cond) for node, cond in _conditions(s.body, v in self.hinted)
-                 if v in collect_vars(cond)]
+        if self.budget <= 0:
+            return None
+        seen, conds = set(), []
+        for node, cond in _conditions(s.body, v in self.hinted):
+            if id(node) not in seen and v in collect_vars(cond):
+                seen.add(id(node))
+                conds.append((node, cond))
         if not conds:
             return None
         inner, local = self._inner(s.body)
@@ -296,6 +308,7 @@ class _Partitioner(Mutator):
         mid_e = end if raw_hi is None else self._clamp(raw_hi, mid_b, end)
         if ana.can_prove(mid_e <= mid_b):
             return None                 # the conditions hold nowhere as a whole: nothing to gain
+        self.budget -= 1
         # When a piece runs, the clamps give more than its bounds say: the piece before the
         # middle ends at or below raw_lo, the piece after starts at or above raw_hi.
         spans = ((begin, mid_b, [begin], [mid_b] + ([raw_lo] if raw_lo is not None else [])),
@@ -336,10 +349,9 @@ class _Partitioner(Mutator):
                           out, s.thread_binding, s.annotations)
         else:
             nv = Var(v.name, v.dtype)
-            lo_is_zero = _is_int_const(lo) and lo.value == 0
-            body = substitute(body, {v: nv if lo_is_zero else nv + lo})
-            out = self._descend(For(nv, const(0, v.dtype), ext, s.kind, body, s.thread_binding,
-                                    s.annotations))
+            # the piece keeps the variable's values (min lo): indices inside stay as written
+            out = self._descend(For(nv, lo, ext, s.kind, substitute(body, {v: nv}),
+                                    s.thread_binding, s.annotations))
             if is_no_op(out.body):
                 return None
         return None if is_no_op(out) else out
