@@ -104,3 +104,26 @@ def test_tvm_pass_object_on_the_module():
     s = te.create_schedule(E.op)
     mod = tir.transform.StorageRewrite()(tepad.lower(s, [A, E]))
     assert len(nodes(mod["main"], tir.Allocate)) == 2
+
+
+def test_uses_inside_a_thread_launch_last_the_whole_launch():
+    """X is read and Y written in one launch: threads run side by side, so Y may not take
+    X's memory even though Y's store comes after X's load in program order."""
+    from lower_helpers import func as make_func
+    A = tir.decl_buffer((4,), "float32", "A")
+    Z = tir.decl_buffer((4,), "float32", "Z")
+    B = tir.decl_buffer((4,), "float32", "B")
+    X = tir.decl_buffer((4,), "float32", "X")
+    Y = tir.decl_buffer((4,), "float32", "Y")
+
+    def launch(body):
+        tx = te.thread_axis("threadIdx.x")
+        return tx, tir.AttrStmt(tx, "thread_extent", 4, body(tx.var))
+    _, k1 = launch(lambda t: tir.BufferStore(X, A[t], [t]))
+    _, k2 = launch(lambda t: tir.seq(tir.BufferStore(Z, X[3 - t], [t]),
+                                     tir.BufferStore(Y, Z[t] + 1.0, [t])))
+    _, k3 = launch(lambda t: tir.BufferStore(B, Y[t], [t]))
+    body = tir.Allocate(X.data, "float32", [4], True, tir.seq(
+        k1, tir.Allocate(Y.data, "float32", [4], True, tir.seq(k2, k3))))
+    f = make_func([A, Z, B], body)
+    assert storage_rewrite(f) is f

@@ -13,9 +13,10 @@ constant, with no condition, and not inside a nested scope are candidates.
 
 Live ranges: the scope's statements are numbered in execution order; a candidate is live
 from its first to its last use (any occurrence of its data variable: loads, stores, pointers
-passed to calls). A use inside a loop that sits inside the candidate's allocation counts for
-the whole loop (values may flow between iterations); loops around the allocation itself do
-not (each iteration allocated afresh, so nothing flows between them).
+passed to calls). A use inside a loop (or a thread launch: its threads run side by side)
+that sits inside the candidate's allocation counts for the whole loop (values may flow
+between iterations, threads may be anywhere in the region); loops around the allocation
+itself do not (each iteration allocated afresh, so nothing flows between them).
 
 Reuse: candidates are taken in order of their first use; each takes the memory of an
 earlier candidate of the same dtype and storage scope whose live range ended before it
@@ -110,9 +111,23 @@ class _Liveness(Visitor):
         self.pos += 1
         self.visit(f.min)
         self.visit(f.extent)
+        self._repeated(f.body)
+
+    def visit_AttrStmt(self, a):
+        self.pos += 1
+        self.visit(a.value)
+        if a.attr_key in _SCOPE_ATTRS:
+            # threads run the launch region side by side: a use anywhere in it lasts all of it
+            self._repeated(a.body)
+        else:
+            self.visit(a.body)
+
+    def _repeated(self, body):
+        """Walk ``body`` of a loop or thread launch: the uses inside it of allocations made
+        outside it last from its start to its end."""
         entry = [self.pos, len(self.open_allocs), []]
         self.loops.append(entry)
-        self.visit(f.body)
+        self.visit(body)
         self.loops.pop()
         self.pos += 1
         for info in entry[2]:
@@ -121,9 +136,9 @@ class _Liveness(Visitor):
     def generic_visit(self, node):
         if type(node).__name__ in _REPEATING:
             # a statement that may run its body again (a while loop): like a For
-            entry = [self.pos + 1, len(self.open_allocs), []]
-            self.loops.append(entry)
             self.pos += 1
+            entry = [self.pos, len(self.open_allocs), []]
+            self.loops.append(entry)
             super().generic_visit(node)
             self.loops.pop()
             self.pos += 1
