@@ -186,3 +186,26 @@ def test_required_pass_runs_it_with_default_options():
     with tepad.transform.PassContext(required_pass=["tir.LoopPartition"]):
         f = tepad.lower(s, [A, B])["main"]
     assert len([x for x in nodes(f, tir.For) if x.loop_var.name.startswith("i.outer")]) == 2
+
+
+def test_inner_extent_reading_the_loop_variable_gives_no_bound():
+    """An inner loop over ``min(5 - jo*4, 4)`` (a split of 5 by 4) relaxes to bounds that
+    read ``jo`` itself: they are no bounds on ``jo``, and the loop is left alone."""
+    from lower_helpers import func as make_func
+    n = tir.Var("n", "int32")
+    A = tir.decl_buffer((8,), "float32", "A")
+    jo, ji = tir.Var("jo", "int32"), tir.Var("ji", "int32")
+    idx = jo * 4 + ji
+    store = tir.IfThenElse(tir.likely(idx + n < 7), tir.BufferStore(A, tir.const(1.0, "float32"),
+                                                                     [idx]))
+    body = tir.For(jo, 0, 2, "serial", tir.For(ji, 0, tir.min(5 - jo * 4, 4), "serial", store))
+    f = tir.PrimFunc([A.data, n], body, {A.data: A})
+    g = loop_partition(f, partition_const_loop=True)
+    assert not tir.verify(g)
+    mod = tepad.build(g)
+    for nv in (0, 3):
+        a = np.zeros(8, "float32")
+        mod(a, nv)
+        want = np.zeros(8, "float32")
+        want[:max(0, min(5, 7 - nv))] = 1.0
+        np.testing.assert_array_equal(a, want)

@@ -179,7 +179,10 @@ def _intervals(cond, v, inner, local, ana):
         a, r = lin
         rs = eval_set(r, inner)
         hi_r, lo_r = _endpoint(rs.max_value), _endpoint(rs.min_value)
-        if hi_r is None or lo_r is None or (collect_vars(hi_r) | collect_vars(lo_r)) & local:
+        # an inner loop's extent may read v itself (a split tail): such bounds are not
+        # bounds on v
+        if hi_r is None or lo_r is None or \
+                (collect_vars(hi_r) | collect_vars(lo_r)) & (local | {v}):
             return None
         if a > 0:       # a*v + r < 0 for every r  <=>  v <= floor((-max r - 1) / a)
             true = true.meet(_Interval(None, E.floordiv(-hi_r - 1, a) + 1))
