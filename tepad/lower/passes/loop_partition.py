@@ -27,7 +27,8 @@ dead branch). A piece of extent 1 becomes its body with ``v`` replaced by the pi
 unless ``no_unroll_loop_with_extent_one``; other pieces are loops over their part of the
 original range (``for v in range(lo, hi)``), so the body's indices stay as written. At most
 ``MAX_PARTITIONS`` loops are partitioned per function (outermost first): every partition
-copies a body up to three times. Pieces get fresh loop variables (the IR binds a
+copies a body up to three times; a loop whose middle bounds are bigger than
+``MAX_BOUND_NODES`` expression nodes stays guarded. Pieces get fresh loop variables (the IR binds a
 variable once; convert_ssa renames the loops copied inside them). Pieces are partitioned again inside (inner loops), never by the same
 conditions, so the pass terminates and is idempotent on its output's middle pieces.
 
@@ -55,6 +56,12 @@ HINT_KEY = "pragma_loop_partition_hint"
 # loops partitioned per function at most: each partition copies the loop body up to three
 # times, so nested candidates multiply the code; past this many the rest stay guarded
 MAX_PARTITIONS = 16
+# a loop whose middle-piece bounds take more expression nodes than this stays guarded (the
+# pieces' loop bounds would be that big, and proofs about them slow)
+MAX_BOUND_NODES = 24
+# proofs about piece bounds per function (each may cost a good part of a second on involved
+# bounds); past the budget, facts count as unproven: guards and clamps stay
+MAX_PROOFS = 150
 OPTIONS = ("partition_const_loop", "no_unroll_loop_with_extent_one",
            "unroll_loop_with_partition_hint_no_interval")
 _PARTITIONED_KINDS = (ForKind.SERIAL, ForKind.PARALLEL)
@@ -160,6 +167,15 @@ def _linear(d, v, ana):
     return a.value, r
 
 
+def _size(e) -> int:
+    n = [0]
+
+    def f(_):
+        n[0] += 1
+    post_order_visit(e, f)
+    return n[0]
+
+
 def _endpoint(x):
     return None if x is POS_INF or x is NEG_INF or not isinstance(x, E.PrimExpr) else x
 
@@ -228,6 +244,7 @@ class _Partitioner(Mutator):
         self.loops: list = []       # (Var, Range) of the enclosing loops, outermost first
         self.hinted: set = set()    # loop variables under pragma loop_partition_hint
         self.budget = MAX_PARTITIONS
+        self.proofs = MAX_PROOFS
 
     def visit_LetStmt(self, s):
         with self.ana.bind_scope(s.var, s.value):
@@ -307,9 +324,11 @@ class _Partitioner(Mutator):
         begin, end = s.min, ana.simplify(s.min + s.extent)
         raw_lo = None if middle.lo is None else ana.simplify(middle.lo)
         raw_hi = None if middle.hi is None else ana.simplify(middle.hi)
+        if any(x is not None and _size(x) > MAX_BOUND_NODES for x in (raw_lo, raw_hi)):
+            return None                 # bounds this involved would bloat every piece's code
         mid_b = begin if raw_lo is None else self._clamp(raw_lo, begin, end)
         mid_e = end if raw_hi is None else self._clamp(raw_hi, mid_b, end)
-        if ana.can_prove(mid_e <= mid_b):
+        if self._prove(mid_e <= mid_b):
             return None                 # the conditions hold nowhere as a whole: nothing to gain
         self.budget -= 1
         # When a piece runs, the clamps give more than its bounds say: the piece before the
@@ -320,7 +339,7 @@ class _Partitioner(Mutator):
         pieces = []
         for lo, hi, los, his in spans:
             ext = ana.simplify(hi - lo)
-            if ana.can_prove(ext <= 0):
+            if self._prove(ext <= 0):
                 continue
             values = {}
             # the replacements run only when the piece does: its extent is positive there
@@ -337,9 +356,9 @@ class _Partitioner(Mutator):
     def _covers(self, interval, los, his) -> bool:
         """Whether a piece starting at or above every expression of ``los`` and ending at or
         below every one of ``his`` lies inside ``interval``."""
-        ok_lo = interval.lo is None or any(self.ana.can_prove(interval.lo <= x) for x in los)
+        ok_lo = interval.lo is None or any(self._prove(interval.lo <= x) for x in los)
         return ok_lo and (interval.hi is None or
-                          any(self.ana.can_prove(x <= interval.hi) for x in his))
+                          any(self._prove(x <= interval.hi) for x in his))
 
     def _piece(self, s, lo, ext, body):
         """The loop ``s`` over ``[lo, lo + ext)`` with ``body``, its inside partitioned in
@@ -359,11 +378,19 @@ class _Partitioner(Mutator):
                 return None
         return None if is_no_op(out) else out
 
+    def _prove(self, cond) -> bool:
+        """``can_prove`` within the function's proof budget (past it: not proven, which only
+        keeps code: a guard, a clamp or a piece that may be empty)."""
+        if self.proofs <= 0:
+            return False
+        self.proofs -= 1
+        return self.ana.can_prove(cond)
+
     def _clamp(self, x, lo, hi):
         """``min(max(x, lo), hi)`` without the sides the analyzer proves unneeded."""
-        if not self.ana.can_prove(x >= lo):
+        if not self._prove(x >= lo):
             x = E.max_expr(x, lo)
-        if not self.ana.can_prove(x <= hi):
+        if not self._prove(x <= hi):
             x = E.min_expr(x, hi)
         return self.ana.simplify(x)
 
