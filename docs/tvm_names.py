@@ -30,7 +30,9 @@ ROWS = [
     ("te.decl_tensor_intrin", f"{TE}.decl_tensor_intrin", ""),
     ("te.create_schedule", f"{TE}.create_schedule", ""),
     ("te.create_prim_func", f"{TE}.create_prim_func",
-     "TensorIR is not part of tepad (TE schedules only)"),
+     "compute definitions only (no scan / extern); printed TVMScript-like, not parsed; built "
+     "by lowering the blocks (LowerInitBlock, ConvertBlocksToOpaque, LowerOpaqueBlock) to "
+     "tepad's loop IR; TensorIR schedule primitives (tir.Schedule) are not part of tepad"),
     ("te.gradient", f"{TE}.gradient",
      "adjoints are gathers (no Jacobian tensors); max/min send the gradient to the first "
      "extreme point; tuple reducers (argmax) are refused"),
@@ -143,12 +145,13 @@ ROWS = [
     ("tvm.target.codegen.llvm_lookup_intrinsic_id", "tepad.target.codegen.llvm_lookup_intrinsic_id",
      ""),
     ("tvm.transform.PassContext", "tepad.transform.PassContext",
-     "opt_level recorded (LLVM runs at O3); unknown config keys are errors"),
+     "opt_level recorded (LLVM runs at O3); unknown config keys are errors; instruments "
+     "supported"),
     ("tvm.transform.Sequential", "tepad.transform.Sequential", ""),
     ("tvm.ir.transform.PassContext / Sequential", "tepad.ir.transform.PassContext",
      ""),
     ("tvm.tir.transform.<Pass>()", "tepad.tir.transform.PrimFuncPass",
-     "the passes tepad has, under TVM's names"),
+     "the passes tepad has, under TVM's names (rows below)"),
     ("tvm.tir.transform.LowerWarpMemory / storage scope 'warp'",
      "tepad.lower.passes.lower_warp_memory",
      "run by the NVPTX back end on each kernel: per-lane registers, reads of other lanes as "
@@ -162,6 +165,53 @@ ROWS = [
      "tepad.lower.passes.wmma_fragments.wmma_for_emulator",
      "m16n16k16 with float16 inputs and float32 accumulators: NVPTX's llvm.nvvm.wmma "
      "intrinsics (nvptx_wmma.py), loops over 16 x 16 fragments in the emulator"),
+    ("tvm.ir.instrument.pass_instrument / PassContext(instruments=[...])",
+     "tepad.ir.instrument.pass_instrument",
+     "hooks run around every pipeline step and tir.transform pass object; should_run=False "
+     "skips only passes codegen can do without"),
+    ("tvm.ir.instrument.PrintBeforeAll / PrintAfterAll / PassTimingInstrument",
+     "tepad.ir.instrument.PassTimingInstrument", ""),
+    ("tvm.tir.Block / BlockRealize / BufferRegion / MatchBufferRegion", "tepad.tir.Block",
+     "made by te.create_prim_func; match_buffers are not lowered"),
+    ("tir.transform.Apply / Filter", "tepad.tir.transform.Filter", ""),
+    ("tir.transform.LoopPartition, config tir.LoopPartition", "tepad.tir.transform.LoopPartition",
+     "runs in tepad.lower only when the tir.LoopPartition config (or required_pass) asks; "
+     "TVM partitions symbolic loops always"),
+    ("tir.transform.StorageRewrite", "tepad.tir.transform.StorageRewrite",
+     "memory reuse between same-dtype constant-size allocations; not in tepad's pipeline"),
+    ("tir.transform.LowerIntrin", "tepad.tir.transform.LowerIntrin",
+     "llvm rules (LLVM intrinsics, floordiv/floormod by constants); not in the pipeline: "
+     "codegen maps the same calls"),
+    ("tir.transform.InjectCopyIntrin(pragma_key, fintrin)", "tepad.tir.transform.InjectCopyIntrin",
+     ""),
+    ("tir.transform.LowerInitBlock / ConvertBlocksToOpaque / LowerOpaqueBlock",
+     "tepad.tir.transform.LowerOpaqueBlock", ""),
+    ("tir.transform.FlattenBuffer", "tepad.tir.transform.FlattenBuffer", "tepad's storage_flatten"),
+    ("tir.transform.Simplify / RemoveNoOp / ConvertSSA / RemoveAssume / RemoveStoreUndef",
+     "tepad.tir.transform.RemoveNoOp", ""),
+    ("tir.transform.StorageFlatten / InjectPrefetch / InjectRollingBuffer / "
+     "InstrumentBoundCheckers", "tepad.tir.transform.StorageFlatten", ""),
+    ("tir.transform.UnrollLoop / VectorizeLoop(enable) / HoistIfThenElse(variant)",
+     "tepad.tir.transform.VectorizeLoop", ""),
+    ("tir.transform.InjectVirtualThread / LowerThreadAllreduce / ThreadSync(scope)",
+     "tepad.tir.transform.ThreadSync", ""),
+    ("tir.transform.SkipAssert / RewriteUnsafeSelect", "tepad.tir.transform.RewriteUnsafeSelect", ""),
+    ("tir.transform.MakePackedAPI / MakeUnpackedAPI / LowerTVMBuiltin / CombineContextCall / "
+     "LowerDeviceStorageAccessInfo / DecorateDeviceScope / BindTarget / AnnotateEntryFunc",
+     "tepad.tir.transform.MakePackedAPI",
+     "return the function unchanged: tepad's kernels take plain pointers, the runtime Module "
+     "checks and unpacks arguments, codegen emits builtins directly"),
+    ("tir.transform.NarrowDataType / CommonSubexprElimTIR / InjectDoubleBuffer / BF16Legalize "
+     "/ VerifyMemory / RenormalizeSplitPattern / LowerCustomDatatypes", "tepad.tir.transform.NarrowDataType",
+     "return the function unchanged (index dtypes kept; LLVM's GVN does CSE; double "
+     "buffering ignored; bfloat16 handled in codegen); reasons in "
+     "tepad/lower/passes/tvm_pass_objects.py"),
+    ("tir.transform.SplitHostDevice", "tepad.lower.passes.split_host_device.split_host_device",
+     "tepad splits GPU functions inside build (tepad.lower.passes.split_host_device gives "
+     "host, kernels and launches, not a module)"),
+    ("tir.transform.PlanAndUpdateBufferAllocationLocation / CompactBufferAllocation / "
+     "LowerMatchBuffer / UnifyThreadBinding / InjectPermutedLayout / LowerCrossThreadReduction",
+     "tepad.tir.transform.CompactBufferAllocation", "TensorIR-schedule passes: not in tepad"),
     ("tvm.nd.array / tvm.nd.empty", "tepad.nd.array", ""),
     ("tvm.cpu / tvm.device / tvm.cuda", "tepad.device", ""),
     ("Module: mod(...), mod[name], entry_name, get_source", "tepad.runtime.Module", ""),

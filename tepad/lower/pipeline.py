@@ -39,9 +39,13 @@ from ..tir.function import PrimFunc
 from ..tir.module import IRModule
 from ..tir.ssa import convert_ssa
 from ..tir.verify import FREE_VARS_ATTR, undefined_vars, verify_well_formed
-from .pass_context import PassContext
+from .instrument import PassInfo, after, as_module, before, should_run
+from .pass_context import TVM_PASS_NAMES, PassContext, pass_name
 from .passes.apply_buffer_transforms import PadPerMap, apply_buffer_transforms
 from .passes.check_assumes import check_assumes
+from .passes.convert_blocks_to_opaque import convert_blocks_to_opaque
+from .passes.lower_init_block import lower_init_block
+from .passes.lower_opaque_block import lower_opaque_block
 from .passes.default_storage_scope import default_storage_scope
 from .passes.flatten_physical_axes import flatten_physical_axes
 from .passes.hoist_expression import hoist_expression
@@ -49,6 +53,8 @@ from .passes.inject_virtual_thread import inject_virtual_thread
 from .passes.inject_prefetch import inject_prefetch
 from .passes.inject_rolling_buffer import inject_rolling_buffer
 from .passes.instrument_bound_checks import instrument_bound_checks, instrument_index_checks
+from .passes.loop_partition import CONFIG_KEY as LOOP_PARTITION_KEY
+from .passes.loop_partition import loop_partition, loop_partition_config
 from .passes.lower_thread_allreduce import lower_thread_allreduce
 from .passes.remove_assume import remove_assume
 from .passes.remove_skipped_regions import remove_skipped_regions
@@ -100,6 +106,9 @@ class Options:
     flatten: bool = True
     unroll: tuple = ()      # the tir.UnrollLoop config as sorted (key, value) pairs
     target_text: str = ""
+    # the tir.LoopPartition config as sorted (key, value) pairs; None: loop_partition does
+    # not run (no such config and no required_pass naming it)
+    loop_partition: tuple | None = None
 
     @staticmethod
     def from_context(ctx: PassContext | None = None, checked=False, bounds_check=False,
@@ -128,7 +137,32 @@ class Options:
                        ctx.bounds_check, index_check=index_check, target=target, disabled=disabled,
                        user_passes=ctx.user_passes, flatten=bool(flatten),
                        unroll=tuple(sorted(unroll_config(ctx.config.get("tir.UnrollLoop"))
-                                           .items())), target_text=str(target_text or ""))
+                                           .items())), target_text=str(target_text or ""),
+                       loop_partition=_loop_partition_options(ctx))
+
+
+# tepad's pass name -> TVM's (the first TVM name registered for it)
+_TVM_NAME_OF: dict = {}
+for _tvm, _ours in TVM_PASS_NAMES.items():
+    _TVM_NAME_OF.setdefault(_ours, _tvm)
+
+
+def _loop_partition_options(ctx: PassContext):
+    """The ``tir.LoopPartition`` options of ``ctx`` as sorted pairs, or None when neither its
+    config nor its ``required_pass`` asks for loop partitioning."""
+    config = ctx.config.get(LOOP_PARTITION_KEY)
+    required = any(pass_name(n) == "loop_partition" for n in ctx.required_pass)
+    if config is None and not required:
+        return None
+    return tuple(sorted(loop_partition_config(config).items()))
+
+
+def _loop_partition_step(func: PrimFunc, opts: Options | None = None) -> PrimFunc:
+    """loop_partition with the options of ``opts`` (default: the current PassContext's);
+    ``func`` unchanged when neither asks for it."""
+    options = opts.loop_partition if opts is not None else \
+        _loop_partition_options(PassContext.current())
+    return func if options is None else loop_partition(func, **dict(options))
 
 
 def _always(opts: Options) -> bool:
@@ -160,6 +194,11 @@ class Pass:
 
 
 PIPELINE: tuple = (
+    Pass(lower_init_block, LOWER, "te.create_prim_func's blocks: a reduction's init -> "
+         "guarded by its first reduction point (no-op without blocks)"),
+    Pass(convert_blocks_to_opaque, LOWER, "block iter vars -> the loop values bound to them"),
+    Pass(lower_opaque_block, LOWER, "blocks -> their bodies; allocated buffers -> realize "
+         "regions storage_flatten allocates"),
     Pass(remove_skipped_regions, LOWER, "pragma debug_skip_region: the region is dropped",
          optional=True),
     Pass(inject_prefetch, LOWER, "Stage.prefetch markers -> Prefetch of the region read "
@@ -170,6 +209,11 @@ PIPELINE: tuple = (
          "logical -> physical indices; pad values written / assumed"),
     Pass(simplify, LOWER, "cancel (4*io + ii)//4 and friends; drop provable guards",
          optional=True),
+    Pass(_loop_partition_step, LOWER,
+         "PassContext config tir.LoopPartition (or required_pass): loops guarded by likely "
+         "conditions (split tails) -> a guard-free main loop and tails",
+         when=lambda o: o.loop_partition is not None, optional=True, name="loop_partition",
+         with_options=True),
     Pass(storage_flatten, LOWER,
          "N-d realize/loads/stores -> Allocate + one index per axis group (what TVM's lower "
          "returns)", when=lambda o: o.flatten),
@@ -185,6 +229,9 @@ PIPELINE: tuple = (
          optional=True, when=lambda o: o.flatten),
     Pass(convert_ssa, BUILD, "one binding per Var: hand-built functions and RFC 0077's opt-in "
          "passes may reuse a loop variable"),
+    Pass(lower_init_block, BUILD, "blocks of a function built without tepad.lower (after convert_ssa: a hand-built function may bind a loop variable twice)"),
+    Pass(convert_blocks_to_opaque, BUILD, "(as in the lower phase)"),
+    Pass(lower_opaque_block, BUILD, "(as in the lower phase)"),
     Pass(check_assumes, BUILD, "input padding promises become runtime checks",
          when=lambda o: o.checked),
     Pass(remove_assume, BUILD, "facts are not code: tir.assume goes before codegen"),
@@ -359,17 +406,33 @@ def run_pipeline(func: PrimFunc, phases=PHASES, opts: Options = Options(), log=N
                              f"{', '.join(labels)}")
         steps = steps[:labels.index(stop_before)]
     previous_changed = True
+    instruments = PassContext.current().instruments
     for label, p in steps:
         if p.skip_if_unchanged and not previous_changed:
             log.record(label, func, func, 0.0, skipped=True)
             continue
+        info = None
+        if instruments:
+            info = PassInfo(instrument_name(p.name))
+            if not should_run(instruments, as_module(func), info) and p.optional:
+                log.record(label, func, func, 0.0, skipped=True)
+                continue
+            before(instruments, as_module(func), info)
         t0 = time.perf_counter()
         out = p.fn(func, opts) if p.with_options else p.fn(func)
         if not isinstance(out, PrimFunc):
             raise InternalError(f"pass {label} returned {type(out).__name__}, not a PrimFunc")
         previous_changed = out is not func
         func = log.record(label, func, out, time.perf_counter() - t0)
+        if info is not None:
+            after(instruments, as_module(func), info)
     return func
+
+
+def instrument_name(name: str) -> str:
+    """The name instruments see for a pipeline step: TVM's (``tir.Simplify``) when the pass
+    has one, else tepad's."""
+    return _TVM_NAME_OF.get(name, name)
 
 
 def run_passes(func, passes=None, log=None):
@@ -551,7 +614,9 @@ def schedule_to_module(s: Schedule, args, name="main", binds=None) -> IRModule:
 def lower(s: Schedule, args=None, name="main", exact_bounds=False, passes=None, binds=None,
           simple_mode=False, log=None, flatten=True) -> IRModule:
     """An ``IRModule`` whose function ``mod[name]`` is schedule ``s`` lowered with arguments
-    ``args`` (tensors, in order), as TVM's ``tvm.lower``.
+    ``args`` (tensors, in order), as TVM's ``tvm.lower``. ``s`` may also be a PrimFunc (such
+    as ``te.create_prim_func``'s) or an IRModule: the lower phase runs on it (``args`` is
+    not needed).
 
     The function is the ``lower`` phase of PIPELINE (``lower_primfunc`` gives it without the
     module): layouts applied, then flattened as TVM's lower flattens, one index per axis group

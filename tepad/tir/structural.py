@@ -13,8 +13,9 @@ from __future__ import annotations
 from . import expr as E
 from .buffer import Buffer
 from .expr import Node, Var, structural_hash
+from .itervar import IterVar
 from .printer import to_script
-from .stmt import Stmt
+from .stmt import BufferRegion, MatchBufferRegion, Stmt
 
 
 class _Equal:
@@ -49,6 +50,9 @@ class _Equal:
                 return all(self.eq(ka, kb) and self.eq(va, vb)
                            for (ka, va), (kb, vb) in zip(a.items(), b.items()))
             return a.keys() == b.keys() and all(self.eq(a[k], b[k]) for k in a)
+        if isinstance(a, IterVar) and isinstance(b, IterVar):    # a Block's iter vars
+            return a.iter_type == b.iter_type and self.eq(a.var, b.var) and \
+                self.eq(a.dom, b.dom)
         if isinstance(a, Buffer) and isinstance(b, Buffer):
             if not self.map_free:
                 return False
@@ -100,5 +104,9 @@ E.EQ.__bool__ = lambda self: structural_equal(self.a, self.b)
 E.NE.__bool__ = lambda self: not structural_equal(self.a, self.b)
 E.Range.__eq__ = _range_eq
 Stmt.__eq__ = _stmt_eq
+BufferRegion.__eq__ = lambda self, other: isinstance(other, BufferRegion) and \
+    structural_equal(self, other)
+MatchBufferRegion.__eq__ = lambda self, other: isinstance(other, MatchBufferRegion) and \
+    structural_equal(self, other)
 
 __all__ = ["structural_equal", "structural_hash", "assert_structural_equal"]
