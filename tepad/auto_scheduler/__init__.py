@@ -21,10 +21,11 @@ from .dispatcher import ApplyHistoryBest
 from .loop_state import State
 from .measure import (LocalBuilder, LocalRPCMeasureContext, LocalRunner, MeasureInput,
                       MeasureResult, ProgramMeasurer)
-from .measure_record import (RecordReader, RecordToFile, load_best_record, load_records,
-                             save_records)
+from .measure_record import (RecordReader, RecordToFile, load_best, load_best_record,
+                             load_records, save_records)
 from .search_policy import EmptyPolicy, PreloadMeasuredStates, SearchCallback, SketchPolicy
-from .search_task import HardwareParams, SearchTask, TuningOptions, auto_schedule
+from .search_task import (HardwareParams, SearchTask, TuningOptions, auto_schedule,
+                          create_task)
 from .sketch import Sketch
 from .workload_registry import make_workload_key, register_workload
 
@@ -34,4 +35,4 @@ __all__ = ["ComputeDAG", "CostModel", "RandomModel", "XGBModel", "default_schedu
            "RecordToFile", "load_best_record", "load_records", "save_records", "EmptyPolicy",
            "PreloadMeasuredStates", "SearchCallback", "SketchPolicy", "HardwareParams",
            "SearchTask", "TuningOptions", "auto_schedule", "Sketch", "make_workload_key",
-           "register_workload", "MeasureErrorNo"]
+           "register_workload", "MeasureErrorNo", "create_task", "load_best"]

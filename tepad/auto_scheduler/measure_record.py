@@ -115,3 +115,8 @@ def load_best_record(filename, workload_key=None, target=None, include_compatibl
         if cost < best_cost:
             best, best_cost = (inp, res), cost
     return best
+
+
+def load_best(filename, workload_key=None, target=None):
+    """TVM's older name of ``load_best_record``."""
+    return load_best_record(filename, workload_key, target)

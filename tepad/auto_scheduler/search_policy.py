@@ -8,6 +8,7 @@ or the unroll budget -- and the best-scored states not measured yet (a share ``e
 of them drawn at random instead) are measured. The cost model is retrained on every batch."""
 from __future__ import annotations
 
+import os
 import random
 
 import numpy as np
@@ -32,6 +33,8 @@ class PreloadMeasuredStates(SearchCallback):
         self.filename = filename
 
     def __call__(self, policy):
+        if not os.path.exists(self.filename):
+            return                      # a first run: nothing measured yet
         inputs, results = [], []
         for inp, res in load_records(self.filename):
             if inp.task.workload_key != policy.search_task.workload_key:

@@ -146,6 +146,12 @@ class SearchTask:
         return f"SearchTask({self.workload_key}, target={self.target})"
 
 
+def create_task(func, args, target, target_host=None, hardware_params=None):
+    """TVM's older spelling of ``SearchTask(func=func, args=args, target=target)``."""
+    return SearchTask(func=func, args=args, target=target, target_host=target_host,
+                      hardware_params=hardware_params)
+
+
 def auto_schedule(task, search_policy=None, tuning_options=None):
     """Tune ``task`` and return ``(schedule, tensors)`` of the best state found (TVM's
     ``auto_schedule``); with no successful state, the analytical default."""
