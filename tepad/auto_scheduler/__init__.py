@@ -24,8 +24,8 @@ from .measure import (LocalBuilder, LocalRPCMeasureContext, LocalRunner, Measure
 from .measure_record import (RecordReader, RecordToFile, load_best, load_best_record,
                              load_records, save_records)
 from .search_policy import EmptyPolicy, PreloadMeasuredStates, SearchCallback, SketchPolicy
-from .search_task import (HardwareParams, SearchTask, TuningOptions, auto_schedule,
-                          create_task)
+from .search_task import (HardwareParams, SearchTask, TuneSummary, TuningOptions,
+                          auto_schedule, create_task, tune_workload)
 from .sketch import Sketch
 from .workload_registry import make_workload_key, register_workload
 
@@ -35,4 +35,5 @@ __all__ = ["ComputeDAG", "CostModel", "RandomModel", "XGBModel", "default_schedu
            "RecordToFile", "load_best_record", "load_records", "save_records", "EmptyPolicy",
            "PreloadMeasuredStates", "SearchCallback", "SketchPolicy", "HardwareParams",
            "SearchTask", "TuningOptions", "auto_schedule", "Sketch", "make_workload_key",
-           "register_workload", "MeasureErrorNo", "create_task", "load_best"]
+           "register_workload", "MeasureErrorNo", "create_task", "load_best",
+           "TuneSummary", "tune_workload"]

@@ -9,11 +9,13 @@ set; plus the unroll budget. It is retrained as measurements arrive; with fewer 
 ``num_warmup_sample`` successful samples of a task it scores at random."""
 from __future__ import annotations
 
+import importlib.util
 import math
 import random
 
 import numpy as np
 
+from .._lazy import lazy_module
 from ..errors import TepadError
 from ..target import Target
 from .compute_dag import ComputeDAG
@@ -21,10 +23,9 @@ from .measure_record import load_records
 from .sketch import Sketch
 from .workload_registry import workload_key_to_tensors
 
-try:                                    # optional: without xgboost, XGBModel is refused
-    import xgboost as _xgb
-except ImportError:                      # pragma: no cover
-    _xgb = None
+# optional, and slow to import: loaded when an XGBModel first trains
+HAVE_XGBOOST = importlib.util.find_spec("xgboost") is not None
+_xgb = lazy_module("xgboost")
 
 
 def _log2(x) -> float:
@@ -90,7 +91,7 @@ class XGBModel(CostModel):
 
     def __init__(self, verbose_eval=25, num_warmup_sample=100, seed=None, model_file=None,
                  adaptive_training=False, disable_update=False, few_shot_learning=False):
-        if _xgb is None:
+        if not HAVE_XGBOOST:
             raise TepadError("XGBModel needs the xgboost package; use RandomModel() or "
                              "install xgboost")
         self.num_warmup_sample = int(num_warmup_sample)

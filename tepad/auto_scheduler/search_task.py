@@ -7,9 +7,9 @@ import os
 from ..errors import TepadError
 from ..target import Target
 from .compute_dag import ComputeDAG
-from .cost_model import XGBModel, RandomModel, _xgb
+from .cost_model import HAVE_XGBOOST, RandomModel, XGBModel
 from .measure import LocalBuilder, LocalRunner, ProgramMeasurer
-from .measure_record import load_best_record
+from .measure_record import RecordToFile, load_best_record
 from .search_policy import SketchPolicy
 from .sketch import Sketch
 from .workload_registry import make_workload_key, workload_key_to_tensors
@@ -101,7 +101,7 @@ class SearchTask:
         if not isinstance(tuning_options, TuningOptions):
             raise TepadError(f"tune: expects TuningOptions, got {tuning_options!r}")
         if search_policy is None:
-            search_policy = SketchPolicy(self, XGBModel() if _xgb is not None
+            search_policy = SketchPolicy(self, XGBModel() if HAVE_XGBOOST
                                          else RandomModel(), verbose=tuning_options.verbose)
         if tuning_options.num_measure_trials == 0:
             return None
@@ -160,3 +160,43 @@ def auto_schedule(task, search_policy=None, tuning_options=None):
     if best is None:
         best = task.sketch.state(task.sketch.default_params())
     return task.compute_dag.apply_steps_from_state(best)
+
+
+class TuneSummary:
+    """What ``tune_workload`` found: trials, errors, the default's and the best cost
+    (seconds; None when it did not run), the DAG's operation count and the log."""
+
+    def __init__(self, trials, errors, default_cost, best_cost, flop, log):
+        self.trials, self.errors = trials, errors
+        self.default_cost, self.best_cost, self.flop, self.log = default_cost, best_cost, \
+            flop, log
+
+    @property
+    def speedup(self):
+        if self.default_cost is None or self.best_cost is None:
+            return None
+        return self.default_cost / self.best_cost
+
+
+def tune_workload(func, args, n_trial, log, target="llvm", runner=None, seed=None,
+                  verbose=0) -> TuneSummary:
+    """Measure the analytical default (``default_schedule``'s state) of a registered
+    workload, then search ``n_trial - 1`` more states with ``SketchPolicy``; everything is
+    appended to ``log``. What ``tepad tune --auto`` runs."""
+    task = SearchTask(func=func, args=args, target=target)
+    measurer = ProgramMeasurer(task, LocalBuilder(), runner or LocalRunner(),
+                               [RecordToFile(log)], verbose)
+    try:
+        default = task.sketch.state(task.sketch.default_params())
+        _, [res] = measurer.measure([default])
+        default_cost = sum(res.costs) / len(res.costs) if res.error_no == 0 else None
+        if n_trial > 1:
+            model = XGBModel(num_warmup_sample=8) if HAVE_XGBOOST else RandomModel(seed)
+            policy = SketchPolicy(task, model, seed=seed, verbose=verbose)
+            policy.record(default, res)
+            policy.search(n_trial - 1, None, 16, measurer)
+        best = measurer.best_cost if measurer.best_state is not None else None
+        return TuneSummary(measurer.ct, measurer.error_ct, default_cost, best,
+                           task.compute_dag.flop_ct, log)
+    finally:
+        measurer.close()
