@@ -1,11 +1,13 @@
 """The search (TVM's ``auto_scheduler.SketchPolicy``): an evolutionary search over the
 parameters of the task's sketch, guided by a cost model.
 
-Each round: a population of random annotations of the sketch (plus the best states measured
-so far) evolves for a few generations -- parents drawn in proportion to their predicted
-score, children made by mutating tile sizes (moving a prime factor between two tile levels)
-or the unroll budget -- and the best-scored states not measured yet (a share ``eps_greedy``
-of them drawn at random instead) are measured. The cost model is retrained on every batch."""
+Each round, a population evolves for a few generations: annotations of the sketch (the
+analytical default, i.e. ``default_schedule``'s tile sizes, measured first; mutations of
+it; random ones) and the best states measured so far. Parents are drawn in proportion to
+their predicted score; children mutate tile sizes (a prime factor moves between two tile
+levels) or the unroll budget. The best-scored states not measured yet (a share
+``eps_greedy`` of them drawn at random instead) are measured, and the cost model is
+retrained on every batch."""
 from __future__ import annotations
 
 import os
@@ -85,7 +87,15 @@ class SketchPolicy:
         return [self.measured[k][0] for _, k in good[:n]]
 
     def sample_initial_population(self, n):
-        return [self.sketch.state(self.sketch.random_params(self.rng)) for _ in range(n)]
+        """``n`` states: the analytical default (``default_schedule``'s parameters), a
+        quarter mutations of it, the rest random annotations."""
+        default = self.sketch.default_params()
+        out = [self.sketch.state(default)]
+        for _ in range(n // 4):
+            out.append(self.sketch.state(self.sketch.mutate(default, self.rng)))
+        while len(out) < n:
+            out.append(self.sketch.state(self.sketch.random_params(self.rng)))
+        return out
 
     def evolutionary_search(self, init, n_out):
         """The ``n_out`` best-scored distinct unmeasured states after evolving ``init``."""
@@ -119,9 +129,14 @@ class SketchPolicy:
         size = self.params["evolutionary_search_population"]
         init = self.sample_initial_population(size) + self._best_measured(size // 8)
         n_random = int(round(n * self.params["eps_greedy"]))
-        best = self.evolutionary_search(init, n - n_random)
-        keys = {st.key() for st in best}
-        out = list(best)
+        out, keys = [], set()
+        if init[0].key() not in self.measured:      # the analytical default goes first
+            out.append(init[0])
+            keys.add(init[0].key())
+        for st in self.evolutionary_search(init, n - n_random):
+            if st.key() not in keys and len(out) < n - n_random:
+                keys.add(st.key())
+                out.append(st)
         for st in self.sample_initial_population(4 * n):
             if len(out) >= n:
                 break
