@@ -4,6 +4,9 @@ and the two things done with a state's steps: a schedule (``apply_steps_from_sta
 the equivalent Python schedule code (``print_python_code_from_state``)."""
 from __future__ import annotations
 
+import hashlib
+import json
+
 from ..errors import TepadError
 from ..tensor.tensor import ComputeOp, PlaceholderOp, Tensor
 from ..tir.reduce import Reduce
@@ -63,7 +66,8 @@ class ComputeDAG:
 
     def workload_key(self) -> str:
         """A key for a DAG that was not made from a registered workload: its printed form."""
-        return "[\"" + str(abs(hash(str(self)))) + "\"]"
+        digest = hashlib.md5(str(self).encode()).hexdigest()
+        return json.dumps([digest])
 
     def get_init_state(self):
         return State([])

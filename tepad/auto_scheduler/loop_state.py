@@ -89,6 +89,10 @@ class _Replay:
                 labels = [iv.var.name for iv in src]
             else:
                 labels = [iv.var.name for iv in ivs]
+            if len(set(labels)) != len(labels):
+                raise TepadError(f"stage {name!r}: its loops {labels} do not have distinct "
+                                 "names; the auto-scheduler names loops by their variables, so "
+                                 "give each axis and reduce_axis its own name")
             self.iters[name] = dict(zip(labels, ivs))
             self.names[name] = {lab: f"{_ident(name)}_{_ident(lab)}" for lab in labels}
             if labels:

@@ -96,6 +96,26 @@ def test_tiles_read_the_target(target):
             t.vector_registers * lanes
 
 
+def test_drawn_fused_states_in_both_bound_modes():
+    import random
+    A, B, C, out = matmul_add(24, 20, 32, "float32")
+    dag = ComputeDAG([A, B, C, out])
+    sk = Sketch(dag, TARGET)
+    assert sk.plan == [("tiled", "matmul", ("out", "fuse"))]
+    a, b, c = _rand(24, 20), _rand(20, 32, seed=1), _rand(24, 32, seed=2)
+    rng = random.Random(5)
+    for _ in range(3):
+        state = sk.state(sk.random_params(rng))
+        texts = []
+        for exact in (False, True):
+            s, args = dag.apply_steps_from_state(state)
+            texts.append(str(tepad.lower(s, args, simple_mode=True, exact_bounds=exact)))
+            o = np.zeros((24, 32), "float32")
+            _run(s, args, [a, b, c, o], exact)
+            np.testing.assert_allclose(o, a @ b + c, rtol=1e-5)
+        assert all("allocate" in t for t in texts)
+
+
 def test_drawn_states_in_both_bound_modes():
     import random
     data, weight, conv = conv2d_nchw(1, 4, 6, 6, 4, 3, 3, 1)
@@ -120,5 +140,7 @@ def test_user_mistakes():
     dag = ComputeDAG([A, B, C, out])
     with pytest.raises(tepad.TepadError, match="no stage 'nope'"):
         dag.apply_steps_from_state(auto_scheduler.State([["CI", "nope"]]))
+    assert ComputeDAG([A, B, C, out]).workload_key() == \
+        ComputeDAG(list(matmul_add(8, 8, 8, "float32"))).workload_key()
     with pytest.raises(tepad.TepadError, match="no loop 'q'"):
         dag.apply_steps_from_state(auto_scheduler.State([["SP", "out", "q", [2]]]))
