@@ -5,9 +5,9 @@ Each round, a population evolves for a few generations: annotations of the sketc
 analytical default, i.e. ``default_schedule``'s tile sizes, measured first; mutations of
 it; random ones) and the best states measured so far. Parents are drawn in proportion to
 their predicted score; children mutate tile sizes (a prime factor moves between two tile
-levels) or the unroll budget. The best-scored states not measured yet (a share
-``eps_greedy`` of them drawn at random instead) are measured, and the cost model is
-retrained on every batch."""
+levels) or the unroll budget, some after a crossover of two parents (each loop's tiles from
+one of them). The best-scored states not measured yet (a share ``eps_greedy`` of them drawn
+at random instead) are measured, and the cost model is retrained on every batch."""
 from __future__ import annotations
 
 import os
@@ -51,11 +51,14 @@ class SketchPolicy:
     """``SketchPolicy(task, program_cost_model=RandomModel(), params=None, seed=None,
     verbose=1, init_search_callbacks=None)``. ``params`` (TVM's names, tepad's defaults):
     ``eps_greedy`` (0.05), ``evolutionary_search_population`` (128),
-    ``evolutionary_search_num_iters`` (3), ``evolutionary_search_mutation_prob`` (0.85)."""
+    ``evolutionary_search_num_iters`` (3), ``evolutionary_search_mutation_prob`` (0.85),
+    ``evolutionary_search_crossover_prob`` (0.15: a child takes each loop's tiles from one
+    of two parents; tepad's addition)."""
 
     DEFAULT_PARAMS = {"eps_greedy": 0.05, "evolutionary_search_population": 128,
                       "evolutionary_search_num_iters": 3,
-                      "evolutionary_search_mutation_prob": 0.85}
+                      "evolutionary_search_mutation_prob": 0.85,
+                      "evolutionary_search_crossover_prob": 0.15}
 
     def __init__(self, task, program_cost_model=None, params=None, seed=None, verbose=1,
                  init_search_callbacks=None):
@@ -102,6 +105,7 @@ class SketchPolicy:
         pop = list(init)
         size = self.params["evolutionary_search_population"]
         pmut = self.params["evolutionary_search_mutation_prob"]
+        pcross = self.params["evolutionary_search_crossover_prob"]
         seen = {}
         for _ in range(self.params["evolutionary_search_num_iters"] + 1):
             pop = [st for st in pop if st.params is not None]
@@ -117,6 +121,9 @@ class SketchPolicy:
                 parent = pop[int(np.searchsorted(np.cumsum(w), self.rng.random()))
                              if len(pop) > 1 else 0]
                 params = parent.params
+                if len(pop) > 1 and self.rng.random() < pcross:
+                    other = pop[int(np.searchsorted(np.cumsum(w), self.rng.random()))]
+                    params = self.sketch.crossover(params, other.params, self.rng) or params
                 if self.rng.random() < pmut:
                     params = self.sketch.mutate(params, self.rng)
                 nxt.append(self.sketch.state(params))

@@ -248,6 +248,13 @@ class Sketch:
                 return p
         return p
 
+    def crossover(self, a, b, rng: random.Random):
+        """A child taking each split loop's tile levels and the unroll budget from ``a`` or
+        ``b`` at random; None when the child breaks the register bound."""
+        tile = {k: list((a if rng.random() < 0.5 else b)["tile"][k]) for k in self.tile_keys}
+        child = {"tile": tile, "unroll": (a if rng.random() < 0.5 else b)["unroll"]}
+        return child if self._register_ok(tile) else None
+
     def default_params(self) -> dict:
         """Analytical tile sizes from the target: the innermost spatial tile is one vector
         (``vector_lanes``), the next one fills the vector registers; 8-wide inner

@@ -144,3 +144,24 @@ def test_user_mistakes():
         ComputeDAG(list(matmul_add(8, 8, 8, "float32"))).workload_key()
     with pytest.raises(tepad.TepadError, match="no loop 'q'"):
         dag.apply_steps_from_state(auto_scheduler.State([["SP", "out", "q", [2]]]))
+
+
+def test_mutation_and_crossover_keep_extents_and_registers():
+    import math
+    import random
+    data, weight, conv = conv2d_nchw(1, 4, 6, 6, 8, 3, 3, 1)
+    sk = Sketch(ComputeDAG([data, weight, conv]), TARGET)
+    rng = random.Random(11)
+    bound = TARGET.vector_registers * TARGET.vector_lanes("float32")
+    for _ in range(30):
+        a, b = sk.random_params(rng), sk.random_params(rng)
+        children = [sk.mutate(a, rng), sk.crossover(a, b, rng)]
+        for child in filter(None, children):
+            for key, (extent, levels) in sk.tile_keys.items():
+                assert len(child["tile"][key]) == levels
+                assert math.prod(child["tile"][key]) == extent
+            block = math.prod(child["tile"][f"conv/{ax}"][3] for ax in ("b", "ff", "y", "x"))
+            assert block <= bound
+        child = children[1]
+        if child is not None:
+            assert all(child["tile"][k] in (a["tile"][k], b["tile"][k]) for k in sk.tile_keys)
