@@ -72,9 +72,9 @@ class ComputeDAG:
     def get_init_state(self):
         return State([])
 
-    def apply_steps_from_state(self, state, exact_bounds=None):
-        """``(schedule, tensors)`` for ``state``'s steps (``exact_bounds`` is accepted for
-        symmetry with lowering and has no effect here)."""
+    def apply_steps_from_state(self, state, layout_rewrite=None):
+        """``(schedule, tensors)`` for ``state``'s steps (``layout_rewrite`` is accepted for
+        TVM's signature; tepad does not rewrite layouts)."""
         return apply_steps(self, state.steps, emit_code=False)[:2]
 
     def print_python_code_from_state(self, state) -> str:

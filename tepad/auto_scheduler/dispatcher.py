@@ -34,13 +34,19 @@ class ApplyHistoryBest:
                     break
                 if res.error_no != 0 or not res.costs:
                     continue
-                key = (str(inp.task.target).split()[0], inp.task.workload_key)
                 cost = float(np.mean(res.costs))
-                if key not in self.best or cost < self.best[key][1]:
-                    self.best[key] = (inp.state, cost)
+                target = str(inp.task.target)
+                for key in ((target, inp.task.workload_key),
+                            (target.split()[0], inp.task.workload_key)):
+                    if key not in self.best or cost < self.best[key][1]:
+                        self.best[key] = (inp.state, cost)
 
     def query(self, target, workload_key):
-        hit = self.best.get((str(target).split()[0], workload_key))
+        """The best state of ``workload_key`` for exactly ``target``'s string, else for
+        any target of its kind (``llvm``); None when the logs have none."""
+        target = str(target)
+        hit = self.best.get((target, workload_key)) or \
+            self.best.get((target.split()[0], workload_key))
         return hit[0] if hit else None
 
     def __enter__(self):

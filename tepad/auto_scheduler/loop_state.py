@@ -96,7 +96,8 @@ class _Replay:
             self.iters[name] = dict(zip(labels, ivs))
             self.names[name] = {lab: f"{_ident(name)}_{_ident(lab)}" for lab in labels}
             if labels:
-                self.emit(f"{', '.join(self.names[name][lab] for lab in labels)}, = "
+                lhs = ", ".join(self.names[name][lab] for lab in labels)
+                self.emit(f"{lhs}{',' if len(labels) == 1 else ''} = "
                           f"tuple({self.tensor_var(name)}.op.axis) + "
                           f"tuple({self.tensor_var(name)}.op.reduce_axis)")
         return self.iters[name]

@@ -91,9 +91,6 @@ class LocalRPCMeasureContext:
                                   min_repeat_ms=min_repeat_ms,
                                   cooldown_interval=cooldown_interval)
 
-    def __del__(self):
-        pass
-
 
 def write_reference(task, path, check=True, seed=0) -> dict:
     """Random inputs for the task's tensors and, when ``check``, the oracle's outputs, saved

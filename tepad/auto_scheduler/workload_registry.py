@@ -13,17 +13,18 @@ WORKLOAD_FUNC_REGISTRY: dict = {}
 
 def register_workload(func_name, f=None, override=False):
     """Register a workload function: ``@register_workload``, ``@register_workload("name")``
-    or ``register_workload("name", f)``. The function returns a list of Tensors."""
+    or ``register_workload("name", f)``. The function returns a list of Tensors. Registering
+    a name again replaces the function (a re-run script or notebook cell registers anew;
+    ``override`` is accepted for TVM's signature)."""
     if callable(func_name):
         f, func_name = func_name, func_name.__name__
     if not isinstance(func_name, str):
         raise TepadError(f"register_workload: the name must be a string, got {func_name!r}")
 
     def register(myf):
-        if func_name in WORKLOAD_FUNC_REGISTRY and not override and \
-                WORKLOAD_FUNC_REGISTRY[func_name] is not myf:
-            # re-running a script or notebook cell registers again: keep the newest
-            pass
+        if not callable(myf):
+            raise TepadError(f"register_workload({func_name!r}): expects a function, got "
+                             f"{myf!r}")
         WORKLOAD_FUNC_REGISTRY[func_name] = myf
         return myf
 
