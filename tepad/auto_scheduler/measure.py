@@ -16,7 +16,7 @@ from collections import namedtuple
 import numpy as np
 
 from ..autotvm import measure as tvm_measure
-from ..autotvm.result import HOST, BuildResult, MeasureErrorNo
+from ..autotvm.result import BuildResult, MeasureErrorNo
 from ..driver import build
 from ..errors import TepadError
 from ..tensor.tensor import PlaceholderOp

@@ -1,6 +1,6 @@
 """Workloads the auto_scheduler tests register (an importable module, so build workers that
 spawn instead of fork find them too)."""
-from tepad import te, auto_scheduler, topi  # noqa: F401
+from tepad import auto_scheduler, te
 
 
 @auto_scheduler.register_workload
