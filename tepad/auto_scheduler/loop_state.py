@@ -97,9 +97,9 @@ class _Replay:
             self.names[name] = {lab: f"{_ident(name)}_{_ident(lab)}" for lab in labels}
             if labels:
                 lhs = ", ".join(self.names[name][lab] for lab in labels)
+                sv = f"s[{self.tensor_var(name)}]"     # after cache_write, not T.op
                 self.emit(f"{lhs}{',' if len(labels) == 1 else ''} = "
-                          f"tuple({self.tensor_var(name)}.op.axis) + "
-                          f"tuple({self.tensor_var(name)}.op.reduce_axis)")
+                          f"tuple({sv}.op.axis) + tuple({sv}.op.reduce_axis)")
         return self.iters[name]
 
     def loop(self, stage, name, step):

@@ -165,3 +165,20 @@ def test_mutation_and_crossover_keep_extents_and_registers():
         child = children[1]
         if child is not None:
             assert all(child["tile"][k] in (a["tile"][k], b["tile"][k]) for k in sk.tile_keys)
+
+
+def test_printed_code_of_a_cache_write_state_replays():
+    import random
+    from tepad import te
+    data, weight, conv = conv2d_nchw(1, 4, 6, 6, 8, 3, 3, 1)
+    dag = ComputeDAG([data, weight, conv])
+    sk = Sketch(dag, TARGET)
+    state = sk.state(sk.random_params(random.Random(2)))
+    code = dag.print_python_code_from_state(state)
+    assert 'conv_local = s.cache_write(conv, \'local\')' in code
+    scope = {"te": te, "data": data, "weight": weight, "conv": conv,
+             "pad": conv.op.input_tensors[0]}
+    exec(code, scope)  # noqa: S102
+    s, args = dag.apply_steps_from_state(state)
+    assert str(tepad.lower(scope["s"], [data, weight, conv], simple_mode=True)) == \
+        str(tepad.lower(s, args, simple_mode=True))
