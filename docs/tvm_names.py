@@ -243,6 +243,34 @@ ROWS = [
      "deprecated: registered under the function's name (warns once)"),
     ("tvm.expr.Call.Extern / PureExtern / Intrinsic / PureIntrinsic (0.6 call types)",
      "tepad.tir.Call.PureExtern", "accepted by make.Call, otherwise unused"),
+    # --- tvm.auto_scheduler ---------------------------------------------------------------
+    ("auto_scheduler.register_workload", "tepad.auto_scheduler.register_workload", ""),
+    ("auto_scheduler.SearchTask(func, args, target) / workload_key / compute_dag",
+     "tepad.auto_scheduler.SearchTask", ""),
+    ("auto_scheduler.create_task (older spelling)", "tepad.auto_scheduler.create_task", ""),
+    ("SearchTask.tune / apply_best / print_best", "tepad.auto_scheduler.SearchTask.tune",
+     "print_best prints schedule code only (print_mode='schedule'; no 'cuda')"),
+    ("auto_scheduler.ComputeDAG (print, apply_steps_from_state, "
+     "print_python_code_from_state)", "tepad.auto_scheduler.ComputeDAG", ""),
+    ("auto_scheduler.TuningOptions", "tepad.auto_scheduler.TuningOptions", ""),
+    ("auto_scheduler.RecordToFile / load_records / load_best_record / save_records",
+     "tepad.auto_scheduler.RecordToFile",
+     "TVM's record shape {i, r, v}; the steps are tepad's own encoding (they replay in "
+     "tepad, not in TVM)"),
+    ("auto_scheduler.SketchPolicy / EmptyPolicy / PreloadMeasuredStates", "tepad.auto_scheduler.SketchPolicy",
+     "CPU sketch rules only (multi-level tiling, inlining, fusion into an elementwise "
+     "consumer, cache_write, parallel, vectorize, unroll pragma); no GPU sketches, no "
+     "rfactor or layout rewrite"),
+    ("auto_scheduler.XGBModel / RandomModel", "tepad.auto_scheduler.XGBModel",
+     "features are read from the sketch parameters (tile extents, register block, vector "
+     "width, parallel extent, unroll), not TVM's per-store loop features; no save/load"),
+    ("auto_scheduler.LocalBuilder / LocalRunner", "tepad.auto_scheduler.LocalRunner",
+     "each candidate is checked against the numpy oracle before it is timed"),
+    ("auto_scheduler.LocalRPCMeasureContext", "tepad.auto_scheduler.LocalRPCMeasureContext",
+     "no RPC: .runner is a LocalRunner with the same options"),
+    ("auto_scheduler.ApplyHistoryBest", "tepad.auto_scheduler.ApplyHistoryBest",
+     "query(target, workload_key) gives the best state; no Relay integration"),
+    ("auto_scheduler.auto_schedule", "tepad.auto_scheduler.auto_schedule", ""),
     # --- tvm.contrib ------------------------------------------------------------------------
     ("tvm.contrib.cblas.matmul / batch_matmul (transa, transb)", "tepad.contrib.cblas.matmul",
      "computed by the BLAS numpy ships (OpenBLAS in numpy's wheels) through a registered "

@@ -12,6 +12,7 @@ Every command but ``demo`` and ``bench`` takes a Python file that defines a func
     tepad graph examples/conv2d.py [--png g.png]     read graph + attach edges as DOT / PNG
     tepad layout examples/row_summation.py --stage A [--png a.png]
     tepad tune examples/tune_templates.py -n 20      tune every @autotvm.template in the file
+    tepad tune --auto FILE.py -n 32                  auto-schedule its registered workloads
     tepad bench --quick                              benchmarks/run.py of the checkout
                                                      (full runs: report in ./tepad-bench-results.md)
 
@@ -29,6 +30,8 @@ from pathlib import Path
 
 from . import __version__, bound
 from .autotvm.session import TUNERS, make_option, template_args, templates_in, tune_template
+from .auto_scheduler import LocalRunner as AutoLocalRunner, tune_workload
+from .auto_scheduler.workload_registry import WORKLOAD_FUNC_REGISTRY
 from .bound import attach_path, infer_bound
 from .demo import iter_var_role, main as demo_main
 from .driver import build
@@ -502,6 +505,8 @@ def cmd_bench(ns, out, rest):
 
 def cmd_tune(ns, out):
     """Tune every template of the file: progress bar, log, best config, speedup."""
+    if ns.auto:
+        return cmd_tune_auto(ns, out)
     mod = load_module(ns.file)
     found = templates_in(vars(mod))
     if not found:
@@ -540,6 +545,42 @@ def cmd_tune(ns, out):
         out.write(f"[{name}] best: {r.best_cost * 1e3:.4f} ms{gflops}  {r.best_config}\n")
         if r.speedup is not None:
             out.write(f"[{name}] speedup over the untuned default: {r.speedup:.2f}x\n")
+    out.write(f"log: {log}\n")
+    return 0
+
+
+def cmd_tune_auto(ns, out):
+    """Auto-schedule every @auto_scheduler.register_workload function of the file."""
+    mod = load_module(ns.file)
+    found = {name: f for name, f in WORKLOAD_FUNC_REGISTRY.items()
+             if any(v is f for v in vars(mod).values())}
+    if not found:
+        raise CliError(f"{ns.file}: no @auto_scheduler.register_workload function (decorate a "
+                       "function returning its list of tensors)")
+    names = ns.template or list(found)
+    unknown = [n for n in names if n not in found]
+    if unknown:
+        raise CliError(f"{ns.file}: no workload {', '.join(unknown)}; workloads there: "
+                       f"{', '.join(found)}")
+    if ns.n_trial < 1:
+        raise CliError("--n-trial must be >= 1")
+    log = ns.log or f"{Path(ns.file).stem}.json"
+    runner = AutoLocalRunner(timeout=ns.timeout, number=ns.number, repeat=ns.repeat,
+                             min_repeat_ms=0)
+    for name in names:
+        args = template_args(name, found[name], vars(mod))
+        out.write(f"[{name}] args={args}\n")
+        out.flush()
+        r = tune_workload(found[name], args, ns.n_trial, log, runner=runner, seed=ns.seed)
+        out.write(f"[{name}] {r.trials} states measured, {r.errors} failed\n")
+        for what, cost in (("default_schedule", r.default_cost), ("best", r.best_cost)):
+            if cost is None:
+                out.write(f"[{name}] {what}: did not run\n")
+            else:
+                out.write(f"[{name}] {what}: {cost * 1e3:.4f} ms, "
+                          f"{r.flop / cost / 1e9:.2f} GFLOPS\n")
+        if r.speedup is not None:
+            out.write(f"[{name}] speedup over default_schedule: {r.speedup:.2f}x\n")
     out.write(f"log: {log}\n")
     return 0
 
@@ -650,6 +691,9 @@ def build_parser():
                     help="stop after this many trials without a better config")
     sp.add_argument("--seed", type=int, default=None, help="seed of the random search")
     sp.add_argument("--no-progress", action="store_true", help="no progress bar")
+    sp.add_argument("--auto", action="store_true",
+                    help="auto-schedule the @auto_scheduler.register_workload functions of "
+                    "FILE.py instead (log: <FILE stem>.json)")
 
     sp = sub.add_parser("bench", help="run benchmarks/run.py of the source checkout "
                                       "(other options are passed through)")
