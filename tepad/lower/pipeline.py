@@ -638,8 +638,8 @@ def lower(s: Schedule, args=None, name="main", exact_bounds=False, passes=None, 
     ``tvm.lower(func)``): ``args`` is then ignored, as in TVM, and every function runs the
     lower phase. Variables the body uses but no argument binds are left free (TVM's
     ``lower`` prints them too); ``tepad.build`` refuses them."""
-    if isinstance(s, PrimFunc):
-        s = IRModule({s.attrs.get("global_symbol", name): s})
+    if isinstance(s, PrimFunc):                 # TVM's lower_primfunc: named ``name``
+        s = IRModule({name: s.with_attr("global_symbol", name)})
     if isinstance(s, IRModule):
         log = log if log is not None else PassLog()
         opts = Options.from_context(flatten=flatten)
