@@ -253,12 +253,12 @@ PIPELINE: tuple = (
          "unchanged when the lower phase flattened it"),
     Pass(simplify, BUILD, "fold the index math flattening produced", optional=True,
          skip_if_unchanged=True),
+    Pass(hoist_expression, BUILD, "what the lower phase did, for a function it did not "
+         "flatten", optional=True, skip_if_unchanged=True),
     Pass(lambda f, o: inject_double_buffer(f, **dict(o.double_buffer)), BUILD,
          "(as in the lower phase) for a function the lower phase did not flatten; "
          "unchanged otherwise", name="inject_double_buffer", with_options=True,
          optional=True),
-    Pass(hoist_expression, BUILD, "what the lower phase did, for a function it did not "
-         "flatten", optional=True, skip_if_unchanged=True),
     Pass(default_storage_scope, BUILD, "GPU: an allocation with no scope is 'local' under "
          "threadIdx, 'shared' under blockIdx only (TVM's StorageFlatten rule), for a function "
          "the lower phase did not flatten", when=_gpu),

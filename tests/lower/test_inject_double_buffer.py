@@ -188,3 +188,20 @@ def test_bad_config_is_refused(config):
     with pytest.raises(TepadError, match="tir.InjectDoubleBuffer"):
         with tepad.transform.PassContext(config={"tir.InjectDoubleBuffer": config}):
             tepad.lower(s, args)
+
+
+def test_unflattened_lower_is_double_buffered_by_build():
+    s, args, _ = cached_rows(9)
+    nd = tepad.lower(s, args, flatten=False)
+    assert not nodes(nd["main"], S.Allocate)                 # realize regions still
+    f = tepad.build(nd)
+    a = RNG.random((9, 8), dtype="float32")
+    c = np.zeros((9, 8), "float32")
+    f(a, c)
+    np.testing.assert_allclose(c, a + a[:, ::-1], rtol=1e-6)
+    from tepad.lower.pipeline import PassLog, lower_for_codegen
+    log = PassLog(keep=True)
+    lower_for_codegen(nd, log=log)
+    (step,) = [x for x in log.steps if x.label == "inject_double_buffer#2"]
+    assert step.changed
+    assert [int(e) for e in allocation(step.func, "A.global").extents] == [16]
