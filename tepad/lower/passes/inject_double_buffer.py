@@ -33,7 +33,9 @@ places the barriers: between the write of the next half and the reads of the cur
 A scope this pass cannot double is left single-buffered (the same values, no overlap) with a
 ``TepadWarning`` naming the buffer and why: no serial loop encloses the allocation directly,
 a loop between the allocation and the producer, an allocation whose size changes with the
-loop, or a pointer use of the buffer other than loads and stores. A stage with no loop around
+loop, a producer that reads a buffer the loop writes (a stage computed at the same loop
+before it: its values for iteration i + 1 do not exist yet), or a pointer use of the buffer
+other than loads and stores. A stage with no loop around
 its allocation (computed at the root, or at a loop of one iteration) is left as it is,
 silently. Guarantee: no
 ``double_buffer_scope`` attr remains.
@@ -142,6 +144,12 @@ class _Detect(Visitor):
                 plan.why = "its allocation's size changes with the loop " \
                            f"{plan.loop.loop_var.name}"
             plan.lets = [(v, val) for v, val in self.bound[start + 1:] if val is not None]
+            late = sorted(v.name for v in _loaded(s.body) & _written_outside(plan.loop, s)
+                          if v is not var)
+            if late:
+                plan.why = (f"its producer reads {', '.join(late)}, which the loop "
+                            f"{plan.loop.loop_var.name} computes: only a stage whose inputs "
+                            "are ready before the loop can be loaded an iteration ahead")
         self.visit(s.body)
 
     def visit_Var(self, v):
@@ -153,6 +161,45 @@ class _Detect(Visitor):
     def visit_BufferStore(self, s):
         self.visit(s.value)
         self.visit(s.indices)
+
+
+class _Written(Visitor):
+    """Vars of the buffers stored or allocated in a statement, except inside ``skip``."""
+
+    def __init__(self, skip):
+        self.skip, self.out = skip, set()
+
+    def visit_AttrStmt(self, s):
+        if s is not self.skip:
+            self.generic_visit(s)
+
+    def visit_BufferStore(self, s):
+        self.out.add(s.buffer.data)
+        self.generic_visit(s)
+
+    def visit_Allocate(self, s):
+        self.out.add(s.buffer_var)
+        self.generic_visit(s)
+
+
+def _written_outside(loop, scope) -> set:
+    w = _Written(scope)
+    w.visit(loop.body)
+    return w.out
+
+
+def _loaded(stmt) -> set:
+    """Vars of the buffers ``stmt`` loads, and every Var it uses (a pointer passed on)."""
+    out = set()
+
+    def see(n):
+        if isinstance(n, BufferLoad):
+            out.add(n.buffer.data)
+        elif isinstance(n, Var):
+            out.add(n)
+    from ...tir.functor import post_order_visit
+    post_order_visit(stmt, see)
+    return out
 
 
 class _Inject(Mutator):
