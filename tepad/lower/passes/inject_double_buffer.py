@@ -32,7 +32,8 @@ places the barriers: between the write of the next half and the reads of the cur
 
 A scope this pass cannot double is left single-buffered (the same values, no overlap) with a
 ``TepadWarning`` naming the buffer and why: no serial loop encloses the allocation directly,
-a loop between the allocation and the producer, an allocation whose size changes with the
+a loop between the allocation and the producer, a GPU launch between the loop and the
+allocation (the loop is outside the kernel), an allocation whose size changes with the
 loop, a producer that reads a buffer the loop writes (a stage computed at the same loop
 before it: its values for iteration i + 1 do not exist yet), or a pointer use of the buffer
 other than loads and stores. A stage with no loop around
@@ -53,6 +54,7 @@ from ...tir.ssa import convert_ssa
 from ...tir.stmt import Allocate, AttrStmt, BufferStore, Evaluate, For, ForKind, IfThenElse, LetStmt, seq
 
 DOUBLE_BUFFER_SCOPE = "double_buffer_scope"
+_LAUNCHES = ("thread_extent", "virtual_thread")
 CONFIG_KEY = "tir.InjectDoubleBuffer"
 
 
@@ -94,15 +96,19 @@ class _Detect(Visitor):
         self.plans = {}          # var -> _Plan
         self.scoped = set()      # vars of every double_buffer_scope
         self.pointer_uses = set()
+        self.launches = []       # per enclosing loop: thread launches entered inside it
+        self.launched = set()    # allocations with a launch between them and their loop
 
     def visit_For(self, s):
         self.visit(s.min)
         self.visit(s.extent)
         self.loops.append(s)
+        self.launches.append(0)
         mark = len(self.bound)
         self.bound.append((s.loop_var, None))
         self.visit(s.body)
         del self.bound[mark:]
+        self.launches.pop()
         self.loops.pop()
 
     def visit_LetStmt(self, s):
@@ -113,11 +119,18 @@ class _Detect(Visitor):
 
     def visit_Allocate(self, s):
         self.allocs[s.buffer_var] = (s, len(self.loops), len(self.bound))
+        if self.launches and self.launches[-1]:
+            self.launched.add(s.buffer_var)
         self.visit(s.extents)
         self.visit(s.condition)
         self.visit(s.body)
 
     def visit_AttrStmt(self, s):
+        if s.attr_key in _LAUNCHES and self.launches:
+            self.launches[-1] += 1
+            self.generic_visit(s)
+            self.launches[-1] -= 1
+            return
         if s.attr_key != DOUBLE_BUFFER_SCOPE:
             return self.generic_visit(s)
         var = s.node
@@ -130,6 +143,9 @@ class _Detect(Visitor):
         plan = self.plans[var] = _Plan(alloc, self.loops[depth - 1] if depth else None)
         if depth == 0:
             plan.why = _NO_LOOP
+        elif var in self.launched:
+            plan.why = (f"a GPU launch lies between the loop {plan.loop.loop_var.name} and "
+                        "its allocation (the allocation would leave the kernel)")
         elif len(self.loops) != depth:
             plan.why = "a loop lies between its allocation and its producer"
         elif plan.loop.kind not in (ForKind.SERIAL, ForKind.UNROLLED):
