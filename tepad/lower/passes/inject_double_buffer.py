@@ -49,9 +49,9 @@ from ...errors import TepadError, TepadWarning
 from ...tir import Mutator, PrimFunc, Visitor, collect_vars
 from ...tir.buffer import Buffer
 from ...tir.expr import BufferLoad, IntImm, Var, floormod
-from ...tir.functor import substitute
+from ...tir.functor import post_order_visit, substitute
 from ...tir.ssa import convert_ssa
-from ...tir.stmt import Allocate, AttrStmt, BufferStore, Evaluate, For, ForKind, IfThenElse, LetStmt, seq
+from ...tir.stmt import Allocate, BufferStore, ForKind, IfThenElse, seq
 
 DOUBLE_BUFFER_SCOPE = "double_buffer_scope"
 _LAUNCHES = ("thread_extent", "virtual_thread")
@@ -213,7 +213,6 @@ def _loaded(stmt) -> set:
             out.add(n.buffer.data)
         elif isinstance(n, Var):
             out.add(n)
-    from ...tir.functor import post_order_visit
     post_order_visit(stmt, see)
     return out
 
