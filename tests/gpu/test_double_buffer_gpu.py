@@ -1,6 +1,6 @@
 """double_buffer on the shared-memory stages of a tiled matmul: the shared allocations are
-doubled, each k step loads the next tile into the other half between thread_sync's two
-barriers, results match numpy through the emulator with the race check on (and the race
+doubled, each k step loads the next tile into the other half after thread_sync's one
+barrier per step, results match numpy through the emulator with the race check on (and the race
 check fails without the barriers), and ptxas accepts the kernel with twice the shared
 memory."""
 import re
@@ -41,13 +41,16 @@ def test_ir_doubled_shared_prologue_and_barriers():
     assert shared_extents(f) == {"A.shared": [512], "B.shared": [512]}
     (loop,) = [x for x in nodes(f, S.For) if x.loop_var.name == "k.outer"]
     assert int(loop.extent) == 2                     # 3 k steps: the last one is peeled
-    # inside the loop: a barrier before the writes of the next tile (the previous step read
-    # that half) and one between those writes and the reads of this tile
-    assert len(syncs(loop)) == 2
+    # inside the loop one barrier, before the writes of the next tile (the previous step
+    # read that half); the reads of this tile that follow use the other half (TVM's rule for
+    # double_buffer_write), so no second barrier
+    assert len(syncs(loop)) == 1
+    first = loop.body.seq[0] if isinstance(loop.body, S.SeqStmt) else loop.body
+    assert isinstance(first, S.AttrStmt) and first.attr_key == "double_buffer_write"
     stores = [x for x in nodes(loop, S.BufferStore) if x.buffer.name.endswith(".shared")]
     assert len(stores) == 2 and all(
         [m for m in nodes(x.indices[0], E.FloorMod) if int(m.b) == 2] for x in stores)
-    # the peeled step reads what the loop's last iteration wrote before its second barrier
+    # the peeled step reads what the loop's last iteration wrote: a barrier after the loop
     assert len(syncs(f)) == 2
     assert allocs(f)["A.shared"] == "shared"
 
@@ -88,3 +91,31 @@ def test_ptxas_accepts_the_doubled_shared_memory(tmp_path):
     assert r.returncode == 0, r.stderr
     smem = int(re.search(r"(\d+) bytes smem", r.stderr).group(1))
     assert smem == 2 * 2 * TILE * TILE * 4          # A and B tiles, two halves each
+
+
+def test_hand_built_scope_split_loop_two_as_tvm_test():
+    """TVM's test_double_buffer: a shared buffer B written in a loop of 100 under a
+    double_buffer_scope, split_loop 2: the allocation is doubled at the top of the kernel,
+    and thread_sync needs 4 barriers (one per copy of the body, two for the tail)."""
+    from tepad import te, tir
+    tx = te.thread_axis("threadIdx.x")
+    ib = tir.ir_builder.create()
+    A = ib.pointer("float32", name="A")
+    C = ib.pointer("float32", name="C")
+    ib.scope_attr(tx, "thread_extent", 1)
+    with ib.for_range(0, 100) as i:
+        B = ib.allocate("float32", 4, name="B", scope="shared")
+        with ib.new_scope():
+            ib.scope_attr(B.asobject().data, "double_buffer_scope", 1)
+            with ib.for_range(0, 4) as j:
+                B[j] = A[i * 4 + j]
+        with ib.for_range(0, 4) as j:
+            C[j] = B[j] + 1
+    mod = tepad.IRModule({"db": tir.PrimFunc([A.asobject(), C.asobject()], ib.get())})
+    opt = tepad.transform.Sequential([tir.transform.InjectDoubleBuffer(),
+                                      tir.transform.Simplify()])
+    with tepad.transform.PassContext(config={"tir.InjectDoubleBuffer": {"split_loop": 2}}):
+        mod = opt(mod)
+    body = mod["db"].body
+    assert isinstance(body.body, S.Allocate) and [int(e) for e in body.body.extents] == [8]
+    assert len(syncs(tir.transform.ThreadSync("shared")(mod)["db"])) == 4

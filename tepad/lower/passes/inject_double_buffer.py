@@ -17,7 +17,8 @@ Output (``split_loop`` = f, the ``tir.InjectDoubleBuffer`` config; default 1)::
     <producer at iteration 0, into half 0>                    # prologue
     for o in range((n - 1) // f):            # the main loop, its body repeated f times
         for each of the f iterations i = o*f + k:
-            if i + 1 < n: <producer at iteration i + 1, into half (i + 1) % 2>
+            if i + 1 < n: attr B "double_buffer_write" 1
+                              <producer at iteration i + 1, into half (i + 1) % 2>
             <consumer at iteration i, reading half i % 2>
     for each tail iteration i in [((n - 1) // f) * f, n):     # what the main loop left
         if i + 1 < n: <producer at i + 1>    # (only the last iteration has no next one)
@@ -27,8 +28,10 @@ Half indices count from the loop's min. Let-bound variables between the loop and
 producer are substituted into the moved producer, so it computes iteration i + 1's values.
 A symbolic ``n`` gets the prologue guarded by ``n > 0``. On GPUs thread_sync runs later and
 places the barriers: between the write of the next half and the reads of the current one
-(it does not tell the halves apart) and at the top of the loop (the write of half
-(i + 1) % 2 after the reads of iteration i - 1).
+and at the top of the loop (the write of half (i + 1) % 2 after the reads of iteration
+i - 1); the ``double_buffer_write`` attr tells it that the reads after those writes in the
+same iteration use the other half, so no barrier separates them (the tail's writes carry
+no attr: nothing after the loop separates them from their reads otherwise).
 
 A scope this pass cannot double is left single-buffered (the same values, no overlap) with a
 ``TepadWarning`` naming the buffer and why: no serial loop encloses the allocation directly,
@@ -51,9 +54,10 @@ from ...tir.buffer import Buffer
 from ...tir.expr import BufferLoad, IntImm, Var, floormod
 from ...tir.functor import post_order_visit, substitute
 from ...tir.ssa import convert_ssa
-from ...tir.stmt import Allocate, BufferStore, ForKind, IfThenElse, seq
+from ...tir.stmt import Allocate, AttrStmt, BufferStore, ForKind, IfThenElse, seq
 
 DOUBLE_BUFFER_SCOPE = "double_buffer_scope"
+DOUBLE_BUFFER_WRITE = "double_buffer_write"
 _LAUNCHES = ("thread_extent", "virtual_thread")
 CONFIG_KEY = "tir.InjectDoubleBuffer"
 
@@ -217,6 +221,13 @@ def _loaded(stmt) -> set:
     return out
 
 
+class _StripWriteAttr(Mutator):
+    def visit_AttrStmt(self, s):
+        if s.attr_key == DOUBLE_BUFFER_WRITE:
+            return self.visit(s.body)
+        return self.generic_visit(s)
+
+
 class _Inject(Mutator):
     def __init__(self, plans, split):
         self.plans = plans                  # var -> _Plan (the ones doubled)
@@ -292,6 +303,8 @@ class _Inject(Mutator):
         self.pre.setdefault(loop, []).append(first)
         nxt = i + 1
         ahead = substitute(body, {i: nxt, self.write_half[var]: floormod(nxt - loop.min, 2)})
+        # thread_sync reads the attr: the reads after it in this iteration use the other half
+        ahead = AttrStmt(var, DOUBLE_BUFFER_WRITE, IntImm(1, "int32"), ahead)
         return IfThenElse(nxt < loop.min + loop.extent, ahead)
 
     def visit_For(self, s):
@@ -324,9 +337,12 @@ class _Inject(Mutator):
         if isinstance(rounds, IntImm) and rounds.value == 0:
             main = []
         tail = []
+        # after the loop, no barrier of a later iteration separates a write from the reads
+        # of its half: the tail's writes are ordinary ones for thread_sync (as in TVM)
+        plain = _StripWriteAttr().visit(loop.body)
         for k in range(f):
             idx = lo + rounds * f + k
-            stmt = substitute(loop.body, {i: idx})
+            stmt = substitute(plain, {i: idx})
             if isinstance(n, IntImm):
                 if rounds.value * f + k < n.value:
                     tail.append(stmt)
