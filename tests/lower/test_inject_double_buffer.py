@@ -74,7 +74,10 @@ def test_allocation_doubled_hoisted_with_prologue_and_parity_halves():
     loop = body[1]
     assert isinstance(loop, S.For) and int(loop.extent) == 9
     write, compute = loop.body.seq
-    assert isinstance(write, S.For) and mod2(write)          # (i + 1) % 2 * 8 + j
+    # marked for thread_sync (the reads after it in this iteration use the other half)
+    assert isinstance(write, S.AttrStmt) and write.attr_key == "double_buffer_write"
+    assert write.node is alloc.buffer_var
+    assert isinstance(write.body, S.For) and mod2(write)     # (i + 1) % 2 * 8 + j
     (w,) = nodes(write, S.BufferStore)
     assert w.buffer.data is alloc.buffer_var and mod2(w.indices[0])
     reads = [x for x in nodes(compute, E.BufferLoad) if x.buffer.data is alloc.buffer_var]
@@ -83,6 +86,7 @@ def test_allocation_doubled_hoisted_with_prologue_and_parity_halves():
     tail = body[2:]
     assert tail and not [x for t in tail for x in nodes(t, S.BufferStore)
                          if x.buffer.data is alloc.buffer_var]
+    assert not [a for t in tail for a in nodes(t, S.AttrStmt)]
 
 
 @pytest.mark.parametrize("scope", ["global", "local"])
