@@ -51,7 +51,8 @@ CONFIG_KEYS = {
                          "into a guard-free main loop and tails; constant loops too with "
                          "partition_const_loop)",
     "tir.InjectDoubleBuffer": "{'split_loop': f}: inject_double_buffer repeats the body of "
-                              "a double-buffered loop f times per round (default 1)",
+                              "a double-buffered loop f times per round (default 1; 0: the "
+                              "loop is not split)",
 }
 
 # TVM passes tepad has no counterpart of, because LLVM or another tepad pass does that work:

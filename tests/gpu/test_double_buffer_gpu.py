@@ -56,7 +56,7 @@ def test_ir_doubled_shared_prologue_and_barriers():
 
 
 @pytest.mark.usefixtures(emulate_cuda.__name__)
-@pytest.mark.parametrize("n,split_loop", [(48, None), (64, None), (64, 2), (80, 3)])
+@pytest.mark.parametrize("n,split_loop", [(48, None), (64, None), (64, 2), (80, 3), (48, 0)])
 def test_emulator_matches_numpy_with_race_check(n, split_loop):
     s, args = schedule(n)
     config = {} if split_loop is None else {"tir.InjectDoubleBuffer": {"split_loop": split_loop}}

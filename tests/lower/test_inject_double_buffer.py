@@ -91,7 +91,7 @@ def test_allocation_doubled_hoisted_with_prologue_and_parity_halves():
 
 @pytest.mark.parametrize("scope", ["global", "local"])
 @pytest.mark.parametrize("n,split_loop", [(10, None), (10, 2), (9, 2), (7, 3), (8, 4),
-                                          (2, 1), (3, 4)])
+                                          (2, 1), (3, 4), (10, 0), (1, 0)])
 def test_numerics_match_numpy(scope, n, split_loop):
     s, args, _ = cached_rows(n, scope=scope)
     a, c = run(s, args, (n, 8), split_loop)
@@ -186,7 +186,7 @@ def test_parallel_loop_stays_single_buffered_with_a_warning():
     np.testing.assert_allclose(c, a + a[:, ::-1], rtol=1e-6)
 
 
-@pytest.mark.parametrize("config", [{"split_loop": 0}, {"split_loop": "2"}, {"unroll": 2}, 3])
+@pytest.mark.parametrize("config", [{"split_loop": -1}, {"split_loop": "2"}, {"unroll": 2}, 3])
 def test_bad_config_is_refused(config):
     s, args, _ = cached_rows()
     with pytest.raises(TepadError, match="tir.InjectDoubleBuffer"):
@@ -233,3 +233,16 @@ def test_producer_reading_what_the_loop_computes_stays_single_buffered():
     c = np.zeros((6, 5), "float32")
     fn(a, c)
     np.testing.assert_allclose(c, a - a.sum(axis=1, keepdims=True), rtol=1e-5)
+
+
+def test_split_loop_zero_keeps_the_loop_whole_and_legacy_build_config_sets_it():
+    s, args, _ = cached_rows(6)
+    fn = lowered(s, args, split_loop=0)
+    alloc = allocation(fn, "A.global")
+    prologue, loop = alloc.body.seq                          # no tail
+    assert int(loop.extent) == 6
+    (guard,) = nodes(loop, S.IfThenElse)                     # i + 1 < 6: the last write skipped
+    from tepad.compat.legacy import build_config
+    with build_config(double_buffer_split_loop=0):
+        f2 = tepad.lower(s, args)["main"]
+    assert f2.script() == fn.script()

@@ -11,7 +11,8 @@ names the allocation's var in it)::
             <producer of B at iteration i>
         <consumer of B at iteration i>
 
-Output (``split_loop`` = f, the ``tir.InjectDoubleBuffer`` config; default 1)::
+Output (``split_loop`` = f, the ``tir.InjectDoubleBuffer`` config; default 1; with 0, as in
+TVM, the loop keeps its n iterations and the guard ``i + 1 < n`` skips the last write)::
 
     B = allocate([2 * e0, ...])              # two halves; half h starts at h * e0
     <producer at iteration 0, into half 0>                    # prologue
@@ -71,9 +72,10 @@ def double_buffer_config(config) -> dict:
         raise TepadError(f"PassContext config {CONFIG_KEY}: takes {{'split_loop': int}}, "
                          f"got {config!r}")
     f = config.get("split_loop", 1)
-    if isinstance(f, bool) or not isinstance(f, int) or f < 1:
-        raise TepadError(f"PassContext config {CONFIG_KEY}: split_loop must be an int >= 1 "
-                         f"(the main loop's body is repeated that many times), got {f!r}")
+    if isinstance(f, bool) or not isinstance(f, int) or f < 0:
+        raise TepadError(f"PassContext config {CONFIG_KEY}: split_loop must be an int >= 0 "
+                         f"(the main loop's body is repeated that many times; 0: the loop is "
+                         f"not split, its last iteration skips the write), got {f!r}")
     return {"split_loop": f}
 
 
@@ -323,7 +325,7 @@ class _Inject(Mutator):
     def _split(self, loop):
         """The loop as a main loop of (n - 1) // f rounds of f iterations and the tail."""
         f, i, lo, n = self.split, loop.loop_var, loop.min, loop.extent
-        if isinstance(n, IntImm) and n.value <= 0:
+        if f == 0 or (isinstance(n, IntImm) and n.value <= 0):
             return [loop]
         outer = Var(f"{i.name}.outer" if f > 1 else i.name, i.dtype)
         rounds = (n - 1) // f if not isinstance(n, IntImm) else IntImm((n.value - 1) // f,
