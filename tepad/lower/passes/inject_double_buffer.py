@@ -27,23 +27,22 @@ TVM, the loop keeps its n iterations and the guard ``i + 1 < n`` skips the last 
 
 Half indices count from the loop's min. Let-bound variables between the loop and the
 producer are substituted into the moved producer, so it computes iteration i + 1's values.
-A symbolic ``n`` gets the prologue guarded by ``n > 0``. On GPUs thread_sync runs later and
-places the barriers: between the write of the next half and the reads of the current one
-and at the top of the loop (the write of half (i + 1) % 2 after the reads of iteration
-i - 1); the ``double_buffer_write`` attr tells it that the reads after those writes in the
-same iteration use the other half, so no barrier separates them (the tail's writes carry
-no attr: nothing after the loop separates them from their reads otherwise).
+A symbolic ``n`` gets the prologue guarded by ``n > 0``. The moved writes are wrapped in
+``attr B "double_buffer_write" 1`` (not in the tail, as in TVM): on GPUs thread_sync then
+places one barrier per iteration, before the writes of half (i + 1) % 2 (iteration i - 1
+read it), and none between those writes and the reads of half i % 2 that follow them; once
+the iteration ends the writes count as ordinary ones, so the next iteration's top barrier,
+or a barrier after the loop, orders them before their reads.
 
 A scope this pass cannot double is left single-buffered (the same values, no overlap) with a
-``TepadWarning`` naming the buffer and why: no serial loop encloses the allocation directly,
-a loop between the allocation and the producer, a GPU launch between the loop and the
-allocation (the loop is outside the kernel), an allocation whose size changes with the
-loop, a producer that reads a buffer the loop writes (a stage computed at the same loop
-before it: its values for iteration i + 1 do not exist yet), or a pointer use of the buffer
-other than loads and stores. A stage with no loop around
-its allocation (computed at the root, or at a loop of one iteration) is left as it is,
-silently. Guarantee: no
-``double_buffer_scope`` attr remains.
+``TepadWarning`` naming the buffer and why: a parallel or vectorized loop, a loop between
+the allocation and the producer, a GPU launch between the loop and the allocation (the loop
+is outside the kernel), an allocation whose size changes with the loop, a producer that
+reads a buffer the loop writes (a stage computed at the same loop before it: its values for
+iteration i + 1 do not exist yet), or a pointer use of the buffer other than loads and
+stores. A stage with no loop around its allocation (computed at the root, or at a loop of
+one iteration) is left as it is, silently. Guarantee: no ``double_buffer_scope`` attr
+remains.
 """
 from __future__ import annotations
 
@@ -145,7 +144,7 @@ class _Detect(Visitor):
         if entry is None or var in self.plans:
             self.visit(s.body)
             return
-        alloc, depth, nbound = entry
+        alloc, depth, _ = entry
         plan = self.plans[var] = _Plan(alloc, self.loops[depth - 1] if depth else None)
         if depth == 0:
             plan.why = _NO_LOOP
@@ -155,7 +154,8 @@ class _Detect(Visitor):
         elif len(self.loops) != depth:
             plan.why = "a loop lies between its allocation and its producer"
         elif plan.loop.kind not in (ForKind.SERIAL, ForKind.UNROLLED):
-            plan.why = f"the loop {plan.loop.loop_var.name} around it is {plan.loop.kind.name.lower()}"
+            plan.why = (f"the loop {plan.loop.loop_var.name} around it is "
+                        f"{plan.loop.kind.name.lower()}")
         else:
             # vars bound inside the loop, outside the allocation: the hoisted allocation
             # may not use them; the moved producer gets their values substituted
