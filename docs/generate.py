@@ -346,6 +346,27 @@ def prim_rolling_after():
     return _cli("lower", EX / "maxpool_rolling.py", "--pass", "simplify#2").split("\n", 1)[1]
 
 
+def _double_buffer(double=True):
+    A = te.placeholder((6, 8), "float32", name="A")
+    C = te.compute((6, 8), lambda i, j: A[i, j] + A[i, 7 - j], name="C")
+    s = te.create_schedule(C.op)
+    AA = s.cache_read(A, "global", [C])
+    s[AA].compute_at(s[C], C.op.axis[0])
+    if double:
+        s[AA].double_buffer()
+    return _ir(s, [A, C])
+
+
+@snippet
+def prim_double_buffer_before():
+    return _double_buffer(False)
+
+
+@snippet
+def prim_double_buffer_after():
+    return _double_buffer()
+
+
 # ----------------------------------------------------------------------------- inferbound
 def _cd(shape_d=(5, 16), fd=lambda C: (lambda i, j: C[i, j] * 2)):
     C = te.compute((5, 16), lambda i, j: tir.const(5, "int32"), name="C")

@@ -94,7 +94,9 @@ ROWS = [
     ("prefetch", f"{ST}.prefetch", ""),
     ("storage_align", f"{ST}.storage_align", ""),
     ("double_buffer", f"{ST}.double_buffer",
-     "recorded, no effect: a GPU shared-memory pipelining hint (the CPU overlaps loads itself)"),
+     "lowered by inject_double_buffer (TVM's InjectDoubleBuffer): two halves alternating with "
+     "the loop's parity, the next iteration's write before this one's compute; config "
+     "tir.InjectDoubleBuffer split_loop"),
     ("tensorize", f"{ST}.tensorize", ""),
     ("tensorize of a stage that calls a tensor intrinsic (TensorComputeOp)", f"{ST}.tensorize",
      "TVM accepts the call and ignores it; tepad replaces the tile's calls with one call of "
@@ -191,6 +193,9 @@ ROWS = [
      "tepad.tir.transform.RemoveNoOp", ""),
     ("tir.transform.StorageFlatten / InjectPrefetch / InjectRollingBuffer / "
      "InstrumentBoundCheckers", "tepad.tir.transform.StorageFlatten", ""),
+    ("tir.transform.InjectDoubleBuffer", "tepad.tir.transform.InjectDoubleBuffer",
+     "split_loop from the PassContext config tir.InjectDoubleBuffer, as in TVM; in the "
+     "pipeline right after storage_flatten"),
     ("tir.transform.UnrollLoop / VectorizeLoop(enable) / HoistIfThenElse(variant)",
      "tepad.tir.transform.VectorizeLoop", ""),
     ("tir.transform.InjectVirtualThread / LowerThreadAllreduce / ThreadSync(scope)",
@@ -201,10 +206,10 @@ ROWS = [
      "tepad.tir.transform.MakePackedAPI",
      "return the function unchanged: tepad's kernels take plain pointers, the runtime Module "
      "checks and unpacks arguments, codegen emits builtins directly"),
-    ("tir.transform.NarrowDataType / CommonSubexprElimTIR / InjectDoubleBuffer / BF16Legalize "
+    ("tir.transform.NarrowDataType / CommonSubexprElimTIR / BF16Legalize "
      "/ VerifyMemory / RenormalizeSplitPattern / LowerCustomDatatypes", "tepad.tir.transform.NarrowDataType",
-     "return the function unchanged (index dtypes kept; LLVM's GVN does CSE; double "
-     "buffering ignored; bfloat16 handled in codegen); reasons in "
+     "return the function unchanged (index dtypes kept; LLVM's GVN does CSE; bfloat16 "
+     "handled in codegen); reasons in "
      "tepad/lower/passes/tvm_pass_objects.py"),
     ("tir.transform.SplitHostDevice", "tepad.lower.passes.split_host_device.split_host_device",
      "tepad splits GPU functions inside build (tepad.lower.passes.split_host_device gives "

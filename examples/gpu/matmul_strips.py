@@ -19,11 +19,12 @@ values:
 Tails: ``A`` and ``B`` are read through zero-padded stages (``AP``, ``BP``: ``if_then_else``
 on the copy into shared memory) and the product is computed over the padded extents
 (``CP``), so the multiply-adds carry no guard; only the final store into ``C`` is guarded when
-the sizes do not divide the tile. ``double_buffer`` is asked for on the shared stages (tepad
-records it; its lowering does not yet make the second copy).
+the sizes do not divide the tile. The shared stages are double-buffered (``double_buffer``):
+each k step loads the next tile into the other half while it computes on this one, and the
+last k step is peeled off the loop.
 
-``ptxas -v`` for sm_90 at the default knobs: 65 registers, no spills, 6272 bytes of shared
-memory (tests/gpu/test_matmul_strips.py checks it). ``tune_template`` is its AutoTVM template
+``ptxas -v`` for sm_90 at the default knobs: 66 registers, no spills, 12544 bytes of shared
+memory, two copies of 6272 (tests/gpu/test_matmul_strips.py checks it). ``tune_template`` is its AutoTVM template
 (``gpu/matmul_strips``).
 """
 from tepad import autotvm, te, tir

@@ -34,6 +34,9 @@ class Config:
     store_predicate_percent: int = 5   # per compute stage: set_store_predicate(axis < extent)
     separator_percent: int = 5     # per compute stage without a layout: set_axis_separators
     double_buffer_percent: int = 4  # per intermediate compute stage: double_buffer
+    gpu_double_buffer_percent: int = 0  # GPU: per shared/local cache stage computed at a
+                                   # loop: double_buffer (0: never, and no choice drawn, so
+                                   # the cases of a seed stay what they were)
     gpu: bool = False              # GPU schedules built for "cuda" through the emulator
                                    # (tepad/fuzz/gpu.py); off: no choice drawn for it
     nested_split_percent: int = 0  # per split drawn for rfactor, a late cache_write, a bound

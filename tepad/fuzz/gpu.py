@@ -342,12 +342,23 @@ class GpuScheduleDrawer(ScheduleDrawer):
             run(f"{se}.compute_at({self.stage_expr(p)}, {self.iv(p, iv)})")
             self.shared.append(st)
             self.fetch(st, pl.kernel)
+            self.maybe_double_buffer(st)
         else:
             p, iv, pl = src.pick(inner)
             run(f"{se}.compute_at({self.stage_expr(p)}, {self.iv(p, iv)})")
+            if scope:
+                self.maybe_double_buffer(st)
             if st.op.reduce_axis and src.flag(40):
                 self.split(st, self.iv(st, st.op.reduce_axis[0]), "factor", src.pick([2, 3, 4]))
             self.places[id(st)] = Place(pl.kernel, None, list(st.leaf_iter_vars))
+
+    def maybe_double_buffer(self, st):
+        """Sometimes double_buffer on a cache stage computed at a loop (``Config.
+        gpu_double_buffer_percent``; 0 draws nothing). inject_double_buffer doubles it when
+        a serial loop of the kernel encloses it and keeps it single-buffered otherwise."""
+        pct = self.cfg.gpu_double_buffer_percent
+        if pct and not st.is_double_buffered and self.src.flag(pct):
+            self.case.run(f"{self.stage_expr(st)}.double_buffer()")
 
     def fetch(self, st, kernel):
         """Cooperative fetch: fuse the data loops, split by the kernel's thread extents and

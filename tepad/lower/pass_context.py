@@ -50,6 +50,9 @@ CONFIG_KEYS = {
                          "runs in the lower phase (loops guarded by likely conditions split "
                          "into a guard-free main loop and tails; constant loops too with "
                          "partition_const_loop)",
+    "tir.InjectDoubleBuffer": "{'split_loop': f}: inject_double_buffer repeats the body of "
+                              "a double-buffered loop f times per round (default 1; 0: the "
+                              "loop is not split)",
 }
 
 # TVM passes tepad has no counterpart of, because LLVM or another tepad pass does that work:
@@ -57,7 +60,6 @@ CONFIG_KEYS = {
 NO_COUNTERPART = {
     "tir.CommonSubexprElimTIR": "LLVM's GVN/EarlyCSE eliminate common subexpressions",
     "tir.NarrowDataType": "tepad keeps index dtypes as written",
-    "tir.InjectDoubleBuffer": "tepad has no double buffering",
     "tir.StorageRewrite": "not in tepad's pipeline (each stage keeps its allocation); "
                           "tir.transform.StorageRewrite() applies it to a lowered module",
     "tir.LowerIntrin": "codegen lowers intrinsics itself; tir.transform.LowerIntrin() "

@@ -50,6 +50,8 @@ from .passes.default_storage_scope import default_storage_scope
 from .passes.flatten_physical_axes import flatten_physical_axes
 from .passes.hoist_expression import hoist_expression
 from .passes.inject_virtual_thread import inject_virtual_thread
+from .passes.inject_double_buffer import CONFIG_KEY as DOUBLE_BUFFER_KEY
+from .passes.inject_double_buffer import double_buffer_config, inject_double_buffer
 from .passes.inject_prefetch import inject_prefetch
 from .passes.inject_rolling_buffer import inject_rolling_buffer
 from .passes.instrument_bound_checks import instrument_bound_checks, instrument_index_checks
@@ -109,6 +111,8 @@ class Options:
     # the tir.LoopPartition config as sorted (key, value) pairs; None: loop_partition does
     # not run (no such config and no required_pass naming it)
     loop_partition: tuple | None = None
+    # the tir.InjectDoubleBuffer config as sorted (key, value) pairs
+    double_buffer: tuple = (("split_loop", 1),)
 
     @staticmethod
     def from_context(ctx: PassContext | None = None, checked=False, bounds_check=False,
@@ -138,7 +142,9 @@ class Options:
                        user_passes=ctx.user_passes, flatten=bool(flatten),
                        unroll=tuple(sorted(unroll_config(ctx.config.get("tir.UnrollLoop"))
                                            .items())), target_text=str(target_text or ""),
-                       loop_partition=_loop_partition_options(ctx))
+                       loop_partition=_loop_partition_options(ctx),
+                       double_buffer=tuple(sorted(double_buffer_config(
+                           ctx.config.get(DOUBLE_BUFFER_KEY)).items())))
 
 
 # tepad's pass name -> TVM's (the first TVM name registered for it)
@@ -217,6 +223,12 @@ PIPELINE: tuple = (
     Pass(storage_flatten, LOWER,
          "N-d realize/loads/stores -> Allocate + one index per axis group (what TVM's lower "
          "returns)", when=lambda o: o.flatten),
+    Pass(lambda f, o: inject_double_buffer(f, **dict(o.double_buffer)), LOWER,
+         "double_buffer stages: allocation doubled and hoisted out of its loop, the write "
+         "of iteration i + 1 issued before iteration i's compute (after storage_flatten, as "
+         "in TVM: it works on the Allocate); config tir.InjectDoubleBuffer split_loop",
+         when=lambda o: o.flatten, name="inject_double_buffer", with_options=True,
+         optional=True),
     Pass(default_storage_scope, LOWER, "an unscoped stage under threadIdx is 'local', under "
          "blockIdx only 'shared' (TVM's lower prints them so); no-op without launches",
          when=lambda o: o.flatten),
@@ -243,6 +255,10 @@ PIPELINE: tuple = (
          skip_if_unchanged=True),
     Pass(hoist_expression, BUILD, "what the lower phase did, for a function it did not "
          "flatten", optional=True, skip_if_unchanged=True),
+    Pass(lambda f, o: inject_double_buffer(f, **dict(o.double_buffer)), BUILD,
+         "(as in the lower phase) for a function the lower phase did not flatten; "
+         "unchanged otherwise", name="inject_double_buffer", with_options=True,
+         optional=True),
     Pass(default_storage_scope, BUILD, "GPU: an allocation with no scope is 'local' under "
          "threadIdx, 'shared' under blockIdx only (TVM's StorageFlatten rule), for a function "
          "the lower phase did not flatten", when=_gpu),

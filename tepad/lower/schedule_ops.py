@@ -534,6 +534,7 @@ def build_realize(stage, rmap, body):
 
 
 ROLLING_BUFFER_SCOPE = "rolling_buffer_scope"
+DOUBLE_BUFFER_SCOPE = "double_buffer_scope"
 
 
 def _hybrid_loops(stage, ana):
@@ -568,6 +569,11 @@ def make_pipeline(stage, rmap, consumer, ana):
         body = _hybrid_loops(stage, ana) if isinstance(stage.op, HybridOp) else None
         return extern_pipeline(stage, consumer, body)
     producer = build_provide(stage, rmap, ana)
+    if getattr(stage, "is_double_buffered", False):
+        # TVM's MakePipeline: the producer alone is in the scope; inject_double_buffer
+        # moves its writes one iteration of the enclosing loop ahead
+        producer = AttrStmt(stage.op.output(0), DOUBLE_BUFFER_SCOPE, IntImm(1, "int32"),
+                            producer)
     pipe = producer if consumer is None else seq(producer, consumer)
     if stage.is_rolling:
         if stage.attach_type != AttachType.Scope:

@@ -260,3 +260,30 @@ def test_exact_bounds_shared_tile_inside_the_threads():
             out = np.zeros(5, "float32")
             mod(b, out)
             np.testing.assert_allclose(out, reference([T], {B: b})[0])
+
+
+def test_gpu_double_buffer_draws_are_off_by_default_and_compute_when_on():
+    """``gpu_double_buffer_percent`` (default 0) draws no choice: a seed's case is the same
+    program; on, a drawn double_buffer that inject_double_buffer doubles still computes what
+    the reference computes under the race check."""
+    import sys
+    plain = generate(RandomSource("dbuf:True:31"), Config(gpu=True)).script()
+    assert ".double_buffer()" not in plain
+    assert generate(RandomSource("dbuf:True:31"),
+                    Config(gpu=True, gpu_double_buffer_percent=0)).script() == plain
+    mod = sys.modules["tepad.lower.passes.inject_double_buffer"]
+    doubled = []
+    real = mod._Inject.__init__
+
+    def spy(self, plans, split):
+        doubled.extend(plans)
+        real(self, plans, split)
+    mod._Inject.__init__ = spy
+    try:
+        out = run_source(RandomSource("dbuf:True:31"),
+                         Config(gpu=True, gpu_double_buffer_percent=80))
+    finally:
+        mod._Inject.__init__ = real
+    assert ".double_buffer()" in out.case.script()
+    assert out.status == "pass", _failures([(31, out)])
+    assert doubled

@@ -12,6 +12,8 @@ from .default_storage_scope import default_storage_scope
 from .flatten_physical_axes import flatten_physical_axes
 from .hoist_expression import hoist_expression
 from .inject_copy_intrin import inject_copy_intrin
+from .inject_double_buffer import CONFIG_KEY as _DOUBLE_BUFFER_KEY
+from .inject_double_buffer import double_buffer_config, inject_double_buffer
 from .inject_prefetch import inject_prefetch
 from .inject_rolling_buffer import inject_rolling_buffer
 from .inject_virtual_thread import inject_virtual_thread
@@ -54,7 +56,8 @@ from ...tir.ssa import convert_ssa
  inject_prefetch, default_storage_scope, inject_virtual_thread, lower_thread_allreduce,
  thread_sync, verify_gpu_code, instrument_index_checks, lower_warp_memory, loop_partition,
  lower_init_block, convert_blocks_to_opaque, lower_opaque_block, storage_rewrite, lower_intrin,
- inject_copy_intrin, skip_assert, rewrite_unsafe_select) = map(accepts_module, (
+ inject_copy_intrin, skip_assert, rewrite_unsafe_select,
+ inject_double_buffer) = map(accepts_module, (
     apply_buffer_transforms, check_assumes, flatten_physical_axes, hoist_expression,
     inject_rolling_buffer, instrument_bound_checks, merge_adjacent_loops, reduce_loop_extents,
     remove_assume, remove_branching_through_overcompute, remove_no_op,
@@ -63,7 +66,7 @@ from ...tir.ssa import convert_ssa
     default_storage_scope, inject_virtual_thread, lower_thread_allreduce, thread_sync,
     verify_gpu_code, instrument_index_checks, lower_warp_memory, loop_partition, lower_init_block,
     convert_blocks_to_opaque, lower_opaque_block, storage_rewrite, lower_intrin, inject_copy_intrin,
-    skip_assert, rewrite_unsafe_select))
+    skip_assert, rewrite_unsafe_select, inject_double_buffer))
 
 # TVM's names for tepad's passes: ``tepad.tir.transform.<Name>()`` makes a pass object of
 # each, and PassContext(disabled_pass=["tir.<Name>"]) finds them.
@@ -98,6 +101,7 @@ TVM_NAMES = {
     "SkipAssert": skip_assert,
     "RewriteUnsafeSelect": rewrite_unsafe_select,
     "FlattenBuffer": storage_flatten,
+    "InjectDoubleBuffer": inject_double_buffer,
 }
 for _name, _fn in TVM_NAMES.items():
     tir_transform.register(_name, _fn)
@@ -110,6 +114,16 @@ def _loop_partition_from_context(func):
 
 
 tir_transform.register("LoopPartition", _loop_partition_from_context)
+
+
+def _double_buffer_from_context(func):
+    """TVM's InjectDoubleBuffer(): split_loop comes from the PassContext config
+    tir.InjectDoubleBuffer."""
+    config = tir_transform.current_config().get(_DOUBLE_BUFFER_KEY)
+    return inject_double_buffer(func, **double_buffer_config(config))
+
+
+tir_transform.register("InjectDoubleBuffer", _double_buffer_from_context)
 _register_tvm_pass_objects()
 
 
@@ -123,4 +137,4 @@ __all__ = ["apply_buffer_transforms", "inject_prefetch", "check_assumes", "flatt
            "default_storage_scope", "inject_virtual_thread", "lower_thread_allreduce",
            "thread_sync", "verify_gpu_code", "lower_warp_memory", "loop_partition", "lower_init_block",
            "convert_blocks_to_opaque", "lower_opaque_block", "storage_rewrite", "lower_intrin",
-           "inject_copy_intrin", "skip_assert", "rewrite_unsafe_select", "TVM_NAMES"]
+           "inject_copy_intrin", "skip_assert", "rewrite_unsafe_select", "inject_double_buffer", "TVM_NAMES"]

@@ -27,8 +27,6 @@ IDENTITY = {
     "DecorateDeviceScope": "device scope is decided by the target passed to build",
     "NarrowDataType": "tepad's index expressions are int32 as written; int64 indices stay "
                       "int64 (LLVM narrows what it can)",
-    "InjectDoubleBuffer": "double_buffer_scope is ignored: the loop runs single-buffered "
-                          "(the same values, without the overlap)",
     "BF16Legalize": "codegen stores bfloat16 as uint16 and computes in float32",
     "LowerCustomDatatypes": "tepad has no custom datatypes",
     "CommonSubexprElimTIR": "LLVM's GVN/EarlyCSE eliminate common subexpressions",
