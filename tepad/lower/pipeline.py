@@ -171,6 +171,13 @@ def _loop_partition_step(func: PrimFunc, opts: Options | None = None) -> PrimFun
     return func if options is None else loop_partition(func, **dict(options))
 
 
+def _double_buffer_step(func: PrimFunc, opts: Options | None = None) -> PrimFunc:
+    """inject_double_buffer with the split_loop of ``opts`` (default: the current
+    PassContext's tir.InjectDoubleBuffer config)."""
+    opts = opts if opts is not None else Options.from_context()
+    return inject_double_buffer(func, **dict(opts.double_buffer))
+
+
 def _always(opts: Options) -> bool:
     return True
 
@@ -223,7 +230,7 @@ PIPELINE: tuple = (
     Pass(storage_flatten, LOWER,
          "N-d realize/loads/stores -> Allocate + one index per axis group (what TVM's lower "
          "returns)", when=lambda o: o.flatten),
-    Pass(lambda f, o: inject_double_buffer(f, **dict(o.double_buffer)), LOWER,
+    Pass(_double_buffer_step, LOWER,
          "double_buffer stages: allocation doubled and hoisted out of its loop, the write "
          "of iteration i + 1 issued before iteration i's compute (after storage_flatten, as "
          "in TVM: it works on the Allocate); config tir.InjectDoubleBuffer split_loop",
@@ -255,7 +262,7 @@ PIPELINE: tuple = (
          skip_if_unchanged=True),
     Pass(hoist_expression, BUILD, "what the lower phase did, for a function it did not "
          "flatten", optional=True, skip_if_unchanged=True),
-    Pass(lambda f, o: inject_double_buffer(f, **dict(o.double_buffer)), BUILD,
+    Pass(_double_buffer_step, BUILD,
          "(as in the lower phase) for a function the lower phase did not flatten; "
          "unchanged otherwise", name="inject_double_buffer", with_options=True,
          optional=True),
