@@ -254,6 +254,8 @@ ROWS = [
      "call where the mistake is visible (TVM often raises later, at lower)"),
     # --- tvm.ir / tvm.tir -------------------------------------------------------------------
     ("tvm.ir.IRModule", "tepad.ir.IRModule", ""),
+    ("tvm.ir.Op / Op.get (a Call's op: .name, same_as)", "tepad.ir.Op.get",
+     "a string subclass"),
     ("tvm.ir.save_json / load_json", "tepad.ir.save_json",
      "tepad's own JSON graph format (not readable by TVM)"),
     ("tvm.ir.Range / Range.from_min_extent", "tepad.ir.Range.from_min_extent", ""),
@@ -283,6 +285,10 @@ ROWS = [
     # --- tvm.testing, topi ------------------------------------------------------------------
     ("tvm.testing (assert_allclose, parameter(s), fixture, parametrize_targets, requires_*)",
      "tepad.testing.parametrize_targets", ""),
+    ("tvm.testing.device_enabled / enabled_targets", "tepad.testing.enabled_targets",
+     "llvm always; cuda where cuda(0) exists (a GPU or TEPAD_CUDA=emulate)"),
+    ("tvm.testing.check_numerical_grads", "tepad.testing.check_numerical_grads",
+     "central differences"),
     ("tvm.testing.plugin (target / dev fixtures)", "tepad.testing.plugin",
      "pytest_plugins = [\"tepad.testing.plugin\"]"),
     ("topi add / subtract / multiply / divide / maximum / minimum", "tepad.topi.add", ""),

@@ -331,6 +331,30 @@ class Cast(PrimExpr):
         object.__setattr__(self, "_hash", None)
 
 
+class Op(str):
+    """The operator a Call names (``"tir.exp"``, ``"tir.call_extern"``): a string, with TVM's
+    ``Op`` reading ``.name`` and ``same_as``; ``Op.get(name)`` makes one."""
+    __slots__ = ()
+
+    @property
+    def name(self) -> str:
+        return str(self)
+
+    def same_as(self, other) -> bool:
+        return str(self) == str(other)
+
+    @staticmethod
+    def get(name: str) -> "Op":
+        """The operator called ``name`` (as TVM's ``tvm.ir.Op.get``)."""
+        if not isinstance(name, str) or not name:
+            raise TepadError(f"Op.get: an operator name is a non-empty string such as "
+                             f"'tir.exp', not {name!r}")
+        return Op(name)
+
+    def __reduce__(self):
+        return (Op, (str(self),))
+
+
 class Call(PrimExpr):
     """Call of an intrinsic or builtin, named by string (``"exp"``, ``"tir.if_then_else"``, ...)."""
     __slots__ = ("op", "args")
@@ -345,7 +369,7 @@ class Call(PrimExpr):
         args = tuple(StringImm(a) if isinstance(a, str) else
                      convert(a) if isinstance(a, (bool, int, float)) else a for a in args)
         object.__setattr__(self, "dtype", dtype)
-        object.__setattr__(self, "op", str(op))
+        object.__setattr__(self, "op", Op(op))
         object.__setattr__(self, "args", args)
         object.__setattr__(self, "_hash", None)
 
