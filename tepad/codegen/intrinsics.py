@@ -91,6 +91,10 @@ class CallEmitter:
         if op in _FLOAT_OPS:
             return getattr(self, _FLOAT_OPS[op])(*[self.expr(a) for a in e.args])
         base = MATH_INTRINSICS.get(op)
+        if base is None and op == "tir.vscale":
+            raise TepadError("codegen: tir.vscale() (a scalable-vector length) reaches the "
+                             "kernel, but tepad's targets have fixed-width vectors; use a "
+                             "constant split factor or vector width")
         if base is None:
             raise InternalError(f"codegen: unknown call {e.op!r} in {e!r}")
         return self.call_intrinsic(base, [self.expr(a) for a in e.args])

@@ -1,0 +1,93 @@
+"""Names TVM's own TE test files use at import time: ``driver.build_module.get_binds``,
+``tir.vscale``, ``testing.CompareBeforeAfter``, ``ir.module.IRModule``."""
+import numpy as np
+import pytest
+
+import tepad as tvm
+from tepad import te
+from tepad.driver.build_module import get_binds
+from tepad.ir.module import IRModule
+
+
+def _double():
+    n = te.var("n")
+    A = te.placeholder((n,), name="A")
+    B = te.compute((n,), lambda i: A[i] * 2.0 + 1.0, name="B")
+    return n, A, B
+
+
+def test_get_binds_builds_with_the_buffers_it_gives():
+    n, A, B = _double()
+    mine = tvm.tir.decl_buffer(A.shape, A.dtype, name="Abuf")
+    binds, arg_list = get_binds([A, B, n], binds={A: mine})
+    assert binds[A] is mine and arg_list[0] is mine
+    assert isinstance(arg_list[1], tvm.tir.Buffer) and arg_list[1].name == "B"
+    assert arg_list[2] is n
+    f = tvm.build(te.create_schedule(B.op), [A, B], binds=binds)
+    a = np.arange(7, dtype="float32")
+    b = tvm.nd.empty((7,), "float32")
+    f(tvm.nd.array(a), b)
+    np.testing.assert_allclose(b.numpy(), a * 2 + 1)
+    with pytest.raises(tvm.TepadError, match="argument 0"):
+        get_binds(["A"])
+
+
+def test_vscale_is_held_and_refused_at_codegen():
+    v = tvm.tir.vscale()
+    assert v.dtype == "int32" and v.op.name == "tir.vscale"
+    A = te.placeholder((64,), name="A")
+    B = te.compute((64,), lambda i: A[i] + 1.0, name="B")
+    s = te.create_schedule(B.op)
+    s[B].split(B.op.axis[0], factor=4 * v)
+    with pytest.raises(tvm.TepadError, match="vscale"):
+        tvm.build(s, [A, B])
+
+
+def _primfunc(scale):
+    A = te.placeholder((8,), name="A")
+    B = te.compute((8,), lambda i: A[i] * scale, name="B")
+    return tvm.lower(te.create_schedule(B.op), [A, B])["main"]
+
+
+class TestCompareIdentity(tvm.testing.CompareBeforeAfter):
+    transform = tvm.tir.transform.Simplify()
+
+    def before(self):
+        return _primfunc(2.0)
+
+    expected = before
+
+
+def test_compare_before_after_reports_a_difference():
+    class Different(tvm.testing.CompareBeforeAfter):
+        transform = tvm.tir.transform.Simplify()
+        before = _primfunc(2.0)
+        expected = _primfunc(3.0)
+
+    with pytest.raises(Exception):
+        Different().test_compare()
+
+
+def test_compare_before_after_refuses_tvmscript_functions():
+    class Script(tvm.testing.CompareBeforeAfter):
+        transform = tvm.tir.transform.Simplify()
+
+        def before(A, B):   # what a TVMScript function is to tepad: plain Python
+            pass
+
+        expected = before
+
+    with pytest.raises(tvm.TepadError, match="TVMScript"):
+        Script().test_compare()
+
+
+def test_ir_module_path():
+    assert IRModule is tvm.IRModule
+
+
+def test_structural_equal_of_modules():
+    a, b, c = _primfunc(2.0), _primfunc(2.0), _primfunc(3.0)
+    assert tvm.ir.structural_equal(IRModule({"main": a}), IRModule({"main": b}), True)
+    assert not tvm.ir.structural_equal(IRModule({"main": a}), IRModule({"main": c}), True)
+    assert not tvm.ir.structural_equal(IRModule({"main": a}), IRModule({"f": b}), True)
+    assert not tvm.ir.structural_equal(IRModule({"main": a}), a, True)
