@@ -102,7 +102,9 @@ def __getattr__(name):
     def make(*args, **kwargs):
         if args or kwargs:
             return PrimFuncPass(lambda f: fn(f, *args, **kwargs), name=name)
-        return PrimFuncPass(fn, name=name)
+        # registered passes take the function alone, whatever their optional parameters
+        # (PrimFuncPass would read three parameters as TVM's (func, mod, ctx) form)
+        return PrimFuncPass(lambda f: fn(f), name=name)
     make.__name__ = name
     return make
 

@@ -91,3 +91,31 @@ def test_structural_equal_of_modules():
     assert not tvm.ir.structural_equal(IRModule({"main": a}), IRModule({"main": c}), True)
     assert not tvm.ir.structural_equal(IRModule({"main": a}), IRModule({"f": b}), True)
     assert not tvm.ir.structural_equal(IRModule({"main": a}), a, True)
+
+
+def test_tvm_018_device_names_and_codes():
+    # the device names TVM's test loops try; none but cpu exists here
+    assert tvm.device("sdaccel").device_type == 4
+    assert tvm.device("aocl_sw_emu").device_type == 32
+    assert tvm.device("hexagon").device_type == 16
+    assert tvm.device("test").device_type == 1
+    assert not tvm.device("sdaccel", 0).exist
+    assert not tvm.testing.device_enabled("sdaccel")
+    with pytest.raises(tvm.TepadError, match="unknown device"):
+        tvm.device("no_such_device")
+
+
+def test_registered_pass_with_optional_parameters_runs_on_a_module():
+    # HoistIfThenElse's function has optional parameters beyond the PrimFunc: the pass object
+    # must still call it with the function alone
+    ib = tvm.tir.ir_builder.create()
+    n = te.var("n")
+    data = ib.pointer("float32", name="data")
+    with ib.for_range(0, n, "i") as i:
+        with ib.if_scope(n > 2):
+            data[i] = 1.0
+    mod = tvm.IRModule.from_expr(tvm.tir.PrimFunc([data, n], ib.get()))
+    body = tvm.tir.transform.HoistIfThenElse()(mod)["main"].body
+    assert isinstance(body, tvm.tir.IfThenElse) and isinstance(body.then_case, tvm.tir.For)
+    body = tvm.tir.transform.UnrollLoop()(mod)["main"].body
+    assert isinstance(body, tvm.tir.For)
