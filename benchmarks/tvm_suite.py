@@ -149,8 +149,11 @@ def _out_module(dotted: str) -> str | None:
     return None
 
 
+SUPPORT = "from _tvm_suite_support import _TvmSuiteOut, _tvm_suite_script"
+
+
 def _placeholder_line(indent: str, name: str, what: str) -> str:
-    return f"{indent}{name} = _TvmSuiteOut({what!r})"
+    return f"{indent}{SUPPORT}; {name} = _TvmSuiteOut({what!r})"
 
 
 def rewrite_line(line: str) -> tuple[str, bool]:
@@ -213,9 +216,11 @@ def rewrite_line(line: str) -> tuple[str, bool]:
                 out.append(_placeholder_line(indent, entry[0], entry[1]))
             else:
                 alias, _, full = entry
-                out.append(f"{indent}{alias} = _tvm_suite_script({full!r})")
+                out.append(f"{indent}{SUPPORT}; {alias} = _tvm_suite_script({full!r})")
             used_ph = True
-        return ("\n".join(out) if out else f"{indent}pass"), used_ph
+        # one line for one line, so that tracebacks show the original line numbers
+        return ((indent + "; ".join(o.strip() for o in out)) if out else f"{indent}pass"), \
+            used_ph
     return line, False
 
 
@@ -239,21 +244,10 @@ def _tvm_suite_script(full):
 
 
 def rewrite_source(src: str) -> str:
-    """``src`` with every tvm import rewritten (and the placeholder class prepended when some
-    import needs it)."""
-    lines, any_ph = [], False
-    for line in src.splitlines():
-        new, ph = rewrite_line(line)
-        any_ph |= ph
-        lines.append(new)
-    text = "\n".join(lines) + "\n"
-    # bare references to the tvm package outside imports stay as they are (tvm is tepad)
-    header = PLACEHOLDER + SCRIPT_PROXY
-    # keep `from __future__` first
-    fut = re.match(r"((?:\s*#.*\n|\s*\n|\s*(?:\"\"\"[\s\S]*?\"\"\"|'''[\s\S]*?''')\n)*"
-                   r"(?:from __future__ import .*\n)*)", text)
-    head = fut.group(1) if fut and "__future__" in fut.group(1) else ""
-    return head + header + text[len(head):]
+    """``src`` with every tvm import rewritten, line for line (placeholders come from a
+    support module imported on the same line), so that tracebacks and the JUnit report
+    show the original line numbers."""
+    return "\n".join(rewrite_line(line)[0] for line in src.splitlines()) + "\n"
 
 
 def prepare(src_dir: Path, work: Path) -> None:
@@ -267,6 +261,7 @@ def prepare(src_dir: Path, work: Path) -> None:
             dst.parent.mkdir(parents=True, exist_ok=True)
             dst.write_text(rewrite_source(p.read_text()))
     (work / "conftest.py").write_text(CONFTEST)
+    (work / "_tvm_suite_support.py").write_text(PLACEHOLDER + SCRIPT_PROXY)
 
 
 # ----------------------------------------------------------------------------- classifying

@@ -66,8 +66,10 @@ def _binary(name, combine):
         shape = broadcast_shape(lhs, rhs, f"topi.{name}")
         dtype = _dtype_of(lhs, rhs)
         ra, rb = _reader(lhs, len(shape), dtype), _reader(rhs, len(shape), dtype)
+        # TVM's tags: a tensor with a scalar is elementwise, two tensors broadcast
+        both = isinstance(lhs, Tensor) and isinstance(rhs, Tensor)
         return compute(shape, lambda *idx: combine(ra(idx), rb(idx)), name=f"T_{name}",
-                       tag="broadcast")
+                       tag="broadcast" if both else "elemwise")
     op.__name__ = name
     op.__doc__ = f"Elementwise {name} with numpy broadcasting; scalars are allowed on one side."
     return op

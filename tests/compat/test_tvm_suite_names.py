@@ -119,3 +119,20 @@ def test_registered_pass_with_optional_parameters_runs_on_a_module():
     assert isinstance(body, tvm.tir.IfThenElse) and isinstance(body.then_case, tvm.tir.For)
     body = tvm.tir.transform.UnrollLoop()(mod)["main"].body
     assert isinstance(body, tvm.tir.For)
+
+
+def test_tensor_with_scalar_is_elementwise_two_tensors_broadcast():
+    from tepad import topi
+    n = te.var("n")
+    A = te.placeholder((), name="A")
+    B = te.placeholder((4, 3), name="B")
+    for e in (2 + B, B * 2, n + B, B - n):
+        assert e.op.tag == topi.tag.ELEMWISE
+    for e in (A + B, B + A, B * B):
+        assert e.op.tag == topi.tag.BROADCAST
+    C = (2 + B) * B
+    f = tvm.build(te.create_schedule(C.op), [B, C])
+    b = np.random.default_rng(0).uniform(size=(4, 3)).astype("float32")
+    c = tvm.nd.empty((4, 3), "float32")
+    f(tvm.nd.array(b), c)
+    np.testing.assert_allclose(c.numpy(), (2 + b) * b, rtol=1e-6)
