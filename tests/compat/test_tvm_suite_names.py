@@ -136,3 +136,20 @@ def test_tensor_with_scalar_is_elementwise_two_tensors_broadcast():
     c = tvm.nd.empty((4, 3), "float32")
     f(tvm.nd.array(b), c)
     np.testing.assert_allclose(c.numpy(), (2 + b) * b, rtol=1e-6)
+
+
+def test_tensor_astype_casts_elementwise():
+    from tepad import topi
+    A = te.placeholder((5,), name="A")
+    B = te.placeholder((5,), name="B")
+    C = topi.greater(A, B).astype("int8")
+    D = (A * 3.7).astype("int32")
+    assert C.dtype == "int8" and D.dtype == "int32"
+    s = te.create_schedule([C.op, D.op])
+    f = tvm.build(s, [A, B, C, D])
+    a = np.array([1.5, -2, 3, 4, 0.2], "float32")
+    b = np.array([4, -3, 1, 5, 0.2], "float32")
+    c, d = tvm.nd.empty((5,), "int8"), tvm.nd.empty((5,), "int32")
+    f(tvm.nd.array(a), tvm.nd.array(b), c, d)
+    np.testing.assert_array_equal(c.numpy(), (a > b).astype("int8"))
+    np.testing.assert_array_equal(d.numpy(), (a * np.float32(3.7)).astype("int32"))
