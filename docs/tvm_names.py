@@ -290,6 +290,8 @@ ROWS = [
     ("tvm.testing.CompareBeforeAfter", "tepad.testing.CompareBeforeAfter",
      "before/expected as PrimFuncs or IRModules (TVMScript is not parsed)"),
     ("tvm.driver.build_module.get_binds", "tepad.driver.build_module.get_binds", ""),
+    ("tvm.tir.transform.Apply", "tepad.tir.transform.Apply", "a function run on each PrimFunc"),
+    ("te.Tensor.astype", "tepad.te.Tensor.astype", "elementwise topi.cast"),
     ("tvm.tir.vscale", "tepad.tir.vscale", "held in IR; refused at codegen (fixed-width targets)"),
     ("tvm.testing.check_numerical_grads", "tepad.testing.check_numerical_grads",
      "central differences"),

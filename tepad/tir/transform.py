@@ -84,6 +84,15 @@ class Sequential:
         return f"Sequential({', '.join(getattr(p, 'name', repr(p)) for p in self.passes)})"
 
 
+def Apply(ftransform) -> PrimFuncPass:  # noqa: N802 (TVM's name)
+    """TVM's ``tir.transform.Apply``: a pass running ``ftransform(func) -> func`` on every
+    PrimFunc of a module (or on one PrimFunc)."""
+    if not callable(ftransform):
+        raise TepadError(f"tir.transform.Apply takes a function PrimFunc -> PrimFunc, got "
+                         f"{ftransform!r}")
+    return PrimFuncPass(lambda f: ftransform(f), name="Apply")
+
+
 def register(tvm_name: str, fn) -> None:
     """Make ``tepad.tir.transform.<tvm_name>()`` a pass object running ``fn``."""
     _REGISTRY[tvm_name] = fn
@@ -109,4 +118,4 @@ def __getattr__(name):
     return make
 
 
-__all__ = ["PrimFuncPass", "prim_func_pass", "Sequential", "register", "registered"]
+__all__ = ["PrimFuncPass", "prim_func_pass", "Sequential", "register", "registered", "Apply"]

@@ -153,3 +153,12 @@ def test_tensor_astype_casts_elementwise():
     f(tvm.nd.array(a), tvm.nd.array(b), c, d)
     np.testing.assert_array_equal(c.numpy(), (a > b).astype("int8"))
     np.testing.assert_array_equal(d.numpy(), (a * np.float32(3.7)).astype("int32"))
+
+
+def test_transform_apply_runs_a_function_on_each_primfunc():
+    mod = IRModule({"main": _primfunc(2.0), "other": _primfunc(3.0)})
+    out = tvm.tir.transform.Apply(lambda f: f.with_attr("target", "llvm"))(mod)
+    assert all(out[k].attrs["target"] == "llvm" for k in ("main", "other"))
+    assert "target" not in mod["main"].attrs
+    with pytest.raises(tvm.TepadError, match="Apply"):
+        tvm.tir.transform.Apply(3)
