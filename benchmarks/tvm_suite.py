@@ -428,23 +428,34 @@ def cluster_key(reason: str) -> str:
     return r[:160]
 
 
-def table(records: list[dict], notes: dict) -> list[str]:
-    by_file = collections.OrderedDict()
+def _rate(c, digits=0) -> str:
+    ins = c["pass"] + c["fail"]
+    return f"{100 * c['pass'] / ins:.{digits}f}% ({c['pass']}/{ins})" if ins else "-"
+
+
+def table(records: list[dict], notes: dict, baseline: list[dict] | None = None) -> list[str]:
+    """The per-file table; ``baseline`` (records of an earlier run) adds its in-scope pass
+    rate per file, as ``before``."""
+    by_file, before = collections.OrderedDict(), {}
     for r in records:
         by_file.setdefault(r["file"], []).append(r)
-    lines = ["| file | pass | fail | in-scope pass rate | skip | out of scope | pending | time |",
-             "|---|---:|---:|---:|---:|---:|---:|---|"]
-    tot = collections.Counter()
+    for r in baseline or []:
+        before.setdefault(r["file"], collections.Counter())[r["class"]] += 1
+    extra = " before |" if baseline is not None else ""
+    lines = [f"| file | pass | fail | in-scope pass rate |{extra} skip | out of scope | pending "
+             "| time |", "|---|---:|---:|---:|" + ("---:|" if extra else "") + "---:|---:|---:|---|"]
+    tot, tot_before = collections.Counter(), collections.Counter()
     for f in notes:
         c = collections.Counter(r["class"] for r in by_file.get(f, []))
         tot.update(c)
-        ins = c["pass"] + c["fail"]
-        rate = f"{100 * c['pass'] / ins:.0f}%" if ins else "-"
-        lines.append(f"| {f} | {c['pass']} | {c['fail']} | {rate} | {c['skip']} | {c['out']} "
-                     f"| {c['pending']} | {notes[f]} |")
-    ins = tot["pass"] + tot["fail"]
-    rate = f"{100 * tot['pass'] / ins:.1f}%" if ins else "-"
-    lines.append(f"| **all** | **{tot['pass']}** | **{tot['fail']}** | **{rate}** | "
+        b = ""
+        if baseline is not None:
+            tot_before.update(before.get(f, {}))
+            b = f" {_rate(before.get(f, collections.Counter()))} |"
+        lines.append(f"| {f} | {c['pass']} | {c['fail']} | {_rate(c)} |{b} {c['skip']} | "
+                     f"{c['out']} | {c['pending']} | {notes[f]} |")
+    b = f" **{_rate(tot_before, 1)}** |" if baseline is not None else ""
+    lines.append(f"| **all** | **{tot['pass']}** | **{tot['fail']}** | **{_rate(tot, 1)}** |{b} "
                  f"{tot['skip']} | {tot['out']} | {tot['pending']} | |")
     return lines
 
@@ -468,6 +479,10 @@ def main(argv=None) -> int:
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--json", type=Path, help="write per-test records here")
     ap.add_argument("--keep", action="store_true", help="keep the rewritten copy")
+    ap.add_argument("--baseline-label", default="the baseline",
+                    help="what --baseline measured (for RESULTS.md)")
+    ap.add_argument("--baseline", type=Path,
+                    help="per-test records (--json) of an earlier run: adds its rates as 'before'")
     ap.add_argument("--tepad-root", type=Path, default=ROOT,
                     help="folder holding the tepad package to test (default: this checkout; "
                          "e.g. a `git archive` of another branch, to compare)")
@@ -496,7 +511,8 @@ def main(argv=None) -> int:
         else:
             shutil.rmtree(work, ignore_errors=True)
 
-    tab, clu = table(records, notes), clusters(records)
+    baseline = json.loads(a.baseline.read_text()) if a.baseline else None
+    tab, clu = table(records, notes, baseline), clusters(records)
     print("\n".join(["", *tab, "", "Failures by first error:", *clu]))
     if a.json:
         a.json.write_text(json.dumps(records, indent=1))
@@ -510,7 +526,8 @@ def main(argv=None) -> int:
             "pass / (pass + fail); *out of scope* needs TVMScript parsing, relay/relax, "
             "tir.Schedule, meta_schedule, rpc or a GPU API other than emulated CUDA; "
             "*pending* needs create_prim_func/blocks, LoopPartition, StorageRewrite or pass "
-            "instruments; *skip* was skipped by the test itself.", "",
+            "instruments; *skip* was skipped by the test itself."
+            + (f" *before*: the same files on `{a.baseline_label}`." if baseline else ""), "",
             *tab, "", "Most common first errors of the in-scope failures:", "", *clu, "", END])
         write_section(a.out, text, SECTION, BEGIN, END)
     return 0
