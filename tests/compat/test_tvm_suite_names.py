@@ -164,18 +164,31 @@ def test_transform_apply_runs_a_function_on_each_primfunc():
         tvm.tir.transform.Apply(3)
 
 
+MEMO_CALLS = []
+
+
 def test_memoize_keys_on_captured_values_too():
     from tepad.contrib.pickle_memoize import memoize
-    calls = []
 
     def make(n, dtype):
         @memoize("tepad.tests.memoize_capture")
         def data(scale):
-            calls.append((n, dtype, scale))
+            MEMO_CALLS.append((n, dtype, scale))
             return (np.arange(n) * scale).astype(dtype)
         return data(2)
 
     assert make(3, "float32").dtype == np.float32
     assert make(3, "int16").dtype == np.int16       # not the float32 entry
     np.testing.assert_array_equal(make(3, "int16"), [0, 2, 4])
-    assert calls == [(3, "float32", 2), (3, "int16", 2)]
+    assert MEMO_CALLS == [(3, "float32", 2), (3, "int16", 2)]
+
+    def unhashable():
+        seen = []
+
+        @memoize("tepad.tests.memoize_capture")
+        def data():
+            return seen
+        return data()
+
+    with pytest.raises(tvm.TepadError, match="hashable"):
+        unhashable()
