@@ -164,6 +164,9 @@ def _out_module(dotted: str) -> str | None:
 
 
 SUPPORT = "from _tvm_suite_support import _TvmSuiteOut, _tvm_suite_script"
+#: what ``import tvm`` becomes: tepad, seen through a module that answers the out-of-scope
+#: submodules (``tvm.relay``, ``tvm.script.ir_module``) with placeholders
+TVM_BIND = "from _tvm_suite_support import tvm"
 
 
 def _placeholder_line(indent: str, name: str, what: str) -> str:
@@ -188,13 +191,12 @@ def rewrite_line(line: str) -> tuple[str, bool]:
             name = alias or "tvm"
             if alias:
                 return _placeholder_line(indent, alias, sub), True
-            return f"{indent}import tepad as tvm", False
+            return f"{indent}{TVM_BIND}", False
         if alias:
             return f"{indent}import tepad{('.' + sub) if sub else ''} as {alias}", False
         if sub:
-            return (f"{indent}import tepad.{sub}; import tepad as tvm  "
-                    f"# tvm_suite: was import tvm.{sub}"), False
-        return f"{indent}import tepad as tvm", False
+            return f"{indent}import tepad.{sub}; {TVM_BIND}  # was import tvm.{sub}", False
+        return f"{indent}{TVM_BIND}", False
     m = re.match(r"^(\s*)from tvm((?:\.\w+)*) import (.*)$", line)
     if m:
         indent, sub, names = m.groups()
@@ -251,9 +253,26 @@ def _tvm_suite_script(full):
     class _Proxy(_TvmSuiteOut):
         def __getattr__(self, attr):
             if hasattr(real, attr):
-                return getattr(real, attr)
+                got = getattr(real, attr)
+                if isinstance(got, types.ModuleType):
+                    return _tvm_suite_script(full + "." + attr)
+                return got
             return _TvmSuiteOut(full + "." + attr)
     return _Proxy(full)
+
+
+class _TvmModule(types.ModuleType):
+    """tepad under the name tvm: every attribute is tepad's, except the out-of-scope
+    submodules (placeholders) and tvm.script (tepad.script's names, else placeholders)."""
+    def __getattr__(self, name):
+        if name in _OUT:
+            return _TvmSuiteOut(name)
+        if name == "script":
+            return _tvm_suite_script("script")
+        return getattr(_tepad, name)
+
+
+tvm = _TvmModule("tvm")
 '''
 
 
@@ -275,7 +294,10 @@ def prepare(src_dir: Path, work: Path) -> None:
             dst.parent.mkdir(parents=True, exist_ok=True)
             dst.write_text(rewrite_source(p.read_text()))
     (work / "conftest.py").write_text(CONFTEST)
-    (work / "_tvm_suite_support.py").write_text(PLACEHOLDER + SCRIPT_PROXY)
+    outs = sorted({m.split(".")[0] for m in OUT_MODULES if "." not in m})
+    (work / "_tvm_suite_support.py").write_text(
+        f"import types\n\nimport tepad as _tepad\n\n_OUT = {tuple(outs)!r}\n"
+        + PLACEHOLDER + SCRIPT_PROXY)
 
 
 # ----------------------------------------------------------------------------- classifying
