@@ -75,7 +75,7 @@ SCOPE_RULES = [
     ("pending", "create_prim_func/blocks", r"create_prim_func|BlockRealize|\bT\.block\b"),
     ("pending", "LoopPartition/StorageRewrite/instruments",
      r"LoopPartition|loop_partition|partition_const_loop|StorageRewrite|"
-     r"pass_instrument|PassInstrument|instrument"),
+     r"pass_instrument|PassInstrument|\binstruments\s*="),
 ]
 
 #: parameter values (in a test id) naming a device tepad does not run
