@@ -291,6 +291,8 @@ ROWS = [
      "before/expected as PrimFuncs or IRModules (TVMScript is not parsed)"),
     ("tvm.driver.build_module.get_binds", "tepad.driver.build_module.get_binds", ""),
     ("tvm.tir.transform.Apply", "tepad.tir.transform.Apply", "a function run on each PrimFunc"),
+    ("topi.bitwise_and / bitwise_or / bitwise_xor / bitwise_not / left_shift / right_shift",
+     "tepad.topi.bitwise_and", "and PrimExpr & | ^ << >> ~ on integers (tir.bitwise_* calls)"),
     ("te.Tensor.astype", "tepad.te.Tensor.astype", "elementwise topi.cast"),
     ("tvm.tir.vscale", "tepad.tir.vscale", "held in IR; refused at codegen (fixed-width targets)"),
     ("tvm.testing.check_numerical_grads", "tepad.testing.check_numerical_grads",
