@@ -333,7 +333,8 @@ class FileSource:
     def context(self, key: str) -> str:
         """The test's source plus the sources of the module-level names it mentions (two
         levels deep)."""
-        src = self.tests.get(key, "")
+        # a test a class inherits (CompareBeforeAfter's test_compare) reads as its class
+        src = self.tests.get(key) or self.toplevel.get(key.split("::")[0], "")
         seen, frontier, parts = set(), [src], [src]
         for _ in range(2):
             nxt = []
@@ -433,10 +434,11 @@ def evaluate(src_dir: Path, rel: Path, results: list, note: str) -> list[dict]:
         real = [(k, "fail", err) for k in fs.tests]
     for tid, outcome, err in real:
         base = tid.split("[")[0]
-        ctx = fs.context(base) if base in fs.tests else ""
+        known = base in fs.tests or base.split("::")[0] in fs.toplevel
+        ctx = fs.context(base) if known else ""
         cls, reason = classify(ctx, tid, outcome, err)
         records.append({"file": str(rel), "test": tid, "outcome": outcome, "class": cls,
-                        "reason": reason})
+                        "reason": reason, "error": err})
     return records
 
 
