@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Compile time (lower, build) as pipelines grow, interval and exact InferBound (issue 17).
+"""Compile time (lower, build) as pipelines grow, interval and exact InferBound.
 
     python benchmarks/bench_compile.py            the table; updates RESULTS.md's section
     python benchmarks/bench_compile.py --quick    N = 5, 10 only; writes nothing unless --out
@@ -13,7 +13,7 @@ Workloads (256 x 256 fp32, stage k reads stage k - 1):
   consumer's column-tile loop (the attach depth grows with N);
 * ``clamped @ consumer column``: the same stencil, the output tiled 32 x 32, the stage before
   it at the output's column-tile loop, every other stage at its (untiled) consumer's column
-  loop (issue 17's measurement; depth N, and work that doubles per level: compiled, not run);
+  loop (the measurement; depth N, and work that doubles per level: compiled, not run);
 * ``shifted @ output tile`` / ``shifted @ consumer tile``: ``S_{k-1}[i + 1, j]`` instead of the
   clamp (each stage one row smaller), attached as above;
 * the tiled conv2d and matmul of ``examples/`` (their default sizes).

@@ -1,4 +1,4 @@
-"""RFC 0077 padding: what the overcompute passes buy (issue 3's benchmark).
+"""RFC 0077 padding: what the overcompute passes buy (its benchmark).
 
 * row summation of a (16384, 14) fp32 matrix stored as ``[i, j // 4, j % 4]`` (16 per row) with
   ``pad_value=0``: the branchy kernel tests ``j < 14`` in its inner loop; after

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Plain tutorial schedules (issue 18): W1-W5 with the schedules TVM's tutorials teach.
+"""Plain tutorial schedules: W1-W5 with the schedules TVM's tutorials teach.
 
     python benchmarks/bench_plain.py                        every tool on all cores, wall clock
     python benchmarks/bench_plain.py --threads 1 --clock cpu   one thread each, process CPU time
@@ -32,9 +32,9 @@ their assembly is checked for AVX-512, as the peers check theirs; numpy runs Ope
 Haswell kernel and its AVX2 loops. ``--tuned-log LOG`` (a log of ``bench_tune.py`` for the
 same ISA) adds "tuned": each AutoTVM template's best logged config, timed with the rest.
 
-Full runs (not ``--small``) write the section "Plain tutorial schedules (issue 18)" of
+Full runs (not ``--small``) write the section "Plain tutorial schedules" of
 ``benchmarks/RESULTS.md`` between ``<!-- bench_plain:begin/end -->`` markers; with ``--isa
-avx2``, the section "AVX2 code on this host (issue 18)" between ``<!-- bench_plain_avx2:
+avx2``, the section "AVX2 code on this host" between ``<!-- bench_plain_avx2:
 begin/end -->`` markers instead.
 """
 from __future__ import annotations
@@ -63,8 +63,8 @@ import tepad  # noqa: E402
 from tepad import autotvm, te, tir  # noqa: E402
 
 BEGIN, END = "<!-- bench_plain:begin -->", "<!-- bench_plain:end -->"
-SECTION = "## Plain tutorial schedules (issue 18)"
-ISA_SECTION = "## {ISA} code on this host (issue 18)"
+SECTION = "## Plain tutorial schedules"
+ISA_SECTION = "## {ISA} code on this host"
 ISA_BEGIN, ISA_END = "<!-- bench_plain_{isa}:begin -->", "<!-- bench_plain_{isa}:end -->"
 WL = {w.key: w for w in WORKLOADS}
 TARGET_ROUND_S = 0.04     # time per kernel per round (calls = this / one call's time)
@@ -524,17 +524,17 @@ def markdown(res, info, a) -> str:
              "",
              "Every peer variant (and extra tepad kernels):", "", variants_table(res), ""]
     if threads > 1:
-        lines += ["With several threads on a host whose other cores are busy, each of tepad's "
-                  "parallel regions can end with libgomp's barrier waiting for a worker that "
-                  "has no core while the calling thread spins (tepad sets GOMP_SPINCOUNT to "
-                  "100000, ~2.6 ms): `--threads 1 --clock cpu` is the comparison that holds "
-                  "on a shared host.", ""]
+        lines += ["With several threads on a host whose other cores are busy, the peers' "
+                  "parallel regions can end with a barrier waiting for a worker that has no "
+                  "core (tepad's pool runs such a worker's chunks on the calling thread, see "
+                  "the 'Busy cores' section): `--threads 1 --clock cpu` is the comparison "
+                  "that holds on a shared host.", ""]
     lines.append(END)
     return "\n".join(lines)
 
 
 def isa_markdown(res, info, a) -> str:
-    """The section of ``--isa`` runs: every tool's ``a.isa`` code on this host, issue 18's
+    """The section of ``--isa`` runs: every tool's ``a.isa`` code on this host, the
     targets measured against it."""
     cmd = (f"python benchmarks/bench_plain.py --isa {a.isa}"
            + (f" --threads {a.threads}" if a.threads else "") + f" --clock {a.clock}"

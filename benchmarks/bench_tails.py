@@ -1,4 +1,4 @@
-"""Vector tails (issue 18): what the partial last tile of a vectorized loop costs.
+"""Vector tails: what the partial last tile of a vectorized loop costs.
 
 A split that does not divide leaves a guarded last tile; the vectorizer runs each vector
 piece whose guard holds on all lanes as plain vector code and the piece where it does not as
@@ -221,7 +221,7 @@ def tails_markdown() -> str:
     ew = elementwise_rows()
     st = stencil_rows()
     return "\n".join([
-        "## Vector tails (issue 18)",
+        "## Vector tails",
         "",
         f"`benchmarks/bench_tails.py`: interleaved rounds in one process ({ROUNDS} x "
         f"{PER_ROUND} runs per kernel), {threads} threads, "

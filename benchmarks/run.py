@@ -556,7 +556,7 @@ def padding_section() -> str | None:
 def tails_section() -> str | None:
     """``benchmarks/bench_tails.py``: W3, a 2047-column elementwise kernel and a one-stage
     stencil with the partial vector run scalar, masked or as halves, or shifted inward
-    (issue 18)."""
+   ."""
     return optional_section("bench_tails", "tails_markdown", "Vector tails")
 
 

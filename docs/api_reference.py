@@ -20,13 +20,13 @@ from dataclasses import replace
 from tepad.lower.pipeline import Options, labelled
 
 # the API-level modules, in the order the reference presents them
-MODULES = ["tepad", "tepad.schedule", "tepad.te", "tepad.lower", "tepad.lower.pipeline",
+MODULES = ["tepad", "tepad.target", "tepad.schedule", "tepad.te", "tepad.lower", "tepad.lower.pipeline",
            "tepad.lower.passes", "tepad.layout", "tepad.testing", "tepad.runtime",
            "tepad.arith", "tepad.bound", "tepad.tir", "tepad.autotvm"]
 
 # classes whose public methods are listed (the rest: signature and docstring)
 # (by where they are defined: an export under another name lists them too)
-METHODS_OF = {"tepad.schedule.stage.Stage", "tepad.schedule.schedule.Schedule",
+METHODS_OF = {"tepad.target.Target", "tepad.schedule.stage.Stage", "tepad.schedule.schedule.Schedule",
               "tepad.runtime.module.Module", "tepad.arith.analyzer.Analyzer",
               "tepad.tensor.tensor.Tensor", "tepad.tir.function.PrimFunc"}
 

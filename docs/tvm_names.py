@@ -30,7 +30,9 @@ ROWS = [
     ("te.decl_tensor_intrin", f"{TE}.decl_tensor_intrin", ""),
     ("te.create_schedule", f"{TE}.create_schedule", ""),
     ("te.create_prim_func", f"{TE}.create_prim_func",
-     "TensorIR is not part of tepad (TE schedules only)"),
+     "compute definitions only (no scan / extern); printed TVMScript-like, not parsed; built "
+     "by lowering the blocks (LowerInitBlock, ConvertBlocksToOpaque, LowerOpaqueBlock) to "
+     "tepad's loop IR; TensorIR schedule primitives (tir.Schedule) are not part of tepad"),
     ("te.gradient", f"{TE}.gradient",
      "adjoints are gathers (no Jacobian tensors); max/min send the gradient to the first "
      "extreme point; tuple reducers (argmax) are refused"),
@@ -78,9 +80,11 @@ ROWS = [
     ("compute_at / compute_inline / compute_root", f"{ST}.compute_at", ""),
     ("vectorize / unroll / parallel", f"{ST}.vectorize", ""),
     ("bind", f"{ST}.bind",
-     "lowers as TVM prints it (thread_extent attributes); building it for the CPU is a "
-     "TepadError, GPU code generation is issue 16"),
-    ("env_threads", f"{ST}.env_threads", "GPU scheduling: issue 16"),
+     "lowers as TVM prints it (thread_extent attributes); built for target='cuda' (PTX, "
+     "docs/cuda.md) or, with TEPAD_CUDA=emulate, run on the CPU by the GPU emulator "
+     "(docs/gpu.md); building it for 'llvm' is a TepadError"),
+    ("env_threads", f"{ST}.env_threads",
+     "not there: bind each thread axis with bind() (GPU code generation: target='cuda')"),
     ("set_scope", f"{ST}.set_scope", ""),
     ("tagged storage scopes ('global:tag', 'global.texture', 'shared.dyn')",
      "tepad.tir.storage_scope.split_storage_scope", "placed as their rank, the tag is kept"),
@@ -90,7 +94,9 @@ ROWS = [
     ("prefetch", f"{ST}.prefetch", ""),
     ("storage_align", f"{ST}.storage_align", ""),
     ("double_buffer", f"{ST}.double_buffer",
-     "recorded, no effect: a GPU shared-memory pipelining hint (the CPU overlaps loads itself)"),
+     "lowered by inject_double_buffer (TVM's InjectDoubleBuffer): two halves alternating with "
+     "the loop's parity, the next iteration's write before this one's compute; config "
+     "tir.InjectDoubleBuffer split_loop"),
     ("tensorize", f"{ST}.tensorize", ""),
     ("tensorize of a stage that calls a tensor intrinsic (TensorComputeOp)", f"{ST}.tensorize",
      "TVM accepts the call and ignores it; tepad replaces the tile's calls with one call of "
@@ -125,7 +131,9 @@ ROWS = [
     ("tvm.lower with scalar vars no argument binds", "tepad.lower",
      "as TVM: lower leaves them free and prints them; build refuses them (TVM's "
      "MakePackedAPI does), unless they are passed as scalar arguments"),
-    ("tvm.build", "tepad.build", "targets: llvm (the host CPU)"),
+    ("tvm.build", "tepad.build",
+     "targets: llvm (the host CPU) and cuda / nvptx (PTX for a CUDA GPU; with "
+     "TEPAD_CUDA=emulate the GPU emulator runs it on the CPU)"),
     ("tvm.build(s, args, target, target_host, runtime, name, binds) positional order",
      "tepad.build",
      "runtime must be None (one runtime); TVM 0.6's order, a name in the fifth place, is "
@@ -139,12 +147,76 @@ ROWS = [
     ("tvm.target.codegen.llvm_lookup_intrinsic_id", "tepad.target.codegen.llvm_lookup_intrinsic_id",
      ""),
     ("tvm.transform.PassContext", "tepad.transform.PassContext",
-     "opt_level recorded (LLVM runs at O3); unknown config keys are errors"),
+     "opt_level recorded (LLVM runs at O3); unknown config keys are errors; instruments "
+     "supported"),
     ("tvm.transform.Sequential", "tepad.transform.Sequential", ""),
     ("tvm.ir.transform.PassContext / Sequential", "tepad.ir.transform.PassContext",
      ""),
     ("tvm.tir.transform.<Pass>()", "tepad.tir.transform.PrimFuncPass",
-     "the passes tepad has, under TVM's names"),
+     "the passes tepad has, under TVM's names (rows below)"),
+    ("tvm.tir.transform.LowerWarpMemory / storage scope 'warp'",
+     "tepad.lower.passes.lower_warp_memory",
+     "run by the NVPTX back end on each kernel: per-lane registers, reads of other lanes as "
+     "tvm_warp_shuffle (shfl.sync); warp size 32, threadIdx.x extent dividing it; the "
+     "emulator keeps one shared copy per warp row with barriers; other patterns are "
+     "TepadErrors naming the buffer"),
+    ("storage scopes wmma.matrix_a / wmma.matrix_b / wmma.accumulator",
+     "tepad.tir.storage_scope.FRAGMENT_SCOPES",
+     "placed as 'local' (InferBound sizes one fragment per warp/thread)"),
+    ("tir.tvm_load_matrix_sync / tvm_mma_sync / tvm_store_matrix_sync / tvm_fill_fragment",
+     "tepad.lower.passes.wmma_fragments.wmma_for_emulator",
+     "m16n16k16 with float16 inputs and float32 accumulators: NVPTX's llvm.nvvm.wmma "
+     "intrinsics (nvptx_wmma.py), loops over 16 x 16 fragments in the emulator"),
+    ("tvm.ir.instrument.pass_instrument / PassContext(instruments=[...])",
+     "tepad.ir.instrument.pass_instrument",
+     "hooks run around every pipeline step and tir.transform pass object; should_run=False "
+     "skips only passes codegen can do without"),
+    ("tvm.ir.instrument.PrintBeforeAll / PrintAfterAll / PassTimingInstrument",
+     "tepad.ir.instrument.PassTimingInstrument", ""),
+    ("tvm.tir.Block / BlockRealize / BufferRegion / MatchBufferRegion", "tepad.tir.Block",
+     "made by te.create_prim_func; match_buffers are not lowered"),
+    ("tir.transform.Apply / Filter", "tepad.tir.transform.Filter", ""),
+    ("tir.transform.LoopPartition, config tir.LoopPartition", "tepad.tir.transform.LoopPartition",
+     "runs in tepad.lower only when the tir.LoopPartition config (or required_pass) asks; "
+     "TVM partitions symbolic loops always"),
+    ("tir.transform.StorageRewrite", "tepad.tir.transform.StorageRewrite",
+     "memory reuse between same-dtype constant-size allocations; not in tepad's pipeline"),
+    ("tir.transform.LowerIntrin", "tepad.tir.transform.LowerIntrin",
+     "llvm rules (LLVM intrinsics, floordiv/floormod by constants); not in the pipeline: "
+     "codegen maps the same calls"),
+    ("tir.transform.InjectCopyIntrin(pragma_key, fintrin)", "tepad.tir.transform.InjectCopyIntrin",
+     ""),
+    ("tir.transform.LowerInitBlock / ConvertBlocksToOpaque / LowerOpaqueBlock",
+     "tepad.tir.transform.LowerOpaqueBlock", ""),
+    ("tir.transform.FlattenBuffer", "tepad.tir.transform.FlattenBuffer", "tepad's storage_flatten"),
+    ("tir.transform.Simplify / RemoveNoOp / ConvertSSA / RemoveAssume / RemoveStoreUndef",
+     "tepad.tir.transform.RemoveNoOp", ""),
+    ("tir.transform.StorageFlatten / InjectPrefetch / InjectRollingBuffer / "
+     "InstrumentBoundCheckers", "tepad.tir.transform.StorageFlatten", ""),
+    ("tir.transform.InjectDoubleBuffer", "tepad.tir.transform.InjectDoubleBuffer",
+     "split_loop from the PassContext config tir.InjectDoubleBuffer, as in TVM; in the "
+     "pipeline right after storage_flatten"),
+    ("tir.transform.UnrollLoop / VectorizeLoop(enable) / HoistIfThenElse(variant)",
+     "tepad.tir.transform.VectorizeLoop", ""),
+    ("tir.transform.InjectVirtualThread / LowerThreadAllreduce / ThreadSync(scope)",
+     "tepad.tir.transform.ThreadSync", ""),
+    ("tir.transform.SkipAssert / RewriteUnsafeSelect", "tepad.tir.transform.RewriteUnsafeSelect", ""),
+    ("tir.transform.MakePackedAPI / MakeUnpackedAPI / LowerTVMBuiltin / CombineContextCall / "
+     "LowerDeviceStorageAccessInfo / DecorateDeviceScope / BindTarget / AnnotateEntryFunc",
+     "tepad.tir.transform.MakePackedAPI",
+     "return the function unchanged: tepad's kernels take plain pointers, the runtime Module "
+     "checks and unpacks arguments, codegen emits builtins directly"),
+    ("tir.transform.NarrowDataType / CommonSubexprElimTIR / BF16Legalize "
+     "/ VerifyMemory / RenormalizeSplitPattern / LowerCustomDatatypes", "tepad.tir.transform.NarrowDataType",
+     "return the function unchanged (index dtypes kept; LLVM's GVN does CSE; bfloat16 "
+     "handled in codegen); reasons in "
+     "tepad/lower/passes/tvm_pass_objects.py"),
+    ("tir.transform.SplitHostDevice", "tepad.lower.passes.split_host_device.split_host_device",
+     "tepad splits GPU functions inside build (tepad.lower.passes.split_host_device gives "
+     "host, kernels and launches, not a module)"),
+    ("tir.transform.PlanAndUpdateBufferAllocationLocation / CompactBufferAllocation / "
+     "LowerMatchBuffer / UnifyThreadBinding / InjectPermutedLayout / LowerCrossThreadReduction",
+     "tepad.tir.transform.CompactBufferAllocation", "TensorIR-schedule passes: not in tepad"),
     ("tvm.nd.array / tvm.nd.empty", "tepad.nd.array", ""),
     ("tvm.cpu / tvm.device / tvm.cuda", "tepad.device", ""),
     ("Module: mod(...), mod[name], entry_name, get_source", "tepad.runtime.Module", ""),
@@ -176,6 +248,34 @@ ROWS = [
      "deprecated: registered under the function's name (warns once)"),
     ("tvm.expr.Call.Extern / PureExtern / Intrinsic / PureIntrinsic (0.6 call types)",
      "tepad.tir.Call.PureExtern", "accepted by make.Call, otherwise unused"),
+    # --- tvm.auto_scheduler ---------------------------------------------------------------
+    ("auto_scheduler.register_workload", "tepad.auto_scheduler.register_workload", ""),
+    ("auto_scheduler.SearchTask(func, args, target) / workload_key / compute_dag",
+     "tepad.auto_scheduler.SearchTask", ""),
+    ("auto_scheduler.create_task (older spelling)", "tepad.auto_scheduler.create_task", ""),
+    ("SearchTask.tune / apply_best / print_best", "tepad.auto_scheduler.SearchTask.tune",
+     "print_best prints schedule code only (print_mode='schedule'; no 'cuda')"),
+    ("auto_scheduler.ComputeDAG (print, apply_steps_from_state, "
+     "print_python_code_from_state)", "tepad.auto_scheduler.ComputeDAG", ""),
+    ("auto_scheduler.TuningOptions", "tepad.auto_scheduler.TuningOptions", ""),
+    ("auto_scheduler.RecordToFile / load_records / load_best_record / save_records",
+     "tepad.auto_scheduler.RecordToFile",
+     "TVM's record shape {i, r, v}; the steps are tepad's own encoding (they replay in "
+     "tepad, not in TVM)"),
+    ("auto_scheduler.SketchPolicy / EmptyPolicy / PreloadMeasuredStates", "tepad.auto_scheduler.SketchPolicy",
+     "CPU sketch rules only (multi-level tiling, inlining, fusion into an elementwise "
+     "consumer, cache_write, parallel, vectorize, unroll pragma); no GPU sketches, no "
+     "rfactor or layout rewrite"),
+    ("auto_scheduler.XGBModel / RandomModel", "tepad.auto_scheduler.XGBModel",
+     "features are read from the sketch parameters (tile extents, register block, vector "
+     "width, parallel extent, unroll), not TVM's per-store loop features; no save/load"),
+    ("auto_scheduler.LocalBuilder / LocalRunner", "tepad.auto_scheduler.LocalRunner",
+     "each candidate is checked against the numpy oracle before it is timed"),
+    ("auto_scheduler.LocalRPCMeasureContext", "tepad.auto_scheduler.LocalRPCMeasureContext",
+     "no RPC: .runner is a LocalRunner with the same options"),
+    ("auto_scheduler.ApplyHistoryBest", "tepad.auto_scheduler.ApplyHistoryBest",
+     "query(target, workload_key) gives the best state; no Relay integration"),
+    ("auto_scheduler.auto_schedule", "tepad.auto_scheduler.auto_schedule", ""),
     # --- tvm.contrib ------------------------------------------------------------------------
     ("tvm.contrib.cblas.matmul / batch_matmul (transa, transb)", "tepad.contrib.cblas.matmul",
      "computed by the BLAS numpy ships (OpenBLAS in numpy's wheels) through a registered "
@@ -247,6 +347,13 @@ ROWS = [
     ("tvm.hybrid (TVM 0.6's hybrid script)", "tepad.hybrid",
      "the hybrid script front end is not implemented"),
     ("Module.export_library / tvm.runtime.load_module", "tepad.runtime.load_module", ""),
+    ("Module.imported_modules / Module.import_module (a CUDA host module and its PTX)",
+     "tepad.runtime.CudaModule.import_module",
+     "save('k.o') is the host part, imported_modules[0].save('k.ptx') the device code; "
+     "export_library holds both (docs/cuda.md)"),
+    ("CUDA_LAUNCH_BLOCKING=1", "tepad.runtime.cuda_module.launch_blocking_from_env",
+     "also TEPAD_CUDA_LAUNCH_BLOCKING=1 or a 'cuda -launch_blocking=1' target: checked "
+     "launches that name the faulting kernel"),
     ("tvm.runtime.convert", "tepad.runtime.convert", ""),
     ("tvm.register_func / tvm.get_global_func", "tepad.register_func", ""),
     ("tvm.error.TVMError", "tepad.error.TVMError",
@@ -284,7 +391,9 @@ ROWS = [
      "not parsed: tepad prints TVMScript-like text only"),
     # --- tvm.testing, topi ------------------------------------------------------------------
     ("tvm.testing (assert_allclose, parameter(s), fixture, parametrize_targets, requires_*)",
-     "tepad.testing.parametrize_targets", ""),
+     "tepad.testing.parametrize_targets",
+     "requires_gpu / requires_cuda run where cuda(0) exists: a CUDA GPU, or the emulator "
+     "under TEPAD_CUDA=emulate; requires_opencl / vulkan / rocm skip"),
     ("tvm.testing.device_enabled / enabled_targets", "tepad.testing.enabled_targets",
      "llvm always; cuda where cuda(0) exists (a GPU or TEPAD_CUDA=emulate)"),
     ("tvm.testing.CompareBeforeAfter", "tepad.testing.CompareBeforeAfter",

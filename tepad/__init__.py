@@ -5,6 +5,8 @@ docs/coming_from_tvm.md says so.
 """
 import importlib as _importlib
 
+__version__ = "0.1.0"
+
 from .errors import TVMError, TepadError, InternalError
 from . import error
 from . import tir
@@ -29,7 +31,8 @@ from . import layout
 
 # Face packages that ``import tepad`` does not load: ``tepad.topi`` (and ``from tepad import
 # topi``) imports them on first use (PEP 562), so the import stays cheap.
-_LAZY_SUBMODULES = ("topi", "testing", "contrib", "viz", "fuzz", "autotvm", "script", "_ffi")
+_LAZY_SUBMODULES = ("topi", "testing", "contrib", "viz", "fuzz", "autotvm", "auto_scheduler",
+                    "script", "_ffi", "demo", "cli")
 
 
 def __getattr__(name):
@@ -51,4 +54,4 @@ __all__ = ["TVMError", "TepadError", "InternalError", "error", "tir", "te", "sch
            "metal", "rocm", "ext_dev", "build", "target", "transform", "topi", "nd", "container",
            "ir", "IRModule", "layout", "testing", "register_func", "get_global_func",
            "register_object", "DataType", "DataTypeCode", "contrib",
-           "autotvm"]
+           "autotvm", "auto_scheduler", "demo"]

@@ -8,9 +8,11 @@ Every command but ``demo`` and ``bench`` takes a Python file that defines a func
     tepad bounds examples/blur.py                    InferBound table, computed vs needed
     tepad bounds examples/blur.py --stage Bx --plot bx.png
     tepad run examples/matmul.py --repeat 50         build, check against the oracle, time
+    tepad run examples/gpu/blur.py --target cuda     a GPU schedule (emulated without a GPU)
     tepad graph examples/conv2d.py [--png g.png]     read graph + attach edges as DOT / PNG
     tepad layout examples/row_summation.py --stage A [--png a.png]
     tepad tune examples/tune_templates.py -n 20      tune every @autotvm.template in the file
+    tepad tune --auto FILE.py -n 32                  auto-schedule its registered workloads
     tepad bench --quick                              benchmarks/run.py of the checkout
                                                      (full runs: report in ./tepad-bench-results.md)
 
@@ -19,24 +21,31 @@ Every command but ``demo`` and ``bench`` takes a Python file that defines a func
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
+import os
 import sys
 import time
 from pathlib import Path
 
-from . import bound
+from . import __version__, bound
 from .autotvm.session import TUNERS, make_option, template_args, templates_in, tune_template
+from .auto_scheduler import LocalRunner as AutoLocalRunner, tune_workload
+from .auto_scheduler.workload_registry import WORKLOAD_FUNC_REGISTRY
 from .bound import attach_path, infer_bound
-from .demo import main as demo_main
+from .demo import iter_var_role, main as demo_main
 from .driver import build
 from .errors import InternalError, TepadError
 from .layout import from_physical, to_physical
+from .lower.thread_binding import schedule_thread_bindings
 from .lower.pipeline import (PHASES, Options, PassLog, format_step, lower_for_codegen,
                              select)
 from .schedule import Schedule
 from .schedule.stage import AttachType
 from .tensor.tensor import PlaceholderOp
+from .runtime import cuda_driver
 from .runtime.timing import bounded_times, busy_note
+from .target import Target
 from .testing import reference
 from .tir.expr import Var
 from .viz import MissingDependency
@@ -153,18 +162,11 @@ def bounds_text(s, exact=True):
         if isinstance(st.op, PlaceholderOp):
             continue
         path = ", ".join(iv.name for iv in attach_path(st)) or "-"
-        roots = set(st.op.root_iter_vars)
-        leaves = set(st.leaf_iter_vars)
         for iv in st.all_iter_vars:
             r = bm.get(iv)
             if r is None:
                 continue
-            kind = ("root" if iv in roots else "") + \
-                ("+leaf" if iv in leaves and iv in roots else "leaf" if iv in leaves else "")
-            kind = kind or "inner"
-            if iv.iter_type.name == "CommReduce":
-                kind += " (reduce)"
-            row = [st.name, iv.name, kind, _fmt(r.min), _fmt(r.extent)]
+            row = [st.name, iv.name, iter_var_role(st, iv), _fmt(r.min), _fmt(r.extent)]
             if bm_e is not None:
                 re_ = bm_e.get(iv)
                 same = re_ is not None and str(re_.min) == str(r.min) and \
@@ -363,11 +365,56 @@ class Progress:
             self.stream.flush()
 
 
+@contextlib.contextmanager
+def _environ(name, value):
+    """``os.environ[name] = value`` inside the block (nothing when ``value`` is None)."""
+    old = os.environ.get(name)
+    if value is not None:
+        os.environ[name] = value
+    try:
+        yield
+    finally:
+        if value is not None:
+            if old is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = old
+
+
+def run_target(ns, s, out):
+    """``(target, emulate)`` for ``tepad run``: ``--target`` when given, else 'cuda' for a
+    schedule with GPU thread bindings under ``TEPAD_CUDA=emulate``, else the CPU. A CUDA
+    target runs on the GPU emulator when ``TEPAD_CUDA=emulate`` is set or no CUDA GPU is
+    there (said on ``out``)."""
+    emulate_env = os.environ.get("TEPAD_CUDA", "").strip().lower() == "emulate"
+    target = ns.target
+    if target is None:
+        target = "cuda" if emulate_env and schedule_thread_bindings(s) else None
+        if target:
+            out.write("TEPAD_CUDA=emulate and GPU thread bindings: building for 'cuda' on "
+                      "the GPU emulator\n")
+    try:
+        gpu = target is not None and Target(target).is_gpu
+    except TepadError as e:
+        raise CliError(f"--target {target!r}: {e}") from None
+    if gpu and not emulate_env and not cuda_driver.cuda_available(0):
+        out.write(f"no CUDA GPU here: running the {target!r} build on the GPU emulator "
+                  "(TEPAD_CUDA=emulate, docs/gpu.md)\n")
+        return target, True
+    return target, False
+
+
 def cmd_run(ns, out):
-    import numpy as np
     mod_, s, args = load_schedule(ns.file, ns.func)
+    target, emulate = run_target(ns, s, out)
+    with _environ("TEPAD_CUDA", "emulate" if emulate else None):
+        return _run(ns, out, mod_, s, args, target)
+
+
+def _run(ns, out, mod_, s, args, target):
+    import numpy as np
     t0 = time.perf_counter()
-    mod = build(s, args, bounds_check=ns.bounds_check)
+    mod = build(s, args, target=target, bounds_check=ns.bounds_check)
     t_build = time.perf_counter() - t0
     inputs = None
     if not ns.random_inputs and hasattr(mod_, "inputs") and ns.func == "schedule":
@@ -458,6 +505,8 @@ def cmd_bench(ns, out, rest):
 
 def cmd_tune(ns, out):
     """Tune every template of the file: progress bar, log, best config, speedup."""
+    if ns.auto:
+        return cmd_tune_auto(ns, out)
     mod = load_module(ns.file)
     found = templates_in(vars(mod))
     if not found:
@@ -500,6 +549,42 @@ def cmd_tune(ns, out):
     return 0
 
 
+def cmd_tune_auto(ns, out):
+    """Auto-schedule every @auto_scheduler.register_workload function of the file."""
+    mod = load_module(ns.file)
+    found = {name: f for name, f in WORKLOAD_FUNC_REGISTRY.items()
+             if any(v is f for v in vars(mod).values())}
+    if not found:
+        raise CliError(f"{ns.file}: no @auto_scheduler.register_workload function (decorate a "
+                       "function returning its list of tensors)")
+    names = ns.template or list(found)
+    unknown = [n for n in names if n not in found]
+    if unknown:
+        raise CliError(f"{ns.file}: no workload {', '.join(unknown)}; workloads there: "
+                       f"{', '.join(found)}")
+    if ns.n_trial < 1:
+        raise CliError("--n-trial must be >= 1")
+    log = ns.log or f"{Path(ns.file).stem}.json"
+    runner = AutoLocalRunner(timeout=ns.timeout, number=ns.number, repeat=ns.repeat,
+                             min_repeat_ms=0)
+    for name in names:
+        args = template_args(name, found[name], vars(mod))
+        out.write(f"[{name}] args={args}\n")
+        out.flush()
+        r = tune_workload(found[name], args, ns.n_trial, log, runner=runner, seed=ns.seed)
+        out.write(f"[{name}] {r.trials} states measured, {r.errors} failed\n")
+        for what, cost in (("default_schedule", r.default_cost), ("best", r.best_cost)):
+            if cost is None:
+                out.write(f"[{name}] {what}: did not run\n")
+            else:
+                out.write(f"[{name}] {what}: {cost * 1e3:.4f} ms, "
+                          f"{r.flop / cost / 1e9:.2f} GFLOPS\n")
+        if r.speedup is not None:
+            out.write(f"[{name}] speedup over default_schedule: {r.speedup:.2f}x\n")
+    out.write(f"log: {log}\n")
+    return 0
+
+
 def cmd_graph(ns, out):
     _, s, args = load_schedule(ns.file, ns.func)
     g = schedule_graph(s)
@@ -518,9 +603,19 @@ def cmd_layout(ns, out):
     for k, name in enumerate(names):
         out.write(("\n" if k else "") + layout_text(s, name) + "\n")
     if ns.png:
-        plot_layout(s, names[0], ns.png)
-        out.write(f"wrote {ns.png} (stage {names[0]})\n")
+        for name, path in layout_png_paths(ns.png, names):
+            plot_layout(s, name, path)
+            out.write(f"wrote {path} (stage {name})\n")
     return 0
+
+
+def layout_png_paths(png, names) -> list:
+    """``[(stage, path)]``: ``png`` itself for one stage; ``OUT_<stage>.png`` for each of
+    several."""
+    if len(names) == 1:
+        return [(names[0], png)]
+    p = Path(png)
+    return [(n, str(p.with_name(f"{p.stem}_{n}{p.suffix or '.png'}"))) for n in names]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -529,6 +624,7 @@ def build_parser():
         prog="tepad", description="tepad tensor-expression compiler",
         epilog="FILE.py defines schedule() -> (s, args) (or pick a function with --func) and "
                "optionally inputs(). See docs/tutorial.md.")
+    p.add_argument("--version", action="version", version=f"tepad {__version__}")
     sub = p.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
     sub.add_parser("demo", help="define, schedule, lower, build and run example kernels")
 
@@ -567,6 +663,11 @@ def build_parser():
     sp.add_argument("--no-check", action="store_true", help="skip the oracle comparison")
     sp.add_argument("--bounds-check", action="store_true",
                     help="build with bounds-checked buffer accesses")
+    sp.add_argument("--target", default=None,
+                    help="build target: 'llvm ...' (the CPU, default) or 'cuda' (a CUDA GPU; "
+                         "without one, or with TEPAD_CUDA=emulate, the GPU emulator runs it "
+                         "on the CPU); default under TEPAD_CUDA=emulate: 'cuda' for a "
+                         "schedule with GPU thread bindings")
     sp.add_argument("--progress", action="store_true", help="always show the progress bar")
     sp.add_argument("--no-progress", action="store_true", help="never show the progress bar")
 
@@ -590,6 +691,9 @@ def build_parser():
                     help="stop after this many trials without a better config")
     sp.add_argument("--seed", type=int, default=None, help="seed of the random search")
     sp.add_argument("--no-progress", action="store_true", help="no progress bar")
+    sp.add_argument("--auto", action="store_true",
+                    help="auto-schedule the @auto_scheduler.register_workload functions of "
+                    "FILE.py instead (log: <FILE stem>.json)")
 
     sp = sub.add_parser("bench", help="run benchmarks/run.py of the source checkout "
                                       "(other options are passed through)")
@@ -607,7 +711,8 @@ def build_parser():
 
     sp = with_file("layout", "logical -> physical cells of a transform_layout, with padding")
     sp.add_argument("--stage", help="the transformed stage (default: every one)")
-    sp.add_argument("--png", metavar="OUT.png", help="draw it (needs matplotlib)")
+    sp.add_argument("--png", metavar="OUT.png",
+                    help="draw it (needs matplotlib); several stages: OUT_<stage>.png each")
     return p
 
 

@@ -1,19 +1,26 @@
 """The README's main job: define, schedule, lower, build and run real kernels.
 
 For each kernel it prints the schedule, the InferBound table, the lowered IR, checks the result
-against numpy and reports a median timing.
+against numpy and reports a median timing. The kernels are built for the host target
+(``$TEPAD_HOST_TARGET`` may name a smaller CPU than this one, e.g. ``haswell``), and the
+matmul's register block follows it (examples/matmul.py).
 """
 from __future__ import annotations
 
+import importlib.util
 import time
+from pathlib import Path
 
 import numpy as np
 
 from . import te
 from .bound import attach_paths, infer_bound
 from .driver import build
+from .errors import TepadError
 from .lower import lower
 from .runtime.timing import busy_note, sample_times
+from .schedule.relations import Rebase
+from .target import as_target, describe_host
 
 
 def _times_ms(fn, repeat=7):
@@ -22,12 +29,32 @@ def _times_ms(fn, repeat=7):
     return 1e3 * float(np.median(ts)), 1e3 * min(ts), busy_note(ts)
 
 
+def iter_var_role(stage, iv) -> str:
+    """What ``iv`` is in ``stage``'s IterVar relations: ``root`` (an axis of the op), ``leaf``
+    (a loop of the lowered code), ``root+leaf``, ``inner`` (between the two, e.g. the
+    parent of a split) or ``leaf (rebased X)`` (normalize()'s zero-based copy of root X);
+    ``(reduce)`` is added for a reduction axis."""
+    roots = set(stage.op.root_iter_vars)
+    leaves = set(stage.leaf_iter_vars)
+    rebased = {r.rebased: r.parent for r in stage.relations if isinstance(r, Rebase)}
+    if iv in rebased:
+        role = f"leaf (rebased {rebased[iv].name})" if iv in leaves else \
+            f"inner (rebased {rebased[iv].name})"
+    elif iv in roots:
+        role = "root+leaf" if iv in leaves else "root"
+    else:
+        role = "leaf" if iv in leaves else "inner"
+    return role + (" (reduce)" if iv.iter_type.name == "CommReduce" else "")
+
+
 def bounds_table(s) -> str:
-    """One line per IterVar: stage, axis, range, and the stage's attach path."""
+    """One line per IterVar: stage, axis, its role (root / inner / leaf), range, and the
+    stage's attach path (innermost loop first)."""
     s = s.copy().normalize()
     bmap = infer_bound(s)
     paths = attach_paths(s)
-    lines = [f"{'stage':<10} {'itervar':<22} {'min':<18} {'extent':<14} attach path"]
+    lines = [f"{'stage':<10} {'itervar':<12} {'role':<26} {'min':<18} {'extent':<8} "
+             "attach path"]
     for st in s.stages:
         if not st.all_iter_vars:
             continue
@@ -36,7 +63,8 @@ def bounds_table(s) -> str:
             r = bmap.get(iv)
             if r is None:
                 continue
-            lines.append(f"{st.name:<10} {iv.name:<22} {r.min!r:<18} {r.extent!r:<14} {path}")
+            lines.append(f"{st.name:<10} {iv.name:<12} {iter_var_role(st, iv):<26} "
+                         f"{r.min!r:<18} {r.extent!r:<8} {path}")
     return "\n".join(lines)
 
 
@@ -61,39 +89,49 @@ def blur_kernel(n=2048, tile=64):
     return "two-stage 3x3 blur (tiled, Bx computed at By's tile)", s, [A, By], inputs, ref
 
 
-def matmul_kernel(n=1024, bn=32, rows=8):
-    """Packed B + a cache_write accumulator tile with an 8x32 register block."""
-    A = te.placeholder((n, n), "float32", name="A")
-    B = te.placeholder((n, n), "float32", name="B")
-    k = te.reduce_axis((0, n), name="k")
-    packedB = te.compute((n // bn, n, bn), lambda jo, kk, ji: B[kk, jo * bn + ji],
-                         name="packedB")
-    C = te.compute((n, n), lambda i, j: te.sum(A[i, k] * packedB[j // bn, k, j % bn], axis=k),
-                   name="C")
-    s = te.create_schedule(C.op)
-    CC = s.cache_write(C, "global")
-    io, jo, ii, ji = s[C].tile(C.op.axis[0], C.op.axis[1], bn, bn)
-    s[C].vectorize(ji)
-    s[C].parallel(io)
-    s[CC].compute_at(s[C], jo)
-    ic, jc = s[CC].op.axis
-    (kc,) = s[CC].op.reduce_axis
-    ico, ici = s[CC].split(ic, factor=rows)
-    s[CC].reorder(ico, kc, ici, jc)
-    s[CC].unroll(ici)
-    s[CC].vectorize(jc)
-    po, pk, pi = s[packedB].op.axis
-    s[packedB].reorder(pk, po, pi)      # read B row by row (sequential), write 32 panels
-    s[packedB].vectorize(pi)
-    s[packedB].parallel(pk)
+#: the matmul schedule the demo runs: the repository's examples/matmul.py (one copy, read from
+#: the source tree next to the package, as ``pip install -e .`` leaves it)
+MATMUL_EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "matmul.py"
+
+
+def _matmul_example():
+    """The module examples/matmul.py; a TepadError when the package runs without its source
+    tree (an installed wheel has no examples/)."""
+    if not MATMUL_EXAMPLE.is_file():
+        raise TepadError(f"tepad demo: the matmul kernel is the repository's examples/matmul.py, "
+                         f"not found at {MATMUL_EXAMPLE}; run the demo from a source checkout "
+                         "(pip install -e .)")
+    spec = importlib.util.spec_from_file_location("tepad_example_matmul", MATMUL_EXAMPLE)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def matmul_kernel(n=1024, target=None):
+    """examples/matmul.py's schedule for ``target`` (default: the host, as
+    ``$TEPAD_HOST_TARGET`` may set it): packed B, an accumulator tile whose register block
+    fits the target's vector registers (8 x 2V with 32 registers; 4 x 3V and padded panels
+    with 16), parallel row tiles."""
+    ex = _matmul_example()
+    tgt = as_target(target)
+    bn, rows = ex.widths(tgt)
+    kb = ex.k_block(tgt)
+    s, args = ex.schedule(n, target=tgt)
     rng = np.random.default_rng(1)
     inputs = [rng.random((n, n), dtype="float32"), rng.random((n, n), dtype="float32")]
-    return ("matmul 1024^3 (packed B, 32x32 tiles, 8x32 register block, parallel)", s,
-            [A, B, C], inputs, lambda a, b: a @ b)
+    lanes = tgt.vector_lanes("float32")
+    blocks = f", k blocks of {kb}" if kb and n % kb == 0 and kb < n else ""
+    padded = " (zero-padded)" if n % bn else ""
+    title = (f"matmul {n}^3 for {tgt.mcpu} ({lanes} fp32 lanes, {tgt.vector_registers} "
+             f"vector registers): packed B{padded}, {-(-max(bn, 32) // rows) * rows}x{bn} "
+             f"tiles, {rows}x{bn} register block ({rows * bn // lanes} accumulators){blocks}, "
+             "parallel")
+    return title, s, args, inputs, lambda a, b: a @ b
 
 
 def main(argv=None):
-    print("tepad demo: define -> schedule -> InferBound -> lower -> build -> run\n")
+    print("tepad demo: define -> schedule -> InferBound -> lower -> build -> run")
+    print(f"host target: {describe_host()}\n")
     for make in (blur_kernel, matmul_kernel):
         title, s, args, inputs, ref = make()
         print("=" * 78)

@@ -4,9 +4,22 @@
 ``TVMError`` (a ``RuntimeError``, TVM's base error), so TVM code catching ``tvm.error.TVMError``
 catches them; ``TepadError`` is also a ``ValueError``. Where Python code expects another
 built-in type (a wrong argument type is a ``TypeError``), a subclass is both:
-``TepadTypeError`` is a ``TepadError`` and a ``TypeError``.
+``TepadTypeError`` is a ``TepadError`` and a ``TypeError`` (``TepadAttributeError``,
+``TepadIndexError`` likewise).
 """
 import warnings
+
+import os
+
+DEBUG_ENV = "TEPAD_DEBUG"
+
+
+def debug_tracebacks() -> bool:
+    """Whether ``TEPAD_DEBUG`` asks for full tracebacks: a ``TepadError`` raised while lowering
+    or building then keeps the frames inside tepad (and the exceptions it was raised from);
+    otherwise it reaches the caller from the public entry point (``tepad.lower``,
+    ``tepad.build``), with the message and nothing of tepad's internals."""
+    return os.environ.get(DEBUG_ENV, "").strip().lower() not in ("", "0", "off", "false", "no")
 
 
 class TVMError(RuntimeError):
@@ -25,8 +38,23 @@ class TepadAttributeError(TepadError, AttributeError):
     """A name that does not exist (``mod.get_function('nope')``), as TVM's AttributeError."""
 
 
+class TepadIndexError(TepadError, IndexError):
+    """An index out of range (``op.axis[5]`` of a 2-d compute), as Python's IndexError."""
+
+
+class TepadWarning(UserWarning):
+    """Something tepad accepts but handles in a weaker way than asked (the message says how)."""
+
+
 class InternalError(TVMError):
     """An invariant of tepad itself was broken. This is a bug in tepad, not in the user's code."""
+
+
+# A kernel's failed check may report a runtime value: its message (an AssertStmt's message
+# ``Call(ERROR_VALUE_OP, [StringImm(text), value])``) holds VALUE_MARK where the runtime puts
+# the value the kernel recorded.
+ERROR_VALUE_OP = "tepad.error_value"
+VALUE_MARK = "{value}"
 
 
 _WARNED: set = set()
@@ -43,4 +71,6 @@ def warn_deprecated(old: str, new: str, stacklevel: int = 3) -> None:
                   stacklevel=stacklevel)
 
 
-__all__ = ["warn_deprecated", "TVMError", "TepadError", "TepadTypeError", "TepadAttributeError", "InternalError"]
+__all__ = ["ERROR_VALUE_OP", "VALUE_MARK", "warn_deprecated", "debug_tracebacks", "DEBUG_ENV", "TVMError",
+           "TepadError", "TepadTypeError", "TepadAttributeError", "TepadIndexError", "TepadWarning",
+           "InternalError"]

@@ -1,6 +1,8 @@
 """Logical <-> physical numpy layouts for buffers with a ``transform_layout`` (RFC 0039/0077).
 
 ```python
+import numpy as np
+from tepad.layout import from_physical, to_physical
 x = np.arange(14, dtype="float32")
 p = to_physical(x, lambda i: [i // 4, i % 4], pad_value=0)   # shape (4, 4), p[3, 2:] == 0
 y = from_physical(p, lambda i: [i // 4, i % 4], (14,))       # == x

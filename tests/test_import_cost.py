@@ -1,6 +1,6 @@
 """``import tepad`` stays cheap: heavy optional dependencies and rarely used face packages are
 loaded on first use (``tepad._lazy``, PEP 562 ``tepad.__getattr__``), never by the import
-itself (issue 17). Checked on ``sys.modules`` of a fresh interpreter, not by wall-clock time."""
+itself. Checked on ``sys.modules`` of a fresh interpreter, not by wall-clock time."""
 import json
 import subprocess
 import sys

@@ -19,7 +19,8 @@ LAYERS = ["_lazy", "errors", "target", "tir", "arith", "tensor", "schedule", "bo
           "runtime"]
 FACE = ["te", "topi", "transform", "driver", "layout", "testing", "viz", "fuzz", "demo", "cli",
         "compat", "script", "_ffi",
-        "nd", "error", "container", "ir", "contrib", "autotvm", "", "__main__"]
+        "nd", "error", "container", "ir", "contrib", "autotvm", "auto_scheduler", "",
+        "__main__"]
 ISL_BRIDGE = "tepad.arith.isl_bridge"
 
 

@@ -1,6 +1,9 @@
 """Integer arithmetic analysis (TVM's ``tvm.arith``): simplifier, constant bounds, IntSets.
 
 ```python
+from tepad import tir
+from tepad.arith import Analyzer, eval_set
+i, j, io, ii = (tir.Var(n) for n in ("i", "j", "io", "ii"))
 ana = Analyzer()
 ana.bind(i, tir.Range(0, 16))
 ana.simplify((i * 8 + j) // 8)          # canonical/rewrite simplification

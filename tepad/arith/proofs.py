@@ -93,7 +93,7 @@ class BoundProofs:
         Memoized per context, as ``Analyzer._simp_once`` is: a fresh session's answer depends
         only on the facts, ``_in_sym`` and the structure of ``a`` and ``b``. The min/max rules
         ask the same pairs again and again (every level of a chain of clamped stages compares
-        the operands of the level before: issue 17). Not while a let substitution is being
+        the operands of the level before). Not while a let substitution is being
         expanded (the session's state then matters)."""
         if self._subst_active:
             return self._prove_le_fresh(a, b)

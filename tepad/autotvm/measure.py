@@ -89,14 +89,21 @@ class LocalBuilder(Builder):
                                              initializer=worker.quiet_child)
         return self._pool
 
+    # what a build worker runs on one job (tepad.auto_scheduler builds states instead)
+    build_worker = staticmethod(worker.build_candidate)
+
+    def _job(self, inp, path) -> tuple:
+        """The arguments of ``build_worker`` for one measure input."""
+        return (inp.task, inp.config.to_json_dict(), path)
+
     def build(self, measure_inputs) -> list:
         jobs = []
         for inp in measure_inputs:
             self._count += 1
             path = os.path.join(self.build_dir, f"cand_{self._count}.so")
-            jobs.append((inp.task, inp.config.to_json_dict(), path))
+            jobs.append(self._job(inp, path))
         pool = self._executor()
-        futures = [pool.submit(worker.build_candidate, *j) for j in jobs]
+        futures = [pool.submit(self.build_worker, *j) for j in jobs]
         deadline = time.time() + self.timeout * max(1, -(-len(jobs) // self.n_parallel))
         results, suspects = [None] * len(jobs), []
         for i, fut in enumerate(futures):
@@ -119,7 +126,7 @@ class LocalBuilder(Builder):
         pool = ProcessPoolExecutor(1, mp_context=_mp_context(self.start_method),
                                    initializer=worker.quiet_child)
         try:
-            return pool.submit(worker.build_candidate, *job).result(timeout=self.timeout)
+            return pool.submit(self.build_worker, *job).result(timeout=self.timeout)
         except FutureTimeout:
             return BuildResult(None, MeasureErrorNo.BUILD_TIMEOUT,
                                f"build took longer than {self.timeout} s", self.timeout)

@@ -754,7 +754,7 @@ def _gpu_shape_refused(ctx, stage, rmap):
     op = stage.op
     extents = [rmap[iv].extent for iv in op.axis if iv in rmap]
     scope = stage.scope or ""
-    per_block = scope in ("shared", "local", "warp") or (
+    per_block = storage_rank(scope) > 0 or (
         not scope and any(iv in ctx.bind_map for iv in ctx.paths[id(stage)]))
     if per_block and not all(isinstance(e, IntImm) for e in extents):
         return (f"a {scope or 'block- or thread-local'} tile needs a constant size; exact "

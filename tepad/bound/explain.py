@@ -12,6 +12,12 @@ For every compute stage of (a normalized copy of) ``s``:
 * **bytes** -- buffer size: per dimension the largest realize extent over all executed
   iterations of the attach path, times the element size (and the number of outputs).
 
+A ``rolling_buffer`` stage computes each element once along its rolling loops: an element its
+window held in an earlier iteration of the loops that move that dimension is skipped (the
+guards ``inject_rolling_buffer`` adds), and ``computed`` counts what remains. Its buffer holds
+the folded rolling dimension (one window) and, for every other dimension that moves with a
+loop, the union of its windows over those loops.
+
 Counting needs concrete shapes: pass ``shape_env={var: int}`` for symbolic shape vars.
 """
 from __future__ import annotations
@@ -26,6 +32,8 @@ from ..schedule.stage import AttachType
 from ..tensor.tensor import PlaceholderOp
 from ..tensor.tensor_intrin import TensorComputeOp
 from ..tir import dtype as tdt
+from ..tir.functor import collect_vars
+from ..tir.itervar import IterVarType
 from .attach_path import attach_path
 from .infer_bound import infer_bound
 from .interval import BoundContext
@@ -152,6 +160,82 @@ def _private_threads(ex: _exact.Exact, st) -> set:
     rank = ctx.storage_rank(st)
     return {ex.names.name(b.var) for iv, b in ex.bind.items()
             if not ctx.need_relax(iv, True, rank)}
+
+
+def _moving_dims(ex: _exact.Exact, st, bm) -> list:
+    """For a rolling_buffer stage: ``[(data var name, [path loop names, outer first])]`` for
+    every dimension whose window moves with loops of the attach path, as inject_rolling_buffer
+    sees them: only sequential loops inside the innermost parallel/vectorized one count (the
+    buffer is private to each iteration of those), and a loop that moves two dimensions
+    guards neither."""
+    path = list(reversed(attach_path(st)))            # outer first
+    kinds = {}
+    for x in _ancestors(st)[1:]:
+        for iv in x.leaf_iter_vars:
+            kinds[iv] = x.leaf_kind(iv)
+    par = max((k + 1 for k, iv in enumerate(path)
+               if kinds.get(iv) in (IterVarType.Parallelized, IterVarType.Vectorized)),
+              default=0)
+    order = {iv.var: k for k, iv in enumerate(path) if k >= par}
+    dims = []
+    for iv in st.op.axis:
+        used = sorted((v for v in collect_vars(bm[iv].min) if v in order), key=order.get)
+        dims.append((iv, used))
+    out = []
+    for iv, used in dims:
+        if not used or any(o is not iv and set(u) & set(used) for o, u in dims):
+            continue
+        out.append((ex.names.name(iv.var), [ex.names.name(v) for v in used]))
+    return out
+
+
+def _rolled_away(executed: isl.Set, dims, path) -> isl.Set:
+    """The points of ``executed`` a rolling buffer skips: along each moving dimension, a
+    coordinate that an earlier iteration of the loops moving it, the other loops of the
+    attach path (``path``: their names) being the same, already computed. (Windows advance,
+    so "any earlier iteration" is the previous one, as the pass's guard says.)"""
+    skip = None
+    for d, loops in dims:
+        keep = set(path) | {d}
+        own = project_params_except(executed, keep)
+        for v in loops:
+            own = own.set_dim_name(dt.param, own.find_dim_by_name(dt.param, v), v + "__prev")
+        earlier = []
+        for k, v in enumerate(loops):
+            eq = [f"{u}__prev = {u}" for u in loops[:k]]
+            earlier.append("(" + " and ".join(eq + [f"{v}__prev < {v}"]) + ")")
+        lex = params_set([" or ".join(earlier)], set(loops) | {v + "__prev" for v in loops})
+        hit = project_params_except(own & lex, keep)
+        skip = hit if skip is None else skip | hit
+    return executed & skip if skip is not None else executed.subtract(executed)
+
+
+def _rolling_bytes(ex: _exact.Exact, st, bm, executed: isl.Set, dims) -> int:
+    """Bytes of a rolling buffer as inject_rolling_buffer allocates it: the realize hoisted
+    above the outermost loop moving a dimension; the dimension of that loop folded to its
+    largest window; every other moving dimension the span of its windows over the loops
+    inside the hoisted realize (per iteration of the loops outside it); still dimensions their
+    largest window."""
+    path = [ex.names.name(iv.var) for iv in reversed(attach_path(st))]     # outer first
+    first = min((path.index(loops[0]), d) for d, loops in dims)
+    hoist, rolled = first
+    outer = set(path[:hoist])
+    moving = {d for d, _ in dims}
+    pathset = project_params_except(executed, set(path)) if path else isl.Set("{ : }")
+    n = 1
+    for iv in st.op.axis:
+        d = ex.names.name(iv.var)
+        if d in moving and d != rolled:
+            span = project_params_except(executed, outer | {d})
+            span = span.move_dims(dt.set, 0, dt.param, span.find_dim_by_name(dt.param, d), 1)
+            v = span.dim_max(0).sub(span.dim_min(0)).max_val()
+            if not v.is_int():
+                raise NotAffine("unbounded rolling-buffer span")
+            n *= v.to_python() + 1
+        else:
+            n *= _path_max(ex, pathset, bm[iv].extent)
+    per = tdt.parse(st.op.output(0).dtype).bytes * tdt.lanes(st.op.output(0).dtype)
+    return n * per * st.op.num_outputs
 
 
 def _count(pset: isl.Set, what: str) -> int:
@@ -288,13 +372,20 @@ def explain(s, shape_env=None) -> BoundExplain:
     for st in stages:
         vals = {}
         for mode, ex, bm in (("interval", ex_i, bm_i), ("exact", ex_e, bm_e)):
+            dims = []
             try:
-                vals["computed_" + mode] = _count(executed_set(ex, st), st.name)
+                done = executed_set(ex, st)
+                if st.is_rolling:
+                    dims = _moving_dims(ex, st, bm)
+                    path = [ex.names.name(iv.var) for iv in attach_path(st)]
+                    done = done.subtract(_rolled_away(done, dims, path))
+                vals["computed_" + mode] = _count(done, st.name)
             except (NotAffine, isl.Error) as e:
                 vals["computed_" + mode] = None
                 notes.setdefault(st.name, []).append(f"computed ({mode}): {e}")
             try:
-                vals["bytes_" + mode] = _bytes(ex, st, bm)
+                vals["bytes_" + mode] = _rolling_bytes(ex, st, bm, executed_set(ex, st), dims) \
+                    if dims else _bytes(ex, st, bm)
             except (NotAffine, isl.Error) as e:
                 vals["bytes_" + mode] = None
                 notes.setdefault(st.name, []).append(f"bytes ({mode}): {e}")

@@ -28,6 +28,7 @@ from ..arith.const_bound import is_inf
 from ..tir.expr import Add, IntImm, Max, Min, ProducerLoad, Range, Sub, Var, cast
 from ..tir.op import all as all_expr, max as max_expr, min as min_expr
 from ..tir.functor import collect_vars, post_order_visit, substitute
+from ..tir.storage_scope import storage_rank as scope_rank_name
 from .attach_path import attach_path
 from .message_passing import bind_thread_ranges, pass_down_domain, pass_up_domain
 from .offset_lets import closed_stages, name_root_offsets
@@ -72,8 +73,10 @@ _STORAGE_RANK = {"global": 0, "": 0, "shared": 1, "warp": 2, "local": 3}
 
 
 def storage_rank(scope: str) -> int:
-    """TVM's StorageRank of a storage scope: global 0, shared 1, warp 2, local 3."""
-    return _STORAGE_RANK.get(scope, 0)
+    """TVM's StorageRank of a storage scope: global 0, shared 1, warp 2, local 3; a tagged
+    scope ranks as its rank (``"shared.dyn"`` 1), a tensor-core fragment as local
+    (``tir.storage_scope``)."""
+    return _STORAGE_RANK.get(scope_rank_name(scope), 0)
 
 
 def thread_rank(tag: str) -> int:
@@ -269,8 +272,8 @@ def _tile_offsets(ctx, apath, dom, ana):
     A producer attached deep inside other stages sees its consumer's root ranges as
     ``[m + a, m + b]`` where ``m`` sums a term per enclosing tile loop (``32*io + 32*io_1 + ...``):
     one value per iteration of the producer's attach path, growing with the depth. Every
-    simplification and proof of the request would walk it again, level after level (issue 17:
-    the request cost grew with the square of the depth). Here ``m`` becomes one fresh variable
+    simplification and proof of the request would walk it again, level after level (the
+    request cost grew with the square of the depth). Here ``m`` becomes one fresh variable
     ``t`` (the tile's offset, in ``m``'s constant range) and the consumer's range the tile
     ``[t + a, t + b]``; the requests are evaluated over it and ``t := m`` is put back. Only
     for ranges whose ``m`` has two or more terms over the attach path's loop vars."""
@@ -436,7 +439,7 @@ def constant_extent(ana, mn, ext, dom):
     never computed (ScheduleOps guards a region that leaves the tensor's domain, as in exact
     mode), so the stage computes exactly the same points; its loops get a constant extent and
     the bounds of the stages it reads stay small, level after level, instead of growing by a
-    min/max at each level of a chain (issue 17)."""
+    min/max at each level of a chain."""
     hi = ana.const_int_bound(ext).max_value
     dom_hi = ana.const_int_bound(dom.extent).max_value
     if not (isinstance(hi, int) and isinstance(dom_hi, int)) or not 0 < hi <= dom_hi:

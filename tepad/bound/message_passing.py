@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..arith import IntSet
 from ..errors import InternalError, TepadError
+from ..schedule.index_flow import needs_bound_check
 from ..schedule.relations import Fuse, Rebase, Singleton, Split, Transform
 from ..schedule.stage import AttachType
 from ..tir.functor import collect_vars, substitute
@@ -355,31 +356,11 @@ def _is_zero(e):
 
 
 def pass_up_bound_check(stage, rmap, ana, exact_splits=()) -> dict:
-    """``{IterVar: bool}``: whether the IterVar's value can exceed its range (needs a guard).
-
-    Splits in ``exact_splits`` iterate exactly their parent's extent (tail loops shortened)."""
-    need = {iv: False for iv in stage.leaf_iter_vars}
-    for rel in reversed(stage.relations):
-        if isinstance(rel, Split):
-            o, i = need.get(rel.outer, False), need.get(rel.inner, False)
-            p = rmap.get(rel.parent)
-            ro, ri = rmap.get(rel.outer), rmap.get(rel.inner)
-            if rel in exact_splits:
-                divides = True
-            elif p is None or ro is None or ri is None:
-                divides = False
-            else:
-                divides = ana.can_prove_equal(p.extent, ro.extent * ri.extent)
-            need[rel.parent] = o or i or not divides
-        elif isinstance(rel, Fuse):
-            need[rel.outer] = need[rel.inner] = need.get(rel.fused, False)
-        elif isinstance(rel, Rebase):
-            need[rel.parent] = need.get(rel.rebased, False)
-        elif isinstance(rel, Transform):
-            # padding points of the transformed layout have no preimage: always check
-            for ov in rel.original_vars:
-                need[ov] = True
-    return need
+    """``{IterVar: bool}``: whether the IterVar's value can exceed its range (needs a guard);
+    the rule is ``tepad.schedule.index_flow.needs_bound_check``, shared with the schedule
+    rewrites. Splits in ``exact_splits`` iterate exactly their parent's extent (tail loops
+    shortened)."""
+    return needs_bound_check(stage, rmap, ana, exact_splits)
 
 
 __all__ = ["pass_down_domain", "bind_thread_ranges", "pass_up_domain", "pass_up_index", "pass_up_bound_check",

@@ -5,7 +5,7 @@ on, starts its region at a sum with one term per enclosing tile loop:
 ``32*io_1 + 32*io_2 + ... + 32*io_k``. Written out, that sum appears in the stage's loops,
 guards, realize bounds and in every bound derived from them, so a chain of N stages makes
 O(N^2) expression nodes that the bound inference, the simplifier and LLVM walk again and
-again (issue 17). Halide names such values (``f.s0.y.min``) instead; so does this.
+again. Halide names such values (``f.s0.y.min``) instead; so does this.
 
 For lowering (``infer_bound(..., offset_lets=True)``), a stage at attach depth
 ``OFFSET_DEPTH`` or more whose root min is compound gets a fresh variable ``S.y.min`` for it:

@@ -18,8 +18,9 @@ from .._lazy import lazy_module
 from .. import tir
 from ..errors import InternalError, TepadError
 from ..lower.deep_stack import carry_thread_local
+from ..target.host import host_cpu_name, host_feature_string
 from .analysis import shape_vars
-from .jit import JitModule, have_gomp
+from .jit import JitModule
 from .threads import default_num_threads
 
 llvm = lazy_module("llvmlite.binding")
@@ -81,8 +82,8 @@ def clear_cache() -> None:
 
 
 def _target_key(cpu: str | None, features: str | None) -> str:
-    return (cpu or llvm.get_host_cpu_name()) + "|" + (
-        features if features is not None else llvm.get_host_cpu_features().flatten())
+    return (cpu or host_cpu_name()) + "|" + (
+        features if features is not None else host_feature_string())
 
 
 def cache_key(func: tir.PrimFunc, name: str, num_threads: int, cpu: str | None = None,
@@ -184,7 +185,7 @@ def compile_kernel(func: tir.PrimFunc, name: str | None = None,
                               num_threads)
     stats["misses"] += 1
     text, messages, svars = _llvm_ir.emit_llvm_module(func, name, num_threads,
-                                                      use_gomp=have_gomp())
+                                                      use_pool=True)
     try:
         jit = JitModule(text, cpu=cpu, features=features, loop_depth=loop_depth(func.body),
                         imports=imported_llvm(func))

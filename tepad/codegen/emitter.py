@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 import llvmlite.ir as ir
 
 from .. import tir
-from .lltypes import I32, PTR, VOID, type_suffix
+from .lltypes import I32, I64, PTR, VOID, type_suffix
+from .symbols import ERROR_VALUE_SYMBOL
 
 
 @dataclass
@@ -35,11 +36,11 @@ class EmitterBase:
     ``messages[k - 1]`` is the text of status ``k`` that the kernel may return.
     """
 
-    def __init__(self, func: tir.PrimFunc, name: str, num_threads: int, use_gomp: bool):
+    def __init__(self, func: tir.PrimFunc, name: str, num_threads: int, use_pool: bool):
         self.func = func
         self.name = name
         self.num_threads = num_threads
-        self.use_gomp = use_gomp
+        self.use_pool = use_pool
         self.module = ir.Module(name=name)
         self.messages: list[str] = []
         self.n_parallel = 0
@@ -62,6 +63,15 @@ class EmitterBase:
         """Declaration of the LLVM intrinsic ``base`` overloaded on the types ``overload``."""
         name = base + "".join("." + type_suffix(t) for t in overload)
         return self.declare(name, ret, args)
+
+    def error_value_global(self) -> ir.GlobalVariable:
+        """The module's i64 ``tepad_error_value``, where a failed value-reporting check
+        stores the value its message shows (read by ``JitModule.error_value``)."""
+        g = self.module.globals.get(ERROR_VALUE_SYMBOL)
+        if g is None:
+            g = ir.GlobalVariable(self.module, I64, ERROR_VALUE_SYMBOL)
+            g.initializer = I64(0)
+        return g
 
     def status_code(self, message: str) -> int:
         """A new non-zero status the kernel returns to report ``message``."""

@@ -15,6 +15,7 @@ import threading
 
 from .._lazy import lazy_module
 from ..errors import InternalError, TepadError
+from ..target.host import host_cpu_name, host_feature_string
 
 llvm = lazy_module("llvmlite.binding")
 
@@ -68,13 +69,14 @@ def have_gomp() -> bool:
 def host_target_machine(opt: int = 3, cpu: str | None = None,
                         features: str | None = None, pic: bool = False) -> llvm.TargetMachine:
     """TargetMachine for this CPU: ``cpu`` (default: the host's name) and the feature string
-    ``features`` (default: the host's, AVX2 / AVX-512 ...). ``pic``: position-independent
+    ``features`` (default: the host's, AVX2 / AVX-512 ...; the host is the one
+    ``$TEPAD_HOST_TARGET`` names, if set: ``tepad.target.host``). ``pic``: position-independent
     code for an object file that goes into a shared library, instead of JIT code."""
     _init()
     target = llvm.Target.from_default_triple()
-    return target.create_target_machine(cpu=cpu or llvm.get_host_cpu_name(),
+    return target.create_target_machine(cpu=cpu or host_cpu_name(),
                                         features=features if features is not None
-                                        else llvm.get_host_cpu_features().flatten(),
+                                        else host_feature_string(),
                                         opt=opt, reloc="pic" if pic else "default",
                                         jit=not pic)
 
@@ -105,7 +107,7 @@ def deep_nest_options(loop_depth: int):
     block (optimizing and generating machine code); the defaults come back after it. Call
     with LLVM's lock held (``_lock``): the options are process-wide.
 
-    Past DEEP_NEST_LOOPS (issue 17, a 50-stage chain nested in its consumers' tiles):
+    Past DEEP_NEST_LOOPS (a 50-stage chain nested in its consumers' tiles):
     * O3 fully unrolls with O2's threshold only: with O3's, each 32-iteration loop of the
       chain was unrolled, and LLVM then spent seconds in IndVarSimplify over the copies and
       in machine code generation (4-6 s of the build, 1 s without);
@@ -165,8 +167,11 @@ class JitModule:
                  features: str | None = None, loop_depth: int = 0, imports=()):
         """``imports``: LLVM IR texts linked into the module before it is optimized (TVM's
         ``pragma(axis, "import_llvm", ll_code)``: functions the kernel calls by name)."""
+        # None: the host's, fixed now (the host target may change later in the process)
+        cpu = cpu or host_cpu_name()
+        features = features if features is not None else host_feature_string()
         self._cpu, self._features = cpu, features
-        self.cpu, self.features = cpu, features      # None: the host's
+        self.cpu, self.features = cpu, features
         with _lock:  # LLVM context operations are not guaranteed thread-safe
             tm = host_target_machine(cpu=cpu, features=features)
             try:
@@ -220,3 +225,15 @@ class JitModule:
 
     def function(self, name: str, restype, *argtypes):
         return ctypes.CFUNCTYPE(restype, *argtypes)(self.address(name))
+
+    def global_address(self, name: str) -> int:
+        """Address of the module's global variable ``name``; 0 when it has none (or the
+        module is not loaded)."""
+        if self._engine is None:
+            return 0
+        try:
+            if self._mod.get_global_variable(name) is None:
+                return 0
+        except NameError:
+            return 0
+        return self._engine.get_global_value_address(name)

@@ -108,13 +108,13 @@ class KernelEmitter(NestOutliner, StatementEmitter, MemoryEmitter, ParallelEmitt
 
 
 def emit_llvm_module(func: tir.PrimFunc, name: str | None = None, num_threads: int | None = None,
-                     use_gomp: bool = True) -> tuple[str, list[str], list]:
+                     use_pool: bool = True) -> tuple[str, list[str], list]:
     """Emit ``func`` as LLVM IR text.
 
     Returns ``(ir_text, messages, shape_vars)``: ``messages[k-1]`` explains status ``k``;
     ``shape_vars`` are the trailing scalar arguments of the kernel, in order.
     """
     name = name or func.attrs.get("global_symbol", "main")
-    cg = KernelEmitter(func, name, num_threads or default_num_threads(), use_gomp)
+    cg = KernelEmitter(func, name, num_threads or default_num_threads(), use_pool)
     text = cg.run()
     return text, cg.messages, shape_vars(func)

@@ -4,7 +4,8 @@ The emitter is the CPU emitter's mixins (statements, memory, expressions, calls)
 differs on the device overridden in ``NVPTXEmitter``:
 
 * the kernel is a ``ptx_kernel`` function returning void; a buffer parameter is a
-  ``ptr addrspace(1)`` (global memory), a scalar parameter its LLVM type;
+  ``ptr addrspace(1)`` (global memory), as is a ``handle`` parameter (a buffer's data var the
+  kernel uses only through ``tvm_access_ptr``), a scalar parameter its LLVM type;
 * a launch attribute ``AttrStmt(iv, "thread_extent", n)`` binds ``iv.var`` to
   ``llvm.nvvm.read.ptx.sreg.{tid,ctaid}.{x,y,z}``; the kernel's ``maxntid`` is the product of
   its constant ``threadIdx`` extents (``nvvm.annotations``);
@@ -15,12 +16,15 @@ differs on the device overridden in ``NVPTXEmitter``:
 * ``tir.tvm_storage_sync("shared")`` is ``llvm.nvvm.barrier0`` (``bar.sync 0``), ``"warp"``
   is ``llvm.nvvm.bar.warp.sync`` (all lanes);
 * TVM's ``tvm_warp_shuffle`` / ``_up`` / ``_down`` are ``shfl.sync`` (as CUDA's
-  ``__shfl*_sync``), ``tvm_warp_activemask`` is ``activemask``;
+  ``__shfl*_sync``), ``tvm_warp_activemask`` is ``activemask``; ``warp`` buffers are lowered
+  first (``lower_warp_memory``: per-lane registers, reads of other lanes by shuffles);
 * ``call_extern`` / ``call_pure_extern`` of a C math function is libdevice's function of that
   name (``expf``, ``__expf``); any other C function is refused;
 * math functions without an NVPTX instruction (exp, log, pow, tanh, erf, sin, cos, ...) call
   libdevice's ``__nv_*``, linked into the module and internalized so only what is called
   stays; sqrt, fabs, floor, ceil, trunc and fma stay LLVM intrinsics;
+* tensor-core fragments (``wmma.*`` scopes) and TVM's wmma intrinsics are NVVM's
+  ``llvm.nvvm.wmma.m16n16k16.*`` (nvptx_wmma.py);
 * a contiguous vector access claims the alignment its index proves (``ld.global.v4.f32``
   needs 16 bytes), a failed device assert traps.
 
@@ -38,6 +42,8 @@ from .._lazy import lazy_module
 from .. import tir
 from ..errors import InternalError, TepadError
 from ..tir.storage_scope import storage_rank
+from ..lower.passes.lower_warp_memory import lower_warp_memory
+from ..lower.passes.wmma_fragments import is_wmma_call
 from ..lower.passes.split_host_device import THREAD_EXTENT, launch_tag, split_host_device
 from .emitter import EmitterBase
 from .expressions import ExprEmitter
@@ -45,6 +51,7 @@ from .intrinsics import CallEmitter
 from .jit import optimize
 from .lltypes import I32, VOID, ident, ll_type
 from .memory import MemoryEmitter
+from .nvptx_wmma import WmmaEmitter
 from .nvptx_target import (DEFAULT_ARCH, TRIPLE, arch_of_target, libdevice_function,
                            load_libdevice, target_machine)
 from .statements import StatementEmitter
@@ -95,7 +102,7 @@ def known_multiple(e) -> int:
     return 1
 
 
-class NVPTXEmitter(StatementEmitter, MemoryEmitter, CallEmitter, ExprEmitter, EmitterBase):
+class NVPTXEmitter(WmmaEmitter, StatementEmitter, MemoryEmitter, CallEmitter, ExprEmitter, EmitterBase):
     """Emits one device kernel PrimFunc (see ``split_host_device``) into a fresh LLVM module.
 
     ``libdevice`` collects the libdevice functions called; ``block_dims`` the constant thread
@@ -108,6 +115,8 @@ class NVPTXEmitter(StatementEmitter, MemoryEmitter, CallEmitter, ExprEmitter, Em
         self.block_dims: dict = {}
         self.launch_stack: list = []
         self._sreg_values: dict = {}
+        self.fragments: dict = {}           # tensor-core fragment var -> (scope, register type)
+        self.fragment_layout: dict = {}     # fragment var -> "row" / "col"
 
     # ------------------------------------------------------------------ the kernel
     def run(self) -> str:
@@ -119,6 +128,9 @@ class NVPTXEmitter(StatementEmitter, MemoryEmitter, CallEmitter, ExprEmitter, Em
                 names.append(func.buffer_map[p].name)
             elif isinstance(p, tir.Var) and p.dtype != "handle":
                 types.append(ll_type(p.dtype))
+                names.append(p.name)
+            elif isinstance(p, tir.Var):     # a buffer's data var used only by address
+                types.append(GLOBAL_PTR)     # (tvm_access_ptr of a tensor-core store)
                 names.append(p.name)
             else:
                 raise TepadError(f"kernel {self.name}: parameter {p!r} is neither a buffer nor "
@@ -190,7 +202,11 @@ class NVPTXEmitter(StatementEmitter, MemoryEmitter, CallEmitter, ExprEmitter, Em
 
     # ------------------------------------------------------------------ memory
     def stmt_Allocate(self, s):
-        scope = storage_rank(s.annotations.get("scope") or self._default_scope())
+        raw = s.annotations.get("scope") or ""
+        if isinstance(raw, str) and raw.startswith("wmma.") and self.wmma_allocate(s, raw):
+            self.stmt(s.body)
+            return
+        scope = storage_rank(raw or self._default_scope())
         elem_t = ll_type(s.dtype, memory=True)
         count = 1
         for e in s.extents:
@@ -272,6 +288,8 @@ class NVPTXEmitter(StatementEmitter, MemoryEmitter, CallEmitter, ExprEmitter, Em
             return I32(0)
         if op == "tir.prefetch":
             return ir.Constant(ll_type(e.dtype), 0)
+        if is_wmma_call(e):
+            return self.wmma_call(e)
         if op in _SHUFFLES:
             return self.warp_shuffle(_SHUFFLES[op], e)
         if op == "tir.tvm_warp_activemask":
@@ -380,11 +398,12 @@ _lock = threading.Lock()
 
 def compile_ptx(kernels, arch: str = DEFAULT_ARCH, opt: int = 3) -> tuple[str, str]:
     """``(PTX text, optimized LLVM IR)`` of the device kernel PrimFuncs ``kernels``, in one
-    module for ``arch``: emitted, linked with libdevice when they call it (a TepadError saying
-    how to install it when missing), non-kernel functions internalized, optimized at ``opt``
-    and verified."""
+    module for ``arch``: warp memory lowered (``lower_warp_memory``), emitted, linked with
+    libdevice when they call it (a TepadError saying how to install it when missing),
+    non-kernel functions internalized, optimized at ``opt`` and verified."""
     tm = target_machine(arch, opt)
     names = [k.attrs.get("global_symbol", f"kernel{i}") for i, k in enumerate(kernels)]
+    kernels = [lower_warp_memory(k) for k in kernels]
     with _lock:
         mod, needed = None, set()
         for k, name in zip(kernels, names):

@@ -2,13 +2,16 @@
 version, the NVPTX target machine, libdevice (the CUDA math library as LLVM bitcode) and
 ``ptxas`` (the PTX assembler, used by tests to check generated PTX).
 
-libdevice and ptxas come from the ``nvidia-cuda-nvcc-cu12`` wheel (``pip install
-tepad[cuda]``), found on ``sys.path`` without importing anything; ``TEPAD_LIBDEVICE`` /
-``TEPAD_PTXAS`` name other files, and ``$CUDA_HOME`` is searched too.
+libdevice and ptxas are looked up (``find_libdevice`` / ``find_ptxas``, which also say where)
+in ``TEPAD_LIBDEVICE`` / ``TEPAD_PTXAS``, the nvidia-cuda-nvcc wheels on ``sys.path`` (CUDA 12's
+``nvidia/cuda_nvcc``, CUDA 13's ``nvidia/cu13``; found without importing anything),
+``$CUDA_HOME`` / ``$CUDA_PATH``, ``/usr/local/cuda``, ``/usr/local/cuda-*``, ``/opt/cuda``, and
+for ptxas ``PATH``.
 """
 from __future__ import annotations
 
 import functools
+import glob
 import os
 import re
 import shutil
@@ -29,8 +32,6 @@ _PTX_OF_ARCH = {50: 60, 52: 60, 53: 60, 60: 60, 61: 60, 62: 60, 70: 60, 72: 61, 
                 80: 70, 86: 71, 87: 74, 89: 78, 90: 80, 100: 86, 101: 86, 120: 87}
 _ARCH = re.compile(r"^sm_(\d+)([af]?)$")
 
-_LIBDEVICE = ("nvidia", "cuda_nvcc", "nvvm", "libdevice", "libdevice.10.bc")
-_PTXAS = ("nvidia", "cuda_nvcc", "bin", "ptxas")
 _lock = threading.Lock()
 
 
@@ -92,37 +93,107 @@ def target_machine(arch: str, opt: int = 3) -> llvm.TargetMachine:
     return target.create_target_machine(cpu=arch, features=features, opt=opt)
 
 
-def _on_path(parts) -> str | None:
+# where CUDA toolkits put the two files, relative to a toolkit root: the CUDA 12 wheel
+# (nvidia/cuda_nvcc), the CUDA 13 wheels (nvidia/cu13), and a toolkit install (/usr/local/cuda)
+_LIBDEVICE_REL = (("nvvm", "libdevice", "libdevice.10.bc"),)
+_PTXAS_REL = (("bin", "ptxas"), ("bin", "ptxas.exe"))
+_WHEEL_ROOTS = (("nvidia", "cuda_nvcc"), ("nvidia", "cu13"), ("nvidia", "cu12"))
+# system toolkit roots, newest versioned install first; tests replace this tuple
+SYSTEM_ROOTS = ("/usr/local/cuda", "/usr/local/cuda-*", "/opt/cuda")
+
+
+def _version_key(path: str):
+    return tuple(int(x) for x in re.findall(r"\d+", os.path.basename(path)))
+
+
+def _candidate_roots() -> list[tuple[str, str]]:
+    """``(toolkit root, how it was found)`` in the order they are searched after the
+    ``TEPAD_*`` override: the nvidia wheels on ``sys.path``, ``$CUDA_HOME`` / ``$CUDA_PATH``,
+    then ``SYSTEM_ROOTS``."""
+    out = []
     for root in sys.path:
-        p = os.path.join(root or ".", *parts)
-        if os.path.isfile(p):
-            return p
-    return None
+        for parts in _WHEEL_ROOTS:
+            out.append((os.path.join(root or ".", *parts), f"the {'/'.join(parts)} wheel"))
+    for var in ("CUDA_HOME", "CUDA_PATH"):
+        if os.environ.get(var):
+            out.append((os.environ[var], f"${var}"))
+    for pattern in SYSTEM_ROOTS:
+        if any(c in pattern for c in "*?["):
+            for p in sorted(glob.glob(pattern), key=_version_key, reverse=True):
+                out.append((p, p))
+        else:
+            out.append((pattern, pattern))
+    return out
+
+
+def _find(env: str, rels, use_path: str | None = None) -> tuple[str | None, str]:
+    """``(path, where it was found)`` of a toolkit file: ``$env`` when set (``(None, why)``
+    when it names no file), else the first root of ``_candidate_roots`` holding one of
+    ``rels``; ``use_path`` (a program name) is looked up on ``PATH`` before the system
+    roots."""
+    override = os.environ.get(env)
+    if override:
+        if os.path.isfile(override):
+            return override, f"${env}"
+        return None, f"${env}={override} is not a file"
+    searched_path = not use_path
+    for root, how in _candidate_roots():
+        if not searched_path and how.startswith("/"):      # PATH before the system roots
+            searched_path = True
+            p = shutil.which(use_path)
+            if p:
+                return p, "PATH"
+        for rel in rels:
+            p = os.path.join(root, *rel)
+            if os.path.isfile(p):
+                return p, how
+    if not searched_path:
+        p = shutil.which(use_path)
+        if p:
+            return p, "PATH"
+    return None, "not found (searched $TEPAD_*, the nvidia wheels, $CUDA_HOME, " + \
+        ", ".join(SYSTEM_ROOTS) + (", PATH" if use_path else "") + ")"
+
+
+def find_libdevice() -> tuple[str | None, str]:
+    """``(path of libdevice.10.bc or None, where it was found / why not)``; searched in
+    ``$TEPAD_LIBDEVICE``, the nvidia-cuda-nvcc wheels (CUDA 12 ``nvidia/cuda_nvcc``, CUDA 13
+    ``nvidia/cu13``), ``$CUDA_HOME``, ``$CUDA_PATH``, ``/usr/local/cuda``,
+    ``/usr/local/cuda-*`` (newest first) and ``/opt/cuda``."""
+    return _find("TEPAD_LIBDEVICE", _LIBDEVICE_REL)
+
+
+def find_ptxas() -> tuple[str | None, str]:
+    """``(path of ptxas or None, where it was found / why not)``; the places of
+    ``find_libdevice``, then ``ptxas`` on ``PATH`` (``$TEPAD_PTXAS`` first)."""
+    return _find("TEPAD_PTXAS", _PTXAS_REL, use_path="ptxas")
 
 
 def libdevice_path() -> str | None:
-    """Where libdevice.10.bc is: ``$TEPAD_LIBDEVICE``, the nvidia-cuda-nvcc wheel, or
-    ``$CUDA_HOME/nvvm/libdevice``; None when nowhere."""
-    env = os.environ.get("TEPAD_LIBDEVICE")
-    if env:
-        return env if os.path.isfile(env) else None
-    p = _on_path(_LIBDEVICE)
-    if p:
-        return p
-    home = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH")
-    if home:
-        p = os.path.join(home, "nvvm", "libdevice", "libdevice.10.bc")
-        if os.path.isfile(p):
-            return p
-    return None
+    """Where libdevice.10.bc is (``find_libdevice``); None when nowhere."""
+    return find_libdevice()[0]
 
 
 def ptxas_path() -> str | None:
-    """Where ptxas is: ``$TEPAD_PTXAS``, the nvidia-cuda-nvcc wheel, or on ``PATH``."""
-    env = os.environ.get("TEPAD_PTXAS")
-    if env:
-        return env if os.path.isfile(env) else None
-    return _on_path(_PTXAS) or shutil.which("ptxas")
+    """Where ptxas is (``find_ptxas``); None when nowhere."""
+    return find_ptxas()[0]
+
+
+def toolchain_report() -> dict:
+    """What the CUDA back end found, for a check script to print: llvmlite and its LLVM
+    version, whether that LLVM has the NVPTX back end, and where libdevice and ptxas are
+    (``{"libdevice": (path, where), "ptxas": (path, where), ...}``)."""
+    import llvmlite
+    try:
+        _init_nvptx()
+        llvm.Target.from_triple(TRIPLE)
+        nvptx = True
+    except Exception:  # noqa: BLE001 - a report, not a check
+        nvptx = False
+    return {"llvmlite": llvmlite.__version__,
+            "llvm": ".".join(map(str, llvm.llvm_version_info)),
+            "nvptx_backend": nvptx,
+            "libdevice": find_libdevice(), "ptxas": find_ptxas()}
 
 
 @functools.cache
@@ -168,5 +239,6 @@ def libdevice_function(name: str) -> str | None:
 
 
 __all__ = ["TRIPLE", "DEFAULT_ARCH", "parse_arch", "ptx_features", "arch_of_target",
-           "target_machine", "libdevice_path", "ptxas_path", "load_libdevice",
+           "target_machine", "libdevice_path", "ptxas_path", "find_libdevice", "find_ptxas",
+           "toolchain_report", "SYSTEM_ROOTS", "load_libdevice",
            "libdevice_function"]

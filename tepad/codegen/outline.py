@@ -2,8 +2,8 @@
 
 A pipeline whose stages are each computed inside their consumer's tile nests a loop per
 stage: 50 stages make one function 50+ loops deep, and LLVM's loop passes (IndVarSimplify,
-unrolling, LICM) cost more than linearly in the depth of a nest: most of a 50-stage build
-(issue 17). Past ``OUTLINE_DEPTH`` loops, a serial loop that has loops inside it is emitted
+unrolling, LICM) cost more than linearly in the depth of a nest: most of a 50-stage build.
+Past ``OUTLINE_DEPTH`` loops, a serial loop that has loops inside it is emitted
 as ``i32 <name>_nest<k>(free...)`` (``noinline``, so LLVM does not put it back) and called;
 its status is checked like a parallel body's. Every function then nests at most about
 ``OUTLINE_DEPTH`` loops. The call costs a few nanoseconds per iteration of the enclosing loop,

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import llvmlite.ir as ir
 
-from ..errors import InternalError
+from ..errors import ERROR_VALUE_OP, InternalError
 from .. import tir
 from ..tir.stmt import ForKind
 from .lltypes import I32, ident, is_unsigned
@@ -13,7 +13,7 @@ class StatementEmitter:
     """``stmt(s)``: emit a TIR statement at the builder, dispatched on ``stmt_<NodeType>``.
 
     Nothing is emitted after a block's terminator (code after a failed-assert return is
-    dead). ``For`` loops marked parallel go to ``emit_parallel_for`` when libgomp is used
+    dead). ``For`` loops marked parallel go to ``emit_parallel_for`` when the pool is used
     and no parallel region encloses them; deep serial loops may be outlined
     (``should_outline``, ``outline_nest``: see ``tepad.codegen.outline``; an emitter without
     that mixin never outlines).
@@ -50,13 +50,38 @@ class StatementEmitter:
         self.statement_call = None
 
     def stmt_AssertStmt(self, s):
-        msg = s.message.value if isinstance(s.message, tir.StringImm) else str(s.message)
+        value = None
+        if tir.is_call(s.message, ERROR_VALUE_OP):   # text with VALUE_MARK, and the value
+            text, value = s.message.args
+            msg = text.value
+        else:
+            msg = s.message.value if isinstance(s.message, tir.StringImm) else str(s.message)
         code = self.status_code(msg)
         cond = self.expr(s.condition)
+        lanes = cond
+        if isinstance(cond.type, ir.VectorType):      # holds when every lane holds
+            fn = self.intrinsic("llvm.vector.reduce.and", ir.IntType(1), [cond.type],
+                                [cond.type])
+            cond = self.b.call(fn, [lanes])
         ok = self.ctx.fn.append_basic_block("assert.ok")
         fail = self.ctx.fn.append_basic_block("assert.fail")
         self.b.cbranch(cond, ok, fail)
         self.b.position_at_end(fail)
+        if value is not None:
+            v = self.expr(value)
+            if isinstance(v.type, ir.VectorType):     # the first lane whose condition failed
+                n = v.type.count
+                bad = self.b.bitcast(self.b.not_(lanes), ir.IntType(n)) \
+                    if isinstance(lanes.type, ir.VectorType) else ir.Constant(ir.IntType(n), 1)
+                cttz = self.intrinsic("llvm.cttz", ir.IntType(n), [ir.IntType(n), ir.IntType(1)],
+                                      [ir.IntType(n)])
+                k = self.b.call(cttz, [bad, ir.Constant(ir.IntType(1), 1)])
+                v = self.b.extract_element(v, self.b.trunc(k, I32) if n > 32 else
+                                           (self.b.zext(k, I32) if n < 32 else k))
+            v = self.cast_to(v, tir.dtype.element_of(value.dtype), "int64")
+            # (IRBuilder.store_atomic insists on typed pointers; build the instruction directly)
+            self.b._insert(ir.instructions.StoreAtomicInstr(
+                self.b.block, v, self.error_value_global(), "monotonic", 8))
         self.emit_return_status(I32(code))
         self.b.position_at_end(ok)
         self.stmt(s.body)
@@ -120,7 +145,7 @@ class StatementEmitter:
             self.b.position_at_end(end_bb)
 
     def stmt_For(self, s):
-        if s.kind == ForKind.PARALLEL and not self.ctx.in_parallel and self.use_gomp:
+        if s.kind == ForKind.PARALLEL and not self.ctx.in_parallel and self.use_pool:
             self.emit_parallel_for(s)
             return
         if self.should_outline(s):

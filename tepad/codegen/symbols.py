@@ -4,4 +4,9 @@ the runtime can name them without loading the LLVM IR emitter)."""
 # The C function a kernel calls for ``tir.call_packed`` (defined by tepad.runtime.registry)
 CALL_PACKED_SYMBOL = "tepad_call_packed"
 
-__all__ = ["CALL_PACKED_SYMBOL"]
+# The i64 global a kernel stores a failed check's value in (its message shows it)
+ERROR_VALUE_SYMBOL = "tepad_error_value"
+# The global holding the address of the thread pool's run function (see codegen/pool.py)
+POOL_HOOK_SYMBOL = "tepad_parallel_hook"
+
+__all__ = ["CALL_PACKED_SYMBOL", "ERROR_VALUE_SYMBOL", "POOL_HOOK_SYMBOL"]

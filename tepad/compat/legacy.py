@@ -95,7 +95,7 @@ _FLAG_KEYS = {"instrument_bound_checkers": "tir.instrument_bound_checkers",
               "disable_vectorize": "tir.disable_vectorize", "disable_assert": "tir.disable_assert"}
 # options of code layout or debugging that change no result tepad computes
 IGNORED_BUILD_CONFIG = ("detect_global_barrier", "partition_const_loop", "offset_factor",
-                        "data_alignment", "restricted_func", "double_buffer_split_loop",
+                        "data_alignment", "restricted_func",
                         "dump_pass_ir", "disable_select_rewriting")
 
 
@@ -114,7 +114,8 @@ def build_config(**kwargs) -> PassContext:
     """0.6's ``with tvm.build_config(...)``: a ``PassContext`` with the same effect.
     ``add_lower_pass=[(phase, f)]`` (``f`` maps the body Stmt to a Stmt, as in 0.6),
     ``instrument_bound_checkers``, ``disable_vectorize``, ``disable_assert`` and the
-    ``auto_unroll_max_*`` / ``unroll_explicit`` options map onto PassContext's config;
+    ``auto_unroll_max_*`` / ``unroll_explicit`` options and ``double_buffer_split_loop``
+    (``tir.InjectDoubleBuffer``) map onto PassContext's config;
     ``IGNORED_BUILD_CONFIG`` options are accepted without effect; others are a
     TepadError."""
     config, unroll = {}, {}
@@ -125,10 +126,13 @@ def build_config(**kwargs) -> PassContext:
             config[_FLAG_KEYS[key]] = bool(value)
         elif key in _UNROLL_KEYS:
             unroll[_UNROLL_KEYS[key]] = value
+        elif key == "double_buffer_split_loop":
+            config["tir.InjectDoubleBuffer"] = {"split_loop": value}
         elif key not in IGNORED_BUILD_CONFIG:
             raise TepadError(f"build_config: unknown option {key!r}; tepad reads "
                              f"add_lower_pass, {', '.join(_FLAG_KEYS)}, "
-                             f"{', '.join(_UNROLL_KEYS)} and accepts "
+                             f"{', '.join(_UNROLL_KEYS)}, double_buffer_split_loop and "
+                             "accepts "
                              f"{', '.join(IGNORED_BUILD_CONFIG)} without effect")
     if unroll:
         config["tir.UnrollLoop"] = unroll

@@ -23,7 +23,10 @@ from ..errors import TepadError
 from ..lower.deep_stack import deep_stack
 from ..lower.passes.emulate_gpu_threads import emulate_gpu_threads
 from ..lower.passes.flatten_physical_axes import flatten_physical_axes
+from ..lower.passes.lower_warp_memory import warp_memory_for_emulator
 from ..lower.passes.simplify import simplify
+from ..lower.passes.thread_sync import thread_sync
+from ..lower.passes.wmma_fragments import wmma_for_emulator
 from ..lower.pipeline import Options, PassLog, lower_for_codegen
 from ..runtime import Module
 from ..runtime.device import Device
@@ -52,24 +55,30 @@ def race_check_requested() -> bool:
 
 @deep_stack
 def emulated_function(s_or_func, args=None, name="main", bounds_check=False, checked=False,
-                      exact_bounds=False, log=None, target=None):
+                      exact_bounds=False, log=None, target=None, index_check=None):
     """``(gpu_func, cpu_func)``: the lowered GPU function (what the GPU back ends take) and
     the CPU function the emulator makes of it (ready for the LLVM code generator).
     ``target``: the cuda Target whose device limits verify_gpu_code checks (default
     ``cuda``'s)."""
     log = log if log is not None else PassLog()
     opts = Options.from_context(checked=checked, bounds_check=bounds_check, target="cuda",
-                                target_text=str(target) if target is not None else "")
+                                target_text=str(target) if target is not None else "",
+                                index_check=index_check)
     gpu = lower_for_codegen(s_or_func, args, name, opts, exact_bounds, log)
     return gpu, cpu_function(gpu, log=log)
 
 
 def cpu_function(gpu: PrimFunc, reverse=False, log=None) -> PrimFunc:
     """The lowered GPU function ``gpu`` emulated (``emulate_gpu_threads``) and made ready for
-    the LLVM code generator; ``reverse``: threads and blocks from the last to the first."""
+    the LLVM code generator; ``reverse``: threads and blocks from the last to the first.
+    ``warp`` buffers first become per-warp-row shared buffers ordered by barriers
+    (``warp_memory_for_emulator``: what the shuffles of the real lowering compute), and
+    tensor-core intrinsics loops over their fragments (``wmma_for_emulator``)."""
     log = log if log is not None else PassLog()
     cpu = gpu
-    for label, fn in (("emulate_gpu_threads", lambda f: emulate_gpu_threads(f, reverse=reverse)),
+    for label, fn in (("warp_memory_for_emulator", _warp_as_shared),
+                      ("wmma_for_emulator", wmma_for_emulator),
+                      ("emulate_gpu_threads", lambda f: emulate_gpu_threads(f, reverse=reverse)),
                       ("flatten_physical_axes", flatten_physical_axes),
                       ("simplify", simplify)):
         before = cpu
@@ -77,8 +86,13 @@ def cpu_function(gpu: PrimFunc, reverse=False, log=None) -> PrimFunc:
     return cpu
 
 
+def _warp_as_shared(func: PrimFunc) -> PrimFunc:
+    out = warp_memory_for_emulator(func)
+    return func if out is func else thread_sync(out)
+
+
 def build_emulated(s_or_func, args, name, tgt: Target, bounds_check=False, checked=False,
-                   exact_bounds=False) -> "EmulatedModule":
+                   exact_bounds=False, index_check=None) -> "EmulatedModule":
     """The Module ``tepad.build`` returns for a CUDA target under ``TEPAD_CUDA=emulate``;
     with ``TEPAD_CUDA_RACECHECK=1`` it also runs the kernel with threads and blocks in reverse
     order and raises a TepadError when the stored results differ beyond rounding (a data
@@ -86,7 +100,7 @@ def build_emulated(s_or_func, args, name, tgt: Target, bounds_check=False, check
     if isinstance(s_or_func, PrimFunc) and name != "main" and s_or_func.name != name:
         s_or_func = s_or_func.with_attr("global_symbol", name)
     gpu, cpu = emulated_function(s_or_func, args, name, bounds_check, checked, exact_bounds,
-                                 target=tgt)
+                                 target=tgt, index_check=index_check)
     return emulated_module(gpu, tgt, race_check_requested(), cpu)
 
 

@@ -22,8 +22,10 @@ from ..target import Target, as_target
 from ..tensor import Tensor
 from ..tir.buffer import Buffer, decl_buffer
 from ..tir.expr import Var
+from ..target.host import forced_text as forced_host_text
 from ..tir.function import PrimFunc
 from ..tir.module import IRModule
+from .inplace import inplace_pairs
 from .arg_info import arg_info_of
 from .rebuild_cache import RebuildCache
 
@@ -34,7 +36,8 @@ _emulated = lazy_module("tepad.driver.build_emulated")
 
 
 def build(s_or_func, args=None, target=None, target_host=None, runtime=None, name="main",
-          binds=None, *, bounds_check=False, checked=False, exact_bounds=False):
+          binds=None, *, bounds_check=False, checked=False, exact_bounds=False,
+          index_check=None):
     """A callable ``Module`` for a schedule (with ``args``: tensors, and scalar ``te.var``s
     passed as numbers), or an already lowered PrimFunc or one-function IRModule (what
     ``tepad.lower`` returns). Several functions (an IRModule holding more than one, a list of
@@ -47,6 +50,13 @@ def build(s_or_func, args=None, target=None, target_host=None, runtime=None, nam
 
     ``bounds_check=True`` guards every buffer access in the generated code: an index outside
     its buffer raises ``TepadError`` naming the buffer and index instead of touching memory.
+    ``index_check`` (default: the PassContext's ``tepad.index_check``, True): loads and
+    stores whose index is read from memory (gathers ``A[I[i]]``, scatters, indices a
+    ``te.extern`` produced) are checked before they happen; an index outside its tensor
+    raises ``TepadError`` naming the tensor, the index expression, its value and the valid
+    range. Accesses whose index does not read memory are proved in bounds at lower time and
+    never checked. ``index_check=False`` removes these checks (a bad index is then undefined
+    behaviour, as in C).
     ``checked=True`` turns the ``tir.assume`` facts about input padding into runtime checks
     that raise ``TepadError`` when the caller's padding does not hold the promised value.
     Both select passes of ``tepad.lower.pipeline.PIPELINE``.
@@ -81,7 +91,8 @@ def build(s_or_func, args=None, target=None, target_host=None, runtime=None, nam
     if funcs is not None:
         if len(funcs) > 1:
             return ModuleGroup({k: build(f, None, target, name=k, bounds_check=bounds_check,
-                                         checked=checked, exact_bounds=exact_bounds)
+                                         checked=checked, exact_bounds=exact_bounds,
+                                         index_check=index_check)
                                 for k, f in funcs.items()})
         (key, s_or_func), = funcs.items()
         if name == "main":
@@ -93,16 +104,18 @@ def build(s_or_func, args=None, target=None, target_host=None, runtime=None, nam
     if tgt.is_gpu:
         if _emulated.emulation_requested(tgt):
             return _emulated.build_emulated(s_or_func, args, name, tgt, bounds_check, checked,
-                                            exact_bounds)
+                                            exact_bounds, index_check=index_check)
         opts = Options.from_context(checked=checked, bounds_check=bounds_check, target="cuda",
-                                    target_text=str(tgt))
+                                    target_text=str(tgt), index_check=index_check)
         return _cuda.build_cuda(s_or_func, args, name, opts, exact_bounds, tgt)
     if tgt.kind.name != "llvm":
-        raise TepadError(f"target {str(tgt)!r}: tepad builds for 'llvm' (the CPU) only; "
+        raise TepadError(f"target {str(tgt)!r}: tepad builds for 'llvm' (the CPU) and 'cuda' "
+                         f"(a CUDA GPU, or the GPU emulator under TEPAD_CUDA=emulate); "
                          f"{tgt.kind.name} code generation is not there yet")
-    opts = Options.from_context(checked=checked, bounds_check=bounds_check, target="llvm")
+    opts = Options.from_context(checked=checked, bounds_check=bounds_check, target="llvm",
+                                index_check=index_check)
     key = _cache.key(s_or_func, args, name, opts, bool(exact_bounds), default_num_threads(),
-                     str(tgt))
+                     str(tgt), forced_host_text())     # "llvm" means $TEPAD_HOST_TARGET's CPU
     hit = _cache.get(key)
     if hit is not None:
         return hit
@@ -150,7 +163,8 @@ def _build(s_or_func, args, name, opts, exact_bounds, tgt: Target):
         s_or_func = s_or_func.with_attr("global_symbol", name)
     func = lower_for_codegen(s_or_func, args, name, opts, exact_bounds, PassLog())
     cpu, features = _cpu_of(tgt)
-    return Module(compile_kernel(func, cpu=cpu, features=features), arg_info_of(func))
+    return Module(compile_kernel(func, cpu=cpu, features=features), arg_info_of(func),
+                  inplace_pairs(s_or_func, args))
 
 
 def _cpu_of(tgt: Target):

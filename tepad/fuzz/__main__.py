@@ -31,7 +31,10 @@ def _case_seed(seed, i):
 
 def _config(args):
     return Config(max_stages=args.max_stages, illegal_rate=args.illegal_rate,
-                  scan_percent=args.scan_percent, gpu=args.gpu)
+                  scan_percent=args.scan_percent, gpu=args.gpu,
+                  nested_split_percent=args.nested_splits,
+                  scan_inputs_percent=args.scan_inputs,
+                  gpu_double_buffer_percent=args.gpu_double_buffer)
 
 
 def worker(args):
@@ -71,7 +74,9 @@ def _spawn(args, start, count):
     cmd = [sys.executable, "-m", "tepad.fuzz", "--worker", "--seed", str(args.seed),
            "--start", str(start), "--cases", str(count), "--max-stages", str(args.max_stages),
            "--illegal-rate", str(args.illegal_rate), "--scan-percent", str(args.scan_percent),
-           "--shrink-seconds", str(args.shrink_seconds)]
+           "--shrink-seconds", str(args.shrink_seconds),
+           "--nested-splits", str(args.nested_splits), "--scan-inputs", str(args.scan_inputs),
+           "--gpu-double-buffer", str(args.gpu_double_buffer)]
     if args.exact:
         cmd.append("--exact")
     if args.gpu:
@@ -220,9 +225,21 @@ def main(argv=None):
     p.add_argument("--scan-percent", type=int, default=0,
                    help="percent of drawn ops that are a te.scan (0: none; other values "
                         "change which case a seed draws)")
+    p.add_argument("--nested-splits", type=int, default=0,
+                   help="percent of the splits drawn for rfactor, cache_write, bound loops "
+                        "and loop transforms that split a piece again by a factor that does "
+                        "not divide it or exceeds it (0: none; other values change which "
+                        "case a seed draws)")
+    p.add_argument("--scan-inputs", type=int, default=0,
+                   help="percent of drawn scans that read x through a stage listed in "
+                        "inputs= (often inlined); needs --scan-percent")
     p.add_argument("--gpu", action="store_true",
                    help="GPU schedules (blocks, threads, shared/local caches, cross-thread "
                         "reductions) built for cuda through the emulator with its race check")
+    p.add_argument("--gpu-double-buffer", type=int, default=0,
+                   help="with --gpu: percent of the shared/local cache stages computed at a "
+                        "loop that get double_buffer (0: none; other values change which "
+                        "case a seed draws)")
     p.add_argument("--timeout", type=float, default=20.0, help="seconds per case")
     p.add_argument("--shrink-seconds", type=float, default=60.0)
     p.add_argument("--no-shrink", action="store_true")

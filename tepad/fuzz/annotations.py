@@ -80,7 +80,9 @@ def maybe_axis_separators(d, st):
 
 
 def maybe_double_buffer(d, st):
-    """Sometimes double_buffer on an intermediate compute stage (a recorded hint)."""
+    """Sometimes double_buffer on an intermediate compute stage (inject_double_buffer doubles
+    it when it is computed at a serial loop whose earlier stages it does not read, and
+    leaves it single-buffered otherwise)."""
     if st.is_output or type(st.op).__name__ != "ComputeOp" or \
             not d.src.flag(d.cfg.double_buffer_percent):
         return

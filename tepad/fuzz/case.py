@@ -34,8 +34,17 @@ class Config:
     store_predicate_percent: int = 5   # per compute stage: set_store_predicate(axis < extent)
     separator_percent: int = 5     # per compute stage without a layout: set_axis_separators
     double_buffer_percent: int = 4  # per intermediate compute stage: double_buffer
+    gpu_double_buffer_percent: int = 0  # GPU: per shared/local cache stage computed at a
+                                   # loop: double_buffer (0: never, and no choice drawn, so
+                                   # the cases of a seed stay what they were)
     gpu: bool = False              # GPU schedules built for "cuda" through the emulator
                                    # (tepad/fuzz/gpu.py); off: no choice drawn for it
+    nested_split_percent: int = 0  # per split drawn for rfactor, a late cache_write, a bound
+                                   # loop or a stage's loops: split a piece again by a factor
+                                   # that does not divide it or exceeds it (0: never, and no
+                                   # choice drawn, so the cases of a seed stay what they were)
+    scan_inputs_percent: int = 0   # per drawn te.scan: init and update read x through a stage
+                                   # listed in inputs=, which is often inlined (0: never)
 
 
 @dataclass
@@ -71,6 +80,7 @@ class Case:
     data_seed: int = 0
     sched_start: int = 0
     gpu: bool = False                                   # built for "cuda" (emulated)
+    scan_inputs: list = field(default_factory=list)     # names of stages in a scan's inputs=
 
     # -- executing lines --------------------------------------------------------------------
     def run(self, line: str, illegal: str | None = None):

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from ..bound import infer_bound
 from ..tir.expr import IntImm
 from .attach_points import can_inline, is_compute, legal_attach_points
+from .loops import NESTED_FACTORS, nested
 from .schedules import ScheduleDrawer
 
 THREADS = [1, 2, 3, 4, 5, 8, 16, 32, 64]
@@ -198,6 +199,11 @@ class GpuScheduleDrawer(ScheduleDrawer):
         v = src.pick([2, 3]) if src.flag(20) else 0
         inner = src.pick([2, 3]) if src.flag(20) else 0
         b, ti = self.split(st, fused, "factor", t * max(v, 1) * max(inner, 1))
+        if not (v or inner or bad) and nested(self):
+            # the thread loop split again: a serial loop per thread, then as many threads as
+            # the nested factor (which need not divide the first, or may exceed it)
+            t = self.src.pick(NESTED_FACTORS)
+            _, ti = self.split(st, ti, "factor", t)
         if v:
             vt, ti = self.split(st, ti, "nparts", v)
         if inner:
@@ -245,6 +251,9 @@ class GpuScheduleDrawer(ScheduleDrawer):
         rf = None
         if src.flag(50):        # rfactor the inner part, reduce its result across threads
             _, ki = self.split(st, k, "factor", t)
+            if not bad and nested(self):    # ... or the inner part of its inner part
+                t = src.pick(NESTED_FACTORS)
+                _, ki = self.split(st, ki, "factor", t)
             tname = self.tnames[id(st.origin_op)]
             rf = f"{tname}_rf"
             run(f"{rf} = s.rfactor({tname}, {ki})")
@@ -256,6 +265,9 @@ class GpuScheduleDrawer(ScheduleDrawer):
                 t = -(-int(red.dom.extent.value) // t)      # the inner part's extent
             else:
                 _, k = self.split(st, k, "factor", t)
+                if not (bad or self.symbolic) and nested(self):
+                    t = src.pick(NESTED_FACTORS)
+                    _, k = self.split(st, k, "factor", t)
         else:                   # the whole reduce axis bound: as many threads as it has
             t = int(red.dom.extent.value)
         data = [self.iv(st, iv) for iv in st.op.axis]
@@ -330,12 +342,23 @@ class GpuScheduleDrawer(ScheduleDrawer):
             run(f"{se}.compute_at({self.stage_expr(p)}, {self.iv(p, iv)})")
             self.shared.append(st)
             self.fetch(st, pl.kernel)
+            self.maybe_double_buffer(st)
         else:
             p, iv, pl = src.pick(inner)
             run(f"{se}.compute_at({self.stage_expr(p)}, {self.iv(p, iv)})")
+            if scope:
+                self.maybe_double_buffer(st)
             if st.op.reduce_axis and src.flag(40):
                 self.split(st, self.iv(st, st.op.reduce_axis[0]), "factor", src.pick([2, 3, 4]))
             self.places[id(st)] = Place(pl.kernel, None, list(st.leaf_iter_vars))
+
+    def maybe_double_buffer(self, st):
+        """Sometimes double_buffer on a cache stage computed at a loop (``Config.
+        gpu_double_buffer_percent``; 0 draws nothing). inject_double_buffer doubles it when
+        a serial loop of the kernel encloses it and keeps it single-buffered otherwise."""
+        pct = self.cfg.gpu_double_buffer_percent
+        if pct and not st.is_double_buffered and self.src.flag(pct):
+            self.case.run(f"{self.stage_expr(st)}.double_buffer()")
 
     def fetch(self, st, kernel):
         """Cooperative fetch: fuse the data loops, split by the kernel's thread extents and

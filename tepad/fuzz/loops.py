@@ -3,14 +3,56 @@ from __future__ import annotations
 
 from .rolling import alias_through_layouts, rolling_producers
 
+# factors of a nested split: most do not divide the small extents drawn (1-12, split by
+# 2-8), and 9 and 16 exceed most pieces (the inner piece runs past its parent)
+NESTED_FACTORS = [3, 5, 7, 9, 16]
+
+
+def nested(d) -> bool:
+    """Whether to draw a nested split here (``Config.nested_split_percent``; nothing is
+    drawn when it is 0, so a seed's cases stay the same)."""
+    pct = d.cfg.nested_split_percent
+    return bool(pct) and d.src.flag(pct)
+
+
+def split_again(d, st, piece_name, how="factor"):
+    """Split the piece ``piece_name`` of ``st`` (a leaf, usually from a split) by a nested
+    factor; returns the two new names."""
+    o, i = d.new_ivs(st, ("o", "i"))
+    d.case.run(f"{o}, {i} = {d.stage_expr(st)}.split({piece_name}, "
+               f"{how}={d.src.pick(NESTED_FACTORS)})")
+    d.bind_names(o, i)
+    return o, i
+
 
 def draw_loops(d, st):
     """Loop transforms of ``st`` (split, fuse, reorder, tile; first, sometimes, a split of a
-    window axis so a stencil producer can roll per tile), then vectorize, unroll, parallel."""
+    window axis so a stencil producer can roll per tile; with ``nested_split_percent``, a
+    split of a split piece by a non-dividing or larger factor), then vectorize, unroll,
+    parallel."""
     se = d.stage_expr(st)
     _split_window_axis(d, st, se)
     _transforms(d, st, se)
+    if nested(d):
+        _nested_split(d, st)
     _annotations(d, st, se)
+
+
+def _nested_split(d, st):
+    """Split a leaf twice (or, where a leaf already comes from a split, split that piece):
+    the inner piece of a non-dividing split runs past its parent, which every guard on the
+    path must catch."""
+    leaves = list(st.leaf_iter_vars)
+    if not leaves:
+        return
+    split_out = {id(x) for rel in st.relations if type(rel).__name__ == "Split"
+                 for x in (rel.outer, rel.inner)}
+    pieces = [iv for iv in leaves if id(iv) in split_out]
+    if pieces:
+        piece = d.iv(st, d.src.pick(pieces))
+    else:
+        o, piece = split_again(d, st, d.iv(st, d.src.pick(leaves)))
+    split_again(d, st, piece, "nparts" if d.src.flag(25) else "factor")
 
 
 def _split_window_axis(d, st, se):

@@ -225,6 +225,18 @@ def op_scan(g, x):
     t0 = 2 if rows is not None and rows >= 2 and g.src.flag(30) else 1
     w = g.extent_text(*x.dims[1])
     run = g.case.run
+    inputs = ""
+    pct = g.cfg.scan_inputs_percent
+    if pct and g.src.flag(pct):
+        # init and update read x through a stage the scan lists in inputs= (the body's
+        # boundary only: the schedule may inline it)
+        c = g.const(x.dtype, 1, 3)
+        run(f"{nm}_x = te.compute({shape}, lambda t, j: {x.name}[t, j] * {c}, "
+            f"name={nm + '_x'!r})")
+        g.case.aux.append(f"{nm}_x")
+        g.case.scan_inputs.append(f"{nm}_x")
+        inputs = f", inputs=[{nm}_x]"
+        x = Tens(f"{nm}_x", list(x.dims), x.dtype)
     run(f"{nm}_st = te.placeholder({shape}, {d!r}, name={nm + '_st'!r})")
     run(f"{nm}_init = te.compute(({t0}, {w}), lambda t, j: {x.name}[t, j], "
         f"name={nm + '_init'!r})")
@@ -241,7 +253,7 @@ def op_scan(g, x):
     aux.append(f"{nm}_up")
     g.case.aux.extend(aux)
     g.emit(Tens(nm, list(x.dims), d),
-           f"{nm} = te.scan({nm}_init, {nm}_up, {nm}_st, name={nm!r})")
+           f"{nm} = te.scan({nm}_init, {nm}_up, {nm}_st{inputs}, name={nm!r})")
 
 
 # the kinds in the order they are drawn (a choice indexes this order)

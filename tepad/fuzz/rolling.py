@@ -153,7 +153,7 @@ def rolling_applicable(s, st, c=None, L=None):
         at_inner = lpos == pos[id(split.inner)] == pos[id(split.outer)] + 1
         if not (pos[id(split.outer)] <= lpos < pos[id(split.inner)] or at_inner):
             # at the inner loop itself, right inside the outer one: the region min is
-            # outer * factor + inner + k and rolls across both loops (issue 19)
+            # outer * factor + inner + k and rolls across both loops
             continue
         ext = alias.dom.extent if alias.dom is not None else None
         ext = int(ext.value) if type(ext).__name__ == "IntImm" else None

@@ -13,7 +13,7 @@ from .attach_points import can_inline, is_compute, legal_attach_points
 from .groups import maybe_group
 from .illegal import illegal_step
 from .layout_maps import maybe_layout
-from .loops import draw_loops
+from .loops import draw_loops, nested, split_again
 from .rolling import rolling_applicable
 from .tensorize import maybe_tensorize
 
@@ -205,12 +205,17 @@ class ScheduleDrawer:
             return None
         se, tname = self.stage_expr(st), self.tnames[id(st.origin_op)]
         axis = self.iv(st, src.pick(list(st.op.reduce_axis)))
-        if src.flag(60):
+        again = nested(self)
+        if src.flag(60) or again:
             o, i = self.new_ivs(st, ("o", "i"))
             how = "nparts" if src.flag(30) else "factor"
             run(f"{o}, {i} = {se}.split({axis}, {how}={src.pick([2, 3, 4, 8])})")
             self.bind_names(o, i)
             axis = src.pick([o, i])
+            if again:       # split a piece again; often factor its inner part
+                rest = i if axis == o else o
+                o2, i2 = split_again(self, st, axis)
+                axis = i2 if src.flag(50) else src.pick([o2, i2, rest])
         ndim = len(st.op.axis)
         fa = src.int(0, ndim) if src.flag(80) else -1
         nm = f"{tname}_rf"
@@ -232,6 +237,12 @@ class ScheduleDrawer:
         if any(iv not in reduce and iv.iter_type.name != "DataPar"
                for iv in st.leaf_iter_vars):
             return None
+        if nested(self):
+            plain = [iv for iv in st.leaf_iter_vars if iv.iter_type.name == "DataPar" and
+                     iv not in st.iter_var_attrs]
+            if plain:
+                o, i = split_again(self, st, self.iv(st, self.src.pick(plain)))
+                split_again(self, st, i)
         tname = self.tnames[id(st.origin_op)]
         nm = f"{tname}_lc"
         self.case.run(f"{nm} = s.cache_write({tname}, 'local')")
@@ -244,6 +255,10 @@ class ScheduleDrawer:
         (often one where it can roll; a stage with a layout is never made rolling)."""
         src, run = self.src, self.case.run
         se = self.stage_expr(st)
+        if self.tnames[id(st.origin_op)] in self.case.scan_inputs and can_inline(st) and \
+                src.flag(60):
+            run(f"{se}.compute_inline()")        # a scan's inputs= is only a hint
+            return
         if not st.layout_transforms:
             # a stencil producer: often computed per tile of its consumer (rolling_buffer)
             points = legal_attach_points(s, st)

@@ -10,8 +10,11 @@ main thread's C stack can safely hold at a raised limit.
 entries use it) so that its body runs in a worker thread with a ``STACK_BYTES`` stack and a
 recursion limit of at least ``RECURSION_LIMIT``. What the caller sees:
 
-* the same result or the same exception (raised again in the caller's thread, with its
-  traceback); nested wrapped calls run directly in the worker;
+* the same result or the same exception, raised again in the caller's thread: with its
+  traceback, except a ``TepadError`` (a user mistake), which arrives from the entry point
+  without tepad's internal frames or the exceptions it was raised from (``TEPAD_DEBUG=1``
+  keeps them, see ``tepad.errors.debug_tracebacks``); nested wrapped calls run directly in
+  the worker;
 * the caller's thread-local settings hold in the worker: ``with PassContext(...)``,
   ``with Target(...)`` and every setting registered with ``carry_thread_local`` (such as
   ``tepad.codegen.cache_disabled()``) are handed over; user passes run in the worker thread;
@@ -22,7 +25,7 @@ recursion limit of at least ``RECURSION_LIMIT``. What the caller sees:
 * likewise the garbage collector's first threshold is at least ``GC_YOUNG_THRESHOLD`` while a
   wrapped call runs: lowering allocates millions of short-lived, acyclic IR nodes, and at
   Python's default (700 allocations) the young-generation scans took 4-5 % of a 50-stage
-  lower + build (issue 17); the caller's thresholds are put back in the same way.
+  lower + build; the caller's thresholds are put back in the same way.
 * Ctrl-C interrupts the caller's wait; the worker (a daemon thread) finishes on its own.
 * Where the system refuses a thread with such a stack (a small address-space limit), the call
   runs directly in the caller's thread, with the caller's limits.
@@ -36,6 +39,7 @@ import gc
 import sys
 import threading
 
+from ..errors import TepadError, debug_tracebacks
 from ..target import _current as _target_local
 from .pass_context import _stack as _pass_context_local
 
@@ -140,6 +144,9 @@ def call_with_deep_stack(fn, *args, **kwargs):
     if "error" in out:
         err = out.pop("error")
         try:
+            if isinstance(err, TepadError) and not debug_tracebacks():
+                # a user mistake: the message is the point, tepad's frames are noise
+                raise err.with_traceback(None) from None
             raise err
         finally:
             del err

@@ -7,7 +7,8 @@
     with tepad.transform.PassContext(disabled_pass=["tir.VectorizeLoop"]):
         mod = tepad.build(s, [A, B])          # vectorized loops run as serial loops
 
-What it changes is which passes of ``PIPELINE`` run (``Options``), nothing else: ``config``
+``instruments`` (``tepad.ir.instrument``) are called around every pass run inside the
+block. What it changes is which passes of ``PIPELINE`` run (``Options``), nothing else: ``config``
 keys are the ones in ``CONFIG_KEYS``; ``disabled_pass`` names a pass by tepad's name
 (``vectorize_loop``) or TVM's (``tir.VectorizeLoop``), and only passes the code generator can
 do without (``Pass.optional``) may be disabled; a TVM pass tepad has no counterpart of
@@ -19,12 +20,17 @@ from __future__ import annotations
 import threading
 
 from ..errors import TepadError
+from ..tir import transform as tir_transform
+from .instrument import check_instruments, enter, exit_
 from .passes import TVM_NAMES
 
 # TVM's config keys that tepad honours, and what each does.
 CONFIG_KEYS = {
     "tir.disable_vectorize": "vectorized loops run as serial loops (vectorize_loop skipped)",
     "tir.instrument_bound_checkers": "every buffer access is checked (as bounds_check=True)",
+    "tepad.index_check": "True (default): loads and stores whose index reads memory (gathers, "
+                         "scatters) are checked and raise TepadError with the value; False "
+                         "removes those checks (as build(..., index_check=False))",
     "tir.add_lower_pass": "[(phase, pass), ...]: user passes run at phase 0 (before the "
                           "lower phase), 1 (after it), 2 (after storage_flatten) or 3 (last)",
     "tir.noalias": "accepted; tepad always marks distinct argument buffers noalias (a buffer "
@@ -32,22 +38,32 @@ CONFIG_KEYS = {
     "tir.disable_cse_tir": "accepted; tepad has no TIR common-subexpression pass (LLVM's "
                            "GVN does that work)",
     "tir.debug_keep_trivial_loop": "accepted; tepad's lowering keeps no trivial loops",
+    "tir.disable_storage_rewrite": "accepted; StorageRewrite is not in tepad's pipeline "
+                                   "(tir.transform.StorageRewrite() applies it)",
     "tir.disable_assert": "accepted; the asserts tepad emits guard memory (bounds_check=True, "
                           "checked=True) and stay",
     "tir.UnrollLoop": "{'auto_max_step': n, 'auto_max_depth': d, 'auto_max_extent': e, "
                       "'explicit_unroll': b}: small inner loops unrolled as TVM's UnrollLoop "
                       "picks them (unroll_loop); tepad always unrolls explicitly",
+    "tir.LoopPartition": "{'partition_const_loop': b, 'no_unroll_loop_with_extent_one': b, "
+                         "'unroll_loop_with_partition_hint_no_interval': b}: loop_partition "
+                         "runs in the lower phase (loops guarded by likely conditions split "
+                         "into a guard-free main loop and tails; constant loops too with "
+                         "partition_const_loop)",
+    "tir.InjectDoubleBuffer": "{'split_loop': f}: inject_double_buffer repeats the body of "
+                              "a double-buffered loop f times per round (default 1; 0: the "
+                              "loop is not split)",
 }
 
 # TVM passes tepad has no counterpart of, because LLVM or another tepad pass does that work:
 # disabling one changes nothing, so it is accepted (TVM scripts disable them for stable IR).
 NO_COUNTERPART = {
     "tir.CommonSubexprElimTIR": "LLVM's GVN/EarlyCSE eliminate common subexpressions",
-    "tir.LoopPartition": "tepad does not partition loops",
-    "tir.StorageRewrite": "tepad does not merge allocations",
     "tir.NarrowDataType": "tepad keeps index dtypes as written",
-    "tir.InjectDoubleBuffer": "tepad has no double buffering",
-    "tir.LowerIntrin": "codegen lowers intrinsics itself",
+    "tir.StorageRewrite": "not in tepad's pipeline (each stage keeps its allocation); "
+                          "tir.transform.StorageRewrite() applies it to a lowered module",
+    "tir.LowerIntrin": "codegen lowers intrinsics itself; tir.transform.LowerIntrin() "
+                       "applies the same mapping as a pass",
 }
 
 # TVM's pass names (``tir.VectorizeLoop``) -> tepad's (``vectorize_loop``).
@@ -69,15 +85,12 @@ class PassContext:
         self.opt_level = opt_level
         self.required_pass = list(required_pass or [])
         self.disabled_pass = list(disabled_pass or [])
-        self.instruments = list(instruments or [])
+        self.instruments = check_instruments(instruments)
         self.config = dict(config or {})
         unknown = [k for k in self.config if k not in CONFIG_KEYS]
         if unknown:
             raise TepadError(f"PassContext config key {unknown[0]!r} is not one tepad knows; "
                              f"known keys: {', '.join(sorted(CONFIG_KEYS))}")
-        if self.instruments:
-            raise TepadError("PassContext(instruments=...) is not supported; use "
-                             "TEPAD_PRINT_PASSES=1 or tepad.lower.PassLog to watch passes")
 
     @property
     def disabled(self) -> frozenset:
@@ -107,15 +120,27 @@ class PassContext:
     def bounds_check(self) -> bool:
         return bool(self.config.get("tir.instrument_bound_checkers"))
 
+    @property
+    def index_check(self) -> bool:
+        """Whether data-dependent indices are checked (config ``tepad.index_check``,
+        default True); a value that is not a bool is a TepadError."""
+        v = self.config.get("tepad.index_check", True)
+        if not isinstance(v, bool):
+            raise TepadError(f"PassContext config 'tepad.index_check' takes True or False, "
+                             f"got {v!r}")
+        return v
+
     def __enter__(self):
         stack = getattr(_stack, "items", None)
         if stack is None:
             stack = _stack.items = []
+        enter(self.instruments)
         stack.append(self)
         return self
 
     def __exit__(self, *exc):
         _stack.items.pop()
+        exit_(self.instruments)
 
     @staticmethod
     def current() -> "PassContext":
@@ -127,5 +152,8 @@ class PassContext:
         return (f"PassContext(opt_level={self.opt_level}, disabled_pass={self.disabled_pass}, "
                 f"config={self.config})")
 
+
+tir_transform.set_context_provider(lambda: PassContext.current().config,
+                                   lambda: PassContext.current().instruments)
 
 __all__ = ["PassContext", "CONFIG_KEYS", "NO_COUNTERPART", "TVM_PASS_NAMES", "pass_name"]

@@ -39,16 +39,24 @@ from ..tir.function import PrimFunc
 from ..tir.module import IRModule
 from ..tir.ssa import convert_ssa
 from ..tir.verify import FREE_VARS_ATTR, undefined_vars, verify_well_formed
-from .pass_context import PassContext
+from .instrument import PassInfo, after, as_module, before, should_run
+from .pass_context import TVM_PASS_NAMES, PassContext, pass_name
 from .passes.apply_buffer_transforms import PadPerMap, apply_buffer_transforms
 from .passes.check_assumes import check_assumes
+from .passes.convert_blocks_to_opaque import convert_blocks_to_opaque
+from .passes.lower_init_block import lower_init_block
+from .passes.lower_opaque_block import lower_opaque_block
 from .passes.default_storage_scope import default_storage_scope
 from .passes.flatten_physical_axes import flatten_physical_axes
 from .passes.hoist_expression import hoist_expression
 from .passes.inject_virtual_thread import inject_virtual_thread
+from .passes.inject_double_buffer import CONFIG_KEY as DOUBLE_BUFFER_KEY
+from .passes.inject_double_buffer import double_buffer_config, inject_double_buffer
 from .passes.inject_prefetch import inject_prefetch
 from .passes.inject_rolling_buffer import inject_rolling_buffer
-from .passes.instrument_bound_checks import instrument_bound_checks
+from .passes.instrument_bound_checks import instrument_bound_checks, instrument_index_checks
+from .passes.loop_partition import CONFIG_KEY as LOOP_PARTITION_KEY
+from .passes.loop_partition import loop_partition, loop_partition_config
 from .passes.lower_thread_allreduce import lower_thread_allreduce
 from .passes.remove_assume import remove_assume
 from .passes.remove_skipped_regions import remove_skipped_regions
@@ -89,22 +97,31 @@ class Options:
     whose device limits verify_gpu_code checks, default TVM's for the kind); ``disabled``: names of optional passes
     not to run (a ``PassContext``'s ``disabled_pass``); ``flatten``: the lower phase ends with
     storage_flatten, as TVM's lower does (False keeps the N-d function RFC 0077's opt-in
-    passes work on; build flattens it then)."""
+    passes work on; build flattens it then); ``index_check``: accesses whose index reads
+    memory (gathers, scatters) are guarded (on by default; implied by ``bounds_check``)."""
     checked: bool = False
     bounds_check: bool = False
+    index_check: bool = True
     target: str = "llvm"
     disabled: frozenset = frozenset()
     user_passes: tuple = ()
     flatten: bool = True
     unroll: tuple = ()      # the tir.UnrollLoop config as sorted (key, value) pairs
     target_text: str = ""
+    # the tir.LoopPartition config as sorted (key, value) pairs; None: loop_partition does
+    # not run (no such config and no required_pass naming it)
+    loop_partition: tuple | None = None
+    # the tir.InjectDoubleBuffer config as sorted (key, value) pairs
+    double_buffer: tuple = (("split_loop", 1),)
 
     @staticmethod
     def from_context(ctx: PassContext | None = None, checked=False, bounds_check=False,
-                     target="llvm", flatten=True, target_text="") -> "Options":
+                     target="llvm", flatten=True, target_text="",
+                     index_check=None) -> "Options":
         """The options of ``ctx`` (default: the current PassContext) merged with the
         arguments; a disabled pass that does not exist or that codegen needs is a
-        TepadError."""
+        TepadError. ``index_check``: None takes the context's ``tepad.index_check``
+        (default True); a bool given here wins."""
         ctx = ctx if ctx is not None else PassContext.current()
         disabled = ctx.disabled
         names = {p.name: p for p in PIPELINE}
@@ -116,11 +133,42 @@ class Options:
                 optional = sorted({p.name for p in PIPELINE if p.optional})
                 raise TepadError(f"pass {n!r} cannot be disabled: the code generator needs "
                                  f"its result; optional passes: {', '.join(optional)}")
+        if index_check is None:
+            index_check = ctx.index_check
+        elif not isinstance(index_check, bool):
+            raise TepadError(f"build(index_check=...) takes True or False, got {index_check!r}")
         return Options(checked=bool(checked), bounds_check=bool(bounds_check) or
-                       ctx.bounds_check, target=target, disabled=disabled,
+                       ctx.bounds_check, index_check=index_check, target=target, disabled=disabled,
                        user_passes=ctx.user_passes, flatten=bool(flatten),
                        unroll=tuple(sorted(unroll_config(ctx.config.get("tir.UnrollLoop"))
-                                           .items())), target_text=str(target_text or ""))
+                                           .items())), target_text=str(target_text or ""),
+                       loop_partition=_loop_partition_options(ctx),
+                       double_buffer=tuple(sorted(double_buffer_config(
+                           ctx.config.get(DOUBLE_BUFFER_KEY)).items())))
+
+
+# tepad's pass name -> TVM's (the first TVM name registered for it)
+_TVM_NAME_OF: dict = {}
+for _tvm, _ours in TVM_PASS_NAMES.items():
+    _TVM_NAME_OF.setdefault(_ours, _tvm)
+
+
+def _loop_partition_options(ctx: PassContext):
+    """The ``tir.LoopPartition`` options of ``ctx`` as sorted pairs, or None when neither its
+    config nor its ``required_pass`` asks for loop partitioning."""
+    config = ctx.config.get(LOOP_PARTITION_KEY)
+    required = any(pass_name(n) == "loop_partition" for n in ctx.required_pass)
+    if config is None and not required:
+        return None
+    return tuple(sorted(loop_partition_config(config).items()))
+
+
+def _loop_partition_step(func: PrimFunc, opts: Options | None = None) -> PrimFunc:
+    """loop_partition with the options of ``opts`` (default: the current PassContext's);
+    ``func`` unchanged when neither asks for it."""
+    options = opts.loop_partition if opts is not None else \
+        _loop_partition_options(PassContext.current())
+    return func if options is None else loop_partition(func, **dict(options))
 
 
 def _always(opts: Options) -> bool:
@@ -152,6 +200,11 @@ class Pass:
 
 
 PIPELINE: tuple = (
+    Pass(lower_init_block, LOWER, "te.create_prim_func's blocks: a reduction's init -> "
+         "guarded by its first reduction point (no-op without blocks)"),
+    Pass(convert_blocks_to_opaque, LOWER, "block iter vars -> the loop values bound to them"),
+    Pass(lower_opaque_block, LOWER, "blocks -> their bodies; allocated buffers -> realize "
+         "regions storage_flatten allocates"),
     Pass(remove_skipped_regions, LOWER, "pragma debug_skip_region: the region is dropped",
          optional=True),
     Pass(inject_prefetch, LOWER, "Stage.prefetch markers -> Prefetch of the region read "
@@ -162,9 +215,20 @@ PIPELINE: tuple = (
          "logical -> physical indices; pad values written / assumed"),
     Pass(simplify, LOWER, "cancel (4*io + ii)//4 and friends; drop provable guards",
          optional=True),
+    Pass(_loop_partition_step, LOWER,
+         "PassContext config tir.LoopPartition (or required_pass): loops guarded by likely "
+         "conditions (split tails) -> a guard-free main loop and tails",
+         when=lambda o: o.loop_partition is not None, optional=True, name="loop_partition",
+         with_options=True),
     Pass(storage_flatten, LOWER,
          "N-d realize/loads/stores -> Allocate + one index per axis group (what TVM's lower "
          "returns)", when=lambda o: o.flatten),
+    Pass(lambda f, o: inject_double_buffer(f, **dict(o.double_buffer)), LOWER,
+         "double_buffer stages: allocation doubled and hoisted out of its loop, the write "
+         "of iteration i + 1 issued before iteration i's compute (after storage_flatten, as "
+         "in TVM: it works on the Allocate); config tir.InjectDoubleBuffer split_loop",
+         when=lambda o: o.flatten, name="inject_double_buffer", with_options=True,
+         optional=True),
     Pass(default_storage_scope, LOWER, "an unscoped stage under threadIdx is 'local', under "
          "blockIdx only 'shared' (TVM's lower prints them so); no-op without launches",
          when=lambda o: o.flatten),
@@ -177,6 +241,9 @@ PIPELINE: tuple = (
          optional=True, when=lambda o: o.flatten),
     Pass(convert_ssa, BUILD, "one binding per Var: hand-built functions and RFC 0077's opt-in "
          "passes may reuse a loop variable"),
+    Pass(lower_init_block, BUILD, "blocks of a function built without tepad.lower (after convert_ssa: a hand-built function may bind a loop variable twice)"),
+    Pass(convert_blocks_to_opaque, BUILD, "(as in the lower phase)"),
+    Pass(lower_opaque_block, BUILD, "(as in the lower phase)"),
     Pass(check_assumes, BUILD, "input padding promises become runtime checks",
          when=lambda o: o.checked),
     Pass(remove_assume, BUILD, "facts are not code: tir.assume goes before codegen"),
@@ -188,6 +255,10 @@ PIPELINE: tuple = (
          skip_if_unchanged=True),
     Pass(hoist_expression, BUILD, "what the lower phase did, for a function it did not "
          "flatten", optional=True, skip_if_unchanged=True),
+    Pass(lambda f, o: inject_double_buffer(f, **dict(o.double_buffer)), BUILD,
+         "(as in the lower phase) for a function the lower phase did not flatten; "
+         "unchanged otherwise", name="inject_double_buffer", with_options=True,
+         optional=True),
     Pass(default_storage_scope, BUILD, "GPU: an allocation with no scope is 'local' under "
          "threadIdx, 'shared' under blockIdx only (TVM's StorageFlatten rule), for a function "
          "the lower phase did not flatten", when=_gpu),
@@ -215,6 +286,10 @@ PIPELINE: tuple = (
          when=_gpu, name="verify_gpu_code", with_options=True),
     Pass(instrument_bound_checks, BUILD, "every access checked before it happens",
          when=lambda o: o.bounds_check),
+    Pass(instrument_index_checks, BUILD, "accesses whose index reads memory (gathers, "
+         "scatters) checked before they happen, the value in the message (default; "
+         "index_check=False skips it; bounds_check covers it)",
+         when=lambda o: o.index_check and not o.bounds_check, optional=True),
 )
 
 
@@ -248,7 +323,7 @@ def _user_step(phase, user_pass):
 def _with_user_passes(steps, phases, user_passes):
     """TVM's ``tir.add_lower_pass`` phases: 0 before the lower phase, 1 after it, 2 after
     storage_flatten (and the simplify that follows it), 3 after every other pass (before
-    instrument_bound_checks). Phases 0-1 run where the lower phase runs, 2-3 where build
+    instrument_bound_checks / instrument_index_checks). Phases 0-1 run where the lower phase runs, 2-3 where build
     does."""
     user = {k: [_user_step(k, p) for ph, p in user_passes if ph == k] for k in range(4)}
     low = [s for s in steps if s[1].phase == LOWER]
@@ -263,8 +338,9 @@ def _with_user_passes(steps, phases, user_passes):
             cut2 = names.index("storage_flatten") + 1
             if cut2 < len(names) and names[cut2] == "simplify":
                 cut2 += 1
-        cut3 = names.index("instrument_bound_checks") if "instrument_bound_checks" in names \
-            else len(build)
+        checks = [names.index(n) for n in ("instrument_bound_checks", "instrument_index_checks")
+                  if n in names]
+        cut3 = min(checks) if checks else len(build)
         cut2 = min(cut2, cut3)
         out += build[:cut2] + user[2] + build[cut2:cut3] + user[3] + build[cut3:]
     return out
@@ -346,17 +422,33 @@ def run_pipeline(func: PrimFunc, phases=PHASES, opts: Options = Options(), log=N
                              f"{', '.join(labels)}")
         steps = steps[:labels.index(stop_before)]
     previous_changed = True
+    instruments = PassContext.current().instruments
     for label, p in steps:
         if p.skip_if_unchanged and not previous_changed:
             log.record(label, func, func, 0.0, skipped=True)
             continue
+        info = None
+        if instruments:
+            info = PassInfo(instrument_name(p.name))
+            if not should_run(instruments, as_module(func), info) and p.optional:
+                log.record(label, func, func, 0.0, skipped=True)
+                continue
+            before(instruments, as_module(func), info)
         t0 = time.perf_counter()
         out = p.fn(func, opts) if p.with_options else p.fn(func)
         if not isinstance(out, PrimFunc):
             raise InternalError(f"pass {label} returned {type(out).__name__}, not a PrimFunc")
         previous_changed = out is not func
         func = log.record(label, func, out, time.perf_counter() - t0)
+        if info is not None:
+            after(instruments, as_module(func), info)
     return func
+
+
+def instrument_name(name: str) -> str:
+    """The name instruments see for a pipeline step: TVM's (``tir.Simplify``) when the pass
+    has one, else tepad's."""
+    return _TVM_NAME_OF.get(name, name)
 
 
 def run_passes(func, passes=None, log=None):
@@ -538,7 +630,9 @@ def schedule_to_module(s: Schedule, args, name="main", binds=None) -> IRModule:
 def lower(s: Schedule, args=None, name="main", exact_bounds=False, passes=None, binds=None,
           simple_mode=False, log=None, flatten=True) -> IRModule:
     """An ``IRModule`` whose function ``mod[name]`` is schedule ``s`` lowered with arguments
-    ``args`` (tensors, in order), as TVM's ``tvm.lower``.
+    ``args`` (tensors, in order), as TVM's ``tvm.lower``. ``s`` may also be a PrimFunc (such
+    as ``te.create_prim_func``'s) or an IRModule: the lower phase runs on it (``args`` is
+    not needed).
 
     The function is the ``lower`` phase of PIPELINE (``lower_primfunc`` gives it without the
     module): layouts applied, then flattened as TVM's lower flattens, one index per axis group
@@ -560,8 +654,8 @@ def lower(s: Schedule, args=None, name="main", exact_bounds=False, passes=None, 
     ``tvm.lower(func)``): ``args`` is then ignored, as in TVM, and every function runs the
     lower phase. Variables the body uses but no argument binds are left free (TVM's
     ``lower`` prints them too); ``tepad.build`` refuses them."""
-    if isinstance(s, PrimFunc):
-        s = IRModule({s.attrs.get("global_symbol", name): s})
+    if isinstance(s, PrimFunc):                 # TVM's lower_primfunc: named ``name``
+        s = IRModule({name: s.with_attr("global_symbol", name)})
     if isinstance(s, IRModule):
         log = log if log is not None else PassLog()
         opts = Options.from_context(flatten=flatten)

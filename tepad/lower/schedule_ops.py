@@ -9,8 +9,10 @@ split does not provably divide or a region reaches past the tensor's declared sh
 """
 from __future__ import annotations
 
+import warnings
+
 from ..arith import Analyzer, IntSet
-from ..errors import InternalError, TepadError
+from ..errors import InternalError, TepadError, TepadWarning
 from ..schedule.relations import Fuse, Rebase, Singleton, Split, Transform
 from ..schedule.stage import AttachType
 from ..tensor.extern import ExternOp
@@ -27,7 +29,8 @@ from ..tir.itervar import IterVarType
 from ..tir.reduce import Reduce
 from ..tir.stmt import (Allocate, AttrStmt, BufferStore, Evaluate, For, ForKind, IfThenElse, LetStmt, ProducerRealize,
                         ProducerStore, seq)
-from ..bound.message_passing import pass_down_domain, pass_up_bound_check, pass_up_index
+from ..bound.message_passing import pass_down_domain, pass_up_index
+from ..schedule.index_flow import relation_bound_checks
 from .shift_tail import pass_up_index_shifted, shiftable
 from .scan_ops import (alias_scan_state, inject_scan_step, make_scan_pipeline, scan_inits,
                        scan_step_owner)
@@ -62,6 +65,17 @@ class _Nest:
             elif kind == "if":
                 body = IfThenElse(args[0], body)
         return body
+
+
+def _warn_symbolic_vectorize(stage, iv, extent):
+    """vectorize() of a loop whose extent is not a constant: tepad keeps the loop scalar (a
+    serial loop marked for LLVM's loop vectorizer, see vectorize_loop) where TVM refuses to
+    build; say so, naming the stage and axis."""
+    warnings.warn(
+        f"stage {stage.name}: vectorize({iv.name}) of a loop whose extent {extent} is not a "
+        "constant: the loop stays scalar (LLVM's loop vectorizer may still vectorize it; TVM "
+        f"refuses to build it); split {iv.name} by a constant factor and vectorize the inner "
+        "axis for vector code", TepadWarning, stacklevel=2)
 
 
 def make_loop_nest(stage, rmap, begin=0, new_loop_var=False, skip=(), extents=None):
@@ -100,6 +114,8 @@ def make_loop_nest(stage, rmap, begin=0, new_loop_var=False, skip=(), extents=No
                 nest.items.append(("attr", iv, LOOP_SCOPE, iv.var))
             continue
         kind = _KIND.get(attr.iter_type if attr is not None else None, ForKind.SERIAL)
+        if kind == ForKind.VECTORIZED and not isinstance(r.extent, IntImm) and not new_loop_var:
+            _warn_symbolic_vectorize(stage, iv, r.extent)
         var = Var(iv.name + ".init", iv.var.dtype) if new_loop_var else iv.var
         renamed[iv.var] = var
         if _is_const(r.extent, 1):
@@ -175,21 +191,9 @@ def exact_tail_extents(stage, rmap, ana):
 
 def make_bound_check(stage, rmap, value, ana, skip=(), exact_splits=()):
     """Conditions that keep the stage inside its region and inside the tensor's shape."""
-    need = pass_up_bound_check(stage, rmap, ana, exact_splits)
     dom = _leaf_ranges(stage, rmap)
-    transformed = {id(ov) for rel in stage.relations if isinstance(rel, Transform)
-                   for ov in rel.original_vars}
-    preds = []
-    for iv in stage.all_iter_vars:
-        if iv in skip or not need.get(iv, False) or iv not in value:
-            continue
-        r = rmap[iv]
-        v = ana.simplify(value[iv] - r.min)
-        s = ana.int_set(v, dom)
-        if id(iv) in transformed and not (s.has_lower_bound() and ana.can_prove(s.min() >= 0)):
-            preds.append(v >= 0)
-        if not (s.has_upper_bound() and ana.can_prove(s.max() < r.extent)):
-            preds.append(v < r.extent)
+    preds = relation_bound_checks(stage, rmap, value, ana, skip=skip,
+                                  exact_splits=exact_splits, var_ranges=dom)
     for iv in stage.op.root_iter_vars:
         if iv in skip or iv not in value:
             continue
@@ -383,13 +387,15 @@ def _cross_thread_reduction(stage, rmap, ana, nest, value, preds, vmap, flag):
     preds = [p for p in preds if p is not stage.store_predicate]
     if not _is_const(red.condition, 1):
         preds = preds + [red.condition]
-    # what the data axes alone must satisfy (the store), without the reduce leaves' checks
+    # what the data axes alone must satisfy (the store), without the checks of anything
+    # derived from the reduce axes only (a nested split of a reduce axis has pieces between
+    # its root and its leaves whose values use the reduce loops, which end before the store)
     red_leaves = {iv for iv in leaves if flag.get(iv, 0) == 2}
     data_value = dict(value)
     for iv in red_leaves:
         data_value[iv] = rmap[iv].min
     store_preds = make_bound_check(stage, rmap, data_value, ana,
-                                   skip=red_leaves | set(op.reduce_axis))
+                                   skip={iv for iv, f in flag.items() if f == 2})
     store_preds += [v.equal(0) for v in threads]
     if stage.store_predicate is not None:
         store_preds.append(stage.store_predicate)
@@ -528,6 +534,7 @@ def build_realize(stage, rmap, body):
 
 
 ROLLING_BUFFER_SCOPE = "rolling_buffer_scope"
+DOUBLE_BUFFER_SCOPE = "double_buffer_scope"
 
 
 def _hybrid_loops(stage, ana):
@@ -562,6 +569,11 @@ def make_pipeline(stage, rmap, consumer, ana):
         body = _hybrid_loops(stage, ana) if isinstance(stage.op, HybridOp) else None
         return extern_pipeline(stage, consumer, body)
     producer = build_provide(stage, rmap, ana)
+    if getattr(stage, "is_double_buffered", False):
+        # TVM's MakePipeline: the producer alone is in the scope; inject_double_buffer
+        # moves its writes one iteration of the enclosing loop ahead
+        producer = AttrStmt(stage.op.output(0), DOUBLE_BUFFER_SCOPE, IntImm(1, "int32"),
+                            producer)
     pipe = producer if consumer is None else seq(producer, consumer)
     if stage.is_rolling:
         if stage.attach_type != AttachType.Scope:

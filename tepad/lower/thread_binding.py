@@ -142,8 +142,10 @@ def check_cpu_buildable(s_or_func, target_name: str = "llvm") -> None:
             st, iv, t = found[0]
             raise TepadError(
                 f"stage {st.name}: axis {iv.name} is bound to {t.thread_tag}; the "
-                f"{target_name!r} target builds CPU loops and cannot launch GPU threads "
-                f"(remove the bind, or use s[{st.name}].parallel({iv.name}) for CPU threads)")
+                f"{target_name!r} target builds CPU loops and cannot launch GPU threads; "
+                "build it for the GPU with target='cuda' (with TEPAD_CUDA=emulate it runs on "
+                "the CPU through the GPU emulator; `tepad run FILE.py --target cuda`), or for "
+                f"the CPU remove the bind (s[{st.name}].parallel({iv.name}) for CPU threads)")
         return
     if hasattr(s_or_func, "body"):
         found = func_thread_bindings(s_or_func)

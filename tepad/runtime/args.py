@@ -132,8 +132,13 @@ class ArgChecker:
     # whether arrays in device memory (``DeviceView``) are taken: a CUDA module's checker
     device_memory = False
 
-    def __init__(self, func: tir.PrimFunc, arg_info: list, shape_vars: list):
+    def __init__(self, func: tir.PrimFunc, arg_info: list, shape_vars: list,
+                 inplace_ok=frozenset()):
+        """``inplace_ok``: ``{(input position, output position)}`` that may be the same array
+        (``tepad.driver.inplace``); any other input and output whose memory overlaps is
+        refused."""
         self.shape_vars = list(shape_vars)
+        self.inplace_ok = frozenset(inplace_ok)
         self.plans = []
         self.scalars = {}            # parameter position -> Var, for parameters not buffers
         for k, p in enumerate(func.params):
@@ -175,6 +180,14 @@ class ArgChecker:
                 all(isinstance(d, (int, tir.IntImm)) for p in self.plans for d in p.shape):
             self._static = tuple((p.np_dtype, tuple(int(d) for d in p.shape), p.writable)
                                  for p in self.plans)
+            self._static_bytes = tuple(int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+                                       for dtype, shape, _ in self._static)
+        # (output, input) plan pairs whose memory must not overlap
+        outs = [p for p in self.buffer_plans if p.writable]
+        ins = [p for p in self.buffer_plans if not p.writable]
+        # (output, input, whether the very same array is allowed: an in-place kernel)
+        self._alias_pairs = tuple((o.index, i.index, (i.index, o.index) in self.inplace_ok)
+                                  for o in outs for i in ins)
 
     def pointers(self, arrays) -> list[int] | None:
         """The data addresses of ``arrays`` when every one is exactly what a fully static
@@ -204,6 +217,11 @@ class ArgChecker:
                 return None
             else:
                 out.append(a.ctypes.data)
+        sizes = self._static_bytes
+        for o, i, same_ok in self._alias_pairs:
+            if out[o] < out[i] + sizes[i] and out[i] < out[o] + sizes[o] and sizes[i] and \
+                    sizes[o] and not (same_ok and out[o] == out[i]):
+                return None                 # check_call raises the error
         return out
 
     def _check_bindable(self):
@@ -295,6 +313,8 @@ class ArgChecker:
             if want != tuple(arr.shape):
                 raise TepadError(f"{self._where(plan)}: expected shape {self._fmt(shape, env)}, "
                                  f"got {tuple(arr.shape)}{self._layout_hint(plan, arr, env)}")
+        if self._alias_pairs:
+            self._check_aliasing(arrays)
         out = []
         for v in self.shape_vars:
             val = env.get(v)
@@ -304,6 +324,27 @@ class ArgChecker:
         if self.preconditions:
             self._check_reads(env)
         return ptrs, out
+
+    def _check_aliasing(self, arrays):
+        """An output may not share memory with an input (the output would overwrite input
+        values the kernel still reads), unless it is the very same array and the kernel
+        computes each element from the input element at the same place (``inplace_ok``)."""
+        def host(a):
+            a = a._arr if isinstance(a, NDArray) else a
+            return a if isinstance(a, np.ndarray) else None
+        for o, i, same_ok in self._alias_pairs:
+            a_out, a_in = host(arrays[o]), host(arrays[i])
+            if a_out is None or a_in is None or not np.may_share_memory(a_out, a_in):
+                continue
+            if same_ok and a_out.ctypes.data == a_in.ctypes.data and a_out.shape == a_in.shape:
+                continue
+            po, pi = self.plans[o], self.plans[i]
+            raise TepadError(
+                f"{self._where(po)} (an output) and {self._where(pi)} (an input) share memory: "
+                f"the kernel would overwrite values of '{pi.name}' it still reads; pass "
+                f"a separate array for '{po.name}' (np.empty of its shape). Only a "
+                "single-stage elementwise kernel that reads the input at the output's own "
+                "index may run in place")
 
     @staticmethod
     def _scalar_value(k, v, x):

@@ -5,29 +5,56 @@ imported only when a real device is used; a fake in tests).
 A ``CudaModule`` holds what ``split_host_device`` made of the lowered function: the host part
 (a PrimFunc whose launch regions are launch calls), the kernels' PTX and the launch records.
 A call checks every argument against the host function's buffers (shapes, dtypes, symbolic
-sizes bound from the shapes, as a CPU Module does) before anything is launched, then runs the
-host part: lets, asserts, ifs and loops evaluated in Python, global scratch buffers allocated
-in device memory, and each launch call a ``cuLaunchKernel`` with its grid and block
-dimensions evaluated from the host's variables.
+sizes bound from the shapes, as a CPU Module does; one array passed as an output and as
+another argument, which the noalias kernels cannot take) before anything is launched, then
+runs the host part: lets, asserts, ifs and loops evaluated in Python, global scratch buffers
+allocated in device memory, and each launch call a ``cuLaunchKernel`` with its grid and block
+dimensions evaluated from the host's variables and checked against CUDA's limits.
+
+The first call with arrays of given shapes, dtypes and device records a *plan* (the
+evaluated launch configurations and packed kernel arguments); later calls with arrays of the
+same signature only refill the pointers and launch (modules with scalar parameters or
+host-allocated scratch are checked every call). Saving and loading: ``cuda_library``.
 """
 from __future__ import annotations
 
 import ctypes
+import os
+import threading
+import warnings
+import weakref
 
 import numpy as np
 
 from .. import tir
+from .._lazy import lazy_module
 from ..codegen.analysis import shape_vars
 from ..errors import TepadAttributeError, TepadError, TepadTypeError
 from ..lower.passes.split_host_device import LAUNCH_OP, SplitFunc, is_launch
 from ..tir import dtype as dt
 from .args import ArgChecker, ArgInfo, arg_info_from_func, eval_int, scalar_ctype
+from . import cuda_driver
 from .cuda_driver import get_driver
 from .device import Device, check_host, missing_message, take_ctx
 from .ndarray import DeviceView, NDArray, register_device_arrays
 from .timing import BenchmarkResult
 
+cuda_library = lazy_module("tepad.runtime.cuda_library")     # saving and exporting only
+
 MAX_THREADS_PER_BLOCK = 1024
+# CUDA's launch limits (every architecture tepad targets, sm_50 on): gridDim.x < 2^31,
+# gridDim.y/z <= 65535, blockDim.x/y <= 1024, blockDim.z <= 64, 1024 threads per block
+MAX_GRID = (2 ** 31 - 1, 65535, 65535)
+MAX_BLOCK = (1024, 1024, 64)
+# the base alignment a kernel with vector accesses assumes of its buffers (codegen's widest)
+VECTOR_BASE_ALIGN = 16
+
+
+def launch_blocking_from_env() -> bool:
+    """Whether ``TEPAD_CUDA_LAUNCH_BLOCKING`` or ``CUDA_LAUNCH_BLOCKING`` asks to synchronize
+    and check after every launch."""
+    return any(os.environ.get(v, "").strip().lower() in ("1", "true", "yes", "on")
+               for v in ("TEPAD_CUDA_LAUNCH_BLOCKING", "CUDA_LAUNCH_BLOCKING"))
 
 
 class _DeviceMemory:
@@ -41,11 +68,31 @@ class _DeviceMemory:
         self.ptr = int(driver.mem_alloc(self.nbytes))
 
     def __del__(self):
+        # may run from the garbage collector on any thread: the driver makes the device's
+        # context current for the free only; a failure is a warning (raising here is lost)
+        if getattr(self, "ptr", None) is None:          # the allocation itself failed
+            return
         try:
-            self.driver.activate(self.device_id)
-            self.driver.mem_free(self.ptr)
-        except Exception:  # noqa: BLE001 - at interpreter exit the driver may be gone
-            pass
+            self.driver.free(self.device_id, self.ptr)
+        except Exception as err:  # noqa: BLE001
+            _warn(f"freeing {self.nbytes} bytes of cuda({self.device_id}) memory at "
+                  f"{self.ptr:#x} failed: {err}")
+
+
+def _warn(msg: str) -> None:
+    try:
+        warnings.warn(f"tepad CUDA runtime: {msg}", RuntimeWarning, stacklevel=3)
+    except Exception:  # noqa: BLE001 - at interpreter exit warnings may be gone too
+        pass
+
+
+_signatures: dict = {}
+_signatures_lock = threading.Lock()
+
+
+def _signature_id(sig) -> int:
+    with _signatures_lock:
+        return _signatures.setdefault(sig, len(_signatures))
 
 
 class CudaNDArray(NDArray):
@@ -53,7 +100,7 @@ class CudaNDArray(NDArray):
     ``copyfrom`` from the host (or from another array); a ``CudaModule`` passes its device
     address to the kernels."""
 
-    __slots__ = ("_mem",)
+    __slots__ = ("_mem", "_ptr", "_sig")
 
     def __init__(self, shape, dtype, dev: Device):
         """Uninitialized device memory for ``shape`` elements of numpy dtype ``dtype``."""
@@ -62,6 +109,9 @@ class CudaNDArray(NDArray):
         self._mem = _DeviceMemory(get_driver(), dev.device_id, nbytes)
         self._arr = DeviceView(shape, npd, self._mem.ptr, dev)
         self._device = dev
+        self._ptr = self._mem.ptr
+        # (shape, dtype, device) as a small int: a CudaModule's plans are keyed by these
+        self._sig = _signature_id((tuple(self._arr.shape), npd.str, dev.device_id))
 
     @property
     def dtype(self) -> str:
@@ -142,18 +192,32 @@ register_device_arrays(2, _CudaArrays)
 
 
 class DeviceSourceModule:
-    """The device part of a CUDA module (``mod.imported_modules[0]``): its PTX."""
+    """The device part of a CUDA module (``mod.imported_modules[0]``): its PTX (and the
+    device LLVM IR when built here; a module loaded from a ``.ptx`` file has none)."""
 
     type_key = "cuda"
 
-    def __init__(self, ptx: str, ll: str):
+    def __init__(self, ptx: str, ll: str = ""):
         self.ptx, self.ll = ptx, ll
+
+    @classmethod
+    def load(cls, path) -> "DeviceSourceModule":
+        """The device module saved as PTX at ``path`` (``load_module("myadd.ptx")``)."""
+        with open(path) as f:
+            ptx = f.read()
+        if ".entry" not in ptx or ".version" not in ptx:
+            raise TepadError(f"load_module({os.fspath(path)!r}): not PTX (no .version / "
+                             ".entry); a CUDA module's device code is saved with "
+                             "mod.imported_modules[0].save('k.ptx')")
+        return cls(ptx)
 
     def get_source(self, fmt: str = "") -> str:
         """The PTX (``fmt`` "", "ptx", "cuda"), or the device LLVM IR ("ll", "llvm")."""
         if fmt in ("", "ptx", "cuda", "s", "asm"):
             return self.ptx
         if fmt in ("ll", "llvm"):
+            if not self.ll:
+                raise TepadError("this device module was loaded from PTX: it has no LLVM IR")
             return self.ll
         raise TepadError(f"unknown source format {fmt!r}; use 'ptx' or 'll'")
 
@@ -166,22 +230,68 @@ class DeviceSourceModule:
         (``.ll``)."""
         fmt = fmt or str(file_name).rsplit(".", 1)[-1]
         if fmt not in ("ptx", "ll"):
-            raise TepadError(f"a CUDA module saves its PTX (.ptx) or LLVM IR (.ll), not {fmt!r}")
+            raise TepadError(f"a CUDA device module saves its PTX (.ptx) or LLVM IR (.ll), not "
+                             f"{fmt!r}")
         with open(file_name, "w") as f:
             f.write(self.get_source(fmt))
+
+    def __repr__(self):
+        return f"<tepad.runtime.DeviceSourceModule cuda, {self.ptx.count('.entry')} kernel(s)>"
+
+
+class _Packed(list):
+    """A kernel's launch arguments as ctypes values, with ``kernel_params`` (the ``void**``
+    array cuLaunchKernel takes) built once and reused by every call."""
+
+    def __init__(self, values):
+        super().__init__(values)
+        self.kernel_params = (ctypes.c_void_p * max(len(values), 1))(
+            *[ctypes.addressof(v) for v in values])
+
+
+class _LaunchStep:
+    """One recorded launch of a fast-path plan: the function handle, the evaluated launch
+    configuration, the packed arguments, and which of them are argument pointers
+    (``slots``: (position in ``packed``, argument position))."""
+
+    __slots__ = ("name", "fn", "grid", "block", "shared", "packed", "slots", "desc")
+
+    def __init__(self, name, fn, grid, block, shared, packed, slots):
+        self.name, self.fn, self.grid, self.block, self.shared = name, fn, grid, block, shared
+        self.packed, self.slots = packed, slots
+        self.desc = describe_launch(name, grid, block, shared)
+
+
+def describe_launch(name, grid, block, shared) -> str:
+    """``kernel main_kernel (grid 16x1x1, block 64x1x1, 0 bytes dynamic shared memory)``."""
+    g = "x".join(map(str, grid))
+    b = "x".join(map(str, block))
+    return f"kernel {name} (grid {g}, block {b}, {shared} bytes dynamic shared memory)"
 
 
 class CudaModule:
     """A function built for CUDA: ``mod(*arrays)`` with arrays on one CUDA device
     (``tepad.nd.array(x, tepad.cuda(0))``) checks them, then launches the kernels; see the
-    module doc. ``get_source()`` (and ``imported_modules[0].get_source()``) is the PTX;
-    ``time_evaluator`` times with CUDA events. Attributes: ``split`` (host part, kernels,
-    launches), ``ptx``, ``ll`` (device LLVM IR), ``arch``, ``arg_info``, ``name``."""
+    module doc.
 
-    def __init__(self, split: SplitFunc, ptx: str, ll: str, arch: str,
-                 arg_info: list[ArgInfo] | None = None, name: str | None = None):
+    TVM's module face: ``imported_modules[0]`` is the device module (its PTX, ``save("k.ptx")``),
+    ``save("k.o")`` writes the host part (``load_module`` + ``import_module`` of the PTX bring
+    it back), ``export_library("k.so")`` writes both (``load_module("k.so")`` runs again),
+    ``time_evaluator`` times ``number`` launches between two CUDA events.
+
+    ``launch_blocking`` (from ``TEPAD_CUDA_LAUNCH_BLOCKING`` / ``CUDA_LAUNCH_BLOCKING`` or a
+    ``cuda -launch_blocking=1`` target; settable): synchronize after every launch and name the
+    kernel and its configuration when it faulted.
+
+    Attributes: ``split`` (host part, kernels, launches), ``ptx``, ``ll`` (device LLVM IR),
+    ``arch``, ``arg_info``, ``name``. A call is serialized by a lock (the packed launch
+    arguments are reused)."""
+
+    def __init__(self, split: SplitFunc, ptx: str | None, ll: str, arch: str,
+                 arg_info: list[ArgInfo] | None = None, name: str | None = None,
+                 launch_blocking: bool | None = None):
         func = split.host
-        self.split, self.ptx, self.ll, self.arch = split, ptx, ll, arch
+        self.split, self.arch = split, arch
         self.func = func
         self.name = name or func.name
         self.arg_info = list(arg_info if arg_info is not None else arg_info_from_func(func))
@@ -189,12 +299,85 @@ class CudaModule:
         self._checker = ArgChecker(func, self.arg_info, self.shape_vars)
         self._checker.device_memory = True
         self._kernels = {k.attrs["global_symbol"]: k for k in split.kernels}
+        self._device = [DeviceSourceModule(ptx, ll)] if ptx is not None else []
         self._loaded: dict = {}
+        self._plans: dict = {}
+        self._lock = threading.RLock()
+        self.launch_blocking = launch_blocking_from_env() if launch_blocking is None \
+            else bool(launch_blocking)
+        self._position = {}          # host var (param or its buffer's data) -> position
+        for k, p in enumerate(func.params):
+            self._position[p] = k
+            buf = func.buffer_map.get(p)
+            if buf is not None:
+                self._position[buf.data] = k
+        self._written = [k for k, p in enumerate(self._checker.plans)
+                         if p is not None and p.writable]
+        # a plan per argument signature needs every launch value to follow from the shapes:
+        # no scalar parameters, no device scratch allocated by the host
+        self._plannable = not self._checker.scalars and not _has_allocate(func.body)
+        self._finalizer = weakref.finalize(self, _unload_all, self._loaded)
+
+    # --- device code ------------------------------------------------------------------------
+    @property
+    def ptx(self) -> str | None:
+        return self._device[0].ptx if self._device else None
+
+    @property
+    def ll(self) -> str:
+        return self._device[0].ll if self._device else ""
+
+    def import_module(self, device_module) -> None:
+        """Attach the device code (``load_module("k.ptx")``) to a host part loaded from an
+        object file, as TVM's tutorial does."""
+        if not isinstance(device_module, DeviceSourceModule):
+            raise TepadTypeError(f"import_module: a CUDA host module imports a device module "
+                                 f"(load_module('k.ptx')), not {type(device_module).__name__}")
+        missing = [k for k in self._kernels if f".entry {k}(" not in device_module.ptx]
+        if missing:
+            raise TepadError(f"import_module: the PTX has no kernel {', '.join(missing)} that "
+                             f"module {self.name} launches")
+        with self._lock:
+            _unload_all(self._loaded)
+            self._plans.clear()
+            self._device = [device_module]
 
     # --- calling ----------------------------------------------------------------------------
     def __call__(self, *arrays):
+        with self._lock:
+            if self._plannable and self._fast(arrays):
+                return
+            self._slow(arrays)
+
+    def _fast(self, arrays) -> bool:
+        """Launch through the plan made for these arrays' signature; False when there is
+        none (the slow path checks everything and records one)."""
+        try:
+            key = tuple([a._sig for a in arrays])
+            ptrs = [a._ptr for a in arrays]
+        except AttributeError:              # not all CudaNDArrays
+            return False
+        plan = self._plans.get(key)
+        if plan is None:
+            return False
+        if len(set(ptrs)) != len(ptrs):
+            return False                    # the slow path says whether it is allowed
+        drv = cuda_driver._driver
+        if plan[0] is not drv:
+            return False
+        drv.activate(plan[1])
+        for step in plan[2]:
+            packed = step.packed
+            for slot, k in step.slots:
+                packed[slot].value = ptrs[k]
+            self._launch(drv, step.name, step.fn, step.grid, step.block, step.shared, packed,
+                         step.desc)
+        return True
+
+    def _slow(self, arrays):
         dev = self._device_of(arrays)
         ptrs, svals = self._checker.check_call(arrays)
+        self._check_aliasing(arrays, ptrs)
         env = {}
         for p, v in zip(self.func.params, ptrs):
             env[p] = v
@@ -204,7 +387,40 @@ class CudaModule:
         env.update(zip(self.shape_vars, svals))
         drv = get_driver()
         drv.activate(dev.device_id)
-        _HostRunner(self, drv, self._functions(drv, dev.device_id), dev).run(self.func.body, env)
+        runner = _HostRunner(self, drv, self._functions(drv, dev.device_id), dev,
+                             record=self._plannable)
+        runner.run(self.func.body, env)
+        if runner.steps is not None and all(type(a) is CudaNDArray for a in arrays):
+            self._plans[tuple(a._sig for a in arrays)] = (drv, dev.device_id, runner.steps)
+
+    def _launch(self, drv, name, fn, grid, block, shared, args, desc):
+        cuda_driver.last_launch[0] = desc
+        try:
+            drv.launch(fn, grid, block, shared, args)
+        except TepadError as err:
+            raise TepadError(f"module {self.name}: launching {desc} failed: {err}") from None
+        if self.launch_blocking:
+            try:
+                drv.synchronize()
+            except TepadError as err:
+                raise TepadError(f"module {self.name}: {desc} faulted: {err}") from None
+
+    def _check_aliasing(self, arrays, ptrs):
+        """The kernels mark their buffer parameters noalias (and read inputs through the
+        non-coherent cache): one device array passed as an output and as another argument is
+        refused, naming both."""
+        seen = {}
+        for k, plan in enumerate(self._checker.plans):
+            if plan is None or not isinstance(arrays[k], CudaNDArray) or arrays[k].size == 0:
+                continue
+            other = seen.setdefault(ptrs[k], k)
+            if other != k and (plan.writable or self._checker.plans[other].writable):
+                a, b = self._checker.plans[other], plan
+                raise TepadError(
+                    f"module {self.name}: argument {other} '{a.name}' and argument {k} "
+                    f"'{b.name}' are the same device array; the kernels assume their arrays "
+                    "do not overlap (noalias) and one of them is written: pass a separate "
+                    "output array")
 
     def _device_of(self, arrays) -> Device:
         """The one CUDA device every array argument is on; a TepadError naming the argument
@@ -232,6 +448,11 @@ class CudaModule:
         """The kernels' function handles on ``device_id`` (the PTX loaded on first use)."""
         fns = self._loaded.get((id(drv), device_id))
         if fns is None:
+            if not self._device:
+                raise TepadError(f"module {self.name}: the host part was loaded without its "
+                                 "device code; import it: mod.import_module("
+                                 "tvm.runtime.load_module('k.ptx')), or load the library "
+                                 "export_library wrote")
             try:
                 module = drv.load_module(self.ptx)
             except TepadError as err:
@@ -242,6 +463,8 @@ class CudaModule:
             fns = {name: drv.get_function(module, name) for name in self._kernels}
             fns["__module__"] = module
             fns["__driver__"] = drv         # held: its id names no other driver meanwhile
+            fns["__device__"] = device_id
+            fns["__vector__"] = {name: _uses_vectors(self.ptx, name) for name in self._kernels}
             self._loaded[(id(drv), device_id)] = fns
         return fns
 
@@ -271,7 +494,7 @@ class CudaModule:
 
     @property
     def imported_modules(self) -> list:
-        return [DeviceSourceModule(self.ptx, self.ll)]
+        return list(self._device)
 
     def get_function(self, name: str, query_imports: bool = False):
         if name not in (self.name, "__tvm_main__"):
@@ -284,14 +507,17 @@ class CudaModule:
 
     def get_source(self, fmt: str = "") -> str:
         """The kernels' PTX (``fmt`` "", "ptx"), or their LLVM IR ("ll")."""
-        return self.imported_modules[0].get_source(fmt)
+        if not self._device:
+            raise TepadError(f"module {self.name}: no device code (import it first)")
+        return self._device[0].get_source(fmt)
 
     def time_evaluator(self, func_name: str | None = None, dev=None, number: int = 10,
                        repeat: int = 1, min_repeat_ms: float = 0, ctx=None, **unused):
         """TVM's ``time_evaluator``: a function that, called with the arguments, runs once
-        untimed, then ``repeat`` blocks of ``number`` calls timed with CUDA events (more calls
-        when a block is shorter than ``min_repeat_ms``); a ``BenchmarkResult`` in seconds per
-        call. ``ctx=`` is TVM's older keyword for ``dev``."""
+        untimed, then ``repeat`` blocks of ``number`` calls, each block between two CUDA
+        events recorded on the device (more calls when a block is shorter than
+        ``min_repeat_ms``); a ``BenchmarkResult`` in seconds per call. The events are
+        destroyed after. ``ctx=`` is TVM's older keyword for ``dev``."""
         dev = take_ctx(dev, ctx, "time_evaluator")
         fn = self if func_name is None else self.get_function(func_name)
         for what, v in (("number", number), ("repeat", repeat)):
@@ -303,41 +529,89 @@ class CudaModule:
             drv = get_driver()
             drv.synchronize()
             start, end = drv.event_create(), drv.event_create()
-            results, n = [], number
-            for _ in range(repeat):
-                while True:
-                    drv.event_record(start)
-                    for _ in range(n):
-                        fn(*args)
-                    drv.event_record(end)
-                    ms = drv.event_elapsed_ms(start, end)
-                    if ms >= min_repeat_ms:
-                        break
-                    per_call = max(ms / n, 1e-6)
-                    n = max(int(min_repeat_ms / per_call) + 1, int(n * 1.618) + 1)
-                results.append(ms / 1e3 / n)
+            try:
+                results, n = [], number
+                for _ in range(repeat):
+                    while True:
+                        drv.event_record(start)
+                        for _ in range(n):
+                            fn(*args)
+                        drv.event_record(end)
+                        ms = drv.event_elapsed_ms(start, end)
+                        if ms >= min_repeat_ms:
+                            break
+                        per_call = max(ms / n, 1e-6)
+                        n = max(int(min_repeat_ms / per_call) + 1, int(n * 1.618) + 1)
+                    results.append(ms / 1e3 / n)
+            finally:
+                for e in (start, end):
+                    try:
+                        drv.event_destroy(e)
+                    except TepadError as err:
+                        _warn(f"destroying a timing event failed: {err}")
             return BenchmarkResult(results)
         return evaluator
 
     def save(self, file_name, fmt: str = "") -> None:
-        """Writes the PTX (``.ptx``) or device LLVM IR (``.ll``)."""
-        self.imported_modules[0].save(file_name, fmt)
+        """TVM's ``Module.save``: ``.o`` writes the host part (an object file holding the
+        launch records, for ``load_module`` / ``create_shared``; the device code is saved
+        apart, ``imported_modules[0].save("k.ptx")``); ``.ptx`` / ``.ll`` write the device
+        code."""
+        cuda_library.save_cuda_module(self, file_name, fmt)
 
-    def export_library(self, *args, **kwargs):
-        raise TepadError("export_library: a CUDA module cannot be exported as a shared library "
-                         "yet; save its PTX with mod.save('kernels.ptx')")
+    def export_library(self, file_name, fcompile=None, workspace_dir=None, **kwargs):
+        """A shared library (``.so``, or a ``.tar`` of its object) holding the host part and
+        the PTX; ``tvm.runtime.load_module`` brings back a CudaModule that launches."""
+        cuda_library.export_cuda_library(self, file_name, fcompile, workspace_dir, **kwargs)
+
+    @classmethod
+    def from_payload(cls, record: dict, path: str) -> "CudaModule":
+        """The module a library's payload describes (``load_module`` of a CUDA library;
+        ``tepad.runtime.cuda_library`` writes it)."""
+        if record.get("kind") != cuda_library.KIND:
+            raise TepadError(f"load_module({path!r}): not a CUDA module's library")
+        return cls(record["split"], record["ptx"], record["ll"], record["arch"],
+                   record["arg_info"], record["name"])
 
     def __repr__(self):
         args = ", ".join(f"{a.name}: {a.dtype}" for a in self.arg_info)
         return f"<tepad.runtime.CudaModule {self.name}({args}), {len(self._kernels)} kernel(s)>"
 
 
-class _HostRunner:
-    """Runs the host part of a CudaModule: see the module doc."""
+def _unload_all(loaded: dict) -> None:
+    """Unload every module in ``loaded`` (a CudaModule's; at collection or re-import)."""
+    for fns in list(loaded.values()):
+        try:
+            fns["__driver__"].unload_module(fns["__module__"], fns["__device__"])
+        except Exception as err:  # noqa: BLE001 - from a finalizer: warn, never raise
+            _warn(f"unloading a CUDA module failed: {err}")
+    loaded.clear()
 
-    def __init__(self, mod: CudaModule, drv, fns: dict, dev: Device):
+
+def _has_allocate(stmt) -> bool:
+    found = []
+    tir.post_order_visit(stmt, lambda n: found.append(1) if isinstance(n, tir.Allocate) else None)
+    return bool(found)
+
+
+def _uses_vectors(ptx: str, kernel: str) -> bool:
+    """Whether ``kernel``'s PTX has vector global loads or stores (``ld.global.v4``): it
+    then assumes its buffers start on ``VECTOR_BASE_ALIGN`` bytes."""
+    start = ptx.find(f".entry {kernel}(")
+    if start < 0:
+        return False
+    end = ptx.find(".entry ", start + 1)
+    body = ptx[start:end if end > 0 else len(ptx)]
+    return any(op in body for op in ("ld.global.v", "st.global.v", "ld.global.nc.v"))
+
+
+class _HostRunner:
+    """Runs the host part of a CudaModule: see the module doc. With ``record``, also keeps
+    each launch as a ``_LaunchStep`` (``steps``; None when the run cannot be replayed)."""
+
+    def __init__(self, mod: CudaModule, drv, fns: dict, dev: Device, record: bool = False):
         self.mod, self.drv, self.fns, self.dev = mod, drv, fns, dev
-        self.scratch = []
+        self.steps = [] if record else None
 
     def _int(self, e, env, what):
         v = eval_int(e, env)
@@ -390,17 +664,57 @@ class _HostRunner:
                              f"GPU launch cannot run on the host:\n{s}")
 
     def launch(self, name, env):
-        rec = self.mod.split.launches[name]
-        grid = [self._int(g, env, f"the grid size of {name}") for g in rec.grid]
-        block = [self._int(b, env, f"the block size of {name}") for b in rec.block]
+        mod = self.mod
+        rec = mod.split.launches[name]
+        grid = tuple(self._int(g, env, f"the grid size of {name}") for g in rec.grid)
+        block = tuple(self._int(b, env, f"the block size of {name}") for b in rec.block)
         shared = self._int(rec.dyn_shared, env, f"the dynamic shared memory of {name}")
         if min(grid) <= 0 or min(block) <= 0:
             return                      # nothing to compute (an empty tensor)
-        if block[0] * block[1] * block[2] > MAX_THREADS_PER_BLOCK:
-            raise TepadError(f"kernel {name}: {block[0]}x{block[1]}x{block[2]} threads per "
-                             f"block, more than a CUDA block holds ({MAX_THREADS_PER_BLOCK})")
-        self.drv.launch(self.fns[name], tuple(grid), tuple(block), shared,
-                        self.mod.kernel_args(name, env))
+        desc = describe_launch(name, grid, block, shared)
+        check_launch_limits(mod.name, desc, grid, block)
+        args = mod.kernel_args(name, env)
+        kernel = mod._kernels[name]
+        slots = []
+        for i, v in enumerate(rec.args):
+            if v in kernel.buffer_map:
+                if self.fns["__vector__"].get(name) and args[i].value and \
+                        args[i].value % VECTOR_BASE_ALIGN:
+                    raise TepadError(f"module {mod.name}: {desc} uses {VECTOR_BASE_ALIGN}-byte "
+                                     f"vector accesses, but the array passed for {v.name} "
+                                     f"starts at {args[i].value:#x}, not on a "
+                                     f"{VECTOR_BASE_ALIGN}-byte boundary")
+                k = mod._position.get(v)
+                if k is None:
+                    self.steps = None       # a host-allocated buffer: not replayable
+                else:
+                    slots.append((i, k))
+        packed = _Packed(args)
+        mod._launch(self.drv, name, self.fns[name], grid, block, shared, packed, desc)
+        if self.steps is not None:
+            self.steps.append(_LaunchStep(name, self.fns[name], grid, block, shared, packed,
+                                          slots))
 
 
-__all__ = ["CudaNDArray", "CudaModule", "DeviceSourceModule", "MAX_THREADS_PER_BLOCK"]
+def check_launch_limits(module: str, desc: str, grid, block) -> None:
+    """A TepadError naming the module and the launch when a grid or block dimension, or the
+    threads per block, exceeds what CUDA launches."""
+    for axis, g, lim in zip("xyz", grid, MAX_GRID):
+        if g > lim:
+            raise TepadError(f"module {module}: {desc}: gridDim.{axis} = {g} exceeds CUDA's "
+                             f"limit {lim}; split the blockIdx.{axis} loop or bind another "
+                             "axis to it")
+    for axis, b, lim in zip("xyz", block, MAX_BLOCK):
+        if b > lim:
+            raise TepadError(f"module {module}: {desc}: blockDim.{axis} = {b} exceeds CUDA's "
+                             f"limit {lim}")
+    threads = block[0] * block[1] * block[2]
+    if threads > MAX_THREADS_PER_BLOCK:
+        raise TepadError(f"module {module}: {desc}: {block[0]}x{block[1]}x{block[2]} = "
+                         f"{threads} threads per block, more than a CUDA block holds "
+                         f"({MAX_THREADS_PER_BLOCK})")
+
+
+__all__ = ["CudaNDArray", "CudaModule", "DeviceSourceModule", "MAX_THREADS_PER_BLOCK",
+           "MAX_GRID", "MAX_BLOCK", "check_launch_limits", "describe_launch",
+           "launch_blocking_from_env"]

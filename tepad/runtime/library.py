@@ -150,6 +150,13 @@ class SharedLibrary:
             self._asm = assembly(self.ll, self.cpu, self.features)
         return self._asm
 
+    def global_address(self, name: str) -> int:
+        """Address of the library's global ``name``; 0 when it has none."""
+        try:
+            return ctypes.addressof(ctypes.c_int64.in_dll(self._dll, name))
+        except ValueError:
+            return 0
+
 
 def _map_private_copy(path: str):
     """dlopen a private copy of ``path`` (removed once mapped: the mapping outlives it)."""
@@ -181,10 +188,16 @@ def _payload(dll, path: str) -> dict:
     return record
 
 
-def load_library(path: str):
-    """``(CompiledKernel, arg_info)`` of the tepad library at ``path`` (see ``load_module``)."""
+def read_library(path: str):
+    """``(mapped library, payload record)`` of the tepad library at ``path``."""
     dll = _map_private_copy(path)
-    r = _payload(dll, path)
+    return dll, _payload(dll, path)
+
+
+def load_library(path: str, mapped=None):
+    """``(CompiledKernel, arg_info)`` of the tepad library at ``path`` (see ``load_module``);
+    ``mapped``: what ``read_library(path)`` returned, when it was read already."""
+    dll, r = mapped if mapped is not None else read_library(path)
     code = SharedLibrary(dll, path, r["ll"], r["cpu"], r["features"])
     kernel = CompiledKernel(r["func"], r["name"], code, r["shape_vars"], r["messages"],
                             r["source_ll"], r["num_threads"])
@@ -215,4 +228,4 @@ def shared_library_path(path: str, tmp: str) -> str:
 
 
 __all__ = ["create_shared", "find_compiler", "save_module", "export_library", "payload_of",
-           "SharedLibrary", "load_library", "shared_library_path", "PAYLOAD_FORMAT"]
+           "SharedLibrary", "load_library", "read_library", "shared_library_path", "PAYLOAD_FORMAT"]

@@ -7,16 +7,20 @@ import os
 from .. import tir
 from .._lazy import lazy_module
 from ..codegen import CompiledKernel, compile_kernel
-from ..errors import TepadAttributeError, TepadError, TepadTypeError
+from ..codegen import pool
+from ..codegen.symbols import ERROR_VALUE_SYMBOL
+from ..errors import VALUE_MARK, TepadAttributeError, TepadError, TepadTypeError
 from .args import ArgChecker, ArgInfo, arg_info_from_func, scalar_ctype
 from .device import check_host, take_ctx
-from .library import export_library, load_library, save_module, shared_library_path
+from .library import (export_library, load_library, read_library, save_module,
+                      shared_library_path)
 from .native_loop import NativeRepeat
 from .ndarray import numpy_of
 from .registry import take_error
 from .timing import BenchmarkResult, time_repeats
 
 tempfile = lazy_module("tempfile")   # stdlib, only for loading a saved module
+cuda_module = lazy_module("tepad.runtime.cuda_module")     # loading a CUDA module only
 
 # TVM's name for a module's main function (``mod.entry_name``); accepted by ``mod[...]``
 TVM_MAIN = "__tvm_main__"
@@ -39,9 +43,12 @@ class Module:
     as long as the Module.
     """
 
-    def __init__(self, kernel: CompiledKernel, arg_info: list[ArgInfo] | None = None):
+    def __init__(self, kernel: CompiledKernel, arg_info: list[ArgInfo] | None = None,
+                 inplace_ok=frozenset()):
         """``arg_info``: one record per parameter of ``kernel.func`` (names, and which are
-        written, for the checks' messages); from ``kernel.func.buffer_map`` when None."""
+        written, for the checks' messages); from ``kernel.func.buffer_map`` when None.
+        ``inplace_ok``: the (input, output) positions that may be one array; every other
+        input and output whose memory overlaps is refused (``tepad.driver.inplace``)."""
         func = kernel.func
         if arg_info is None:
             arg_info = arg_info_from_func(func)
@@ -54,13 +61,16 @@ class Module:
         self.messages = list(kernel.messages)
         self.ll = kernel.jit.ll
         self.unoptimized_ll = kernel.source_ll
-        self._checker = ArgChecker(func, self.arg_info, self.shape_vars)
+        self._checker = ArgChecker(func, self.arg_info, self.shape_vars, inplace_ok)
         argtypes = [ctypes.c_void_p if p in func.buffer_map else scalar_ctype(p.dtype)
                     for p in func.params] + [scalar_ctype(v.dtype) for v in self.shape_vars]
         # a kernel calling extern functions that are not loaded is not loaded itself: asking
         # for its code raises the TepadError naming them (so it can still be inspected)
         self._cfunc = None if kernel.jit.missing else \
             kernel.jit.function(self.name, ctypes.c_int32, *argtypes)
+        if self._cfunc is not None:
+            # parallel loops run on the thread pool once their hook points at it
+            pool.attach(kernel.jit, kernel.num_threads)
         self._argtypes = argtypes
         self._repeat = None                # the native loop of time_evaluator, made on first use
 
@@ -82,7 +92,7 @@ class Module:
             raise err
         msg = self.messages[status - 1] if 0 < status <= len(self.messages) else \
             f"kernel {self.name} failed with status {status}"
-        raise TepadError(msg)
+        raise TepadError(self._with_value(msg))
 
     def _native_block(self, arrays):
         """A function ``block(n)`` calling the kernel ``n`` times in a native loop with
@@ -106,6 +116,15 @@ class Module:
             if status != 0:
                 self._raise_status(status)
         return block
+
+    def _with_value(self, msg: str) -> str:
+        """``msg`` with VALUE_MARK replaced by the value the failed check recorded in the
+        kernel's ``tepad_error_value`` (the last one any thread recorded)."""
+        if VALUE_MARK not in msg:
+            return msg
+        addr = self._jit.global_address(ERROR_VALUE_SYMBOL)
+        value = str(ctypes.c_int64.from_address(addr).value) if addr else "?"
+        return msg.replace(VALUE_MARK, value)
 
     # --- TVM's runtime.Module methods --------------------------------------------------------
     @property
@@ -204,12 +223,20 @@ class Module:
 def load_module(path, fmt: str = "") -> Module:
     """The Module saved at ``path`` (TVM's ``tvm.runtime.load_module``): a shared library from
     ``export_library`` or ``create_shared``, an object file from ``Module.save`` (linked
-    first, with the system compiler), or a ``.tar`` from ``export_library``."""
+    first, with the system compiler), or a ``.tar`` from ``export_library``; for a CUDA
+    module the ``CudaModule`` (``tepad.runtime.cuda_library``), and for ``.ptx`` its device
+    module (to ``import_module``)."""
     path = os.fspath(path)
     if not os.path.isfile(path):
         raise TepadError(f"load_module: no file {path!r}")
+    if (fmt or os.path.splitext(path)[1].lstrip(".")).lower() == "ptx":   # CUDA device code
+        return cuda_module.DeviceSourceModule.load(path)
     with tempfile.TemporaryDirectory(prefix="tepad_load_") as tmp:
-        kernel, arg_info = load_library(shared_library_path(path, tmp))
+        lib = shared_library_path(path, tmp)
+        mapped = read_library(lib)
+        if mapped[1].get("kind") == "cuda_host":          # a CudaModule's host part
+            return cuda_module.CudaModule.from_payload(mapped[1], path)
+        kernel, arg_info = load_library(lib, mapped)
     return Module(kernel, arg_info)
 
 

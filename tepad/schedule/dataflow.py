@@ -16,7 +16,8 @@ from ..tir.reduce import CommReducer, Reduce
 from ..tensor.scan import ScanOp
 from ..tensor.tensor import ComputeOp, Tensor
 from ..tensor.tensor_intrin import TensorComputeOp
-from .index_flow import bound_checks, pass_down_domain, pass_down_index, pass_up_index
+from .index_flow import (pass_down_domain, pass_down_index, pass_up_index,
+                         relation_bound_checks)
 from .relations import Transform
 from .stage import AttachType, Stage
 from .tensorize import rebuild_tensor_compute, tensor_compute_cache_write
@@ -68,19 +69,26 @@ def _newest(t, vmap):
 
 
 def _rebuild_scan(op: ScanOp, vmap) -> ScanOp:
-    """The scan over the newest versions of its init/update/inputs tensors (same axes)."""
+    """The scan over the newest versions of its init/update/inputs tensors (same axes).
+
+    ``inputs`` only bound the scan's body (TVM's ScanGetBody), so an input that was inlined
+    is dropped: init and update now read what it computed. An inlined init or update has
+    nothing to store (``compute_inline`` refuses them)."""
     parts = []
-    for ts in (op.init, op.update, op.inputs):
+    for what, ts in (("init", op.init), ("update", op.update), ("inputs", op.inputs)):
         new = []
         for t in ts:
             n = _newest(t, vmap)
             if n is None:
-                raise TepadError(f"scan {op.name}: {t.name} was inlined, but the scan stores "
-                                 "it as its state; an init or update cannot be inlined")
+                if what == "inputs":
+                    continue
+                raise TepadError(f"scan {op.name}: {t.name} is its {what} and was inlined; "
+                                 "the scan stores its init and update as its state, so they "
+                                 "cannot be inlined (inline the stages they read instead)")
             new.append(n)
         parts.append(new)
-    if all(a is b or a == b for old, new in zip((op.init, op.update, op.inputs), parts)
-           for a, b in zip(old, new)):
+    if all(len(old) == len(new) and all(a is b or a == b for a, b in zip(old, new))
+           for old, new in zip((op.init, op.update, op.inputs), parts)):
         return op
     return op.replace_inputs(*parts)
 
@@ -320,7 +328,7 @@ def _relayout_cache(st, op, scope, tname):
     pass_up_index(st, dom, value, ana)
     for iv in leaf_map.values():
         ana.bind(iv.var, iv.dom)
-    preds = bound_checks(list(op.axis), dom, value, ana)
+    preds = relation_bound_checks(st, dom, value, ana)
     vsub = {iv.var: value[iv] for iv in op.axis}
     first = substitute_body(op.body[0], vsub)
     bodies = []

@@ -7,6 +7,7 @@ leaf values (``pass_up_index``) and leaf indices from root values (``pass_down_i
 """
 from __future__ import annotations
 
+from ..arith import IntSet
 from ..errors import TepadError
 from ..tir.expr import IntImm, Range, cast, const, floordiv, floormod
 from ..tir.functor import substitute
@@ -130,17 +131,70 @@ def pass_down_index(stage, dom, value, ana):
                 value[tv] = ana.simplify(e)
 
 
-def bound_checks(ivs, dom, value, ana):
-    """``dom[iv].min <= value[iv] < dom[iv].min + dom[iv].extent`` for each of ``ivs``, the
-    parts the analyzer cannot prove (the tail of a split that does not divide its axis, the
-    padding of a layout)."""
+def needs_bound_check(stage, dom, ana, exact_splits=()) -> dict:
+    """``{IterVar: bool}``: whether the value of an IterVar of ``stage``, computed from its
+    leaves, can leave its range in ``dom`` (TVM's PassUpBoundCheck).
+
+    A split whose outer x inner extents do not provably equal its parent's extent (a tail,
+    or a factor larger than the parent) marks its parent, and every IterVar above a marked
+    one is marked too: with nested splits the guard belongs at every level that does not
+    divide, not only at the root. A layout ``Transform`` marks its original axes (padding
+    has no preimage). Splits in ``exact_splits`` iterate exactly their parent (shortened
+    tail loops) and mark nothing by themselves."""
+    need = {iv: False for iv in stage.leaf_iter_vars}
+    for rel in reversed(stage.relations):
+        if isinstance(rel, Split):
+            p, ro, ri = dom.get(rel.parent), dom.get(rel.outer), dom.get(rel.inner)
+            if rel in exact_splits:
+                divides = True
+            elif p is None or ro is None or ri is None:
+                divides = False
+            else:
+                divides = ana.can_prove_equal(p.extent, ro.extent * ri.extent)
+            need[rel.parent] = need.get(rel.outer, False) or need.get(rel.inner, False) or \
+                not divides
+        elif isinstance(rel, Fuse):
+            need[rel.outer] = need[rel.inner] = need.get(rel.fused, False)
+        elif isinstance(rel, Rebase):
+            need[rel.parent] = need.get(rel.rebased, False)
+        elif isinstance(rel, Transform):
+            for ov in rel.original_vars:
+                need[ov] = True
+    return need
+
+
+def relation_bound_checks(stage, dom, value, ana, skip=(), exact_splits=(), var_ranges=None):
+    """The guards that keep every IterVar of ``stage`` inside its range when the stage runs
+    its leaf loops: ``value[iv] - min < extent`` for each IterVar that ``needs_bound_check``
+    marks (and ``value[iv] - min >= 0`` for the original axes of a layout), leaving out those
+    the analyzer proves over ``var_ranges`` ({Var: IntSet}; default: the leaves' ranges in
+    ``dom``). IterVars in ``skip`` or without a value are left out.
+
+    This is the one rule for every rewrite that turns a stage's leaf loops into loops of its
+    own (lowering, rfactor, cache_write): each non-dividing split on the path from a leaf to
+    its root gets its own guard, since an inner piece past its parent's extent lands on the
+    next element of the parent's parent."""
+    need = needs_bound_check(stage, dom, ana, exact_splits)
+    if var_ranges is None:
+        var_ranges = {iv.var: IntSet.from_range(dom[iv]) for iv in stage.leaf_iter_vars
+                      if iv in dom}
+    transformed = {id(ov) for rel in stage.relations if isinstance(rel, Transform)
+                   for ov in rel.original_vars}
+    order = list(stage.all_iter_vars)
+    order += [iv for iv in need if not any(iv is x for x in order)]
     preds = []
-    for iv in ivs:
+    for iv in order:
+        if iv in skip or not need.get(iv, False) or iv not in value or iv not in dom:
+            continue
         r = dom[iv]
-        for c in (value[iv] >= r.min, value[iv] < r.min + r.extent):
-            if not ana.can_prove(c):
-                preds.append(c)
+        v = ana.simplify(value[iv] - r.min)
+        s = ana.int_set(v, var_ranges)
+        if id(iv) in transformed and not (s.has_lower_bound() and ana.can_prove(s.min() >= 0)):
+            preds.append(v >= 0)
+        if not (s.has_upper_bound() and ana.can_prove(s.max() < r.extent)):
+            preds.append(v < r.extent)
     return preds
 
 
-__all__ = ["pass_down_domain", "pass_up_index", "pass_down_index", "bound_checks"]
+__all__ = ["pass_down_domain", "pass_up_index", "pass_down_index", "needs_bound_check",
+           "relation_bound_checks"]

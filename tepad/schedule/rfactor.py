@@ -21,7 +21,7 @@ from ..tir.itervar import IterVar, IterVarType
 from ..tir.reduce import Reduce
 from ..tensor.tensor import ComputeOp, Tensor
 from .dataflow import replace_dataflow, substitute_body
-from .index_flow import bound_checks, pass_down_domain, pass_up_index
+from .index_flow import pass_down_domain, pass_up_index, relation_bound_checks
 from .relations import Fuse, Rebase, Split
 from .stage import AttachType, Stage
 
@@ -87,7 +87,8 @@ def rfactor(s, tensor: Tensor, axis: IterVar, factor_axis: int = 0):
             value[iv] = r.min if isinstance(r.extent, IntImm) and r.extent.value == 1 else iv.var
     pass_up_index(st, dom, value, ana)
     touched_roots = [iv for iv in op.reduce_axis if iv in touched]
-    preds = bound_checks(touched_roots, dom, value, ana)
+    # every split on the way from the leaves to the roots that does not divide needs its guard
+    preds = relation_bound_checks(st, dom, value, ana)
 
     data_vars = {iv.var for iv in op.axis}
     for iv in touched_roots:

@@ -94,6 +94,12 @@ class Schedule:
         st = self.stage_map.get(op)
         if st is None:
             name = getattr(op, "name", repr(op))
+            if any(x.op.name == name or x.name == name for x in self.stages):
+                raise TepadError(
+                    f"{name} is not part of this schedule, but a different tensor with the same "
+                    f"name {name!r} is (two te.compute/te.placeholder calls named {name!r}?); "
+                    f"use the tensor the schedule was created from, or give the two distinct "
+                    f"names; its stages are {[s.name for s in self.stages]}")
             raise TepadError(f"{name} is not part of this schedule; its stages are "
                              f"{[s.name for s in self.stages]}")
         return st

@@ -101,7 +101,7 @@ class Stage:
         # rolling_buffer is a method; the flag lives in ``is_rolling``
         self.is_rolling = False
         self.store_predicate = None     # set_store_predicate: extra guard on the stores
-        self.is_double_buffered = False  # double_buffer(): recorded, no effect on the CPU
+        self.is_double_buffered = False  # double_buffer(): lowered by inject_double_buffer
         # transform_layout: the maps in order, the axis separators and pad value of the last
         self.layout_transforms: list = []
         self.axis_separators: list = []
@@ -681,10 +681,12 @@ class Stage:
         self.is_rolling = True
 
     def double_buffer(self):
-        """TVM's ``double_buffer``: recorded (``is_double_buffered``) and without effect. It
-        asks for two copies of a GPU shared-memory stage so the next tile loads while this
-        one is used; on the CPU the caches and the out-of-order core do that overlap. Refused
-        on an output (its memory is the caller's)."""
+        """TVM's ``double_buffer``: the stage's buffer gets two halves, alternating with the
+        parity of the loop it is computed at, and the write for iteration i + 1 is issued
+        before the compute of iteration i (``tepad.lower.passes.inject_double_buffer``; on a
+        GPU the next shared-memory tile loads while this one is used). Recorded in
+        ``is_double_buffered``; a stage computed at the root is left single-buffered.
+        Refused on an output (its memory is the caller's)."""
         self._check_compute("double_buffer")
         if self.is_output:
             raise TepadError(f"stage {self.name}: double_buffer on an output; it applies to "

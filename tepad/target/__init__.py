@@ -27,6 +27,22 @@ What a schedule should assume about the CPU comes from the target too (the host 
 ``vector_bits``, ``has_fma`` and ``vector_registers`` (32 with AVX-512 or on AArch64, 16
 otherwise). ``-mattr=-avx512f`` turns off the features built on AVX-512 as well (and
 ``-avx2`` / ``-avx`` those built on them), so such a target really builds AVX2 code.
+
+"The host" is this machine's CPU unless the environment variable ``TEPAD_HOST_TARGET``
+names another (``tepad.target.host``)::
+
+    TEPAD_HOST_TARGET=haswell python -m tepad demo       # as on an AVX2 + FMA CPU
+    TEPAD_HOST_TARGET=x86-64 python -m pytest tests/codegen   # as on an SSE2-only CPU
+    TEPAD_HOST_TARGET="llvm -mcpu=skylake -mattr=-fma"   # a CPU name and/or -mattr
+
+Then ``Target("llvm")`` (``mcpu`` that CPU, ``vector_lanes``, ``vector_registers``,
+``has_fma``), ``tepad.build`` without a target, the examples', topi's and the tuning
+templates' schedules and the code LLVM emits are that CPU's, and a named ``-mcpu`` is capped at
+it instead of at the machine. The value can only take features away: the named CPU's vector
+instruction sets the machine lacks are left out, and a ``+f`` the machine lacks, a CPU name
+LLVM does not know or an option other than ``-mcpu`` / ``-mattr`` is a TepadError naming the
+variable and the valid values. ``native_cpu_name()`` / ``native_features()`` are the
+machine's own, ``host_cpu_name()`` / ``host_features()`` the host's.
 """
 from __future__ import annotations
 
@@ -38,6 +54,8 @@ from .._lazy import lazy_module
 from ..errors import TepadError, warn_deprecated
 from . import codegen  # TVM's tvm.target.codegen
 from .cpu_model import vector_features
+from .host import (ENV as HOST_TARGET_ENV, describe_host, host_cpu_name, host_feature_string,
+                   host_features, native_cpu_name, native_features, turn_off as _turn_off)
 
 _binding = lazy_module("llvmlite.binding")
 
@@ -52,26 +70,6 @@ _GPU_DEFAULTS = {"max_num_threads": 1024, "max_threads_per_block": 1024,
                  "registers_per_block": 65536}
 DEFAULT_CUDA_ARCH = "sm_90"
 
-# Turning a feature off turns off the host features that LLVM builds on it (otherwise a
-# remaining ``+avx512vl`` would switch ``avx512f`` back on).
-_DEPENDENTS = {
-    "avx512f": ("avx512", "evex512", "avx10", "amx-avx512", "vaes", "vpclmulqdq", "gfni"),
-    "avx2": ("avx512", "evex512", "avx10", "avxvnni", "avxifma", "avxneconvert", "vaes",
-             "vpclmulqdq", "gfni", "amx-avx512"),
-    "avx": ("avx2", "avx512", "evex512", "avx10", "avxvnni", "avxifma", "avxneconvert",
-            "fma", "f16c", "vaes", "vpclmulqdq", "gfni", "amx-avx512", "xop", "fma4"),
-}
-
-
-def _turn_off(feats: dict, name: str):
-    """Feature ``name`` off in ``feats``, and the features LLVM builds on it."""
-    for dep in _DEPENDENTS.get(name, ()):
-        for k in feats:
-            if k.startswith(dep):
-                feats[k] = False
-    feats[name] = False
-
-
 _DEFAULT_KEYS = {"llvm": ["cpu"], "cuda": ["cuda", "gpu"], "nvptx": ["cuda", "gpu"],
                  "rocm": ["rocm", "gpu"], "opencl": ["opencl", "gpu"], "vulkan": ["vulkan", "gpu"],
                  "metal": ["metal", "gpu"]}
@@ -85,15 +83,6 @@ class TargetKind:
 
     def __repr__(self):
         return f"TargetKind({self.name})"
-
-
-def host_cpu_name() -> str:
-    return _binding.get_host_cpu_name()
-
-
-def host_features() -> dict:
-    """``{feature: enabled}`` for every feature LLVM knows on this host."""
-    return dict(_binding.get_host_cpu_features())
 
 
 class Target:
@@ -165,14 +154,17 @@ class Target:
 
     @property
     def thread_warp_size(self) -> int:
+        """Threads of one warp (32 for cuda; 1 for the CPU)."""
         return int(self.attrs.get("thread_warp_size", 1))
 
     @property
     def max_shared_memory_per_block(self) -> int:
+        """Bytes of shared memory one block may use (0 for the CPU)."""
         return int(self.attrs.get("max_shared_memory_per_block", 0))
 
     @property
     def max_threads_per_block(self) -> int:
+        """Most threads in one block (TVM's name beside ``max_num_threads``)."""
         return int(self.attrs.get("max_threads_per_block", self.max_num_threads))
 
     @property
@@ -182,10 +174,12 @@ class Target:
 
     @property
     def model(self) -> str:
+        """The GPU model a cuda target names (``-model=``), ``"unknown"`` otherwise."""
         return self.attrs.get("model", "unknown")
 
     @property
     def is_gpu(self) -> bool:
+        """Whether this is a ``cuda`` / ``nvptx`` target."""
         return self.kind.name in _GPU_KINDS
 
     # --- what the CPU code generator reads --------------------------------------------------
@@ -197,6 +191,8 @@ class Target:
 
     @property
     def mcpu(self) -> str:
+        """The CPU LLVM builds for: ``-mcpu``, else the host's (``$TEPAD_HOST_TARGET``'s
+        when set, else this machine's); a GPU target's ``sm_XX``."""
         if self.kind.name in _GPU_KINDS:
             return self.attrs["arch"]
         return self.attrs.get("mcpu") or host_cpu_name()
@@ -225,7 +221,7 @@ class Target:
             if strict and on and not have.get(name, False):
                 raise TepadError(
                     f"target {self._text!r} asks for +{name}, which this CPU "
-                    f"({host_cpu_name()}) does not have; a kernel using it would crash here "
+                    f"({describe_host()}) does not have; a kernel using it would crash here "
                     f"(drop +{name} from -mattr)")
             if not on:
                 _turn_off(feats, name)
@@ -244,6 +240,7 @@ class Target:
     # --- what a schedule may assume about the CPU ---------------------------------------------
     @property
     def is_aarch64(self) -> bool:
+        """Whether this process runs on 64-bit ARM (NEON: 32 vector registers, FMA)."""
         return _binding.get_process_triple().startswith(("aarch64", "arm64"))
 
     @property
@@ -383,5 +380,6 @@ def create(target) -> Target:
     return Target(target)
 
 
-__all__ = ["Target", "TargetKind", "as_target", "cuda", "llvm", "create", "current_target", "host_cpu_name", "host_features",
-           "DEFAULT_CUDA_ARCH"]
+__all__ = ["Target", "TargetKind", "as_target", "cuda", "llvm", "create", "current_target",
+           "describe_host", "host_cpu_name", "host_feature_string", "host_features",
+           "native_cpu_name", "native_features", "HOST_TARGET_ENV", "DEFAULT_CUDA_ARCH"]

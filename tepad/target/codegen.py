@@ -13,6 +13,7 @@ import threading
 
 from .._lazy import lazy_module
 from ..errors import TepadError
+from .host import host_features
 
 llvm = lazy_module("llvmlite.binding")
 
@@ -50,8 +51,9 @@ def llvm_get_intrinsic_name(intrin_id: int) -> str:
 
 
 def target_has_features(features, target=None) -> bool:
-    """Whether the host CPU has every LLVM feature in ``features`` (a name or a list)."""
-    have = llvm.get_host_cpu_features()
+    """Whether the host CPU (``$TEPAD_HOST_TARGET``'s when set) has every LLVM feature in
+    ``features`` (a name or a list)."""
+    have = host_features()
     if isinstance(features, str):
         features = [features]
     return all(have.get(f.lstrip("+"), False) for f in features)

@@ -15,6 +15,7 @@ from ..tensor import (Tensor, Operation, PlaceholderOp, ComputeOp, ScanOp, Exter
                       thread_axis, comm_reducer, sum, max, min, TensorIntrin, TensorComputeOp,
                       decl_tensor_intrin, tag_scope, HybridOp, gradient)
 from ..schedule import create_schedule, Schedule, Stage
+from ..lower.create_prim_func import create_prim_func
 from . import schedule, tensor, hybrid
 from .._lazy import lazy_module
 from ..tensor.tensor import register_elementwise as _register_elementwise

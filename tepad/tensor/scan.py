@@ -88,7 +88,8 @@ def scan(init, update, state_placeholder, inputs=None, name="scan", tag="", attr
 
     ``init``, ``update`` and ``state_placeholder`` are tensors or equally long lists of them;
     ``update[i]`` reads ``state_placeholder[i]`` (and the other states) at earlier time steps.
-    ``inputs`` optionally lists tensors the body reads (they bound the body like the states).
+    ``inputs`` optionally lists tensors the body reads (they bound the body like the states;
+    a listed compute stage may still be inlined, and then leaves the list).
     Returns the state tensor, or a list of them for several states.
     Raises a TepadError naming the scan and the state when shapes or dtypes disagree.
     """

@@ -1,6 +1,7 @@
 """Tensors and operations: the definition side (what is computed), independent of schedules."""
 from __future__ import annotations
 
+from .axes import AxisList
 from ..errors import TepadError
 from ..tir import dtype as dt
 from ..tir.expr import ProducerLoad, PrimExpr, convert
@@ -193,9 +194,10 @@ class ComputeOp(Operation):
 
     def __init__(self, name, tag, attrs, axis, body):
         super().__init__(name, tag, attrs)
-        self.axis = list(axis)
+        self.axis = AxisList(axis, name)
         self.body = list(body)
-        self.reduce_axis = list(self.body[0].axis) if isinstance(self.body[0], Reduce) else []
+        self.reduce_axis = AxisList(self.body[0].axis if isinstance(self.body[0], Reduce)
+                                    else [], name, "reduce_axis")
         self.num_outputs = len(self.body)
         shape = tuple(iv.dom.extent for iv in self.axis)
         self._outputs = [Tensor(self, k, shape, b.dtype) for k, b in enumerate(self.body)]

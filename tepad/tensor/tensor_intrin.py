@@ -8,6 +8,7 @@ symbolic strides: lowering binds them to the region of the real tensor the step 
 """
 from __future__ import annotations
 
+from .axes import AxisList
 from ..errors import TepadError
 from ..tir.buffer import Buffer, decl_buffer
 from ..tir.expr import IntImm, PrimExpr, ProducerLoad, Range, Var, convert
@@ -187,8 +188,8 @@ class TensorComputeOp(Operation):
     def __init__(self, name, tag, attrs, axis, reduce_axis, schedulable_ndim, intrin, inputs,
                  input_regions, scalar_inputs):
         super().__init__(name, tag, attrs)
-        self.axis = list(axis)
-        self.reduce_axis = list(reduce_axis)
+        self.axis = AxisList(axis, name)
+        self.reduce_axis = AxisList(reduce_axis, name, "reduce_axis")
         self.schedulable_ndim = int(schedulable_ndim)
         self.intrin = intrin
         self.inputs = list(inputs)

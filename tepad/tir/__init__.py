@@ -7,7 +7,8 @@ from .expr import (Node, PrimExpr, ConstExpr, IntImm, FloatImm, StringImm, Var, 
                    Range, BinaryOp, CmpOp, const, convert, cast, select)
 from .stmt import (ForKind, Stmt, For, SeqStmt, IfThenElse, ProducerStore, ProducerRealize,
                    BufferStore, BufferRealize, Allocate, AttrStmt, LetStmt, Evaluate, AssertStmt,
-                   Prefetch, While, seq, is_no_op)
+                   Prefetch, While, seq, is_no_op, BufferRegion, MatchBufferRegion, Block,
+                   BlockRealize)
 from .buffer import AXIS_SEPARATOR, Buffer, decl_buffer, type_annotation
 from .function import PrimFunc
 from .module import IRModule

@@ -67,6 +67,21 @@ class Visitor:
                 self.visit(v)
 
 
+    def visit_Block(self, b):
+        """A Block: its iter vars (variable and domain) as well as its fields."""
+        for iv in b.iter_vars:
+            self.visit(iv.var)
+            if iv.dom is not None:
+                self.visit(iv.dom)
+        self.generic_visit(b)
+
+
+def _remake_itervar(iv, var, dom):
+    if var is iv.var and dom is iv.dom:
+        return iv
+    return type(iv)(dom, var, iv.iter_type, iv.thread_tag)
+
+
 class Mutator:
     """Rewrite expressions and statements; unchanged subtrees are returned as-is."""
 
@@ -116,6 +131,22 @@ class Mutator:
         if new is None:
             return node
         return type(node)._make(*new)
+
+
+    def visit_Block(self, b):
+        """A Block: its iter vars are rewritten too (a domain, or a variable renamed to
+        another Var; a variable substituted by an expression stays the block's own)."""
+        ivs = []
+        for iv in b.iter_vars:
+            var = self.visit(iv.var)
+            var = var if isinstance(var, Var) else iv.var
+            dom = self.visit(iv.dom) if iv.dom is not None else None
+            ivs.append(_remake_itervar(iv, var, dom))
+        b2 = self.generic_visit(b)
+        if all(x is y for x, y in zip(ivs, b.iter_vars)):
+            return b2
+        return b2.replace(iter_vars=tuple(ivs)) if b2 is not b else \
+            b.replace(iter_vars=tuple(ivs))
 
 
 class _PostOrder(Visitor):

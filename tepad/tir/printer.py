@@ -240,10 +240,65 @@ class _Printer:
         elif isinstance(x, S.AssertStmt):
             self.line(ind, f"assert {self.e(x.condition)}, {self.e(x.message)}")
             self.s(x.body, ind)
+        elif isinstance(x, S.BlockRealize):
+            self._block(x, ind)
+        elif isinstance(x, S.Block):        # a block on its own (no realize around it)
+            self._block(S.BlockRealize([v.var for v in x.iter_vars], True, x), ind)
         elif isinstance(x, S.Prefetch):
             self.line(ind, f"T.prefetch({self._obj_name(x.buffer)}[{self._region(x.bounds)}])")
         else:
             self.line(ind, repr(x))
+
+    def buffer_region(self, r) -> str:
+        """``A[v_i, 0:16]``: an extent-1 range prints as its index."""
+        parts = []
+        for rg in r.region:
+            if isinstance(rg.extent, E.IntImm) and rg.extent.value == 1:
+                parts.append(self.e(rg.min))
+            else:
+                parts.append(f"{self.e(rg.min)}:{self.e(rg.min + rg.extent)}")
+        return f"{self._obj_name(r.buffer)}[{', '.join(parts)}]"
+
+    def _alloc_buffer(self, buf, ind):
+        shape = ", ".join(self.e(s) for s in buf.shape) + ("," if len(buf.shape) == 1 else "")
+        self.line(ind, f"{self._obj_name(buf)} = T.alloc_buffer(({shape}), {buf.dtype!r})")
+
+    _AXIS_KIND = {0: "spatial", 2: "reduce", 3: "scan", 4: "opaque"}
+
+    def _block(self, realize, ind):
+        """``with T.block("name"):`` with its axes, T.where, T.reads/T.writes, buffers,
+        ``with T.init():`` and body, as TVMScript prints them; the root block (no iter vars,
+        named "root") prints as a comment with its contents at the same depth."""
+        b = realize.block
+        if b.name_hint == "root" and not b.iter_vars:
+            self.line(ind, '# with T.block("root"):')
+            inner = ind
+        else:
+            self.line(ind, f'with T.block("{b.name_hint}"):')
+            inner = ind + 1
+            for iv, value in zip(b.iter_vars, realize.iter_values):
+                kind = self._AXIS_KIND.get(int(iv.iter_type), "opaque")
+                dom = iv.dom
+                if isinstance(dom.min, E.IntImm) and dom.min.value == 0:
+                    d = self.e(dom.extent)
+                else:
+                    d = f"({self.e(dom.min)}, {self.e(dom.min + dom.extent)})"
+                self.line(inner, f"{self.e(iv.var)} = T.axis.{kind}({d}, {self.e(value)})")
+            if not (isinstance(realize.predicate, E.IntImm) and realize.predicate.value):
+                self.line(inner, f"T.where({self.e(realize.predicate)})")
+            self.line(inner, f"T.reads({', '.join(self.buffer_region(r) for r in b.reads)})")
+            self.line(inner, f"T.writes({', '.join(self.buffer_region(r) for r in b.writes)})")
+        for buf in b.alloc_buffers:
+            self._alloc_buffer(buf, inner)
+        for m in b.match_buffers:
+            self.line(inner, f"{self._obj_name(m.buffer)} = T.match_buffer("
+                             f"{self.buffer_region(m.source)})")
+        if b.annotations:
+            self.line(inner, f"T.block_attr({_fmt_attrs(b.annotations)})")
+        if b.init is not None:
+            self.line(inner, "with T.init():")
+            self.s(b.init, inner + 1)
+        self.s(b.body, inner)
 
     def func(self, f: PrimFunc):
         params = []
@@ -276,6 +331,8 @@ def _fmt_attrs(attrs):
 def to_script(node) -> str:
     """Render a PrimFunc, Stmt or expression as TVMScript-like text."""
     p = _Printer()
+    if isinstance(node, S.BufferRegion):
+        return p.buffer_region(node)
     if isinstance(node, PrimFunc):
         p.func(node)
     elif isinstance(node, S.Stmt):

@@ -199,6 +199,92 @@ class Prefetch(Stmt):
         _set(self, buffer=buffer, bounds=tuple(bounds))
 
 
+class BufferRegion(Node):
+    """The part ``region`` (a tuple of Range, one per axis) of ``buffer`` a block reads or
+    writes (TVM's ``tir.BufferRegion``)."""
+    __slots__ = ("buffer", "region")
+    _fields = ("buffer", "region")
+
+    def __init__(self, buffer, region):
+        region = tuple(r if isinstance(r, Range) else Range.from_min_extent(r, 1)
+                       for r in region)
+        if len(region) != len(buffer.shape):
+            raise TepadError(f"BufferRegion of {buffer.name}: {len(region)} ranges for a "
+                             f"buffer of {len(buffer.shape)} dimensions")
+        _set(self, buffer=buffer, region=region)
+
+    @staticmethod
+    def full_region(buffer) -> "BufferRegion":
+        """The whole of ``buffer``."""
+        return BufferRegion(buffer, [Range.from_min_extent(0, e) for e in buffer.shape])
+
+    def __hash__(self):
+        return structural_hash(self)
+
+
+class MatchBufferRegion(Node):
+    """``buffer`` is a view of ``source`` (a BufferRegion) inside a block (TVM's
+    ``tir.MatchBufferRegion``; T.match_buffer in a block)."""
+    __slots__ = ("buffer", "source")
+    _fields = ("buffer", "source")
+
+    def __init__(self, buffer, source):
+        if not isinstance(source, BufferRegion):
+            raise TepadError(f"MatchBufferRegion source must be a BufferRegion, got "
+                             f"{type(source).__name__}")
+        _set(self, buffer=buffer, source=source)
+
+    def __hash__(self):
+        return structural_hash(self)
+
+
+class Block(Stmt):
+    """A unit of computation with declared iteration and data accesses (TVM's ``tir.Block``).
+
+    ``iter_vars``: block IterVars (domain and kind: data-parallel, reduction, ...), bound to
+    values by the enclosing ``BlockRealize``; ``reads`` / ``writes``: BufferRegions in terms
+    of the iter vars; ``init``: the statement a reduction block runs at the first point of
+    its reduction iter vars (None without); ``alloc_buffers``: buffers live inside the block;
+    ``match_buffers``: MatchBufferRegions. The body reads the iter vars, never the loops
+    around it (that is what lets TVM's schedules move blocks)."""
+    __slots__ = ("iter_vars", "reads", "writes", "name_hint", "body", "init", "alloc_buffers",
+                 "match_buffers", "annotations")
+    _fields = ("iter_vars", "reads", "writes", "name_hint", "body", "init", "alloc_buffers",
+               "match_buffers", "annotations")
+
+    def __init__(self, iter_vars, reads, writes, name_hint, body, init=None, alloc_buffers=(),
+                 match_buffers=(), annotations=None):
+        if not isinstance(body, Stmt):
+            raise TepadError(f"Block {name_hint!r}: body must be a Stmt, got "
+                             f"{type(body).__name__}")
+        if init is not None and not isinstance(init, Stmt):
+            raise TepadError(f"Block {name_hint!r}: init must be a Stmt or None")
+        for r in (*reads, *writes):
+            if not isinstance(r, BufferRegion):
+                raise TepadError(f"Block {name_hint!r}: reads and writes are BufferRegions, "
+                                 f"got {type(r).__name__}")
+        _set(self, iter_vars=tuple(iter_vars), reads=tuple(reads), writes=tuple(writes),
+             name_hint=str(name_hint), body=body, init=init,
+             alloc_buffers=tuple(alloc_buffers or ()), match_buffers=tuple(match_buffers or ()),
+             annotations=dict(annotations or {}))
+
+
+class BlockRealize(Stmt):
+    """Run ``block`` with its iter vars bound to ``iter_values`` (one per iter var) when
+    ``predicate`` holds (TVM's ``tir.BlockRealize``)."""
+    __slots__ = ("iter_values", "predicate", "block")
+    _fields = ("iter_values", "predicate", "block")
+
+    def __init__(self, iter_values, predicate, block):
+        if not isinstance(block, Block):
+            raise TepadError(f"BlockRealize realizes a Block, got {type(block).__name__}")
+        iter_values = tuple(convert(v) for v in iter_values)
+        if len(iter_values) != len(block.iter_vars):
+            raise TepadError(f"BlockRealize of block {block.name_hint!r}: "
+                             f"{len(iter_values)} values for {len(block.iter_vars)} iter vars")
+        _set(self, iter_values=iter_values, predicate=convert(predicate), block=block)
+
+
 def seq(*stmts) -> Stmt:
     """Sequence of statements, flattening nested SeqStmts and dropping ``None``/no-ops."""
     flat = []
@@ -225,4 +311,5 @@ def is_no_op(s) -> bool:
 
 __all__ = ["ForKind", "Stmt", "For", "SeqStmt", "IfThenElse", "While", "ProducerStore", "ProducerRealize",
            "BufferStore", "BufferRealize", "Allocate", "AttrStmt", "LetStmt", "Evaluate",
-           "AssertStmt", "Prefetch", "seq", "is_no_op", "Range", "PrimExpr"]
+           "AssertStmt", "Prefetch", "BufferRegion", "MatchBufferRegion", "Block", "BlockRealize",
+           "seq", "is_no_op", "Range", "PrimExpr"]

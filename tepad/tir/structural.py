@@ -14,8 +14,9 @@ from . import expr as E
 from .buffer import Buffer
 from .expr import Node, Var, structural_hash
 from .module import IRModule
+from .itervar import IterVar
 from .printer import to_script
-from .stmt import Stmt
+from .stmt import BufferRegion, MatchBufferRegion, Stmt
 
 
 class _Equal:
@@ -55,6 +56,9 @@ class _Equal:
             return isinstance(a, IRModule) and isinstance(b, IRModule) and \
                 sorted(a.functions) == sorted(b.functions) and \
                 all(self.eq(a.functions[k], b.functions[k]) for k in a.functions)
+        if isinstance(a, IterVar) and isinstance(b, IterVar):    # a Block's iter vars
+            return a.iter_type == b.iter_type and self.eq(a.var, b.var) and \
+                self.eq(a.dom, b.dom)
         if isinstance(a, Buffer) and isinstance(b, Buffer):
             if not self.map_free:
                 return False
@@ -106,5 +110,9 @@ E.EQ.__bool__ = lambda self: structural_equal(self.a, self.b)
 E.NE.__bool__ = lambda self: not structural_equal(self.a, self.b)
 E.Range.__eq__ = _range_eq
 Stmt.__eq__ = _stmt_eq
+BufferRegion.__eq__ = lambda self, other: isinstance(other, BufferRegion) and \
+    structural_equal(self, other)
+MatchBufferRegion.__eq__ = lambda self, other: isinstance(other, MatchBufferRegion) and \
+    structural_equal(self, other)
 
 __all__ = ["structural_equal", "structural_hash", "assert_structural_equal"]

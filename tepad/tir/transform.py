@@ -16,8 +16,78 @@ import inspect
 
 from ..errors import TepadError
 from .function import PrimFunc
+from .module import IRModule
 
 _REGISTRY: dict = {}
+
+# The current PassContext's config and instruments: tepad.lower.pass_context (above this
+# module) installs the providers when it is imported.
+_context = {"config": dict, "instruments": list}
+
+HOOKS = ("enter_pass_ctx", "exit_pass_ctx", "should_run", "run_before_pass", "run_after_pass")
+
+
+def set_context_provider(config, instruments):
+    """Install ``config() -> dict`` and ``instruments() -> list`` of the current context."""
+    _context["config"], _context["instruments"] = config, instruments
+
+
+def current_config() -> dict:
+    """The config of the current PassContext (TVM passes read their options there)."""
+    return _context["config"]()
+
+
+def current_instruments() -> list:
+    """The instruments of the current PassContext."""
+    return _context["instruments"]()
+
+
+class PassInfo:
+    """What an instrument is told about a pass: ``name``, ``opt_level``, ``required``."""
+
+    __slots__ = ("name", "opt_level", "required")
+
+    def __init__(self, name, opt_level=0, required=None):
+        self.name, self.opt_level, self.required = str(name), opt_level, list(required or [])
+
+    def __repr__(self):
+        return f"PassInfo(name={self.name!r}, opt_level={self.opt_level})"
+
+
+def _call(inst, hook, *args, default=None):
+    fn = getattr(inst, hook, None)
+    return fn(*args) if callable(fn) else default
+
+
+def as_module(func) -> IRModule:
+    """What an instrument sees: an IRModule (a PrimFunc is wrapped under its name)."""
+    return IRModule({func.name: func}) if isinstance(func, PrimFunc) else func
+
+
+def should_run(instruments, mod, info) -> bool:
+    """Whether every instrument lets the pass run (each is asked, as TVM asks all)."""
+    answers = [_call(i, "should_run", mod, info, default=True) for i in instruments]
+    return all(a is None or bool(a) for a in answers)
+
+
+def before(instruments, mod, info):
+    for i in instruments:
+        _call(i, "run_before_pass", mod, info)
+
+
+def after(instruments, mod, info):
+    for i in instruments:
+        _call(i, "run_after_pass", mod, info)
+
+
+def enter(instruments):
+    for i in instruments:
+        _call(i, "enter_pass_ctx")
+
+
+def exit_(instruments):
+    for i in instruments:
+        _call(i, "exit_pass_ctx")
 
 
 class PrimFuncPass:
@@ -42,6 +112,18 @@ class PrimFuncPass:
         return out
 
     def __call__(self, mod_or_func, ctx=None):
+        instruments = current_instruments()
+        if not instruments:
+            return self._apply(mod_or_func, ctx)
+        info = PassInfo(self.name, self.opt_level, self.required)
+        if not should_run(instruments, as_module(mod_or_func), info):
+            return mod_or_func
+        before(instruments, as_module(mod_or_func), info)
+        out = self._apply(mod_or_func, ctx)
+        after(instruments, as_module(out), info)
+        return out
+
+    def _apply(self, mod_or_func, ctx):
         if isinstance(mod_or_func, PrimFunc):
             return self.run(mod_or_func, None, ctx)
         functions = getattr(mod_or_func, "functions", None)
@@ -84,18 +166,44 @@ class Sequential:
         return f"Sequential({', '.join(getattr(p, 'name', repr(p)) for p in self.passes)})"
 
 
-def Apply(ftransform) -> PrimFuncPass:  # noqa: N802 (TVM's name)
-    """TVM's ``tir.transform.Apply``: a pass running ``ftransform(func) -> func`` on every
-    PrimFunc of a module (or on one PrimFunc)."""
+def Apply(ftransform):
+    """A pass applying ``ftransform(func) -> PrimFunc`` to every function of a module (TVM's
+    ``tir.transform.Apply``)."""
     if not callable(ftransform):
-        raise TepadError(f"tir.transform.Apply takes a function PrimFunc -> PrimFunc, got "
+        raise TepadError(f"tir.transform.Apply takes a function of a PrimFunc, got "
                          f"{ftransform!r}")
-    return PrimFuncPass(lambda f: ftransform(f), name="Apply")
+    return PrimFuncPass(lambda f: ftransform(f), name="tir.Apply")
 
 
-def register(tvm_name: str, fn) -> None:
-    """Make ``tepad.tir.transform.<tvm_name>()`` a pass object running ``fn``."""
+def Filter(fcond):
+    """A pass keeping the functions of a module for which ``fcond(func)`` is true (TVM's
+    ``tir.transform.Filter``); on a lone PrimFunc it gives the function or None."""
+    if not callable(fcond):
+        raise TepadError(f"tir.transform.Filter takes a predicate of a PrimFunc, got "
+                         f"{fcond!r}")
+
+    class _Filter(PrimFuncPass):
+        def _apply(self, mod_or_func, ctx):
+            if isinstance(mod_or_func, PrimFunc):
+                return mod_or_func if fcond(mod_or_func) else None
+            functions = getattr(mod_or_func, "functions", None)
+            if functions is None:
+                raise TepadError("tir.transform.Filter runs on an IRModule or a PrimFunc, got "
+                                 f"{type(mod_or_func).__name__}")
+            return type(mod_or_func)({k: f for k, f in functions.items() if fcond(f)})
+    return _Filter(lambda f: f, name="tir.Filter")
+
+
+_FACTORIES: dict = {}
+
+
+def register(tvm_name: str, fn, factory=None) -> None:
+    """Make ``tepad.tir.transform.<tvm_name>(*args)`` a pass object running ``fn(func,
+    *args)``, or, with ``factory``, the function ``factory(*args, **kwargs)`` returns (for
+    passes whose TVM arguments differ from tepad's)."""
     _REGISTRY[tvm_name] = fn
+    if factory is not None:
+        _FACTORIES[tvm_name] = factory
 
 
 def registered() -> dict:
@@ -109,13 +217,14 @@ def __getattr__(name):
                              f"{', '.join(sorted(_REGISTRY))}")
 
     def make(*args, **kwargs):
-        if args or kwargs:
-            return PrimFuncPass(lambda f: fn(f, *args, **kwargs), name=name)
-        # registered passes take the function alone, whatever their optional parameters
-        # (PrimFuncPass would read three parameters as TVM's (func, mod, ctx) form)
-        return PrimFuncPass(lambda f: fn(f), name=name)
+        factory = _FACTORIES.get(name)
+        if factory is not None:
+            run = factory(*args, **kwargs)
+            return PrimFuncPass(lambda f: run(f), name=f"tir.{name}")
+        return PrimFuncPass(lambda f: fn(f, *args, **kwargs), name=f"tir.{name}")
     make.__name__ = name
     return make
 
 
-__all__ = ["PrimFuncPass", "prim_func_pass", "Sequential", "register", "registered", "Apply"]
+__all__ = ["PrimFuncPass", "prim_func_pass", "Sequential", "Apply", "Filter", "PassInfo", "register",
+           "registered", "current_config", "current_instruments", "set_context_provider"]

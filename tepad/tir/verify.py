@@ -9,8 +9,11 @@ the IR broke. Checked:
   ``LetStmt``, ``Let``, ``Allocate`` or thread ``AttrStmt`` -- and no Var is bound again
   inside its own scope or bound once more anywhere (loop and let variables bound once);
 * buffers: every load and store touches a buffer that is declared where it is used (an
-  argument buffer, an enclosing ``BufferRealize`` / ``ProducerRealize``, or an ``Allocate`` of
-  its data variable), with as many indices as the buffer has dimensions;
+  argument buffer, an enclosing ``BufferRealize`` / ``ProducerRealize``, an ``Allocate`` of
+  its data variable, or a ``Block``'s alloc / match buffers), with as many indices as the
+  buffer has dimensions; a block's read / write regions name declared buffers;
+* blocks: a ``Block`` binds its iter vars (once, like loops), a ``BlockRealize`` predicate is
+  ``bool``;
 * dtypes: operands of arithmetic agree with each other and with the result, comparisons give
   ``bool``, conditions are ``bool``, a stored value has the buffer's element type with as many
   lanes as its index, a load gives the buffer's element type, ``Let`` values match their Var,
@@ -184,6 +187,43 @@ class _Verifier(Visitor):
                 self.buffer_data.discard(data)
         if new_ptr:
             self.in_scope.discard(data)
+
+    def visit_BlockRealize(self, s):
+        self.visit(s.iter_values)
+        self.visit(s.predicate)
+        self._check_cond(s.predicate, f"predicate of block {s.block.name_hint}")
+        self.visit(s.block)
+
+    def visit_Block(self, b):
+        """A block binds its iter vars and declares its allocated and matched buffers for
+        its regions, init and body."""
+        for iv in b.iter_vars:
+            if iv.dom is not None:
+                self.visit(iv.dom)
+        for iv in b.iter_vars:
+            self._bind(iv.var, f"block {b.name_hint}")
+        declared = [buf for buf in (*b.alloc_buffers, *(m.buffer for m in b.match_buffers))
+                    if buf not in self.realized]
+        for m in b.match_buffers:
+            self.visit(m.source.region)
+            self._check_region(m.source, b)
+        for buf in declared:
+            self.realized.add(buf)
+        for r in (*b.reads, *b.writes):
+            self.visit(r.region)
+            self._check_region(r, b)
+        if b.init is not None:
+            self.visit(b.init)
+        self.visit(b.body)
+        for buf in declared:
+            self.realized.discard(buf)
+        for iv in b.iter_vars:
+            self.in_scope.discard(iv.var)
+
+    def _check_region(self, r, b):
+        if r.buffer.data not in self.buffer_data and r.buffer not in self.realized:
+            self.fail(f"block {b.name_hint} names a region of {r.buffer.name}, which is not "
+                      "declared here")
 
     def visit_IfThenElse(self, s):
         self.visit(s.condition)

@@ -1,6 +1,7 @@
 """Randomized check: simplify keeps values; eval_set and const_int_bound contain them."""
 import math
 
+import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
 from tepad import tir
@@ -78,6 +79,7 @@ def exprs():
 ranges = st.lists(st.tuples(st.integers(-6, 6), st.integers(0, 6)), min_size=3, max_size=3)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(e=exprs(), rs=ranges, data=st.data())
 def test_random_expressions(e, rs, data):

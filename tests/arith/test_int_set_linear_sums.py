@@ -1,6 +1,6 @@
 """IntSets of long sums: the ends of a sum of constants, vars and var * constant (vars of the
 domain over constant sets) are built term by term and simplified once
-(``_Evaluator._linear_ends``), instead of simplifying every partial sum (issue 17: O(k^2) for
+(``_Evaluator._linear_ends``), instead of simplifying every partial sum (O(k^2) for
 k terms). The ends must equal those the partial sums give: checked on random sums against the
 evaluator with the shortcut turned off (equal values; the terms of the simplified sum may come
 in another order)."""

@@ -1,4 +1,4 @@
-"""Nested min/max stay small (issue 17): dominated operands dropped, max over min distributed
+"""Nested min/max stay small: dominated operands dropped, max over min distributed
 when it folds, additive terms pushed into a min/max when they cancel; and witnesses skip the
 symbolic-bound search of proofs that cannot succeed."""
 import pytest

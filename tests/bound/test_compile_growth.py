@@ -1,4 +1,4 @@
-"""Compile work stays polynomial as stencil chains grow (issue 17).
+"""Compile work stays polynomial as stencil chains grow.
 
 Counts work, never seconds: the node counts of every InferBound range and the number of
 simplifier rewrites (``Simplifier._dispatch`` calls) for clamped chains of N = 4, 8, 12

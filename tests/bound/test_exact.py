@@ -266,6 +266,7 @@ def _points(st, keep):
     return st
 
 
+@pytest.mark.slow
 @settings(max_examples=50, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.data())
 def test_random_schedules_exact_subset_and_oracle(data):

@@ -1,4 +1,4 @@
-"""Exact mode gives up on a stage whose region is too costly for ISL (issue 17): the stage
+"""Exact mode gives up on a stage whose region is too costly for ISL: the stage
 gets interval bounds (recorded in ``exact_fallbacks``) and the kernel stays correct."""
 import numpy as np
 import pytest

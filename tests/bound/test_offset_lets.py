@@ -1,4 +1,4 @@
-"""Root offsets of deep stages as let variables (issue 17, ``tepad.bound.offset_lets``).
+"""Root offsets of deep stages as let variables (``tepad.bound.offset_lets``).
 
 Lowering names the root min of a stage nested three or more loops deep, with stages inside
 it, by a let variable; the producers inside see the variable instead of a sum over every
@@ -200,6 +200,7 @@ def _clamp(e, hi):
     return tir.max(tir.min(e, hi), 0)
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
 @given(_deep_chains())
 def test_random_deep_chains_match_the_reference(params):

@@ -771,6 +771,7 @@ def _reads_by_key(s2, bi, C, binds_by_pos, reads, scope, at):
     return groups
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.data())
 def test_random_gpu_regions_are_exactly_the_reads(data):

@@ -710,6 +710,28 @@ def test_E_RUN_01_kernel_error_status_bounds_check():
         mod(np.zeros(4, "float32"))
 
 
+def test_E_LOW_10_index_check_option():
+    from tepad.lower.pass_context import PassContext
+    A, B, C = chain()
+    s = te.create_schedule(C.op)
+    with pytest.raises(TepadError, match=r"build\(index_check=...\) takes True or False, got 'no'"):
+        tepad.build(s, [A, C], index_check="no")
+    with pytest.raises(TepadError, match="config 'tepad.index_check' takes True or False"):
+        with PassContext(config={"tepad.index_check": 0}):
+            tepad.build(s, [A, C])
+
+
+def test_E_RUN_06_gather_index_out_of_range():
+    A = te.placeholder((100,), "float32", name="A")
+    I = te.placeholder((8,), "int32", name="I")
+    B = te.compute((8,), lambda i: A[I[i]], name="B")
+    mod = tepad.build(te.create_schedule(B.op), [A, I, B])
+    idx = np.array([0, 1, 2, 10 ** 8, 4, 5, 6, 7], "int32")
+    with pytest.raises(TepadError, match=r"index check failed: load of tensor A at index I\[i\] "
+                                         r"= 100000000, outside the valid range \[0, 100\)"):
+        mod(np.zeros(100, "float32"), idx, np.zeros(8, "float32"))
+
+
 def test_E_RUN_02_scalar_argument_dtype():
     from tepad.runtime.args import scalar_ctype
     with pytest.raises(TepadError, match="scalar arguments must be integers, float32 or "
@@ -735,3 +757,29 @@ def test_E_RUN_05_logical_array_for_a_padded_argument():
     with pytest.raises(TepadError, match=r"expected shape \(8, 3, 3\), got \(8, 8\).*\(8, 8\) is "
                                          r"the logical shape of 'A'.*tepad.layout.to_physical"):
         mod(np.zeros((8, 8), "float32"), np.zeros((8, 8), "float32"))
+
+
+def test_E_SDF_18_different_tensor_with_the_same_name():
+    A, B, C = chain()
+    s = te.create_schedule(C.op)
+    B2 = te.compute((4, 8), lambda i, j: A[i, j] + 1, name="B")
+    with pytest.raises(TepadError, match="B is not part of this schedule, but a different tensor "
+                                         "with the same name 'B' is"):
+        s[B2]
+
+
+def test_E_TE_17_axis_index_out_of_range():
+    A, B, C = chain()
+    with pytest.raises(IndexError, match=r"B.op.axis\[2\]: B has 2 axes \['i', 'j'\]; valid "
+                                         r"indices are -2..1"):
+        B.op.axis[2]
+
+
+def test_E_RUN_07_output_shares_memory_with_an_input():
+    A = te.placeholder((16,), name="A")
+    B = te.compute((15,), lambda i: A[i] + A[i + 1], name="B")
+    mod = tepad.build(te.create_schedule(B.op), [A, B])
+    a = np.arange(16, dtype="float32")
+    with pytest.raises(TepadError, match=r"argument 1 'B' \(an output\) and argument 0 'A' \(an "
+                                         r"input\) share memory"):
+        mod(a, a[1:])

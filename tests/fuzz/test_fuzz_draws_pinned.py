@@ -31,9 +31,9 @@ PINNED_DEFAULT = [
     "4f8147ecc6d6a41a", "f158a4f0a306bea3", "440094fb46195181", "04e2a66a04e2cdc0",
 ]
 # the same with layouts always on, many illegal steps and symbolic sizes
-# (re-pinned for issue 18: split(..., tail='shift') is drawn;
-# re-pinned for issue 19: a stage with a layout may now be drawn at a loop of its consumer;
-# all re-pinned for issue 15: pragma, prefetch, storage_align and create_group are drawn)
+# (re-pinned: split(..., tail='shift') is drawn;
+# re-pinned: a stage with a layout may now be drawn at a loop of its consumer;
+# all re-pinned: pragma, prefetch, storage_align and create_group are drawn)
 PINNED_LAYOUT = [
     "1f8448f5987e6ca7", "758010a490db3519", "e6e3d099dee63ba4", "8a25dda1bc952910",
     "a0318cfdd39d28dc", "7ea208033d443e3e", "d312954958a61047", "273ad2a674cfe270",

@@ -23,6 +23,7 @@ def _failures(outcomes):
                        for i, o in outcomes if o.failed)
 
 
+@pytest.mark.slow
 def test_gpu_fixed_seed_batch_both_bound_modes():
     counts = collections.Counter()
     outcomes = []
@@ -35,6 +36,7 @@ def test_gpu_fixed_seed_batch_both_bound_modes():
     assert counts["pass"] >= 12, counts
 
 
+@pytest.mark.slow
 def test_gpu_illegal_steps_are_refused_with_tepad_error():
     cfg = Config(gpu=True, max_stages=3, illegal_rate=100, symbolic_percent=0)
     kinds = collections.Counter()
@@ -50,6 +52,7 @@ def test_gpu_illegal_steps_are_refused_with_tepad_error():
     assert len(kinds) >= 3, kinds
 
 
+@pytest.mark.slow
 def test_gpu_draws_what_the_docs_promise():
     """Generation only (no build): the drawn schedules use every GPU feature named in
     tepad/fuzz/gpu.py, and every kind of illegal GPU step."""
@@ -257,3 +260,30 @@ def test_exact_bounds_shared_tile_inside_the_threads():
             out = np.zeros(5, "float32")
             mod(b, out)
             np.testing.assert_allclose(out, reference([T], {B: b})[0])
+
+
+def test_gpu_double_buffer_draws_are_off_by_default_and_compute_when_on():
+    """``gpu_double_buffer_percent`` (default 0) draws no choice: a seed's case is the same
+    program; on, a drawn double_buffer that inject_double_buffer doubles still computes what
+    the reference computes under the race check."""
+    import sys
+    plain = generate(RandomSource("dbuf:True:31"), Config(gpu=True)).script()
+    assert ".double_buffer()" not in plain
+    assert generate(RandomSource("dbuf:True:31"),
+                    Config(gpu=True, gpu_double_buffer_percent=0)).script() == plain
+    mod = sys.modules["tepad.lower.passes.inject_double_buffer"]
+    doubled = []
+    real = mod._Inject.__init__
+
+    def spy(self, plans, split):
+        doubled.extend(plans)
+        real(self, plans, split)
+    mod._Inject.__init__ = spy
+    try:
+        out = run_source(RandomSource("dbuf:True:31"),
+                         Config(gpu=True, gpu_double_buffer_percent=80))
+    finally:
+        mod._Inject.__init__ = real
+    assert ".double_buffer()" in out.case.script()
+    assert out.status == "pass", _failures([(31, out)])
+    assert doubled

@@ -6,6 +6,7 @@ physical arrays in and out through ``tepad.layout``). If the generator changes s
 no longer contains the call it is listed for, pick new case numbers with the loop in
 ``_find`` below (the assertion message says so).
 """
+import pytest
 import numpy as np
 
 from tepad.fuzz.generator import Config, RandomSource, generate
@@ -44,11 +45,13 @@ def _check(i, pred, what):
     return case
 
 
+@pytest.mark.slow
 def test_padded_layouts_pass():
     for i in PADDED_LAYOUT:
         _check(i, _has_padded_layout, "a padded transform_layout")
 
 
+@pytest.mark.slow
 def test_rolling_buffers_pass():
     for i in ROLLING:
         _check(i, _has_rolling, "rolling_buffer")
@@ -60,6 +63,7 @@ def _has_attached_layout(case):
     return any(l.startswith(x + ".compute_at(") for x in staged for l in case.lines)
 
 
+@pytest.mark.slow
 def test_layouts_at_attach_points_pass():
     """Issue 19: transform_layout on a stage computed at a loop of its consumer is drawn as a
     legal step (the layout applies to the region realized there)."""
@@ -98,6 +102,7 @@ def test_runner_passes_physical_arrays_and_checks_padding():
     assert "do not hold pad_value -1.5" in problem
 
 
+@pytest.mark.slow
 def test_layout_rates_in_default_config():
     """Layouts and rolling buffers are drawn, but the rest of the mix stays dominant."""
     n_layout = n_plain = 0

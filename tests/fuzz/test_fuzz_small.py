@@ -18,6 +18,7 @@ from tepad.fuzz.shrink import shrink
 CI_CONFIG = Config(max_stages=3, symbolic_percent=20, illegal_rate=15)
 
 
+@pytest.mark.slow
 def test_fixed_seed_batch():
     counts = collections.Counter()
     failures = []
@@ -32,6 +33,7 @@ def test_fixed_seed_batch():
     assert counts["refused"] > 0, counts   # the illegal steps were exercised
 
 
+@pytest.mark.slow
 def test_illegal_steps_are_refused_with_tepad_error():
     cfg = Config(max_stages=3, symbolic_percent=0, illegal_rate=100)
     statuses = collections.Counter()

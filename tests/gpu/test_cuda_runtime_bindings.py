@@ -107,6 +107,50 @@ class FakeBindings:
     def cuEventElapsedTime(self, a, b):
         return self._rec("cuEventElapsedTime"), 2.0
 
+    def cuEventDestroy(self, ev):
+        return (self._rec("cuEventDestroy"),)
+
+    def cuModuleUnload(self, module):
+        return (self._rec("cuModuleUnload"),)
+
+    def cuCtxPushCurrent(self, ctx):
+        self.pushed = getattr(self, "pushed", []) + [ctx]
+        return (self._rec("cuCtxPushCurrent"),)
+
+    def cuCtxPopCurrent(self):
+        return self._rec("cuCtxPopCurrent"), self.pushed.pop()
+
+    def cuDevicePrimaryCtxRelease(self, dev):
+        return (self._rec("cuDevicePrimaryCtxRelease"),)
+
+    def CUresult(self, code):
+        return code
+
+    def cuDeviceGetName(self, n, dev):
+        return self._rec("cuDeviceGetName"), b"NVIDIA H100 80GB HBM3" + b"\0" * (n - 21)
+
+    def cuDriverGetVersion(self):
+        return self._rec("cuDriverGetVersion"), 12080
+
+    def cuDeviceTotalMem(self, dev):
+        return self._rec("cuDeviceTotalMem"), 80 * 2 ** 30
+
+    def CUmodule(self, handle):
+        return ("loaded", handle)
+
+
+class FakeLibcuda:
+    """libcuda as ctypes sees it, for cuModuleLoadDataEx: fails with a JIT error log."""
+
+    def __init__(self, log=b"ptxas application ptx input, line 12; error   : Unknown symbol"):
+        self.log = log
+
+    def cuModuleLoadDataEx(self, handle, image, n, opts, vals):
+        assert list(opts)[:2] == [5, 6]          # the error log buffer and its size
+        assert vals[1] >= len(self.log) + 1
+        ctypes.memmove(vals[0], self.log, len(self.log))
+        return 218                               # CUDA_ERROR_INVALID_PTX
+
 
 @pytest.fixture
 def bindings(monkeypatch):
@@ -166,7 +210,95 @@ def test_ptx_the_device_cannot_load_names_both_architectures(bindings):
     bindings.fail["cuModuleLoadData"] = 218          # CUDA_ERROR_INVALID_PTX
     s, args = vadd_schedule()
     f = tvm.build(s, args, target="cuda -arch=sm_90")
-    a = tvm.nd.array(np.ones(8, "float32"), tvm.cuda(0))
+    a, b, c = (tvm.nd.array(np.ones(8, "float32"), tvm.cuda(0)) for _ in range(3))
     with pytest.raises(TepadError, match=r"cuModuleLoadData.*PTX for sm_90, device cuda\(0\) "
                                          r"is sm_86.*'cuda -arch=sm_86'"):
-        f(a, a, a)
+        f(a, b, c)
+
+
+def test_invalid_ptx_shows_the_jit_log(bindings):
+    d = tvm.runtime.cuda_driver.get_driver()
+    d._init()
+    d._libcuda = FakeLibcuda()
+    s, args = vadd_schedule()
+    f = tvm.build(s, args, target="cuda")
+    a, b, c = (tvm.nd.array(np.ones(8, "float32"), tvm.cuda(0)) for _ in range(3))
+    with pytest.raises(TepadError, match=r"cuModuleLoadDataEx.*CUDA_ERROR_FAKE_218.*PTX JIT "
+                                         r"said:\nptxas application ptx input, line 12"):
+        f(a, b, c)
+
+
+def test_a_fault_reported_later_names_the_last_launch(bindings):
+    s, args = vadd_schedule()
+    f = tvm.build(s, args, target="cuda")
+    x = np.ones(100, "float32")
+    a, b, c = (tvm.nd.array(x, tvm.cuda(0)) for _ in range(3))
+    f(a, b, c)
+    bindings.fail["cuMemcpyDtoH"] = 700              # CUDA_ERROR_ILLEGAL_ADDRESS
+    with pytest.raises(TepadError, match=r"cuMemcpyDtoH failed.*kernel faulted earlier.*"
+                                         r"main_kernel \(grid 2x1x1, block 64x1x1, 0 bytes.*"
+                                         r"TEPAD_CUDA_LAUNCH_BLOCKING=1"):
+        c.numpy()
+
+
+def test_launch_blocking_names_the_faulting_kernel(bindings, monkeypatch):
+    monkeypatch.setenv("TEPAD_CUDA_LAUNCH_BLOCKING", "1")
+    s, args = vadd_schedule(factor=32)
+    f = tvm.build(s, args, target="cuda")
+    assert f.launch_blocking
+    a, b, c = (tvm.nd.array(np.ones(100, "float32"), tvm.cuda(0)) for _ in range(3))
+    f(a, b, c)
+    assert bindings.calls[-1] == "cuCtxSynchronize"   # checked after the launch
+    bindings.fail["cuCtxSynchronize"] = 700
+    with pytest.raises(TepadError, match=r"module main: kernel main_kernel \(grid 4x1x1, "
+                                         r"block 32x1x1, 0 bytes dynamic shared memory\) "
+                                         r"faulted: CUDA cuCtxSynchronize failed"):
+        f(a, b, c)
+
+
+def test_launch_errors_name_kernel_and_configuration(bindings):
+    s, args = vadd_schedule()
+    f = tvm.build(s, args, target="cuda")
+    a, b, c = (tvm.nd.array(np.ones(100, "float32"), tvm.cuda(0)) for _ in range(3))
+    bindings.fail["cuLaunchKernel"] = 701            # CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES
+    with pytest.raises(TepadError, match=r"launching kernel main_kernel \(grid 2x1x1, block "
+                                         r"64x1x1.*CUDA_ERROR_FAKE_701"):
+        f(a, b, c)
+
+
+def test_frees_push_the_context_and_failures_warn(bindings):
+    a = tvm.nd.array(np.ones(8, "float32"), tvm.cuda(0))
+    bindings.ctx_current = "someone else's"
+    del a
+    assert bindings.calls[-3:] == ["cuCtxPushCurrent", "cuMemFree", "cuCtxPopCurrent"]
+    b = tvm.nd.array(np.ones(8, "float32"), tvm.cuda(0))
+    bindings.fail["cuMemFree"] = 1
+    with pytest.warns(RuntimeWarning, match="freeing 32 bytes of cuda\\(0\\) memory.*"
+                                            "cuMemFree failed"):
+        del b
+        import gc
+        gc.collect()
+
+
+def test_modules_unloaded_events_destroyed_contexts_released(bindings):
+    import gc
+    s, args = vadd_schedule(factor=16)
+    f = tvm.build(s, args, target="cuda", name="unload_me")
+    a, b, c = (tvm.nd.array(np.ones(64, "float32"), tvm.cuda(0)) for _ in range(3))
+    f.time_evaluator(f.entry_name, tvm.cuda(0), number=1, repeat=1)(a, b, c)
+    assert bindings.calls.count("cuEventCreate") == bindings.calls.count("cuEventDestroy") == 2
+    f._finalizer()                                    # what collecting the module runs
+    assert "cuModuleUnload" in bindings.calls
+    d = tvm.runtime.cuda_driver.get_driver()
+    d.release()
+    assert "cuDevicePrimaryCtxRelease" in bindings.calls
+    n = len(bindings.calls)
+    del a
+    gc.collect()
+    assert len(bindings.calls) == n                   # after release: nothing to free
+
+
+def test_describe_for_the_check_script(bindings):
+    d = tvm.runtime.cuda_driver.get_driver()
+    assert d.describe(0) == {"name": "NVIDIA H100 80GB HBM3", "compute_capability": "8.6",
+                             "driver_cuda_version": "12.8", "memory_gib": 80.0, "devices": 1}

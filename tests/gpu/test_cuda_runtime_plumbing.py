@@ -140,12 +140,12 @@ def test_global_scratch_between_two_kernels(fake):
 
 def test_time_evaluator_times_with_events(fake):
     f = _vadd(fake)
-    a = tvm.nd.array(np.ones(64, "float32"), tvm.cuda(0))
-    t = f.time_evaluator(f.entry_name, tvm.cuda(0), number=4, repeat=3)(a, a, a)
+    a, b, c = (tvm.nd.array(np.ones(64, "float32"), tvm.cuda(0)) for _ in range(3))
+    t = f.time_evaluator(f.entry_name, tvm.cuda(0), number=4, repeat=3)(a, b, c)
     assert len(t.results) == 3
     assert t.mean == pytest.approx(0.5e-3)      # the fake's 0.5 ms per launch
     assert len(fake.launches) == 1 + 12
-    t = f.time_evaluator(f.entry_name, tvm.cuda(0), number=1, min_repeat_ms=5)(a, a, a)
+    t = f.time_evaluator(f.entry_name, tvm.cuda(0), number=1, min_repeat_ms=5)(a, b, c)
     assert t.mean == pytest.approx(0.5e-3)
 
 
@@ -220,7 +220,8 @@ def test_importing_tepad_does_not_import_cuda_bindings():
 def test_hand_built_device_function_builds_and_launches(fake):
     f = tvm.build(_shared_reverse_kernel(), target="cuda")
     a = tvm.nd.array(np.ones(1024, "float32"), tvm.cuda(0))
-    f(a, a)
+    b = tvm.nd.empty((1024,), "float32", tvm.cuda(0))
+    f(a, b)
     (name, grid, block, shared, args), = fake.launches
     assert (name, grid, block, shared) == ("rev_kernel", (8, 1, 1), (128, 1, 1), 0)
 
@@ -230,7 +231,7 @@ def test_save_ptx(fake, tmp_path):
     f.imported_modules[0].save(str(tmp_path / "myadd.ptx"))
     assert (tmp_path / "myadd.ptx").read_text() == f.get_source()
     with pytest.raises(TepadError, match=r"\.ptx"):
-        f.save(str(tmp_path / "myadd.o"))
+        f.save(str(tmp_path / "myadd.bin"))
 
 
 def test_device_attributes(fake, monkeypatch):

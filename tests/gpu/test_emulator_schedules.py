@@ -129,6 +129,7 @@ def test_time_evaluator_on_the_emulated_device():
     np.testing.assert_array_equal(c, 2 * a)
 
 
+@pytest.mark.slow
 @given(rows=st.integers(1, 40), cols=st.integers(1, 40), fx=st.sampled_from([1, 3, 8, 32]),
        fy=st.sampled_from([1, 2, 5]), reduce=st.booleans(), seed=st.integers(0, 2**16))
 def test_random_gpu_schedules_match_the_oracle(rows, cols, fx, fy, reduce, seed):

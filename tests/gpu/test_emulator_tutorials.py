@@ -114,6 +114,7 @@ def test_shared_memory_matmul_schedule(N, tile, vthreads):
     assert _count_syncs(gpu) >= 2 and _count_syncs(cpu) == 0
 
 
+@pytest.mark.slow
 @given(rows=st.integers(1, 24), cols=st.integers(1, 70), threads=st.sampled_from([1, 2, 5, 8, 32]),
        rows_per_block=st.sampled_from([1, 3, 4]), op=st.sampled_from(["sum", "max", "min"]),
        seed=st.integers(0, 2**16))
@@ -128,6 +129,7 @@ def test_random_cross_thread_reductions_match_the_oracle(rows, cols, threads, ro
     np.testing.assert_allclose(b, reference(B, {A: a}), rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.slow
 @given(tile_y=st.sampled_from([1, 2, 4, 8]), tile_x=st.sampled_from([1, 2, 4, 8, 16]),
        extra_h=st.integers(0, 20), extra_w=st.integers(0, 20), stencil=st.booleans(),
        shared=st.booleans(), local=st.booleans(), cooperative=st.booleans(),

@@ -272,6 +272,7 @@ def test_reduction_over_a_symbolic_row_length():
         np.testing.assert_allclose(b, a.sum(axis=1), rtol=1e-5)
 
 
+@pytest.mark.slow
 @settings(max_examples=15)
 @given(n=st.integers(1, 12), m=st.integers(1, 70), threads=st.integers(1, 40),
        rows=st.integers(1, 4), reducer=st.sampled_from(["sum", "max"]),

@@ -1,4 +1,4 @@
-"""transform_layout on a stage computed at an inner loop of its consumer (issue 19, item 3).
+"""transform_layout on a stage computed at an inner loop of its consumer.
 
 The layout map applies to the region the stage realizes at its attach point (a local buffer
 in the region's own coordinates); padding there follows RFC 0077 as for a root stage.

@@ -248,7 +248,7 @@ def test_layout_errors():
     s2 = te.create_schedule(C.op)
     s2[B].transform_layout(lambda i: [i // 4, i % 4])
     s2[B].compute_at(s2[C], C.op.axis[0])
-    # no longer an error (issue 19): the layout applies to the one-element region B realizes
+    # no longer an error: the layout applies to the one-element region B realizes
     # per iteration of C's loop (tests/layout/test_layout_at_attach.py)
     a = rng.random(8, dtype="float32")
     c = np.zeros(8, "float32")

@@ -1,4 +1,4 @@
-"""Deeply nested pipelines lower and build (issue 17): ``tepad.lower.deep_stack``.
+"""Deeply nested pipelines lower and build: ``tepad.lower.deep_stack``.
 
 A stage computed inside its consumer's loops nests a few statements per stage; 150 such stages
 go past Python's default recursion limit in the IR walkers. Lowering and building run in a

@@ -41,7 +41,8 @@ def test_build_runs_every_step_in_order():
     log = PassLog(keep=True)
     lower_for_codegen(s, args, log=log)
     assert [st.label for st in log.steps] == ["schedule_ops"] + labels()
-    assert labels()[-1] == "simplify#5" and "flatten_physical_axes" in labels()
+    assert labels()[-2:] == ["simplify#5", "instrument_index_checks"]
+    assert "flatten_physical_axes" in labels()
 
 
 def test_options_select_passes_from_the_list():
@@ -50,6 +51,9 @@ def test_options_select_passes_from_the_list():
     checked = labels(Options(checked=True))
     assert checked.index("check_assumes") < checked.index("remove_assume")
     assert labels(Options(bounds_check=True))[-1] == "instrument_bound_checks"
+    # bounds_check covers every access: the data-dependent checks are then not run again
+    assert "instrument_index_checks" not in labels(Options(bounds_check=True))
+    assert "instrument_index_checks" not in labels(Options(index_check=False))
     assert "flatten_physical_axes" not in labels(Options(target="texture"))
 
 
@@ -120,7 +124,8 @@ def test_user_passes_run_at_their_phases():
         got = labels(Options.from_context())
         lower_for_codegen(s, args, opts=Options.from_context())
     assert seen == [0, 1, 2, 3]
-    assert got[0] == "user0:spy0" and got[-1] == "user3:spy3"
+    # phase 3 runs last but for the checks (they guard what the user passes produce)
+    assert got[0] == "user0:spy0" and got[-2:] == ["user3:spy3", "instrument_index_checks"]
     # phase 1 ends the lower phase (after its storage_flatten, hoist_expression, simplify#2)
     assert got.index("user1:spy1") == got.index("simplify#2") + 1
     assert got.index("user2:spy2") == got.index("simplify#3") + 1

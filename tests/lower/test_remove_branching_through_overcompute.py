@@ -73,7 +73,7 @@ def test_nothing_to_do_returns_same_object():
     assert rbto(f) is f
 
 
-# --- reductions over padded axes (issue 19, item 2) ----------------------------------------
+# --- reductions over padded axes ----------------------------------------
 from tepad.layout import from_physical                               # noqa: E402
 from tepad.lower.passes import remove_assume, remove_store_undef, simplify   # noqa: E402
 from tepad.tir.functor import collect_vars                            # noqa: E402

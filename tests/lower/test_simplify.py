@@ -101,7 +101,7 @@ def test_a_function_simplify_returned_comes_back_as_it_is():
 
 def test_build_after_lower_runs_no_second_simplify():
     """lower's last Simplify comes after its hoisting, so build's Simplify steps meet its
-    output unchanged (issue 17: they re-simplified whole deep pipelines)."""
+    output unchanged (they re-simplified whole deep pipelines)."""
     n = 64
     A = te.placeholder((n, n), name="A")
     B = te.compute((n, n), lambda i, k: A[i, k] * 2.0, name="B")

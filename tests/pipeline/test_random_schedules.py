@@ -1,4 +1,5 @@
 """Differential test: random compute DAGs under random legal schedules equal the oracle."""
+import pytest
 import numpy as np
 from hypothesis import HealthCheck, given, settings, strategies as st
 
@@ -8,6 +9,7 @@ from tepad.testing import reference
 from random_programs import draw_program
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.data())
 def test_random_schedule_matches_oracle(data):

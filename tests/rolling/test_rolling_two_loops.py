@@ -1,4 +1,4 @@
-"""rolling_buffer along a region that moves with two loops (issue 19): a producer computed at
+"""rolling_buffer along a region that moves with two loops: a producer computed at
 the inner loop of a split axis (region min y.outer*8 + y.inner) rolls along the combined
 iteration order, the realize hoisted above y.outer (TVM refuses this)."""
 import numpy as np

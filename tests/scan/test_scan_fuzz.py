@@ -3,6 +3,8 @@ sometimes through a body stage, with every schedule primitive on their init, upd
 stages, differentially against tepad.testing.reference (interval and exact bounds)."""
 import collections
 
+import pytest
+
 from tepad.fuzz.case import Config
 from tepad.fuzz.generator import generate
 from tepad.fuzz.runner import run_source
@@ -11,6 +13,7 @@ from tepad.fuzz.sources import RandomSource
 CFG = Config(scan_percent=50, max_stages=4)
 
 
+@pytest.mark.slow
 def test_scan_cases_match_the_reference():
     counts = collections.Counter()
     with_scan = 0

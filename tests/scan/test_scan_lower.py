@@ -241,6 +241,7 @@ def test_scan_with_a_reduction_in_its_body():
     np.testing.assert_allclose(reference(res, {X: a}), e, rtol=1e-5)
 
 
+@pytest.mark.slow
 @given(m=st.integers(2, 7), n=st.integers(1, 9), t0=st.integers(1, 2),
        factor=st.integers(1, 5), how=st.sampled_from(["root", "at", "inline"]),
        par=st.booleans(), exact=st.booleans())

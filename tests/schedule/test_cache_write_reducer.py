@@ -1,4 +1,4 @@
-"""cache_write of a reduction whose reducer reads a data-parallel variable (issue 19, item 1).
+"""cache_write of a reduction whose reducer reads a data-parallel variable.
 
 TVM's test_loop_dep_reduce_cache_write: the combiner, the identity and the reduce axis's
 domain all use the compute's axis ``n``; after cache_write every one of them must use the

@@ -58,7 +58,7 @@ def test_axis_separators_give_a_two_dimensional_physical_buffer():
         s[A].set_axis_separators([3])
 
 
-def test_double_buffer_is_recorded_and_changes_nothing():
+def test_double_buffer_is_recorded_and_computes_the_same():
     A = te.placeholder((16, 8), name="A")
     B = te.compute((16, 8), lambda i, j: A[i, j] + 1.0, name="B")
     C = te.compute((16, 8), lambda i, j: B[i, j] * 2.0, name="C")
@@ -68,7 +68,8 @@ def test_double_buffer_is_recorded_and_changes_nothing():
     plain = tepad.lower(s, [A, C])["main"].script()
     s[B].double_buffer()
     assert s[B].is_double_buffered
-    assert tepad.lower(s, [A, C])["main"].script() == plain
+    # the IR facts are tests/lower/test_inject_double_buffer.py's
+    assert tepad.lower(s, [A, C])["main"].script() != plain
     a = np.random.default_rng(3).random((16, 8), dtype="float32")
     c = np.zeros((16, 8), "float32")
     tepad.build(s, [A, C])(a, c)

@@ -11,6 +11,7 @@ from tepad.fuzz.runner import run_source
 from tepad.fuzz.tensorize import matching_intrinsic
 
 
+@pytest.mark.slow
 def test_tensorized_cases_pass():
     tensorized = 0
     for i in range(10):

@@ -47,7 +47,7 @@ SYNC = "tir.tvm_storage_sync"
 BLOCK_TAGS = ("blockIdx.z", "blockIdx.y", "blockIdx.x")     # outer to inner
 THREAD_TAGS = ("threadIdx.z", "threadIdx.y", "threadIdx.x")
 # storage scopes allocated once per block (the others: once per thread)
-BLOCK_SCOPES = ("shared", "shared.dyn", "warp")
+BLOCK_SCOPES = ("shared", "shared.dyn")
 # intrinsics whose meaning needs threads running in lockstep (warps): not emulated
 WARP_CALLS = ("tir.tvm_warp_shuffle", "tir.tvm_warp_shuffle_up", "tir.tvm_warp_shuffle_down",
               "tir.tvm_warp_activemask", "tir.tvm_thread_allreduce", "tir.ptx_mma",
@@ -170,6 +170,12 @@ class _Strip(Mutator):
         scope = s.annotations.get("scope") or self.k.buffer_scopes.get(s.buffer_var) or ""
         if scope in ("", "global"):
             scope = "local" if self.under_thread else "shared"
+        if scope.startswith("warp"):
+            # run thread after thread, a warp buffer would be read before the other lanes
+            # stored into it: lower_warp_memory's emulator form orders that with barriers
+            raise TepadError(f"kernel {self.k.name}: warp buffer {s.buffer_var.name} reached "
+                             "emulate_gpu_threads; warp_memory_for_emulator must make it a "
+                             "shared buffer with barriers first (tepad.build does)")
         body = self.visit(s.body)
         if scope in BLOCK_SCOPES:
             self.shared.append(S.Allocate(s.buffer_var, s.dtype, s.extents, s.condition,

@@ -25,7 +25,7 @@ Algorithm (TVM's InjectRollingBuffer, generalised as in its pull request, apache
    ``y.outer*8 + y.inner``) rolls along ``v`` when the window never moves backwards
    (``c_o >= (e - 1)*c_i``, ``e`` the inner loop's largest extent): the realize is hoisted above
    ``v_o`` and the previous iteration of ``(v_o, v)`` is ``(v_o, v - 1)``, or
-   ``(v_o - 1, last v)`` at the start of the inner loop (issue 19; TVM refuses this).
+   ``(v_o - 1, last v)`` at the start of the inner loop (TVM refuses this).
 2. Rolling axis: the outermost loop that is the single loop var of some dimension with a
    positive overlap; that dimension (the first such one) is folded to ``ext``. No such
    dimension: TepadError naming the buffer, each dim's overlap, and what would be valid.

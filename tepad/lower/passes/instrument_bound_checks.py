@@ -24,12 +24,22 @@ already flattened, vectorized and unrolled). Guarantees on the result:
 
 Only the message is static (the codegen's error statuses carry no runtime values), so the
 error names the index *expression*, not its value.
+
+``instrument_index_checks`` (run by default by ``tepad.build``; ``index_check=False`` turns it
+off) is the same instrumentation restricted to *data-dependent* accesses: those whose index
+reads memory (a ``BufferLoad``, an extern call, or a variable bound to such a value: gathers,
+scatters, indices a ``te.extern`` produced). Affine accesses, whose ranges InferBound and the
+read check proved, get no check, so a kernel without data-dependent indices is returned
+unchanged. Its messages also carry the offending value: the ``AssertStmt`` message is a
+``Call(ERROR_VALUE_OP, [text, value])`` whose text holds ``VALUE_MARK``; on failure the
+kernel stores the value (as int64) in its ``tepad_error_value`` global and the runtime puts
+it in the message.
 """
 from __future__ import annotations
 
-from ...errors import InternalError
+from ...errors import ERROR_VALUE_OP, VALUE_MARK, InternalError
 from ...tir import dtype as dt
-from ...tir.expr import (And, BufferLoad, Call, Cast, ConstExpr, GE, IntImm, LT, Let, Not,
+from ...tir.expr import (And, Broadcast, BufferLoad, Call, Cast, ConstExpr, GE, IntImm, LT, Let, Not,
                          PrimExpr, Ramp, Select, StringImm, BinaryOp, convert)
 from ...tir.expr import add, cast, mul
 from ...tir.function import PrimFunc
@@ -121,6 +131,43 @@ class _Lane(Mutator):
                             f"into lanes: {node!r}")
 
 
+# calls whose result is not a function of their arguments' values alone
+_OPAQUE_CALLS = ("tir.call_extern", "tir.call_packed", "tir.call_pure_extern",
+                 "call_extern", "call_packed", "call_pure_extern", "tir.call_llvm_intrin")
+
+
+class _ReadsMemory(Visitor):
+    """Whether an expression's value depends on memory: it loads from a buffer, calls an
+    extern function, or uses a variable in ``tainted`` (bound to such a value)."""
+
+    class Found(Exception):
+        pass
+
+    def __init__(self, tainted):
+        self.tainted = tainted
+
+    def visit_BufferLoad(self, e):
+        raise self.Found
+
+    def visit_Call(self, e):
+        if e.op in _OPAQUE_CALLS:
+            raise self.Found
+        self.visit(e.args)
+
+    def visit_Var(self, v):
+        if v in self.tainted:
+            raise self.Found
+
+    visit_SizeVar = visit_Var
+
+    def check(self, e) -> bool:
+        try:
+            self.visit(e)
+        except self.Found:
+            return True
+        return False
+
+
 class _Collect(Visitor):
     """The checks one statement's expressions need, innermost accesses first.
 
@@ -131,7 +178,7 @@ class _Collect(Visitor):
     def __init__(self, owner: "_Instrument"):
         self.owner = owner
         self.context: list = list(owner.lane_context)
-        self.checks: list = []  # (condition, message)
+        self.checks: list = []  # (condition, message, value or None)
 
     def wrap(self, cond):
         for entry in reversed(self.context):
@@ -174,8 +221,13 @@ class _Collect(Visitor):
 
 
 class _Instrument(Mutator):
-    def __init__(self, func: PrimFunc):
+    """``data_dependent_only``: check only accesses whose index reads memory, with the
+    offending value in the message (``instrument_index_checks``)."""
+
+    def __init__(self, func: PrimFunc, data_dependent_only: bool = False):
         self.func = func
+        self.data_dependent_only = data_dependent_only
+        self.tainted: set = set()      # LetStmt variables bound to memory-dependent values
         self.sizes: dict = {}  # data Var -> list of per-physical-axis sizes
         for p in func.params:
             buf = func.buffer_map.get(p)
@@ -202,16 +254,34 @@ class _Instrument(Mutator):
         raise InternalError(f"instrument_bound_checks: {buf.name} accessed with {n_indices} "
                             f"indices but has {len(sizes)} physical axes")
 
+    def _reads_memory(self, e, ctx) -> bool:
+        tainted = set(self.tainted)
+        for entry in ctx:                   # expression Lets, outermost first
+            if entry[0] == "let" and _ReadsMemory(tainted).check(entry[2]):
+                tainted.add(entry[1])
+        return _ReadsMemory(tainted).check(e)
+
     def access_checks(self, col: _Collect, buf, indices, kind: str):
-        sizes = self._sizes_for(buf, len(indices))
         ctx = col.context
+        checked_axes = None
+        if self.data_dependent_only:
+            checked_axes = [self._reads_memory(convert(i), ctx) for i in indices]
+            if not any(checked_axes):
+                return
+        sizes = self._sizes_for(buf, len(indices))
         vmap = dict(self.vector_lets)
         vmap.update({e[1]: e[2] for e in ctx if e[0] == "let" and dt.lanes(e[1].dtype) > 1})
         lane_ctx = [e for e in ctx if e[0] == "lanes"]
         for axis, (idx, size) in enumerate(zip(indices, sizes)):
+            if checked_axes is not None and not checked_axes[axis]:
+                continue
             idx = convert(idx)
             size = cast(dt.element_of(idx.dtype), size)
             lanes = max([dt.lanes(idx.dtype)] + [dt.lanes(e[1].dtype) for e in lane_ctx])
+            where = "" if len(sizes) == 1 else f" (physical axis {axis})"
+            if self.data_dependent_only:
+                self._value_checks(col, ctx, vmap, lane_ctx, buf, kind, where, idx, size, lanes)
+                continue
             if lanes == 1:
                 cond = self._wrap(ctx, _in_range(idx, size), None, vmap)
             elif isinstance(idx, Ramp) and not lane_ctx:
@@ -227,10 +297,58 @@ class _Instrument(Mutator):
                     cond = _and(cond, self._wrap(ctx, _in_range(li, size), k, vmap))
             if _is_true(cond):
                 continue
-            where = "" if len(sizes) == 1 else f" (physical axis {axis})"
             msg = (f"bounds check failed: {kind} of buffer {buf.name}{where} at index "
                    f"{_text(idx)} outside [0, {_text(size)})")
-            col.checks.append((cond, msg))
+            col.checks.append((cond, msg, None))
+            self.n_checks += 1
+
+    def _value_checks(self, col, ctx, vmap, lane_ctx, buf, kind, where, idx, size, lanes):
+        """Checks of a data-dependent index that report its value: one check for all lanes of a
+        vector index, reporting the first lane outside (a ``Ramp`` over a data-dependent base:
+        its first and last lane)."""
+        def msg(shown):
+            return (f"index check failed: {kind} of tensor {buf.name}{where} at index "
+                    f"{_text(shown)} = {VALUE_MARK}, outside the valid range "
+                    f"[0, {_text(size)}) (the index is read from memory: check the index "
+                    "values passed in; build(..., index_check=False) removes this check)")
+        if lanes == 1:
+            pairs = [(self._wrap(ctx, _in_range(idx, size), None, vmap), idx, idx)]
+        elif isinstance(idx, Ramp) and not lane_ctx:
+            first = _Lane(0, vmap).visit(idx)
+            last = _Lane(lanes - 1, vmap).visit(idx)
+            first_ok = _in_range(first, size)
+            cond = self._wrap(ctx, _and(first_ok, _in_range(last, size)), None, vmap)
+            pairs = [(cond, Select(first_ok, last, first), idx)]
+        elif all(e[0] == "let" and dt.lanes(e[1].dtype) == 1 for e in ctx):
+            # a gather: one vector condition (codegen: all lanes in range), the value
+            # vector whose first lane outside the message shows
+            lo = Broadcast(IntImm(0, dt.element_of(idx.dtype)), lanes)
+            cond = self._wrap(ctx, And(GE(idx, lo), LT(idx, Broadcast(size, lanes))),
+                              None, vmap)
+            pairs = [(cond, idx, idx)]
+        else:
+            # one check for all lanes (one branch); the value is the first bad lane's
+            conds, values = [], []
+            for k in range(lanes):
+                li = _Lane(k, vmap).visit(idx) if dt.lanes(idx.dtype) > 1 else idx
+                conds.append(self._wrap(ctx, _in_range(li, size), k, vmap))
+                values.append(li)
+            cond, value = _true(), None
+            for c, v in reversed(list(zip(conds, values))):
+                if _is_true(c):
+                    continue
+                cond = _and(c, cond)
+                value = v if value is None else Select(c, value, v)
+            pairs = [(cond, value, idx)] if value is not None else []
+        for cond, value, shown in pairs:
+            if _is_true(cond):
+                continue
+            for entry in reversed(ctx):
+                if entry[0] == "let" and dt.lanes(entry[1].dtype) == 1:
+                    value = Let(entry[1], entry[2], value)
+            col.checks.append((cond, msg(shown), cast(dt.with_lanes("int64", dt.lanes(value.dtype))
+                                                      if dt.lanes(value.dtype) > 1 else "int64",
+                                                      value)))
             self.n_checks += 1
 
     @staticmethod
@@ -258,8 +376,10 @@ class _Instrument(Mutator):
 
     @staticmethod
     def guard(checks, stmt):
-        for cond, msg in reversed(checks):
-            stmt = AssertStmt(cond, StringImm(msg), stmt)
+        for cond, msg, value in reversed(checks):
+            message = StringImm(msg) if value is None else \
+                Call("int64", ERROR_VALUE_OP, [StringImm(msg), value])
+            stmt = AssertStmt(cond, message, stmt)
         return stmt
 
     # -- statements -------------------------------------------------------------------------
@@ -291,9 +411,14 @@ class _Instrument(Mutator):
         vector = dt.lanes(s.var.dtype) > 1
         if vector:
             self.vector_lets[s.var] = s.value
+        tainted = self.data_dependent_only and _ReadsMemory(self.tainted).check(s.value)
+        if tainted:
+            self.tainted.add(s.var)
         body = self.visit(s.body)
         if vector:
             del self.vector_lets[s.var]
+        if tainted:
+            self.tainted.discard(s.var)
         return self.guard(checks, s.replace(body=body))
 
     def visit_For(self, s):
@@ -352,4 +477,14 @@ def instrument_bound_checks(func: PrimFunc) -> PrimFunc:
     return func if body is func.body else func.with_body(body)
 
 
-__all__ = ["instrument_bound_checks"]
+def instrument_index_checks(func: PrimFunc) -> PrimFunc:
+    """``func`` with an ``AssertStmt`` before every access whose index reads memory
+    (gathers, scatters, extern-produced indices), checking it lies in its buffer and
+    reporting the offending value; ``func`` itself when it has no such access."""
+    if not isinstance(func, PrimFunc):
+        raise TypeError(f"instrument_index_checks expects a PrimFunc, got {type(func).__name__}")
+    body = _Instrument(func, data_dependent_only=True).visit(func.body)
+    return func if body is func.body else func.with_body(body)
+
+
+__all__ = ["instrument_bound_checks", "instrument_index_checks"]

@@ -175,6 +175,15 @@ class _Flatten(Mutator):
     def visit_Var(self, v):
         return self.data_map.get(v, v)
 
+    def visit_AttrStmt(self, s):
+        # TVM's StorageFlatten: a double_buffer_scope on a realized buffer names its
+        # allocation's var (inject_double_buffer works on the Allocate)
+        if s.attr_key == "double_buffer_scope" and isinstance(s.node, Buffer) and \
+                s.node in self.entries:
+            data = self.data_map.get(s.node.data, s.node.data)
+            return AttrStmt(data, s.attr_key, self.visit(s.value), self.visit(s.body))
+        return self.generic_visit(s)
+
     def _view(self, buf):
         """A buffer this pass does not flatten, over the memory of a realized one: the same
         view of the allocation."""

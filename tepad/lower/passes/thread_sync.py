@@ -16,6 +16,12 @@ Two accesses do not conflict (TVM's rule) when they touch the same index and tha
 uses the innermost thread index: the thread reads its own element. Thread variables of
 different launches of one tag count as the same index. Barriers already present (the
 allreduce lowering's) count. Functions without shared allocations are returned unchanged.
+
+Double buffering (inject_double_buffer, TVM's rule): a write inside a
+``double_buffer_write`` attr fills the half the next iteration reads, so a read after it in
+the same iteration of its loop does not conflict with it; once the loop's iteration ends
+(into the next one, or out of the loop) it is an ordinary write again. One barrier per
+iteration then remains: before the next half's writes (the previous iteration read it).
 """
 from __future__ import annotations
 
@@ -42,11 +48,26 @@ def is_sync(s) -> bool:
     return isinstance(s, Evaluate) and isinstance(s.value, Call) and s.value.op == SYNC_OP
 
 
-class _Access:
-    __slots__ = ("write", "var", "index", "thread")
+DOUBLE_BUFFER_WRITE = "double_buffer_write"
 
-    def __init__(self, write, var, index, thread):
+
+class _Access:
+    __slots__ = ("write", "var", "index", "thread", "db")
+
+    def __init__(self, write, var, index, thread, db=False):
         self.write, self.var, self.index, self.thread = write, var, index, thread
+        # a write inside inject_double_buffer's double_buffer_write: it fills the half the
+        # next iteration reads, so reads later in the same iteration (the other half) do
+        # not conflict with it
+        self.db = db
+
+
+def _plain(accesses, keep=()):
+    """``accesses`` with double-buffer writes made ordinary (they cross a loop boundary:
+    the next iteration, or what follows the loop, reads the half they wrote), except those
+    of buffers in ``keep`` (a loop inside their double_buffer_write attr: the producer's)."""
+    return [_Access(a.write, a.var, a.index, a.thread) if a.db and a.var not in keep else a
+            for a in accesses]
 
 
 def _conflict(a: _Access, b: _Access) -> bool:
@@ -85,7 +106,15 @@ class _Collect(Visitor):
         self.generic_visit(s)
         if s.buffer.data in self.p.shared:
             self.out.append(_Access(True, s.buffer.data, self._index(s.indices),
-                                    self.p.thread))
+                                    self.p.thread, s.buffer.data in self.p.db_write))
+
+    def visit_AttrStmt(self, s):
+        if s.attr_key != DOUBLE_BUFFER_WRITE:
+            return self.generic_visit(s)
+        self.p.db_write.add(s.node)
+        self.visit(s.value)
+        self.visit(s.body)
+        self.p.db_write.discard(s.node)
 
     def visit_Var(self, v):
         # the pointer itself handed to a call: any element may be read or written
@@ -100,6 +129,7 @@ class _Planner:
         self.canon = canonical_thread_vars(kernel)
         self.varying = set()              # thread indices and what is computed from them
         self.thread = None                # innermost thread index (canonical) where we are
+        self.db_write = set()             # buffers inside their double_buffer_write attr
 
     # -- uniformity: every thread of a block takes the same path
     def uniform(self, *exprs) -> bool:
@@ -141,6 +171,10 @@ class _Planner:
                     self.thread = self.canon.get(v, v)
                 body, pending = self.plan(s.body, pending)
                 self.thread = saved
+            elif s.attr_key == DOUBLE_BUFFER_WRITE:
+                self.db_write.add(s.node)
+                body, pending = self.plan(s.body, pending)
+                self.db_write.discard(s.node)
             else:
                 body, pending = self.plan(s.body, pending)
             return _rebuild(s, body), pending
@@ -183,7 +217,8 @@ class _Planner:
         # against the accesses before the body's first barrier, and fixed by one barrier
         # before the loop, not one in every iteration
         _, carried = self.plan(s.body, [])
-        body, end = self.plan(s.body, carried)
+        body, end = self.plan(s.body, _plain(carried, self.db_write))
+        end = _plain(end, self.db_write)
         head, stopped = self.head(body)
         runs = isinstance(s.extent, IntImm) and s.extent.value > 0
         loop = _rebuild(s, body)
@@ -220,7 +255,8 @@ class _Planner:
 
     @staticmethod
     def _conflicts(pending, acc) -> bool:
-        return any(_conflict(p, a) for a in acc for p in pending if p.write != a.write)
+        return any(_conflict(p, a) for a in acc for p in pending
+                   if p.write != a.write and not (p.db and not a.write))
 
 
 def _union(a, b):
@@ -258,8 +294,9 @@ class _Kernels(Mutator):
 
 def thread_sync(func: PrimFunc, storage_scope: str = "shared") -> PrimFunc:
     """``func`` with the shared-memory barriers the module describes. ``storage_scope``
-    (TVM's argument): ``"shared"``; ``"warp"`` gives ``func`` unchanged (tepad has no warp
-    memory, so there is nothing to order); anything else is a TepadError."""
+    (TVM's argument): ``"shared"``; ``"warp"`` gives ``func`` unchanged (warp buffers become
+    registers read through shuffles, which order the lanes themselves: lower_warp_memory);
+    anything else is a TepadError."""
     if storage_scope == "warp":
         return func
     if storage_scope != "shared":

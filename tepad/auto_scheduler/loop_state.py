@@ -1,0 +1,198 @@
+"""States and their steps (TVM's ``auto_scheduler.loop_state``).
+
+A state is a list of steps, each a JSON list naming stages and loops by name:
+
+* ``["SKETCH", params]``: which sketch parameters made the state (no effect on replay);
+* ``["CI", stage]``: ``compute_inline``; ``["CHW", stage, scope]``: ``cache_write`` (the
+  cache stage is named ``stage.scope`` and keeps the original loop names);
+* ``["SP", stage, loop, [f1, ..., fn]]``: split ``loop`` into ``loop.0 .. loop.n`` whose
+  inner extents are ``f1 .. fn`` (the outer one takes the rest);
+* ``["RE", stage, [loops]]``; ``["FU", stage, [loops]]`` (the fused loop is named by joining
+  the names with ``@``); ``["AN", stage, loop, "parallel" | "vectorize" | "unroll"]``;
+* ``["CA", stage, target_stage, target_loop]``: ``compute_at``;
+* ``["PR", stage, loop, pragma, value]``: ``pragma`` (``auto_unroll_max_step``).
+
+``apply_steps`` replays the steps on a fresh ``te.create_schedule`` of the DAG's outputs and
+can write the same schedule as Python code (what ``print_best`` prints).
+"""
+from __future__ import annotations
+
+import json
+
+from ..errors import TepadError
+from ..schedule import create_schedule
+
+
+class State:
+    """A candidate program: its steps (see the module docstring) and, for states the search
+    made, the sketch parameters they came from (``params``)."""
+
+    def __init__(self, steps, params=None):
+        self.steps = [list(s) for s in steps]
+        if params is None:
+            for s in self.steps:
+                if s and s[0] == "SKETCH":
+                    params = s[1]
+        self.params = params
+
+    def key(self) -> str:
+        return json.dumps(self.steps, sort_keys=True)
+
+    def __str__(self):
+        return "\n".join(json.dumps(s) for s in self.steps)
+
+    __repr__ = __str__
+
+    def __eq__(self, other):
+        return isinstance(other, State) and self.key() == other.key()
+
+    def __hash__(self):
+        return hash(self.key())
+
+
+def _ident(text: str) -> str:
+    out = "".join(c if c.isalnum() or c == "_" else "_" for c in text)
+    return out if out and not out[0].isdigit() else "_" + out
+
+
+class _Replay:
+    def __init__(self, dag, emit_code):
+        self.dag = dag
+        self.s = create_schedule([op for op in dag.output_ops])
+        self.tensors = {op.name: op.output(0) for op in dag.compute_ops}
+        self.origin = {name: name for name in self.tensors}    # cache stage -> its op's name
+        self.iters = {}
+        self.names = {}
+        self.code = [] if emit_code else None
+        self.emit_code = emit_code
+
+    def emit(self, line):
+        if self.emit_code:
+            self.code.append(line)
+
+    def tensor_var(self, stage):
+        return _ident(stage)
+
+    def stage(self, name, step):
+        if name not in self.tensors:
+            raise TepadError(f"step {step}: no stage {name!r}; stages are "
+                             f"{sorted(self.tensors)}")
+        return self.s[self.tensors[name]]
+
+    def loops(self, name, step):
+        if name not in self.iters:
+            st = self.stage(name, step)
+            ivs = list(st.op.axis) + list(st.op.reduce_axis)
+            origin = self.dag.op_by_name[self.origin[name]]
+            if self.origin[name] != name:       # a cache stage keeps the original loop names
+                src = list(origin.axis) + list(origin.reduce_axis)
+                labels = [iv.var.name for iv in src]
+            else:
+                labels = [iv.var.name for iv in ivs]
+            if len(set(labels)) != len(labels):
+                raise TepadError(f"stage {name!r}: its loops {labels} do not have distinct "
+                                 "names; the auto-scheduler names loops by their variables, so "
+                                 "give each axis and reduce_axis its own name")
+            self.iters[name] = dict(zip(labels, ivs))
+            self.names[name] = {lab: f"{_ident(name)}_{_ident(lab)}" for lab in labels}
+            if labels:
+                lhs = ", ".join(self.names[name][lab] for lab in labels)
+                sv = f"s[{self.tensor_var(name)}]"     # after cache_write, not T.op
+                self.emit(f"{lhs}{',' if len(labels) == 1 else ''} = "
+                          f"tuple({sv}.op.axis) + tuple({sv}.op.reduce_axis)")
+        return self.iters[name]
+
+    def loop(self, stage, name, step):
+        loops = self.loops(stage, step)
+        if name not in loops:
+            raise TepadError(f"step {step}: stage {stage!r} has no loop {name!r}; its loops "
+                             f"are {sorted(loops)}")
+        return loops[name]
+
+    def add_loop(self, stage, name, iv):
+        self.iters[stage][name] = iv
+        self.names[stage][name] = f"{_ident(stage)}_{_ident(name)}"
+        return self.names[stage][name]
+
+    def run(self, step):
+        kind = step[0]
+        if kind == "SKETCH":
+            return
+        st_name = step[1]
+        st = self.stage(st_name, step)
+        sv = f"s[{self.tensor_var(st_name)}]"
+        if kind == "CI":
+            st.compute_inline()
+            self.emit(f"{sv}.compute_inline()")
+        elif kind == "CHW":
+            scope = step[2]
+            cache = self.s.cache_write(self.tensors[st_name], scope)
+            new = f"{st_name}.{scope}"
+            self.tensors[new] = cache
+            self.origin[new] = self.origin[st_name]
+            self.iters.pop(st_name, None)       # the stage's op is now the copy-out
+            self.emit(f"{self.tensor_var(new)} = s.cache_write({self.tensor_var(st_name)}, "
+                      f"{scope!r})")
+        elif kind == "SP":
+            loop, factors = step[2], [int(f) for f in step[3]]
+            if not factors or any(f < 1 for f in factors):
+                raise TepadError(f"step {step}: split factors must be positive ints")
+            iv = self.loop(st_name, loop, step)
+            var = self.names[st_name][loop]
+            del self.iters[st_name][loop]
+            cur, cur_var = iv, var
+            for level, _ in enumerate(factors):
+                inner = 1
+                for f in factors[level:]:
+                    inner *= f
+                outer, rest = st.split(cur, factor=inner)
+                ov = self.add_loop(st_name, f"{loop}.{level}", outer)
+                rv = self.add_loop(st_name, f"{loop}.{level + 1}", rest)
+                self.emit(f"{ov}, {rv} = {sv}.split({cur_var}, factor={inner})")
+                cur, cur_var = rest, rv
+        elif kind == "RE":
+            ivs = [self.loop(st_name, n, step) for n in step[2]]
+            st.reorder(*ivs)
+            self.emit(f"{sv}.reorder({', '.join(self.names[st_name][n] for n in step[2])})")
+        elif kind == "FU":
+            ivs = [self.loop(st_name, n, step) for n in step[2]]
+            fused = st.fuse(*ivs) if len(ivs) > 1 else ivs[0]
+            name = "@".join(step[2])
+            if len(ivs) > 1:
+                fv = self.add_loop(st_name, name, fused)
+                self.emit(f"{fv} = {sv}.fuse("
+                          f"{', '.join(self.names[st_name][n] for n in step[2])})")
+        elif kind == "AN":
+            iv = self.loop(st_name, step[2], step)
+            if step[3] not in ("parallel", "vectorize", "unroll"):
+                raise TepadError(f"step {step}: annotation must be parallel, vectorize or "
+                                 "unroll")
+            getattr(st, step[3])(iv)
+            self.emit(f"{sv}.{step[3]}({self.names[st_name][step[2]]})")
+        elif kind == "CA":
+            target = self.stage(step[2], step)
+            iv = self.loop(step[2], step[3], step)
+            st.compute_at(target, iv)
+            self.emit(f"{sv}.compute_at(s[{self.tensor_var(step[2])}], "
+                      f"{self.names[step[2]][step[3]]})")
+        elif kind == "PR":
+            iv = self.loop(st_name, step[2], step)
+            st.pragma(iv, step[3], step[4])
+            self.emit(f"{sv}.pragma({self.names[st_name][step[2]]}, {step[3]!r}, {step[4]!r})")
+        else:
+            raise TepadError(f"step {step}: unknown step kind {kind!r}; kinds are SKETCH, CI, "
+                             "CHW, SP, RE, FU, AN, CA, PR")
+
+
+def apply_steps(dag, steps, emit_code=False):
+    """``(schedule, tensors, code)``: the steps replayed on a fresh schedule of ``dag``;
+    ``code`` is the Python schedule code (None unless ``emit_code``)."""
+    r = _Replay(dag, emit_code)
+    outs = ", ".join(_ident(op.name) for op in dag.output_ops)
+    r.emit(f"s = te.create_schedule([{', '.join(f'{o}.op' for o in outs.split(', '))}])")
+    for step in steps:
+        if not isinstance(step, (list, tuple)) or not step or not isinstance(step[0], str):
+            raise TepadError(f"state step {step!r} is not a list starting with its kind")
+        r.run(list(step))
+    code = "\n".join(r.code) + "\n" if emit_code else None
+    return r.s, list(dag.tensors), code

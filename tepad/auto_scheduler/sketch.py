@@ -1,0 +1,302 @@
+"""Sketch generation and annotation (TVM's sketch rules and random annotation, for CPUs).
+
+The sketch of a DAG is decided by rules, consumers before producers:
+
+* an injective stage (no reduction) that is not an output is inlined (``compute_inline``);
+* a stage with a reduction and spatial loops gets multi-level tiling, SSRSRS: every spatial
+  loop split in 4 levels, every reduction loop in 2, ordered
+  ``S0 S1 R0 S2 R1 S3``. Its outer levels live in a host stage: the single consumer when that
+  is an elementwise output of the same shape (the stage is computed at the consumer's S1
+  loop), else a ``cache_write`` copy-out when the stage is an output (the ``.local`` stage is
+  computed at the copy-out's S1 loop); otherwise the stage is tiled at the root by itself;
+* every root stage fuses its outer spatial tile loops into one ``parallel`` loop, carries the
+  ``auto_unroll_max_step`` pragma there, and vectorizes its innermost spatial loop; tiled
+  stages vectorize their innermost S3 loop too;
+* a remaining elementwise (output) stage splits its last loop, fuses the rest with the outer
+  part into a parallel loop and vectorizes the inner part.
+
+The free choices are the parameters: ``params["tile"][key]`` (the extents of the levels of
+each split loop, key ``"stage/loop"``, their product the loop's extent) and
+``params["unroll"]`` (the pragma's step budget). ``Sketch.steps(params)`` writes the state's
+steps; ``random_params``/``mutate`` draw and perturb them within the target's bounds: the
+accumulator block (the product of the S3 extents) must fit the target's vector registers
+(``vector_registers`` x ``vector_lanes``).
+"""
+from __future__ import annotations
+
+import copy
+import math
+import os
+import random
+
+from ..target import Target
+from ..tensor.tensor import ComputeOp
+from .loop_state import State
+
+UNROLL_CHOICES = [0, 16, 64, 512]
+
+
+def divisors(n: int) -> list:
+    return [d for d in range(1, n + 1) if n % d == 0]
+
+
+def _prime_factors(n: int) -> list:
+    out, p = [], 2
+    while n > 1 and p * p <= n:
+        while n % p == 0:
+            out.append(p)
+            n //= p
+        p += 1
+    if n > 1:
+        out.append(n)
+    return out
+
+
+def _ext(iv) -> int:
+    return int(iv.dom.extent)
+
+
+def _injective(op) -> bool:
+    return isinstance(op, ComputeOp) and not op.reduce_axis
+
+
+def _tileable(op) -> bool:
+    return isinstance(op, ComputeOp) and bool(op.reduce_axis) and bool(op.axis) and \
+        len(op.body) == 1 and all(_const(iv) for iv in list(op.axis) + list(op.reduce_axis))
+
+
+def _const(iv) -> bool:
+    try:
+        int(iv.dom.extent)
+        int(iv.dom.min)
+        return True
+    except (TypeError, ValueError, AttributeError):
+        return False
+
+
+def _same_shape(a, b) -> bool:
+    return [_ext(iv) for iv in a.axis] == [_ext(iv) for iv in b.axis]
+
+
+class Sketch:
+    """The rule-made structure of one DAG's programs for ``target`` (see the module
+    docstring); ``plan`` lists ``(kind, stage, extra)`` in the order their steps go."""
+
+    def __init__(self, dag, target=None):
+        self.dag = dag
+        self.target = Target.canon_target(target) or Target("llvm")
+        dtype = dag.output_ops[0].output(0).dtype
+        self.lanes = self.target.vector_lanes(dtype)
+        self.regs = self.target.vector_registers
+        self.cores = os.cpu_count() or 1
+        self.plan = []
+        self.tile_keys = {}             # key -> (extent, levels)
+        host_of = {}
+        for op in dag.compute_ops:
+            cons = dag.consumers[op.name]
+            if _tileable(op) and not dag.is_output(op) and len(cons) == 1 and \
+                    dag.is_output(cons[0]) and _injective(cons[0]) and \
+                    _same_shape(op, cons[0]) and cons[0].name not in host_of.values():
+                host_of[op.name] = cons[0].name
+        hosted = {v: k for k, v in host_of.items()}
+        for op in reversed(dag.compute_ops):
+            name = op.name
+            if name in host_of:
+                continue                        # tiled together with its host
+            if name in hosted:
+                self._add_tiled(op, dag.op_by_name[hosted[name]], "fuse")
+            elif _injective(op) and not dag.is_output(op):
+                self.plan.append(("inline", name, None))
+            elif _tileable(op):
+                self._add_tiled(op, op, "cache" if dag.is_output(op) else "plain")
+            elif _injective(op) and op.axis and all(_const(iv) for iv in op.axis):
+                last = op.axis[-1].var.name
+                self.tile_keys[f"{name}/{last}"] = (_ext(op.axis[-1]), 2)
+                self.plan.append(("simple", name, None))
+            # anything else (scans, symbolic shapes, full reductions) keeps the default
+
+    def _add_tiled(self, host, tiled, mode):
+        for iv in tiled.axis:
+            self.tile_keys[f"{tiled.name}/{iv.var.name}"] = (_ext(iv), 4)
+        for iv in tiled.reduce_axis:
+            self.tile_keys[f"{tiled.name}/{iv.var.name}"] = (_ext(iv), 2)
+        self.plan.append(("tiled", tiled.name, (host.name, mode)))
+
+    # --- steps ------------------------------------------------------------------------------
+    def steps(self, params) -> list:
+        tile, unroll = params["tile"], int(params.get("unroll", 0))
+        out = [["SKETCH", params]]
+        for kind, name, extra in self.plan:
+            op = self.dag.op_by_name[name]
+            if kind == "inline":
+                out.append(["CI", name])
+            elif kind == "simple":
+                axes = [iv.var.name for iv in op.axis]
+                last = axes[-1]
+                out.append(["SP", name, last, [tile[f"{name}/{last}"][1]]])
+                outer = axes[:-1] + [f"{last}.0"]
+                out.append(["FU", name, outer])
+                out.append(["AN", name, "@".join(outer), "parallel"])
+                out.append(["AN", name, f"{last}.1", "vectorize"])
+            else:
+                out.extend(self._tiled_steps(op, extra[0], extra[1], tile, unroll))
+        return out
+
+    def _tiled_steps(self, op, host_name, mode, tile, unroll) -> list:
+        name = op.name
+        sp = [iv.var.name for iv in op.axis]
+        rd = [iv.var.name for iv in op.reduce_axis]
+        lv = {a: tile[f"{name}/{a}"] for a in sp + rd}
+        out = []
+        if mode == "plain":
+            for a in sp:
+                out.append(["SP", name, a, lv[a][1:]])
+            for a in rd:
+                out.append(["SP", name, a, lv[a][1:]])
+            order = [f"{a}.0" for a in sp] + [f"{a}.1" for a in sp] + [f"{a}.0" for a in rd] \
+                + [f"{a}.2" for a in sp] + [f"{a}.1" for a in rd] + [f"{a}.3" for a in sp]
+            out.append(["RE", name, order])
+            outer = [f"{a}.0" for a in sp]
+            out.append(["FU", name, outer])
+            out.append(["AN", name, "@".join(outer), "parallel"])
+            if unroll:
+                out.append(["PR", name, "@".join(outer), "auto_unroll_max_step", unroll])
+            out.append(["AN", name, f"{sp[-1]}.3", "vectorize"])
+            return out
+        if mode == "cache":
+            out.append(["CHW", name, "local"])
+            host, inner = name, f"{name}.local"
+            host_axes = sp
+        else:
+            host, inner = host_name, name
+            host_axes = [iv.var.name for iv in self.dag.op_by_name[host_name].axis]
+        for h, a in zip(host_axes, sp):
+            out.append(["SP", host, h, [lv[a][1], lv[a][2] * lv[a][3]]])
+        order = [f"{h}.{k}" for k in range(3) for h in host_axes]
+        out.append(["RE", host, order])
+        outer = [f"{h}.0" for h in host_axes]
+        out.append(["FU", host, outer])
+        out.append(["AN", host, "@".join(outer), "parallel"])
+        if unroll:
+            out.append(["PR", host, "@".join(outer), "auto_unroll_max_step", unroll])
+        out.append(["AN", host, f"{host_axes[-1]}.2", "vectorize"])
+        out.append(["CA", inner, host, f"{host_axes[-1]}.1"])
+        for a in sp:
+            out.append(["SP", inner, a, [lv[a][3]]])
+        for a in rd:
+            out.append(["SP", inner, a, [lv[a][1]]])
+        order = [f"{a}.0" for a in rd] + [f"{a}.0" for a in sp] + [f"{a}.1" for a in rd] + \
+            [f"{a}.1" for a in sp]
+        out.append(["RE", inner, order])
+        out.append(["AN", inner, f"{sp[-1]}.1", "vectorize"])
+        return out
+
+    def state(self, params) -> State:
+        return State(self.steps(params), params)
+
+    # --- parameters -------------------------------------------------------------------------
+    def _register_ok(self, tile) -> bool:
+        for kind, name, _ in self.plan:
+            if kind != "tiled":
+                continue
+            op = self.dag.op_by_name[name]
+            block = 1
+            for iv in op.axis:
+                block *= tile[f"{name}/{iv.var.name}"][3]
+            if block > self.regs * self.lanes:
+                return False
+        return True
+
+    def random_params(self, rng: random.Random) -> dict:
+        for _ in range(50):
+            tile = {}
+            for key, (extent, levels) in self.tile_keys.items():
+                rest, inner = extent, []
+                for _ in range(levels - 1):
+                    d = rng.choice(divisors(rest))
+                    inner.append(d)
+                    rest //= d
+                tile[key] = [rest] + inner[::-1]
+            if self._register_ok(tile):
+                break
+        else:
+            return self.default_params()
+        return {"tile": tile, "unroll": rng.choice(UNROLL_CHOICES)}
+
+    def mutate(self, params, rng: random.Random) -> dict:
+        """A copy of ``params`` with one prime factor moved between two levels of one split
+        (or, one time in five, another unroll budget)."""
+        p = copy.deepcopy(params)
+        if rng.random() < 0.2 or not self.tile_keys:
+            p["unroll"] = rng.choice(UNROLL_CHOICES)
+            return p
+        for _ in range(20):
+            key = rng.choice(sorted(self.tile_keys))
+            lv = p["tile"][key]
+            src = [i for i, e in enumerate(lv) if e > 1]
+            if not src or len(lv) < 2:
+                continue
+            a = rng.choice(src)
+            b = rng.choice([i for i in range(len(lv)) if i != a])
+            f = rng.choice(_prime_factors(lv[a]))
+            new = list(lv)
+            new[a] //= f
+            new[b] *= f
+            trial = dict(p["tile"], **{key: new})
+            if self._register_ok(trial):
+                p["tile"] = trial
+                return p
+        return p
+
+    def crossover(self, a, b, rng: random.Random):
+        """A child taking each split loop's tile levels and the unroll budget from ``a`` or
+        ``b`` at random; None when the child breaks the register bound."""
+        tile = {k: list((a if rng.random() < 0.5 else b)["tile"][k]) for k in self.tile_keys}
+        child = {"tile": tile, "unroll": (a if rng.random() < 0.5 else b)["unroll"]}
+        return child if self._register_ok(tile) else None
+
+    def default_params(self) -> dict:
+        """Analytical tile sizes from the target: the innermost spatial tile is one vector
+        (``vector_lanes``), the next one fills the vector registers; 8-wide inner
+        reduction tiles; the rest goes to the parallel outer loops."""
+        tile = {}
+        for kind, name, _ in self.plan:
+            op = self.dag.op_by_name[name]
+            if kind == "simple":
+                key = f"{name}/{op.axis[-1].var.name}"
+                n = self.tile_keys[key][0]
+                v = _largest_divisor(n, self.lanes)
+                tile[key] = [n // v, v]
+            elif kind == "tiled":
+                sp = [iv.var.name for iv in op.axis]
+                budget = max(1, self.regs - 4)
+                for i, a in enumerate(reversed(sp)):
+                    n = self.tile_keys[f"{name}/{a}"][0]
+                    if i == 0:
+                        e3 = _largest_divisor(n, self.lanes)
+                        budget = max(1, budget // max(1, -(-e3 // self.lanes)))
+                        e1 = _largest_divisor(n // e3, max(1, 64 // e3))
+                    elif i == 1:
+                        e3 = _largest_divisor(n, budget)
+                        e1 = _largest_divisor(n // e3, 4)
+                    else:
+                        e3, e1 = 1, 1
+                    tile[f"{name}/{a}"] = [n // (e1 * e3), e1, 1, e3]
+                # keep enough outer tiles for every core: shrink the cache tiles (level 1),
+                # outermost loops first
+                keys = [f"{name}/{a}" for a in sp]
+                for key in keys:
+                    while math.prod(tile[k][0] for k in keys) < self.cores and tile[key][1] > 1:
+                        f = _prime_factors(tile[key][1])[0]
+                        tile[key][1] //= f
+                        tile[key][0] *= f
+                rd = [iv.var.name for iv in op.reduce_axis]
+                for i, a in enumerate(rd):
+                    n = self.tile_keys[f"{name}/{a}"][0]
+                    r1 = _largest_divisor(n, 8) if i == len(rd) - 1 else n
+                    tile[f"{name}/{a}"] = [n // r1, r1]
+        return {"tile": tile, "unroll": 64}
+
+
+def _largest_divisor(n: int, cap: int) -> int:
+    return max(d for d in divisors(n) if d <= max(1, cap))

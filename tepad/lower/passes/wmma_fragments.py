@@ -1,0 +1,165 @@
+"""TVM's tensor-core intrinsics on 16 x 16 fragments, checked, and as plain loops for the emulator.
+
+The intrinsics (as TVM's tensorize declarations emit them, ``frag`` the data var of an
+allocation in a ``wmma.*`` scope, ``index`` which 256-element fragment of it):
+
+* ``tvm_fill_fragment(frag, 16, 16, 16, index, value)``: every element ``value``;
+* ``tvm_load_matrix_sync(frag, 16, 16, 16, index, ptr, stride, layout)``: element
+  ``(r, c)`` of the fragment is ``ptr[r * stride + c]`` (``"row_major"``) or
+  ``ptr[c * stride + r]`` (``"col_major"``), ``ptr`` a ``tvm_access_ptr``;
+* ``tvm_mma_sync(d, di, a, ai, b, bi, c, ci)``: ``D = A @ B + C`` (A 16 x 16 of
+  ``wmma.matrix_a``, B of ``wmma.matrix_b``, C and D of ``wmma.accumulator``);
+* ``tvm_store_matrix_sync(frag, 16, 16, 16, index, ptr, stride, layout)``: the reverse
+  of the load.
+
+A fragment's elements are kept row by row (``index * 256 + r * 16 + c``). On the GPU the 32
+lanes of a warp hold one fragment together; ``wmma_for_emulator`` has every thread compute the
+whole fragment in its own (``local``) copy, which gives what the warp computes: each lane
+stores the same values. Shapes other than 16 x 16 x 16 and unknown layouts are TepadErrors
+naming the kernel function.
+"""
+from __future__ import annotations
+
+from ...errors import TepadError
+from ...tir.buffer import Buffer
+from ...tir.expr import BufferLoad, Call, IntImm, StringImm, Var, add, cast, mul
+from ...tir.function import PrimFunc
+from ...tir.functor import Mutator, post_order_visit
+from ...tir.stmt import Allocate, BufferStore, Evaluate, For, ForKind, seq
+
+FRAGMENT = 16
+FRAGMENT_SIZE = FRAGMENT * FRAGMENT
+WMMA_CALLS = ("tir.tvm_fill_fragment", "tir.tvm_load_matrix_sync", "tir.tvm_mma_sync",
+              "tir.tvm_store_matrix_sync")
+LAYOUTS = ("row_major", "col_major")
+
+
+def _op(e) -> str:
+    return e.op if e.op.startswith("tir.") else "tir." + e.op
+
+
+def is_wmma_call(e) -> bool:
+    return isinstance(e, Call) and _op(e) in WMMA_CALLS
+
+
+def check_wmma_call(e, where: str) -> None:
+    """A TepadError naming ``where`` unless ``e`` is a wmma call of the form the module doc
+    gives (shape 16 x 16 x 16, a known layout, fragments named by their data var)."""
+    op = _op(e)
+    nargs = {"tir.tvm_fill_fragment": 6, "tir.tvm_load_matrix_sync": 8,
+             "tir.tvm_mma_sync": 8, "tir.tvm_store_matrix_sync": 8}[op]
+    if len(e.args) != nargs:
+        raise TepadError(f"{where}: {op} takes {nargs} arguments, got {len(e.args)}")
+    frags = e.args[0::2] if op == "tir.tvm_mma_sync" else [e.args[0]]
+    if not all(isinstance(f, Var) for f in frags):
+        raise TepadError(f"{where}: {op}: fragments are named by their buffer's data var "
+                         f"(BC.data), got {[str(f) for f in frags]}")
+    if op != "tir.tvm_mma_sync":
+        shape = [int(a.value) if isinstance(a, IntImm) else None for a in e.args[1:4]]
+        if shape != [FRAGMENT] * 3:
+            raise TepadError(f"{where}: {op} of shape {shape}; tepad supports the "
+                             "m16n16k16 fragments (float16 inputs, float32 accumulators)")
+    if op in ("tir.tvm_load_matrix_sync", "tir.tvm_store_matrix_sync"):
+        layout = e.args[7]
+        if not (isinstance(layout, StringImm) and layout.value in LAYOUTS):
+            raise TepadError(f"{where}: {op} layout {layout!r}; valid: {', '.join(LAYOUTS)}")
+        ptr = e.args[5]
+        if not (isinstance(ptr, Call) and _op(ptr) == "tir.tvm_access_ptr"):
+            raise TepadError(f"{where}: {op} needs a buffer's access_ptr as its pointer, got "
+                             f"{ptr}")
+
+
+def fragment_dtypes(body) -> dict:
+    """``{data var: (dtype, scope)}`` of the ``wmma.*`` allocations in ``body``."""
+    out = {}
+
+    def f(n):
+        if isinstance(n, Allocate):
+            scope = n.annotations.get("scope", "")
+            if isinstance(scope, str) and scope.startswith("wmma."):
+                out[n.buffer_var] = (n.dtype, scope)
+    post_order_visit(body, f)
+    return out
+
+
+class _Loops(Mutator):
+    def __init__(self, name, frags):
+        self.name = name
+        self.frags = frags
+        self.bufs = {}
+        self.count = 0
+
+    def _frag_buf(self, var):
+        if var not in self.frags:
+            raise TepadError(f"function {self.name}: {var.name} is used as a tensor-core "
+                             "fragment but is not allocated in a wmma.* scope")
+        return self._buf(var, self.frags[var][0])
+
+    def _buf(self, var, dtype):
+        key = (var, dtype)
+        if key not in self.bufs:
+            self.bufs[key] = Buffer((1,), dtype, var.name, data=var)
+        return self.bufs[key]
+
+    def _vars(self, *names):
+        self.count += 1
+        return [Var(f"{n}_{self.count}", "int32") for n in names]
+
+    @staticmethod
+    def _loop(v, body):
+        return For(v, IntImm("int32", 0), IntImm("int32", FRAGMENT), ForKind.SERIAL, body)
+
+    @staticmethod
+    def _at(index, r, c):
+        return add(mul(index, FRAGMENT_SIZE), add(mul(r, FRAGMENT), c))
+
+    def visit_Evaluate(self, s):
+        e = s.value
+        if not is_wmma_call(e):
+            return self.generic_visit(s)
+        check_wmma_call(e, f"function {self.name}")
+        op, a = _op(e), e.args
+        if op == "tir.tvm_fill_fragment":
+            frag = self._frag_buf(a[0])
+            r, c = self._vars("r", "c")
+            value = a[5] if a[5].dtype == frag.dtype else cast(frag.dtype, a[5])
+            return self._loop(r, self._loop(c, BufferStore(frag, value,
+                                                           [self._at(a[4], r, c)])))
+        if op == "tir.tvm_mma_sync":
+            d, a_, b, c_ = (self._frag_buf(a[k]) for k in (0, 2, 4, 6))
+            di, ai, bi, ci = a[1], a[3], a[5], a[7]
+            i, j, k = self._vars("i", "j", "k")
+            dij = [self._at(di, i, j)]
+            prod = mul(cast(d.dtype, BufferLoad(a_, [self._at(ai, i, k)])),
+                       cast(d.dtype, BufferLoad(b, [self._at(bi, k, j)])))
+            body = seq(BufferStore(d, BufferLoad(c_, [self._at(ci, i, j)]), dij),
+                       self._loop(k, BufferStore(d, add(BufferLoad(d, dij), prod), dij)))
+            return self._loop(i, self._loop(j, body))
+        frag = self._frag_buf(a[0])
+        ptr = a[5]
+        mem = self._buf(ptr.args[1], ptr.args[0].dtype)
+        r, c = self._vars("r", "c")
+        stride = a[6]
+        row_major = a[7].value == "row_major"
+        off = add(ptr.args[2], add(mul(r, stride), c) if row_major else add(mul(c, stride), r))
+        at = [self._at(a[4], r, c)]
+        if op == "tir.tvm_load_matrix_sync":
+            st = BufferStore(frag, BufferLoad(mem, [off]), at)
+        else:
+            st = BufferStore(mem, BufferLoad(frag, at), [off])
+        return self._loop(r, self._loop(c, st))
+
+
+def wmma_for_emulator(func: PrimFunc) -> PrimFunc:
+    """``func`` with every tensor-core intrinsic call a loop nest over its 16 x 16 fragment(s)
+    (module doc); ``func`` itself when it makes none."""
+    found = []
+    post_order_visit(func.body, lambda n: found.append(n) if is_wmma_call(n) else None)
+    if not found:
+        return func
+    body = _Loops(func.name, fragment_dtypes(func.body)).visit(func.body)
+    return func.with_body(body)
+
+
+__all__ = ["wmma_for_emulator", "check_wmma_call", "fragment_dtypes", "is_wmma_call",
+           "WMMA_CALLS", "FRAGMENT", "FRAGMENT_SIZE"]

@@ -1,0 +1,41 @@
+"""``tepad tune --auto FILE.py``: auto-schedules the registered workloads of a file."""
+import json
+
+from tepad import cli
+
+FILE = '''
+from tepad import te, auto_scheduler
+
+
+@auto_scheduler.register_workload
+def cli_scale_add(n, m):
+    a = te.placeholder((n, m), name="a")
+    b = te.placeholder((n, m), name="b")
+    out = te.compute((n, m), lambda i, j: a[i, j] * 3.0 + b[i, j], name="out")
+    return [a, b, out]
+
+
+TUNE_ARGS = {"cli_scale_add": (16, 32)}
+'''
+
+
+def test_tune_auto(tmp_path, capsys):
+    src = tmp_path / "work.py"
+    src.write_text(FILE)
+    log = tmp_path / "work.json"
+    code = cli.main(["tune", "--auto", str(src), "-n", "3", "--log", str(log), "--number",
+                     "1", "--repeat", "1", "--seed", "0"])
+    text = capsys.readouterr().out
+    assert code == 0, text
+    assert "[cli_scale_add] args=(16, 32)" in text
+    assert "[cli_scale_add] 3 states measured, 0 failed" in text
+    assert "default_schedule:" in text and "speedup over default_schedule" in text
+    rows = [json.loads(line) for line in log.read_text().splitlines()]
+    assert len(rows) == 3 and rows[0]["i"][0][0] == '["cli_scale_add", 16, 32]'
+
+
+def test_tune_auto_without_workloads(tmp_path, capsys):
+    src = tmp_path / "empty.py"
+    src.write_text("x = 1\n")
+    assert cli.main(["tune", "--auto", str(src)]) != 0
+    assert "register_workload" in capsys.readouterr().err
