@@ -51,6 +51,11 @@ _CALLS = {"tir.call_extern": "call_extern", "tir.call_pure_extern": "call_extern
           "tir.tvm_call_cpacked": "call_packed"}
 
 
+# integer bit operations -> the llvmlite builder method (shift_right: arithmetic for signed
+# types, logical for unsigned ones)
+_BITWISE = {"tir.bitwise_and": "and_", "tir.bitwise_or": "or_", "tir.bitwise_xor": "xor",
+            "tir.bitwise_not": "not_", "tir.shift_left": "shl", "tir.shift_right": "ashr"}
+
 # float operations written as LLVM instructions -> the emitter method
 _FLOAT_OPS = {"tir.rsqrt": "rsqrt", "tir.fmod": "fmod", "tir.isnan": "isnan",
               "tir.isinf": "isinf", "tir.isfinite": "isfinite"}
@@ -86,11 +91,23 @@ class CallEmitter:
         handler = _CALLS.get(op)
         if handler is not None:
             return getattr(self, handler)(e)
+        if op in _BITWISE:
+            args = [self.expr(a) for a in e.args]
+            if op == "tir.bitwise_not":
+                return self.b.not_(args[0])
+            name = _BITWISE[op]
+            if op == "tir.shift_right" and dt.parse(e.dtype).is_uint:
+                name = "lshr"
+            return getattr(self.b, name)(*args)
         if op in LIBM:
             return self.call_libm(LIBM[op], self.expr(e.args[0]))
         if op in _FLOAT_OPS:
             return getattr(self, _FLOAT_OPS[op])(*[self.expr(a) for a in e.args])
         base = MATH_INTRINSICS.get(op)
+        if base is None and op == "tir.vscale":
+            raise TepadError("codegen: tir.vscale() (a scalable-vector length) reaches the "
+                             "kernel, but tepad's targets have fixed-width vectors; use a "
+                             "constant split factor or vector width")
         if base is None:
             raise InternalError(f"codegen: unknown call {e.op!r} in {e!r}")
         return self.call_intrinsic(base, [self.expr(a) for a in e.args])

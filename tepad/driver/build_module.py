@@ -19,6 +19,9 @@ from ..lower.thread_binding import check_cpu_buildable
 from ..runtime import Module
 from ..runtime.multi import ModuleGroup
 from ..target import Target, as_target
+from ..tensor import Tensor
+from ..tir.buffer import Buffer, decl_buffer
+from ..tir.expr import Var
 from ..target.host import forced_text as forced_host_text
 from ..tir.function import PrimFunc
 from ..tir.module import IRModule
@@ -174,4 +177,28 @@ def _cpu_of(tgt: Target):
 _cache = RebuildCache(128)
 
 
-__all__ = ["build", "lower", "schedule_to_module", "arg_info_of"]
+def get_binds(args, compact=False, binds=None):
+    """TVM's ``get_binds``: ``(binds, arg_list)`` for a build's ``args``. Every tensor among
+    ``args`` gets the buffer ``binds`` gives it, else a new compact
+    ``tir.decl_buffer(shape, dtype, name)``; ``arg_list`` is ``args`` with tensors replaced by
+    their buffers (buffers and variables stay). ``compact`` is accepted for TVM's signature:
+    tepad's argument buffers are always compact."""
+    if binds is not None and not isinstance(binds, dict):
+        raise TepadError(f"get_binds: binds must be a dict {{tensor: Buffer}}, got "
+                         f"{type(binds).__name__}")
+    out = dict(binds or {})
+    arg_list = []
+    for k, a in enumerate(args):
+        if isinstance(a, Tensor):
+            if a not in out:
+                out[a] = decl_buffer(a.shape, a.dtype, name=a.op.name)
+            arg_list.append(out[a])
+        elif isinstance(a, (Buffer, Var)):
+            arg_list.append(a)
+        else:
+            raise TepadError(f"get_binds: argument {k} is a {type(a).__name__}; arguments are "
+                             "te tensors, tir buffers or tir variables")
+    return out, arg_list
+
+
+__all__ = ["build", "lower", "schedule_to_module", "arg_info_of", "get_binds"]

@@ -1,10 +1,11 @@
 """TVM's ``tvm.ir``: ``IRModule``, the containers (``ir.container.Map``, ``Array``),
 ``Range``, ``PrimExpr`` and ``assert_structural_equal``, gathered from tepad's layers."""
 from ..tir import PrimExpr, Range, IRModule, assert_structural_equal, structural_equal
+from ..tir.expr import Op
 from . import container, instrument
 from .. import transform       # TVM's tvm.ir.transform (PassContext, Sequential), as tvm.transform
 from .container import Array, Map
 from .json_io import load_json, save_json
 
 __all__ = ["transform", "PrimExpr", "Range", "IRModule", "assert_structural_equal", "structural_equal",
-           "container", "instrument", "Array", "Map", "save_json", "load_json"]
+           "container", "instrument", "Array", "Map", "save_json", "load_json", "Op"]

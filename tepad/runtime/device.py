@@ -13,13 +13,16 @@ from ..errors import TepadError, warn_deprecated
 from ..target import DEFAULT_CUDA_ARCH
 from .cuda_driver import EMULATE_HINT, cuda_available, get_driver
 
-# TVM's DLDeviceType codes and names (``tvm.runtime.Device.DEVICE_TYPE_TO_NAME``)
-DEVICE_TYPE_TO_NAME = {1: "cpu", 2: "cuda", 4: "opencl", 7: "vulkan", 8: "metal",
-                       10: "rocm", 12: "ext_dev", 14: "hexagon", 15: "webgpu"}
+# TVM's DLDeviceType codes and names (v0.18's ``tvm.runtime.Device`` MASK2STR / STR2MASK)
+DEVICE_TYPE_TO_NAME = {1: "cpu", 2: "cuda", 3: "cuda_host", 4: "opencl", 7: "vulkan",
+                       8: "metal", 9: "vpi", 10: "rocm", 11: "rocm_host", 12: "ext_dev",
+                       13: "cuda_managed", 14: "oneapi", 15: "webgpu", 16: "hexagon",
+                       32: "aocl", 33: "sdaccel", 34: "opengl", 35: "microdev"}
 DEVICE_NAME_TO_TYPE = {
-    "llvm": 1, "cpu": 1, "c": 1, "stackvm": 1,
-    "cuda": 2, "nvptx": 2, "gpu": 2, "cl": 4, "opencl": 4, "vulkan": 7, "metal": 8,
-    "rocm": 10, "ext_dev": 12, "hexagon": 14, "webgpu": 15,
+    "llvm": 1, "cpu": 1, "c": 1, "stackvm": 1, "test": 1, "hybrid": 1, "composite": 1,
+    "cuda": 2, "nvptx": 2, "gpu": 2, "cl": 4, "opencl": 4, "sdaccel": 4, "aocl": 32,
+    "aocl_sw_emu": 32, "vulkan": 7, "metal": 8, "vpi": 9, "rocm": 10, "ext_dev": 12,
+    "hexagon": 16, "webgpu": 15,
 }
 
 

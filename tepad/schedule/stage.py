@@ -324,6 +324,17 @@ class Stage:
         if parent is self:
             raise TepadError(f"stage {self.name}: cannot compute_at itself")
         parent._leaf_index(ivar, f"compute_at({self.name})")
+        group = getattr(self, "group", None)
+        if group is not None:
+            # TVM's rule: a stage of a group is attached only inside that group
+            pg = getattr(parent, "group", None)
+            while pg is not None and pg is not group:
+                pg = pg.group
+            if pg is not group:
+                raise TepadError(
+                    f"stage {self.name} belongs to {group!r}: it can be computed at a stage "
+                    f"of that group only, and {parent.name} is not in it; attach the group "
+                    "(group.compute_at) instead")
         # a cycle: the target (transitively) attached inside this stage
         s = parent
         seen = set()

@@ -33,7 +33,7 @@ def _topi_operator(name):
     return op
 
 
-for _name in ("add", "subtract", "multiply", "divide"):
+for _name in ("add", "subtract", "multiply", "divide", "cast"):
     _register_elementwise(_name, _topi_operator(_name))
 
 __all__ = [n for n in dir() if not n.startswith("_")]

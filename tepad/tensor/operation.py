@@ -7,7 +7,8 @@ import weakref
 from ..errors import TepadError
 from ..tir import dtype as dt
 from ..tir import op as tirop
-from ..tir.expr import PrimExpr, Range, Var, SizeVar, convert, const as _const, IntImm
+from ..tir.expr import (PrimExpr, Range, Select, Var, SizeVar, convert, const as _const,
+                        IntImm)
 from ..tir.functor import post_order_visit
 from ..tir.itervar import IterVar, IterVarType
 from ..tir.reduce import CommReducer, Reduce, check_no_nested_reduce
@@ -242,6 +243,8 @@ def comm_reducer(fcombine, fidentity, name="reduce"):
             ident = tirop.cast(d, ident)
         combiner = CommReducer([lhs], [rhs], [result], [ident], name)
         inits = () if init is None else (tirop.cast(d, convert(init)),)
+        if not axes:
+            return _reduce_over_nothing(combiner, [expr], where, inits)[0]
         return Reduce(combiner, [expr], axes, where, 0, inits)
 
     reducer.__name__ = name
@@ -280,7 +283,21 @@ def _make_tuple_reduce(name, fcombine, fidentity, exprs, axes, where, init):
             raise TepadError(f"{name}: init has {len(init)} values for a reduction of "
                              f"{len(exprs)} values")
         inits = tuple(_as_dtype(convert(i), d) for i, d in zip(init, dtypes))
+    if not axes:
+        return _reduce_over_nothing(combiner, exprs, where, inits)
     return tuple(Reduce(combiner, exprs, axes, where, k, inits) for k in range(len(exprs)))
+
+
+def _reduce_over_nothing(combiner, exprs, where, inits) -> tuple:
+    """A reduction over no axes (``axis=[]``: numpy's ``sum(a, axis=())``) combines the
+    source once into the start value, as TVM's lowering of an init then one update does:
+    ``combine(init or identity, source)`` where ``where`` holds, else the start value."""
+    start = list(inits) if inits else [combiner.identity(k) for k in range(len(exprs))]
+    combined = combiner.combine_all(start, exprs)
+    if where is None:
+        return tuple(combined)
+    cond = convert(where)
+    return tuple(Select(cond, c, s) for c, s in zip(combined, start))
 
 
 def _as_dtype(e, d):
@@ -293,7 +310,8 @@ _min_red = comm_reducer(lambda x, y: tirop.min(x, y), lambda d: tirop.max_value(
 
 
 def _is_axis(a):
-    return isinstance(a, IterVar) or (isinstance(a, (list, tuple)) and a and
+    # an empty list is no axes (a reduction over nothing), not a second operand
+    return isinstance(a, IterVar) or (isinstance(a, (list, tuple)) and
                                       all(isinstance(x, IterVar) for x in a))
 
 

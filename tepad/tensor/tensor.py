@@ -82,6 +82,11 @@ class Tensor:
     def __rtruediv__(self, o): return _elementwise("divide", o, self)
     def __neg__(self): return _elementwise("multiply", self, -1)
 
+    def astype(self, dtype: str):
+        """A new tensor of this one's elements cast to ``dtype`` (``topi.cast``, as TVM's
+        ``Tensor.astype``)."""
+        return _elementwise("cast", self, dtype)
+
 
 # name -> function(lhs, rhs) for the Tensor operators above; filled by tepad.topi
 _ELEMENTWISE: dict = {}
@@ -89,7 +94,7 @@ _ELEMENTWISE: dict = {}
 
 def register_elementwise(name: str, fn) -> None:
     """Make ``fn(lhs, rhs)`` the implementation of Tensor operator ``name`` ("add",
-    "subtract", "multiply", "divide")."""
+    "subtract", "multiply", "divide"; "cast" takes the tensor and a dtype)."""
     _ELEMENTWISE[name] = fn
 
 

@@ -148,7 +148,99 @@ def requires_cuda(fn=None):
 
 
 requires_gpu = requires_cuda
-requires_opencl = requires_vulkan = requires_rocm = _no_gpu
+requires_opencl = requires_vulkan = requires_rocm = requires_tensorcore = _no_gpu
+
+
+def skip_if_wheel_test(fn=None):
+    """Marks a test TVM skips when testing its installed wheel: tepad runs it."""
+    return fn if fn is not None else (lambda f: f)
+
+
+def _kind(target) -> str:
+    kind = getattr(target, "kind", None)
+    if kind is not None:
+        return getattr(kind, "name", str(kind))
+    text = str(target).strip()
+    if not text:
+        raise TepadError("tepad.testing.device_enabled: empty target; give a target string "
+                         "such as 'llvm' or 'cuda'")
+    return text.split()[0]
+
+
+def device_enabled(target) -> bool:
+    """Whether tests for ``target`` (a string like ``"llvm -mcpu=..."``, a Target, or a
+    device kind such as ``"cpu"``) can run here: the CPU kinds (``llvm``, ``c``, ``cpu``)
+    always; ``cuda``/``gpu`` where ``cuda(0)`` exists (a GPU, or ``TEPAD_CUDA=emulate``);
+    the GPU kinds tepad has no code generator for (opencl, vulkan, rocm, metal, ...) never."""
+    kind = _kind(target)
+    if kind in ("llvm", "c", "cpu", "stackvm"):
+        return True
+    if kind in ("cuda", "gpu"):
+        return bool(make_device("cuda", 0).exist)
+    return False
+
+
+def enabled_targets():
+    """``[(target string, device)]`` for each target tests can run here: ``llvm``, and
+    ``cuda`` where ``device_enabled("cuda")``."""
+    return [(t, make_device(t, 0)) for t in ("llvm", "cuda") if device_enabled(t)]
+
+
+def check_numerical_grads(function, input_values, grad_values, function_value=None,
+                          delta=1e-3, atol=1e-2, rtol=0.1):
+    """Check the gradients ``grad_values`` of the scalar ``function`` at ``input_values``
+    against central finite differences with step ``delta``.
+
+    ``input_values`` and ``grad_values`` are both lists (positional arguments) or both dicts
+    (keyword arguments) of numpy arrays; ``function_value``, when given, must equal
+    ``function`` at the inputs. A gradient passes when its distance from the numerical one
+    is at most ``atol + rtol * |numerical|`` (Euclidean norms over the whole array); else an
+    AssertionError names the argument and both norms."""
+    if isinstance(input_values, dict) != isinstance(grad_values, dict):
+        raise TepadError("check_numerical_grads: input_values and grad_values must both be "
+                         "lists or both dicts")
+    if isinstance(input_values, dict):
+        names = list(input_values)
+        inputs = {k: np.array(v, dtype="float64", copy=True) for k, v in input_values.items()}
+        call = lambda: function(**{k: v.astype(np.asarray(input_values[k]).dtype)  # noqa: E731
+                                   for k, v in inputs.items()})
+        grads = grad_values
+    else:
+        names = list(range(len(input_values)))
+        inputs = {i: np.array(v, dtype="float64", copy=True) for i, v in enumerate(input_values)}
+        call = lambda: function(*[inputs[i].astype(np.asarray(input_values[i]).dtype)  # noqa: E731
+                                  for i in names])
+        grads = dict(enumerate(grad_values))
+        if len(grad_values) != len(input_values):
+            raise TepadError(f"check_numerical_grads: {len(grad_values)} gradients for "
+                             f"{len(input_values)} inputs")
+    if function_value is not None:
+        got = float(call())
+        if not np.isclose(got, float(function_value), rtol=rtol, atol=atol):
+            raise AssertionError(f"function value {got} differs from the given {function_value}")
+    for name in names:
+        if name not in grads:
+            continue
+        x = inputs[name]
+        numeric = np.zeros_like(x)
+        flat, nflat = x.reshape(-1), numeric.reshape(-1)
+        for i in range(flat.size):
+            keep = flat[i]
+            flat[i] = keep + delta
+            up = float(call())
+            flat[i] = keep - delta
+            down = float(call())
+            flat[i] = keep
+            nflat[i] = (up - down) / (2 * delta)
+        given = np.asarray(grads[name], dtype="float64")
+        if given.shape != numeric.shape:
+            raise AssertionError(f"gradient of argument {name!r} has shape {given.shape}, "
+                                 f"the argument {numeric.shape}")
+        dist = float(np.linalg.norm(given - numeric))
+        ref = float(np.linalg.norm(numeric))
+        if dist > atol + rtol * ref:
+            raise AssertionError(f"gradient of argument {name!r} is {dist:.4g} away from the "
+                                 f"numerical one (norm {ref:.4g}; allowed {atol} + {rtol} x norm)")
 
 
 def main():
@@ -159,4 +251,6 @@ def main():
 
 __all__ = ["assert_allclose", "assert_prim_expr_equal", "parameter", "parameters", "fixture",
            "parametrize_targets", "requires_llvm", "skip_if_32bit", "uses_gpu", "requires_gpu", "requires_cuda",
-           "requires_opencl", "requires_vulkan", "requires_rocm", "main"]
+           "requires_opencl", "requires_vulkan", "requires_rocm", "requires_tensorcore",
+           "skip_if_wheel_test", "device_enabled", "enabled_targets", "check_numerical_grads",
+           "main"]

@@ -21,7 +21,8 @@ from .op import (min, max, all, any, if_then_else, exp, log, sqrt, tanh, floor, 
                  is_call, call_intrin, call_extern, call_pure_extern, call_llvm_intrin,
                  call_llvm_pure_intrin, floordiv, floormod, truncdiv, truncmod, indexdiv,
                  indexmod, round, sin, cos, div, call_packed, call_cpacked, exp2, log2, log10,
-                 log1p, erf, tan, atan, rsqrt, trunc, fmod, isnan, isinf, isfinite, popcount)
+                 log1p, erf, tan, atan, rsqrt, trunc, fmod, isnan, isinf, isfinite, popcount,
+                 vscale)
 from .itervar import IterVar, IterVarType
 from .reduce import CommReducer, Reduce
 from .ssa import convert_ssa

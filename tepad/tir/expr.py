@@ -102,11 +102,22 @@ class PrimExpr(Node):
         if not _convertible(o):
             return NotImplemented
         return _cmp(NE, self, o)
-    def __and__(self, o): return logical_and(self, o)
-    def __rand__(self, o): return logical_and(o, self)
-    def __or__(self, o): return logical_or(self, o)
-    def __ror__(self, o): return logical_or(o, self)
-    def __invert__(self): return logical_not(self)
+    # on bool: logical; on integers: bitwise (TVM's tir.bitwise_* / shift_* calls)
+    def __and__(self, o): return _bitwise("tir.bitwise_and", logical_and, self, o)
+    def __rand__(self, o): return _bitwise("tir.bitwise_and", logical_and, o, self)
+    def __or__(self, o): return _bitwise("tir.bitwise_or", logical_or, self, o)
+    def __ror__(self, o): return _bitwise("tir.bitwise_or", logical_or, o, self)
+    def __xor__(self, o): return _bitwise("tir.bitwise_xor", None, self, o)
+    def __rxor__(self, o): return _bitwise("tir.bitwise_xor", None, o, self)
+    def __lshift__(self, o): return _bitwise("tir.shift_left", None, self, o)
+    def __rlshift__(self, o): return _bitwise("tir.shift_left", None, o, self)
+    def __rshift__(self, o): return _bitwise("tir.shift_right", None, self, o)
+    def __rrshift__(self, o): return _bitwise("tir.shift_right", None, o, self)
+
+    def __invert__(self):
+        if dt.is_int(self.dtype):
+            return Call(self.dtype, "tir.bitwise_not", [self])
+        return logical_not(self)
 
     def __bool__(self):
         raise TepadError(
@@ -331,6 +342,30 @@ class Cast(PrimExpr):
         object.__setattr__(self, "_hash", None)
 
 
+class Op(str):
+    """The operator a Call names (``"tir.exp"``, ``"tir.call_extern"``): a string, with TVM's
+    ``Op`` reading ``.name`` and ``same_as``; ``Op.get(name)`` makes one."""
+    __slots__ = ()
+
+    @property
+    def name(self) -> str:
+        return str(self)
+
+    def same_as(self, other) -> bool:
+        return str(self) == str(other)
+
+    @staticmethod
+    def get(name: str) -> "Op":
+        """The operator called ``name`` (as TVM's ``tvm.ir.Op.get``)."""
+        if not isinstance(name, str) or not name:
+            raise TepadError(f"Op.get: an operator name is a non-empty string such as "
+                             f"'tir.exp', not {name!r}")
+        return Op(name)
+
+    def __reduce__(self):
+        return (Op, (str(self),))
+
+
 class Call(PrimExpr):
     """Call of an intrinsic or builtin, named by string (``"exp"``, ``"tir.if_then_else"``, ...)."""
     __slots__ = ("op", "args")
@@ -345,7 +380,7 @@ class Call(PrimExpr):
         args = tuple(StringImm(a) if isinstance(a, str) else
                      convert(a) if isinstance(a, (bool, int, float)) else a for a in args)
         object.__setattr__(self, "dtype", dtype)
-        object.__setattr__(self, "op", str(op))
+        object.__setattr__(self, "op", Op(op))
         object.__setattr__(self, "args", args)
         object.__setattr__(self, "_hash", None)
 
@@ -754,6 +789,29 @@ def _as_bool(x):
     if not dt.is_bool(x.dtype):
         raise TepadError(f"expected a boolean condition, got {x!r} of dtype {x.dtype}")
     return x
+
+
+_BITWISE_FOLD = {"tir.bitwise_and": lambda x, y: x & y, "tir.bitwise_or": lambda x, y: x | y,
+                 "tir.bitwise_xor": lambda x, y: x ^ y, "tir.shift_left": lambda x, y: x << y,
+                 "tir.shift_right": lambda x, y: x >> y}
+
+
+def _bitwise(op: str, logical, a, b):
+    """``a op b`` for integer expressions (a ``tir.bitwise_*``/``tir.shift_*`` call, folded
+    when both are constants); ``logical`` (And/Or) when both are bool."""
+    a, b = convert(a), convert(b)
+    if logical is not None and dt.is_bool(a.dtype) and dt.is_bool(b.dtype):
+        return logical(a, b)
+    if dt.is_bool(a.dtype) != dt.is_bool(b.dtype):
+        raise TepadError(f"{op.split('.')[-1]} mixes a bool and an integer ({a!r}, {b!r}); "
+                         "cast the bool, or compare the integer, so both sides agree")
+    a, b = _match(a, b)
+    if not dt.is_int(a.dtype):
+        raise TepadError(f"{op.split('.')[-1]} needs integer operands (or bool for & and |), "
+                         f"got {a!r} and {b!r} of dtype {a.dtype}")
+    if isinstance(a, IntImm) and isinstance(b, IntImm) and dt.lanes(a.dtype) == 1:
+        return const(_BITWISE_FOLD[op](a.value, b.value), a.dtype)
+    return Call(a.dtype, op, [a, b])
 
 
 def logical_and(a, b):

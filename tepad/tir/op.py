@@ -278,6 +278,13 @@ def undef(dtype: str = "float32") -> PrimExpr:
     return Call(dt.canonical(dtype), "tir.undef", [])
 
 
+def vscale() -> PrimExpr:
+    """``tir.vscale()``: the run-time multiplier of a scalable-vector target's vector length
+    (Arm SVE, RISC-V V), an int32. tepad's targets have fixed-width vectors: an expression
+    may hold it, but a kernel that reaches codegen with it is refused."""
+    return Call("int32", "tir.vscale", [])
+
+
 def is_call(e, name: str) -> bool:
     """Whether ``e`` is a Call of the intrinsic ``name`` (e.g. ``"tir.likely"``)."""
     return isinstance(e, Call) and e.op == name

@@ -13,6 +13,7 @@ from __future__ import annotations
 from . import expr as E
 from .buffer import Buffer
 from .expr import Node, Var, structural_hash
+from .module import IRModule
 from .itervar import IterVar
 from .printer import to_script
 from .stmt import BufferRegion, MatchBufferRegion, Stmt
@@ -50,6 +51,11 @@ class _Equal:
                 return all(self.eq(ka, kb) and self.eq(va, vb)
                            for (ka, va), (kb, vb) in zip(a.items(), b.items()))
             return a.keys() == b.keys() and all(self.eq(a[k], b[k]) for k in a)
+        if isinstance(a, IRModule) or isinstance(b, IRModule):
+            # the same function names, each pair of functions equal
+            return isinstance(a, IRModule) and isinstance(b, IRModule) and \
+                sorted(a.functions) == sorted(b.functions) and \
+                all(self.eq(a.functions[k], b.functions[k]) for k in a.functions)
         if isinstance(a, IterVar) and isinstance(b, IterVar):    # a Block's iter vars
             return a.iter_type == b.iter_type and self.eq(a.var, b.var) and \
                 self.eq(a.dom, b.dom)

@@ -13,6 +13,8 @@
   loaded on first use)."""
 from . import cuda, generic, image, math, nn, tag, transform, utils, x86
 from . import util  # noqa: F401 - TVM's old module name
+from .broadcast import (bitwise_and, bitwise_or, bitwise_xor, left_shift, right_shift)
+from .math import bitwise_not
 from .broadcast import (add, broadcast_to, divide, equal, floor_divide, floor_mod, greater,
                         greater_equal, less, less_equal, logical_and, logical_or, logical_xor,
                         maximum, minimum, mod, multiply, not_equal, power, subtract)

@@ -66,8 +66,10 @@ def _binary(name, combine):
         shape = broadcast_shape(lhs, rhs, f"topi.{name}")
         dtype = _dtype_of(lhs, rhs)
         ra, rb = _reader(lhs, len(shape), dtype), _reader(rhs, len(shape), dtype)
+        # TVM's tags: a tensor with a scalar is elementwise, two tensors broadcast
+        both = isinstance(lhs, Tensor) and isinstance(rhs, Tensor)
         return compute(shape, lambda *idx: combine(ra(idx), rb(idx)), name=f"T_{name}",
-                       tag="broadcast")
+                       tag="broadcast" if both else "elemwise")
     op.__name__ = name
     op.__doc__ = f"Elementwise {name} with numpy broadcasting; scalars are allowed on one side."
     return op
@@ -108,6 +110,11 @@ less = _binary("less", lambda a, b: a < b)
 less_equal = _binary("less_equal", lambda a, b: a <= b)
 greater = _binary("greater", lambda a, b: a > b)
 greater_equal = _binary("greater_equal", lambda a, b: a >= b)
+bitwise_and = _binary("bitwise_and", lambda a, b: a & b)
+bitwise_or = _binary("bitwise_or", lambda a, b: a | b)
+bitwise_xor = _binary("bitwise_xor", lambda a, b: a ^ b)
+left_shift = _binary("left_shift", lambda a, b: a << b)
+right_shift = _binary("right_shift", lambda a, b: a >> b)
 logical_and = _binary("logical_and", lambda a, b: _bool(a) & _bool(b))
 logical_or = _binary("logical_or", lambda a, b: _bool(a) | _bool(b))
 logical_xor = _binary("logical_xor", lambda a, b: _bool(a) != _bool(b))
@@ -137,5 +144,6 @@ for _name, _fn in (("add", add), ("subtract", subtract), ("multiply", multiply),
 
 __all__ = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "power", "mod",
            "floor_divide", "floor_mod", "equal", "not_equal", "less", "less_equal", "greater",
-           "greater_equal", "logical_and", "logical_or", "logical_xor", "broadcast_to",
+           "greater_equal", "logical_and", "logical_or", "logical_xor", "bitwise_and",
+           "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "broadcast_to",
            "broadcast_shape"]

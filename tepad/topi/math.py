@@ -120,6 +120,9 @@ isinf = _unary("isinf", tirop.isinf, "Whether ``x`` is infinite (a bool tensor).
 isfinite = _unary("isfinite", tirop.isfinite, "Whether ``x`` is finite (a bool tensor).")
 
 
+bitwise_not = _unary("bitwise_not", lambda v: ~v, "``~x`` elementwise (integer ``x``).")
+
+
 def logical_not(x):
     """``not x`` elementwise (``x`` is read as bool: nonzero is true); a bool tensor."""
     _check(x, "logical_not")
@@ -180,7 +183,7 @@ def fixed_point_multiply(x, multiplier: int, shift: int):
     return compute(x.shape, body, name="T_fixed_point_multiply", tag="elemwise")
 
 
-__all__ = ["identity", "negative", "exp", "fast_exp", "erf", "fast_erf", "tanh", "fast_tanh",
+__all__ = ["bitwise_not", "identity", "negative", "exp", "fast_exp", "erf", "fast_erf", "tanh", "fast_tanh",
            "sigmoid", "sqrt", "rsqrt", "log", "log2", "log10", "sin", "cos", "tan", "atan",
            "floor", "ceil", "round", "trunc", "abs", "sign", "isnan", "isinf", "isfinite",
            "logical_not", "cast", "clip", "fixed_point_multiply"]

@@ -87,3 +87,41 @@ def test_assert_prim_expr_equal():
         tvm.testing.assert_prim_expr_equal(i + 1, i)
     with pytest.raises(AssertionError):
         tvm.testing.assert_allclose(np.ones(3), np.ones(4))
+
+
+def test_device_enabled_and_enabled_targets(monkeypatch):
+    monkeypatch.delenv("TEPAD_CUDA", raising=False)
+    assert tvm.testing.device_enabled("llvm -mcpu=generic")
+    assert tvm.testing.device_enabled(tvm.target.Target("llvm"))
+    assert not tvm.testing.device_enabled("opencl")
+    assert [t for t, _ in tvm.testing.enabled_targets()][0] == "llvm"
+    monkeypatch.setenv("TEPAD_CUDA", "emulate")
+    assert tvm.testing.device_enabled("cuda")
+    pairs = dict(tvm.testing.enabled_targets())
+    assert set(pairs) == {"llvm", "cuda"} and pairs["cuda"].exist
+
+
+def test_check_numerical_grads_compiled_function():
+    # f(x, y) = sum(x * x * y): df/dx = 2xy, df/dy = x^2, checked through a tepad kernel
+    n = 6
+    X = te.placeholder((n,), name="X", dtype="float64")
+    Y = te.placeholder((n,), name="Y", dtype="float64")
+    k = te.reduce_axis((0, n), name="k")
+    F = te.compute((1,), lambda _: te.sum(X[k] * X[k] * Y[k], axis=k), name="F")
+    f = tvm.build(te.create_schedule(F.op), [X, Y, F])
+
+    def forward(x, y):
+        out = tvm.nd.empty((1,), "float64")
+        f(tvm.nd.array(x), tvm.nd.array(y), out)
+        return out.numpy()[0]
+
+    rng = np.random.default_rng(1)
+    x, y = rng.uniform(-1, 1, n), rng.uniform(-1, 1, n)
+    tvm.testing.check_numerical_grads(forward, [x, y], [2 * x * y, x * x],
+                                      function_value=float(np.sum(x * x * y)))
+    tvm.testing.check_numerical_grads(lambda x, y: forward(x, y), {"x": x, "y": y},
+                                      {"y": x * x})
+    with pytest.raises(AssertionError, match="argument 0"):
+        tvm.testing.check_numerical_grads(forward, [x, y], [x * y, x * x])
+    with pytest.raises(tvm.TepadError, match="both"):
+        tvm.testing.check_numerical_grads(forward, [x, y], {"x": x})
