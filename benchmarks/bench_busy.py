@@ -22,7 +22,6 @@ import argparse
 import datetime
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -31,6 +30,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+from results_sections import cpu_name, write_section  # noqa: E402
 
 SIZES = {"blur": (130, 2050), "elementwise": (128, 2048)}
 HEADING = "## Busy cores: parallel vs single-threaded"
@@ -144,14 +145,6 @@ def peer_available(name: str) -> bool:
     return r.returncode == 0
 
 
-def cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def fmt(t):
@@ -229,8 +222,6 @@ def main(argv=None) -> int:
     print(text)
     out = args.out or (None if args.quick else str(HERE / "RESULTS.md"))
     if out:
-        sys.path.insert(0, str(HERE))
-        from results_sections import write_section
         write_section(out, text, HEADING, BEGIN, END)
         print(f"wrote {out}")
     return 0

@@ -45,7 +45,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
-from results_sections import write_section  # noqa: E402
+from results_sections import cpu_name, write_section  # noqa: E402
 
 NS = (5, 10, 12, 20, 50, 100)
 SIZE, TILE = 256, 32
@@ -171,14 +171,6 @@ def _point(workload, n, exact, reps, timeout):
     return (p.stderr.strip().splitlines() or ["error"])[-1][:60]
 
 
-def _cpu():
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def _fmt(x):
@@ -219,7 +211,7 @@ def run(ns, reps, timeout, log=print):
 
 def markdown(rows, reps, timeout=60.0):
     out = [SECTION, "", BEGIN,
-           f"`python benchmarks/bench_compile.py` on {_cpu()} ({os.cpu_count()} CPUs), "
+           f"`python benchmarks/bench_compile.py` on {cpu_name()} ({os.cpu_count()} CPUs), "
            f"Python {platform.python_version()}. Lower / build in ms of process CPU time (the "
            "machine is shared with other jobs; CPU time is what they disturb least), each point "
            "in a fresh "

@@ -25,7 +25,9 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 os.environ["TEPAD_NUM_THREADS"] = "1"
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(HERE))
 import numpy as np  # noqa: E402
+from results_sections import cpu_name, write_section  # noqa: E402
 
 import tepad  # noqa: E402
 from tepad import te  # noqa: E402
@@ -103,14 +105,6 @@ def measure(make, rounds: int, per_round: int):
     return statistics.median(times[True]), statistics.median(times[False]), len(checks)
 
 
-def cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown CPU"
 
 
 def main(argv=None) -> int:
@@ -146,8 +140,6 @@ def main(argv=None) -> int:
     print(text)
     out = args.out or (None if args.quick else str(HERE / "RESULTS.md"))
     if out:
-        sys.path.insert(0, str(HERE))
-        from results_sections import write_section
         write_section(out, text, HEADING, BEGIN, END)
         print(f"wrote {out}")
     return 0

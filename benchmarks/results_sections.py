@@ -1,7 +1,20 @@
-"""Writing one script's section of ``benchmarks/RESULTS.md`` and leaving the others alone."""
+"""Writing one script's section of ``benchmarks/RESULTS.md`` and leaving the others alone, and
+the CPU name the sections quote."""
 from __future__ import annotations
 
+import platform
 from pathlib import Path
+
+
+def cpu_name() -> str:
+    """The CPU's marketing name (``/proc/cpuinfo``'s model name), else what platform knows."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
 
 
 def write_section(path, text, heading: str, begin: str, end: str) -> None:
