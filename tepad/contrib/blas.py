@@ -91,4 +91,19 @@ def batch_matmul_op(prefix: str, lhs, rhs, transa=False, transb=False, iterative
                                                 bool(transb)), **kwargs)
 
 
-__all__ = ["register_blas", "matmul_op", "batch_matmul_op"]
+def blas_face(prefix: str):
+    """``(matmul, batch_matmul)`` under the packed-function names ``prefix.matmul`` /
+    ``prefix.batch_matmul`` (registered now): TVM's ``tvm.contrib.cblas`` / ``mkl`` API."""
+    register_blas(prefix)
+
+    def matmul(lhs, rhs, transa=False, transb=False, **kwargs):
+        """``C = op(lhs) @ op(rhs)`` (2-d), a ``te.extern`` tensor."""
+        return matmul_op(prefix, lhs, rhs, transa, transb, **kwargs)
+
+    def batch_matmul(lhs, rhs, transa=False, transb=False, iterative=False, **kwargs):
+        """``C[b] = op(lhs[b]) @ op(rhs[b])`` (3-d), a ``te.extern`` tensor."""
+        return batch_matmul_op(prefix, lhs, rhs, transa, transb, iterative, **kwargs)
+    return matmul, batch_matmul
+
+
+__all__ = ["register_blas", "matmul_op", "batch_matmul_op", "blas_face"]
