@@ -503,6 +503,19 @@ def cmd_bench(ns, out, rest):
     return code
 
 
+def _chosen(ns, found, what: str) -> list:
+    """The names ``--template`` picks among ``found`` (all by default), after checking them
+    and ``--n-trial``; ``what`` names the kind in messages (template, workload)."""
+    names = ns.template or list(found)
+    unknown = [n for n in names if n not in found]
+    if unknown:
+        raise CliError(f"{ns.file}: no {what} {', '.join(unknown)}; {what}s there: "
+                       f"{', '.join(found)}")
+    if ns.n_trial < 1:
+        raise CliError("--n-trial must be >= 1")
+    return names
+
+
 def cmd_tune(ns, out):
     """Tune every template of the file: progress bar, log, best config, speedup."""
     if ns.auto:
@@ -512,13 +525,7 @@ def cmd_tune(ns, out):
     if not found:
         raise CliError(f"{ns.file}: no @autotvm.template function (decorate a function "
                        "returning (s, args) with @autotvm.template(\"name\"))")
-    names = ns.template or list(found)
-    unknown = [n for n in names if n not in found]
-    if unknown:
-        raise CliError(f"{ns.file}: no template {', '.join(unknown)}; templates there: "
-                       f"{', '.join(found)}")
-    if ns.n_trial < 1:
-        raise CliError("--n-trial must be >= 1")
+    names = _chosen(ns, found, "template")
     log = ns.log or f"{Path(ns.file).stem}.log"
     option = make_option(timeout=ns.timeout, number=ns.number, repeat=ns.repeat)
     for name in names:
@@ -557,13 +564,7 @@ def cmd_tune_auto(ns, out):
     if not found:
         raise CliError(f"{ns.file}: no @auto_scheduler.register_workload function (decorate a "
                        "function returning its list of tensors)")
-    names = ns.template or list(found)
-    unknown = [n for n in names if n not in found]
-    if unknown:
-        raise CliError(f"{ns.file}: no workload {', '.join(unknown)}; workloads there: "
-                       f"{', '.join(found)}")
-    if ns.n_trial < 1:
-        raise CliError("--n-trial must be >= 1")
+    names = _chosen(ns, found, "workload")
     log = ns.log or f"{Path(ns.file).stem}.json"
     runner = AutoLocalRunner(timeout=ns.timeout, number=ns.number, repeat=ns.repeat,
                              min_repeat_ms=0)
