@@ -50,6 +50,9 @@ CONFIG_KEYS = {
                          "runs in the lower phase (loops guarded by likely conditions split "
                          "into a guard-free main loop and tails; constant loops too with "
                          "partition_const_loop)",
+    "tir.HoistIfThenElse": "{'support_block_scope_hosting': b}: tir.transform."
+                           "HoistIfThenElse() also hoists across thread and attribute scopes "
+                           "(the pass is not in the pipeline)",
     "tir.InjectDoubleBuffer": "{'split_loop': f}: inject_double_buffer repeats the body of "
                               "a double-buffered loop f times per round (default 1; 0: the "
                               "loop is not split)",
