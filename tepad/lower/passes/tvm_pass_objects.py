@@ -33,6 +33,8 @@ IDENTITY = {
     "CommonSubexprElimTIR": "LLVM's GVN/EarlyCSE eliminate common subexpressions",
     "VerifyMemory": "CPU kernels read host memory directly; GPU kernels are checked by "
                     "verify_gpu_code in the build pipeline",
+    "AnnotateDeviceRegions": "split_host_device finds the device regions itself (each "
+                             "outermost thread_extent launch), so they need no target mark",
     "BindTarget": "tepad.build takes the target as an argument",
     "AnnotateEntryFunc": "a module built by tepad has its entry named by global_symbol",
     "RenormalizeSplitPattern": "tepad's simplifier keeps (x // c) * c + x % c patterns "
