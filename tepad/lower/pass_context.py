@@ -62,7 +62,8 @@ CONFIG_KEYS = {
 # disabling one changes nothing, so it is accepted (TVM scripts disable them for stable IR).
 NO_COUNTERPART = {
     "tir.CommonSubexprElimTIR": "LLVM's GVN/EarlyCSE eliminate common subexpressions",
-    "tir.NarrowDataType": "tepad keeps index dtypes as written",
+    "tir.NarrowDataType": "not in tepad's pipeline (index dtypes stay as written); "
+                          "tir.transform.NarrowDataType(bits) applies it",
     "tir.StorageRewrite": "not in tepad's pipeline (each stage keeps its allocation); "
                           "tir.transform.StorageRewrite() applies it to a lowered module",
     "tir.LowerIntrin": "codegen lowers intrinsics itself; tir.transform.LowerIntrin() "

@@ -27,6 +27,7 @@ from .lower_opaque_block import lower_opaque_block
 from .lower_thread_allreduce import lower_thread_allreduce
 from .lower_warp_memory import lower_warp_memory
 from .merge_adjacent_loops import merge_adjacent_loops
+from .narrow_datatype import narrow_datatype
 from .reduce_loop_extents import reduce_loop_extents
 from .remove_assume import remove_assume
 from .remove_branching_through_overcompute import remove_branching_through_overcompute
@@ -50,6 +51,7 @@ from ...tir.module import accepts_module
 from ...tir.ssa import convert_ssa
 
 hoist_if_then_else = accepts_module(hoist_if_then_else)
+narrow_datatype = accepts_module(narrow_datatype)
 (apply_buffer_transforms, check_assumes, flatten_physical_axes, hoist_expression,
  inject_rolling_buffer, instrument_bound_checks, merge_adjacent_loops, reduce_loop_extents,
  remove_assume, remove_branching_through_overcompute, remove_no_op,
@@ -104,6 +106,7 @@ TVM_NAMES = {
     "RewriteUnsafeSelect": rewrite_unsafe_select,
     "FlattenBuffer": storage_flatten,
     "InjectDoubleBuffer": inject_double_buffer,
+    "NarrowDataType": narrow_datatype,
 }
 for _name, _fn in TVM_NAMES.items():
     tir_transform.register(_name, _fn)
@@ -140,4 +143,4 @@ __all__ = ["apply_buffer_transforms", "inject_prefetch", "check_assumes", "flatt
            "thread_sync", "verify_gpu_code", "lower_warp_memory", "loop_partition", "lower_init_block",
            "convert_blocks_to_opaque", "lower_opaque_block", "storage_rewrite", "lower_intrin",
            "inject_copy_intrin", "skip_assert", "rewrite_unsafe_select", "inject_double_buffer",
-           "hoist_if_then_else", "TVM_NAMES"]
+           "hoist_if_then_else", "narrow_datatype", "TVM_NAMES"]

@@ -26,8 +26,6 @@ IDENTITY = {
     "CombineContextCall": "tepad's host code has no device-context calls to combine",
     "LowerDeviceStorageAccessInfo": "tepad's scoped allocations need no access info",
     "DecorateDeviceScope": "device scope is decided by the target passed to build",
-    "NarrowDataType": "tepad's index expressions are int32 as written; int64 indices stay "
-                      "int64 (LLVM narrows what it can)",
     "BF16Legalize": "codegen stores bfloat16 as uint16 and computes in float32",
     "LowerCustomDatatypes": "tepad has no custom datatypes",
     "CommonSubexprElimTIR": "LLVM's GVN/EarlyCSE eliminate common subexpressions",
