@@ -24,7 +24,7 @@ the nest's place, pragma included.
 from __future__ import annotations
 
 from ...arith import Analyzer
-from ...arith.affine import affine_terms
+from ...arith.affine import affine_terms, linear_strides
 from ...errors import TepadError
 from ...tir.buffer import Buffer
 from ...tir import dtype as dt
@@ -44,35 +44,14 @@ def _fail(key, what):
                      "around one store dst[...] = src[...] with indices affine in the loops")
 
 
-def _degree(e, loop_vars):
-    """The degree of ``e`` as a polynomial in ``loop_vars`` (sums, differences, products and
-    integer casts), or None when a loop variable sits under any other operation."""
-    if not collect_vars(e) & loop_vars:
-        return 0
-    if isinstance(e, E.Var):
-        return 1
-    if isinstance(e, E.Cast) and dt.is_int(e.dtype):
-        return _degree(e.value, loop_vars)
-    if isinstance(e, (E.Add, E.Sub, E.Mul)):
-        a, b = _degree(e.a, loop_vars), _degree(e.b, loop_vars)
-        if a is None or b is None:
-            return None
-        return a + b if isinstance(e, E.Mul) else max(a, b)
-    return None
-
-
 def _strides(index, loop_vars, key, which):
     """``(strides, offset)`` of an index affine in ``loop_vars``: each stride is the change of
     the index per step of its loop variable, an expression free of the loop variables (a
     constant, or a symbolic row length such as ``l``)."""
-    if _degree(index, set(loop_vars)) not in (0, 1):
+    got = linear_strides(index, loop_vars, Analyzer())
+    if got is None:
         _fail(key, f"the {which} index `{index}` is not affine in the loops")
-    ana = Analyzer()
-    zero = {v: const(0, v.dtype) for v in loop_vars}
-    offset = ana.simplify(substitute(index, zero))
-    strides = [ana.simplify(substitute(index, {**zero, v: const(1, v.dtype)}) - offset)
-               for v in loop_vars]
-    return strides, offset
+    return got
 
 
 def _check_flat(buf, indices, key, which):
