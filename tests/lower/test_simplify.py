@@ -114,3 +114,26 @@ def test_build_after_lower_runs_no_second_simplify():
     run_pipeline(f, (BUILD,), Options(), log)
     steps = {st.label: st for st in log.steps}
     assert not steps["simplify#4"].changed
+
+
+def test_condition_under_likely_is_known_inside_the_branch():
+    n = tir.Var("n", "int32")
+    out = tir.decl_buffer((16,), "float32", "out")
+    i = tir.Var("i", "int32")
+    likely = tir.Call("bool", "tir.likely", [i < n])
+    inner = tir.IfThenElse(tir.Call("bool", "tir.likely", [i < n]),
+                           tir.BufferStore(out, tir.Cast("float32", i), [i]))
+    f = tir.PrimFunc([out.data, n], tir.For(i, 0, 16, body=tir.IfThenElse(likely, inner)),
+                     {out.data: out})
+    g = simplify(f)
+    ifs = [x for x in _stmts(g.body) if isinstance(x, tir.IfThenElse)]
+    assert len(ifs) == 1
+    got = np.full(16, -1.0, "float32")
+    tepad.build(g)(got, 9)
+    np.testing.assert_array_equal(got, np.where(np.arange(16) < 9, np.arange(16), -1.0))
+
+
+def _stmts(s):
+    out = []
+    tir.post_order_visit(s, lambda x: out.append(x))
+    return out
