@@ -1,7 +1,9 @@
 """Plain affine forms of integer expressions, without simplification."""
 from __future__ import annotations
 
+from ..tir import dtype as dt
 from ..tir import expr as E
+from ..tir.functor import collect_vars, substitute
 
 
 def affine_terms(e):
@@ -39,8 +41,6 @@ def linear_degree(e, variables) -> int | None:
     """The degree of ``e`` as a polynomial in ``variables`` (a set of Vars) when only sums,
     differences, products and integer casts stand between them and the root; None when one
     of them sits under any other operation (a division, a min, a load, a call)."""
-    from ..tir import dtype as dt
-    from ..tir.functor import collect_vars
     if not collect_vars(e) & variables:
         return 0
     if isinstance(e, E.Var):
@@ -62,7 +62,6 @@ def linear_strides(e, variables, analyzer):
     if linear_degree(e, set(variables)) not in (0, 1):
         return None
     zero = {v: E.const(0, v.dtype) for v in variables}
-    from ..tir.functor import substitute
     offset = analyzer.simplify(substitute(e, zero))
     strides = [analyzer.simplify(substitute(e, {**zero, v: E.const(1, v.dtype)}) - offset)
                for v in variables]
