@@ -137,3 +137,27 @@ def _stmts(s):
     out = []
     tir.post_order_visit(s, lambda x: out.append(x))
     return out
+
+
+def test_let_of_a_constant_is_inlined_and_dropped():
+    n = tir.Var("n", "int32")
+    out = tir.decl_buffer((16,), "float32", "out")
+    i = tir.Var("i", "int32")
+    loop = tir.For(i, 0, n, body=tir.IfThenElse(
+        i < 12, tir.BufferStore(out, tir.Cast("float32", i * 2), [i])))
+    f = tir.PrimFunc([out.data], tir.LetStmt(n, 10, loop), {out.data: out})
+    g = simplify(f)
+    assert isinstance(g.body, tir.For) and int(g.body.extent) == 10
+    assert isinstance(g.body.body, tir.BufferStore)       # i < 12 holds for i < 10
+    got = np.full(16, -1.0, "float32")
+    tepad.build(g)(got)
+    np.testing.assert_array_equal(got, np.where(np.arange(16) < 10, np.arange(16) * 2.0, -1.0))
+
+
+def test_let_used_by_a_buffer_definition_stays():
+    m = tir.Var("m", "int32")
+    out = tir.decl_buffer((16,), "float32", "out")
+    view = tir.decl_buffer((m,), "float32", "view", data=out.data)
+    f = tir.PrimFunc([out.data], tir.LetStmt(m, 16, tir.BufferStore(view, 1.0, [0])),
+                     {out.data: out})
+    assert isinstance(simplify(f).body, tir.LetStmt)
