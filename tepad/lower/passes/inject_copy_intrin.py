@@ -31,7 +31,7 @@ from ...tir import dtype as dt
 from ...tir import expr as E
 from ...tir.expr import BufferLoad, Cast, IntImm, Select, const
 from ...tir.function import PrimFunc
-from ...tir.functor import Mutator, collect_vars, substitute
+from ...tir.functor import Mutator, substitute
 from ...tir.op import is_call
 from ...tir.stmt import AttrStmt, BufferStore, For, ForKind, Stmt
 from .loop_partition import comparisons

@@ -43,7 +43,7 @@ from ...tir.buffer import Buffer
 from ...tir.expr import IntImm, Range, Var
 from ...tir.function import PrimFunc
 from ...tir.functor import Mutator, Visitor, collect_vars
-from ...tir.stmt import Allocate, AttrStmt, BufferStore, For, ForKind, LetStmt, Stmt, seq
+from ...tir.stmt import Allocate, AttrStmt, For, ForKind, LetStmt, Stmt, seq
 from ...tir.structural import structural_equal
 
 _SCOPE_ATTRS = ("thread_extent", "virtual_thread")
