@@ -65,7 +65,8 @@ OUT_MODULES = ("relay", "relax", "meta_schedule", "rpc", "micro", "auto_schedule
 #: (class, reason, regex over the test's source and the module-level names it uses)
 SCOPE_RULES = [
     ("out", "TVMScript", r"@T\.prim_func|@tvm\.script|I\.ir_module|@I\.|T\.Buffer|T\.block|"
-                         r"tvm\.script\.from_source|T\.grid|T\.serial|\.script\(\)"),
+                         r"tvm\.script\.from_source|T\.grid|T\.serial|\.script\(\)|"
+                         r"T\.handle\b|T\.match_buffer|T\.decl_buffer"),
     ("out", "relay/relax", r"\brelay\.|\brelax\.|\brelay\b"),
     ("out", "tir.Schedule", r"tir\.Schedule|tvm\.tir\.schedule|\bsch\.get_block\b"),
     ("out", "meta_schedule", r"meta_schedule|\bms\.|auto_scheduler"),

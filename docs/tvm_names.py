@@ -138,6 +138,7 @@ ROWS = [
      "tepad.build",
      "runtime must be None (one runtime); TVM 0.6's order, a name in the fifth place, is "
      "read as the name"),
+    ("tvm.driver.lower", "tepad.driver.lower", ""),
     ("tvm.driver.build_module.schedule_to_module", "tepad.driver.build_module.schedule_to_module",
      "binds= takes compact row-major buffers only"),
     ("tvm.target.Target", "tepad.target.Target",
@@ -180,7 +181,9 @@ ROWS = [
      "runs in tepad.lower only when the tir.LoopPartition config (or required_pass) asks; "
      "TVM partitions symbolic loops always"),
     ("tir.transform.StorageRewrite", "tepad.tir.transform.StorageRewrite",
-     "memory reuse between same-dtype constant-size allocations; not in tepad's pipeline"),
+     "memory reuse between same-dtype allocations (constant sizes, or the very same symbolic "
+     "size), with TVM's inplace rule; no merging across dtypes or of tagged special scopes; "
+     "not in tepad's pipeline"),
     ("tir.transform.LowerIntrin", "tepad.tir.transform.LowerIntrin",
      "llvm rules (LLVM intrinsics, floordiv/floormod by constants); not in the pipeline: "
      "codegen maps the same calls"),
@@ -196,19 +199,27 @@ ROWS = [
     ("tir.transform.InjectDoubleBuffer", "tepad.tir.transform.InjectDoubleBuffer",
      "split_loop from the PassContext config tir.InjectDoubleBuffer, as in TVM; in the "
      "pipeline right after storage_flatten"),
-    ("tir.transform.UnrollLoop / VectorizeLoop(enable) / HoistIfThenElse(variant)",
+    ("tir.transform.UnrollLoop / VectorizeLoop(enable)",
      "tepad.tir.transform.VectorizeLoop", ""),
+    ("tir.transform.HoistIfThenElse(variant), config tir.HoistIfThenElse",
+     "tepad.tir.transform.HoistIfThenElse",
+     "TVM v0.18's rules; only the hoisted if statements are simplified away (TVM runs "
+     "Simplify over the whole function)"),
     ("tir.transform.InjectVirtualThread / LowerThreadAllreduce / ThreadSync(scope)",
      "tepad.tir.transform.ThreadSync", ""),
     ("tir.transform.SkipAssert / RewriteUnsafeSelect", "tepad.tir.transform.RewriteUnsafeSelect", ""),
     ("tir.transform.MakePackedAPI / MakeUnpackedAPI / LowerTVMBuiltin / CombineContextCall / "
-     "LowerDeviceStorageAccessInfo / DecorateDeviceScope / BindTarget / AnnotateEntryFunc",
+     "LowerDeviceStorageAccessInfo / DecorateDeviceScope / BindTarget / AnnotateEntryFunc / "
+     "AnnotateDeviceRegions",
      "tepad.tir.transform.MakePackedAPI",
      "return the function unchanged: tepad's kernels take plain pointers, the runtime Module "
      "checks and unpacks arguments, codegen emits builtins directly"),
-    ("tir.transform.NarrowDataType / CommonSubexprElimTIR / BF16Legalize "
-     "/ VerifyMemory / RenormalizeSplitPattern / LowerCustomDatatypes", "tepad.tir.transform.NarrowDataType",
-     "return the function unchanged (index dtypes kept; LLVM's GVN does CSE; bfloat16 "
+    ("tir.transform.NarrowDataType(target_bits)", "tepad.tir.transform.NarrowDataType",
+     "not in tepad's pipeline (index dtypes stay as written)"),
+    ("tir.transform.CommonSubexprElimTIR / BF16Legalize "
+     "/ VerifyMemory / RenormalizeSplitPattern / LowerCustomDatatypes",
+     "tepad.tir.transform.CommonSubexprElimTIR",
+     "return the function unchanged (LLVM's GVN does CSE; bfloat16 "
      "handled in codegen); reasons in "
      "tepad/lower/passes/tvm_pass_objects.py"),
     ("tir.transform.SplitHostDevice", "tepad.lower.passes.split_host_device.split_host_device",

@@ -26,6 +26,11 @@ def test_classify_by_source_and_params():
     c = tvm_suite.classify
     assert c("relay.build(mod)", "test_a", "fail", "x") == ("out", "relay/relax")
     assert c("@T.prim_func\ndef f(): pass", "test_b", "fail", "x") == ("out", "TVMScript")
+    # TVMScript bodies given to CompareBeforeAfter without the decorator
+    assert c("def before(a: T.handle):\n    A = T.match_buffer(a, (4,))", "test_f", "fail",
+             "x") == ("out", "TVMScript")
+    assert c("A = T.decl_buffer(1, 'float32', data=p)", "test_g", "fail", "x") == \
+        ("out", "TVMScript")
     assert c("te.compute(...)", "test_c[opencl]", "fail", "x") == ("out", "GPU API")
     assert c("te.compute(...)", "test_d", "fail", "E: boom") == ("fail", "E: boom")
     assert c("relay.build(mod)", "test_e", "pass", "") == ("out", "relay/relax")

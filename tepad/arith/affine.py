@@ -1,7 +1,9 @@
 """Plain affine forms of integer expressions, without simplification."""
 from __future__ import annotations
 
+from ..tir import dtype as dt
 from ..tir import expr as E
+from ..tir.functor import collect_vars, substitute
 
 
 def affine_terms(e):
@@ -35,4 +37,35 @@ def affine_terms(e):
     return None
 
 
-__all__ = ["affine_terms"]
+def linear_degree(e, variables) -> int | None:
+    """The degree of ``e`` as a polynomial in ``variables`` (a set of Vars) when only sums,
+    differences, products and integer casts stand between them and the root; None when one
+    of them sits under any other operation (a division, a min, a load, a call)."""
+    if not collect_vars(e) & variables:
+        return 0
+    if isinstance(e, E.Var):
+        return 1
+    if isinstance(e, E.Cast) and dt.is_int(e.dtype):
+        return linear_degree(e.value, variables)
+    if isinstance(e, (E.Add, E.Sub, E.Mul)):
+        a, b = linear_degree(e.a, variables), linear_degree(e.b, variables)
+        if a is None or b is None:
+            return None
+        return a + b if isinstance(e, E.Mul) else max(a, b)
+    return None
+
+
+def linear_strides(e, variables, analyzer):
+    """``(strides, offset)`` with ``e == offset + sum(stride_k * v_k)`` for the Vars of the
+    list ``variables``, the strides and offset free of them (symbolic strides allowed), or
+    None when ``e`` is not of degree one in them (``linear_degree``)."""
+    if linear_degree(e, set(variables)) not in (0, 1):
+        return None
+    zero = {v: E.const(0, v.dtype) for v in variables}
+    offset = analyzer.simplify(substitute(e, zero))
+    strides = [analyzer.simplify(substitute(e, {**zero, v: E.const(1, v.dtype)}) - offset)
+               for v in variables]
+    return strides, offset
+
+
+__all__ = ["affine_terms", "linear_degree", "linear_strides"]

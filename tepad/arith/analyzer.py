@@ -172,6 +172,8 @@ class Analyzer:
             if isinstance(x, E.And):
                 flat(x.a)
                 flat(x.b)
+            elif isinstance(x, E.Call) and str(x.op) == "tir.likely" and x.args:
+                flat(x.args[0])         # likely(c) is a hint: c holds all the same
             else:
                 conj.append(x)
         flat(c)

@@ -5,7 +5,9 @@ value with a min/max, or over another let var, only by its constant range),
 thread extents and ``if`` conditions, simplifies every expression (values, indices, realize
 bounds, allocate extents, conditions), and removes structure that provably does nothing:
 ``if`` with a provable condition, ``for`` of extent 1 (body with the var substituted by the
-loop min) or extent <= 0, and ``Evaluate(const)`` inside sequences.
+loop min) or extent <= 0, and ``Evaluate(const)`` inside sequences. A ``LetStmt`` binding a
+constant or a plain variable is inlined and dropped (unless a buffer used below is defined
+with its variable).
 """
 from __future__ import annotations
 
@@ -70,6 +72,10 @@ class _StmtSimplifier(Mutator):
 
     def visit_LetStmt(self, op):
         value = self.ana.simplify(op.value)
+        if isinstance(value, (E.IntImm, E.FloatImm, E.Var)) and \
+                not _in_buffer_definitions(op.body, op.var):
+            # a constant or a plain variable: inlined, the binding dropped (as TVM)
+            return self.visit(substitute(op.body, {op.var: value}))
         snap = self.ana._snapshot()
         try:
             if isinstance(value, E.PrimExpr) and E.dt.is_int(value.dtype) and \
@@ -117,6 +123,22 @@ class _StmtSimplifier(Mutator):
     def visit_Evaluate(self, op):
         v = self.ana.simplify(op.value)
         return op if v is op.value else S.Evaluate(v)
+
+
+def _in_buffer_definitions(stmt, var) -> bool:
+    """Whether a buffer used in ``stmt`` has ``var`` in its shape, strides, offset or data
+    (substitution does not rewrite buffer definitions)."""
+    found = []
+
+    def f(n):
+        b = getattr(n, "buffer", None)
+        if b is not None and isinstance(n, (E.BufferLoad, S.BufferStore)):
+            parts = list(b.shape) + list(b.strides or ()) + [b.elem_offset, b.data]
+            if any(p is var or (isinstance(p, E.PrimExpr) and _mentions(p, {var}))
+                   for p in parts if p is not None):
+                found.append(n)
+    post_order_visit(stmt, f)
+    return bool(found)
 
 
 def _mentions(e, vars_) -> bool:

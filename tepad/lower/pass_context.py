@@ -50,6 +50,9 @@ CONFIG_KEYS = {
                          "runs in the lower phase (loops guarded by likely conditions split "
                          "into a guard-free main loop and tails; constant loops too with "
                          "partition_const_loop)",
+    "tir.HoistIfThenElse": "{'support_block_scope_hosting': b}: tir.transform."
+                           "HoistIfThenElse() also hoists across thread and attribute scopes "
+                           "(the pass is not in the pipeline)",
     "tir.InjectDoubleBuffer": "{'split_loop': f}: inject_double_buffer repeats the body of "
                               "a double-buffered loop f times per round (default 1; 0: the "
                               "loop is not split)",
@@ -59,7 +62,8 @@ CONFIG_KEYS = {
 # disabling one changes nothing, so it is accepted (TVM scripts disable them for stable IR).
 NO_COUNTERPART = {
     "tir.CommonSubexprElimTIR": "LLVM's GVN/EarlyCSE eliminate common subexpressions",
-    "tir.NarrowDataType": "tepad keeps index dtypes as written",
+    "tir.NarrowDataType": "not in tepad's pipeline (index dtypes stay as written); "
+                          "tir.transform.NarrowDataType(bits) applies it",
     "tir.StorageRewrite": "not in tepad's pipeline (each stage keeps its allocation); "
                           "tir.transform.StorageRewrite() applies it to a lowered module",
     "tir.LowerIntrin": "codegen lowers intrinsics itself; tir.transform.LowerIntrin() "

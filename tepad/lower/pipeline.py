@@ -274,7 +274,8 @@ PIPELINE: tuple = (
          "tree buffer)", when=_gpu),
     Pass(inject_virtual_thread, BUILD, "GPU: vthread bindings -> per-vthread copies of "
          "what they touch, unrolled where no loop is inside", when=_gpu),
-    Pass(lambda f, o: unroll_loop(f, **dict(o.unroll)), BUILD,
+    # explicit_unroll=True whatever the config: codegen has no unroll hint for UNROLLED loops
+    Pass(lambda f, o: unroll_loop(f, **{**dict(o.unroll), "explicit_unroll": True}), BUILD,
          "after simplify: unrolled extents must be constants; auto unrolling (pragma "
          "auto_unroll_max_step, tir.UnrollLoop config)", optional=True, name="unroll_loop",
          with_options=True),

@@ -150,17 +150,21 @@ class IRBuilder:
             value = StringImm(value)
         self.emit(lambda body: AttrStmt(node, attr_key, value, body))
 
-    def for_range(self, begin, end, name="i", dtype="int32", kind="serial"):
+    def for_range(self, begin, end, name="i", dtype=None, kind="serial"):
         """``with ib.for_range(begin, end, name, kind=...) as i``: a loop over ``[begin, end)``
-        (kind ``serial``, ``parallel``, ``vectorize`` or ``unroll``)."""
+        (kind ``serial``, ``parallel``, ``vectorize`` or ``unroll``). The loop variable is
+        ``dtype``; by default int64 when ``begin`` or ``end`` is an int64 expression, else
+        int32 (as TVM)."""
         if kind not in _KINDS:
             raise TepadError(f"for_range: unknown kind {kind!r}; use one of {sorted(_KINDS)}")
         if name == "i":
             name = chr(ord("i") + self._nidx) if self._nidx < 3 else f"i_{self._nidx - 3}"
             self._nidx += 1
         self._seq_stack.append([])
-        loop_var = Var(name, dtype)
         begin, end = convert(begin), convert(end)
+        if dtype is None:
+            dtype = "int64" if "int64" in (begin.dtype, end.dtype) else "int32"
+        loop_var = Var(name, dtype)
         extent = end if isinstance(begin, IntImm) and begin.value == 0 else end - begin
 
         def done():
@@ -245,7 +249,12 @@ class IRBuilder:
         total = convert(1)
         for d in shape:
             total = total * convert(d)
-        flat = Buffer([total], buf.dtype, buf.name, data=buf.data, scope=buf.scope)
+        # a vector-typed buffer is viewed as its scalar elements, as a vector pointer is
+        lanes = dt.lanes(buf.dtype)
+        if lanes > 1:
+            total = total * lanes
+        flat = Buffer([total], dt.element_of(buf.dtype), buf.name, data=buf.data,
+                      scope=buf.scope)
         return BufferVar(self, flat, shape, buf.dtype)
 
     def likely(self, expr) -> PrimExpr:

@@ -184,3 +184,15 @@ def test_memoize_keys_on_captured_values_too():
 
     with pytest.raises(tvm.TepadError, match="hashable"):
         memoize("tepad.tests.memoize_capture")(lambda x: x)([1])
+
+
+def test_driver_lower_is_tvms_lower_path():
+    A = te.placeholder((8,), name="A")
+    B = te.compute((8,), lambda i: A[i] * 2.0, name="B")
+    s = te.create_schedule(B.op)
+    mod = tvm.driver.lower(s, [A, B], name="main")
+    assert str(mod["main"]) == str(tvm.lower(s, [A, B], name="main")["main"])
+    a = np.arange(8, dtype="float32")
+    b = np.zeros(8, "float32")
+    tvm.build(mod)(a, b)
+    np.testing.assert_allclose(b, a * 2.0)

@@ -108,3 +108,37 @@ def test_padded_copy_gives_pad_before_after_and_value():
     want = np.full((10, 9), -1.0, "float32")
     want[2:8, 1:6] = a
     np.testing.assert_allclose(c, want + 0.5)
+
+
+def test_symbolic_row_length_gives_a_symbolic_stride():
+    rows, cols = te.var("rows"), te.var("cols")
+    A = te.placeholder((rows, cols), name="A")
+    B = te.compute((rows, cols), lambda i, j: A[i, j], name="B")
+    C = te.compute((rows, cols), lambda i, j: B[i, j] + 1.0, name="C")
+    s = te.create_schedule(C.op)
+    s[B].pragma(B.op.axis[0], "memcpy")
+    mod = tepad.lower(s, [A, C])
+    seen = []
+
+    def fintrin(src, dst, pad_before, pad_after, pad_value):
+        seen.append(src)
+        return _loop_copy(src, dst, pad_before, pad_after, pad_value)
+    out = tir.transform.InjectCopyIntrin("memcpy", fintrin)(mod)
+    (src,) = seen
+    assert not isinstance(src.strides[0], tir.IntImm)      # the row length, a variable
+    assert int(src.strides[1]) == 1
+    a = RNG.random((5, 7)).astype("float32")
+    c = np.zeros((5, 7), "float32")
+    tepad.build(out)(a, c)
+    np.testing.assert_allclose(c, a + 1.0)
+
+
+def test_index_not_linear_in_the_loops_is_refused():
+    A = te.placeholder((64,), name="A")
+    B = te.compute((8, 8), lambda i, j: A[i * j], name="B")
+    C = te.compute((8, 8), lambda i, j: B[i, j] * 2.0, name="C")
+    s = te.create_schedule(C.op)
+    s[B].pragma(B.op.axis[0], "memcpy")
+    mod = tepad.lower(s, [A, C])
+    with pytest.raises(tepad.TepadError, match="not affine"):
+        tir.transform.InjectCopyIntrin("memcpy", _loop_copy)(mod)

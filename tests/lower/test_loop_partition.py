@@ -209,3 +209,37 @@ def test_inner_extent_reading_the_loop_variable_gives_no_bound():
         want = np.zeros(8, "float32")
         want[:max(0, min(5, 7 - nv))] = 1.0
         np.testing.assert_array_equal(a, want)
+
+
+def test_two_dimensional_tiles_lose_both_guards_in_their_main_pieces():
+    # the stage's two split guards come as one likely(a and b): each loop is partitioned on
+    # its own conjunct, the other one stays until its loop is reached
+    A = te.placeholder((30, 21), name="A")
+    B = te.compute((30, 21), lambda i, j: A[i, j] * 2.0, name="B")
+    s = te.create_schedule(B.op)
+    io, ii = s[B].split(B.op.axis[0], factor=8)
+    jo, ji = s[B].split(B.op.axis[1], factor=8)
+    s[B].reorder(io, jo, ii, ji)
+    with tepad.transform.PassContext(config={"tir.LoopPartition":
+                                             {"partition_const_loop": True}}):
+        g = tepad.lower(s, [A, B])["main"]
+    assert not nodes(g, tir.IfThenElse) and not _likely(g)
+    a = RNG.random((30, 21), dtype="float32")
+    (b,) = _run(tepad.build(g), (30, 21), inputs=[a])
+    np.testing.assert_allclose(b, a * 2.0, rtol=1e-6)
+
+
+def test_equality_condition_partitions_around_its_one_value():
+    n = tir.Var("n", "int32")
+    out = tir.decl_buffer((10,), "int32", "out")
+    i = tir.Var("i", "int32")
+    value = tir.Select(tir.Call("bool", "tir.likely", [tir.EQ(i, 5)]), n, i)
+    body = tir.For(i, 0, 10, body=tir.BufferStore(out, value, [i]))
+    f = tir.PrimFunc([out.data, n], body, {out.data: out})
+    g = loop_partition(f, partition_const_loop=True)
+    assert not nodes(g, tir.Select)
+    got = np.zeros(10, "int32")
+    tepad.build(g)(got, 77)
+    want = np.arange(10, dtype="int32")
+    want[5] = 77
+    np.testing.assert_array_equal(got, want)

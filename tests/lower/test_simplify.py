@@ -114,3 +114,50 @@ def test_build_after_lower_runs_no_second_simplify():
     run_pipeline(f, (BUILD,), Options(), log)
     steps = {st.label: st for st in log.steps}
     assert not steps["simplify#4"].changed
+
+
+def test_condition_under_likely_is_known_inside_the_branch():
+    n = tir.Var("n", "int32")
+    out = tir.decl_buffer((16,), "float32", "out")
+    i = tir.Var("i", "int32")
+    likely = tir.Call("bool", "tir.likely", [i < n])
+    inner = tir.IfThenElse(tir.Call("bool", "tir.likely", [i < n]),
+                           tir.BufferStore(out, tir.Cast("float32", i), [i]))
+    f = tir.PrimFunc([out.data, n], tir.For(i, 0, 16, body=tir.IfThenElse(likely, inner)),
+                     {out.data: out})
+    g = simplify(f)
+    ifs = [x for x in _stmts(g.body) if isinstance(x, tir.IfThenElse)]
+    assert len(ifs) == 1
+    got = np.full(16, -1.0, "float32")
+    tepad.build(g)(got, 9)
+    np.testing.assert_array_equal(got, np.where(np.arange(16) < 9, np.arange(16), -1.0))
+
+
+def _stmts(s):
+    out = []
+    tir.post_order_visit(s, lambda x: out.append(x))
+    return out
+
+
+def test_let_of_a_constant_is_inlined_and_dropped():
+    n = tir.Var("n", "int32")
+    out = tir.decl_buffer((16,), "float32", "out")
+    i = tir.Var("i", "int32")
+    loop = tir.For(i, 0, n, body=tir.IfThenElse(
+        i < 12, tir.BufferStore(out, tir.Cast("float32", i * 2), [i])))
+    f = tir.PrimFunc([out.data], tir.LetStmt(n, 10, loop), {out.data: out})
+    g = simplify(f)
+    assert isinstance(g.body, tir.For) and int(g.body.extent) == 10
+    assert isinstance(g.body.body, tir.BufferStore)       # i < 12 holds for i < 10
+    got = np.full(16, -1.0, "float32")
+    tepad.build(g)(got)
+    np.testing.assert_array_equal(got, np.where(np.arange(16) < 10, np.arange(16) * 2.0, -1.0))
+
+
+def test_let_used_by_a_buffer_definition_stays():
+    m = tir.Var("m", "int32")
+    out = tir.decl_buffer((16,), "float32", "out")
+    view = tir.decl_buffer((m,), "float32", "view", data=out.data)
+    f = tir.PrimFunc([out.data], tir.LetStmt(m, 16, tir.BufferStore(view, 1.0, [0])),
+                     {out.data: out})
+    assert isinstance(simplify(f).body, tir.LetStmt)

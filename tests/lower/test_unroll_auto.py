@@ -67,3 +67,26 @@ def test_config_errors():
         unroll_loop(nest(1), auto_max_step="3")
     with pytest.raises(TepadError, match="integer constant"):
         unroll_loop(nest(1, pragma=tir.Var("n", "int32")))
+
+
+def test_explicit_unroll_false_marks_the_picked_loops_instead_of_copying():
+    g = unroll_loop(nest(1), auto_max_step=4, explicit_unroll=False)
+    kinds = {x.loop_var.name: x.kind for x in fors(g)}
+    assert kinds == {"i": S.ForKind.SERIAL, "j": S.ForKind.UNROLLED}
+    assert len(nodes(g, S.BufferStore)) == 1
+
+
+def test_extent_that_simplifies_to_a_constant_counts_as_that_constant():
+    n = tir.Var("n", "int32")
+    A = tir.decl_buffer((16,), "float32", name="A")
+    i = tir.Var("i", "int32")
+    body = S.For(i, n, (n + 2) - n, S.ForKind.SERIAL,
+                 S.BufferStore(A, tir.const(1.0, "float32"), [i - n]))
+    g = unroll_loop(tir.PrimFunc([A.data, n], body, {A.data: A}), auto_max_step=2)
+    assert not fors(g) and len(nodes(g, S.BufferStore)) == 2
+
+
+def test_max_extent_one_unrolls_single_iteration_loops_of_any_body():
+    # the outer loop of extent 1 holds a non-unrolled loop, so only the extent-1 rule applies
+    g = unroll_loop(nest(1, inner=6, outer=1), auto_max_extent=1, explicit_unroll=False)
+    assert loop_names(g) == ["j"] and fors(g)[0].kind == S.ForKind.SERIAL

@@ -112,3 +112,23 @@ def test_store_index_not_depending_on_the_lane_is_not_vectorized():
 def test_nothing_to_do_returns_same_object():
     f = axpy(8, kind="serial")
     assert vectorize_loop(f) is f
+
+
+def test_loop_over_vector_elements_becomes_one_wider_vector():
+    # a loop over the float32x4 elements of a buffer (each access a Ramp of 4 lanes):
+    # vectorizing it over 4 elements gives consecutive Ramps of 16 lanes
+    A = tir.decl_buffer((32,), "float32", "A")
+    C = tir.decl_buffer((32,), "float32", "C")
+    i, j = tir.Var("i"), tir.Var("j")
+    at = tir.Ramp(i * 16 + j * 4, 1, 4)
+    st = tir.BufferStore(C, tir.BufferLoad(A, [at]) * tir.Broadcast(tir.const(3.0, "float32"), 4)
+                         + tir.Broadcast(tir.const(1.0, "float32"), 4), [at])
+    f = func([A, C], tir.For(i, 0, 2, "serial", tir.For(j, 0, 4, "vectorized", st)))
+    g = vectorize_loop(f)
+    assert [x.loop_var.name for x in fors(g)] == ["i"]
+    (store,) = nodes(g, S.BufferStore)
+    assert isinstance(store.indices[0], E.Ramp) and store.indices[0].lanes == 16
+    a = rand((32,))
+    c = np.zeros(32, "float32")
+    tepad.build(g)(a, c)
+    np.testing.assert_allclose(c, a * 3.0 + 1.0, rtol=1e-6)

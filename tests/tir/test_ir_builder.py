@@ -77,3 +77,28 @@ def test_shuffle_prints_and_compares_structurally():
     assert not tir.structural_equal(s1, tir.Shuffle([x, y], [0, 1]))
     assert "T.Shuffle([x, y], [1, 0])" in tir.PrimFunc(
         [x, y], tir.Evaluate(tir.call_extern("int32", "f", s1))).script()
+
+
+def test_loop_variable_follows_an_int64_bound():
+    ib = tir.ir_builder.create()
+    with ib.for_range(0, tir.const(6, "int64"), name="i") as i:
+        assert i.dtype == "int64"
+    with ib.for_range(0, 6, name="j") as j:
+        assert j.dtype == "int32"
+    with ib.for_range(0, tir.const(6, "int64"), name="k", dtype="int32") as k:
+        assert k.dtype == "int32"
+
+
+def test_buffer_ptr_of_a_vector_buffer_reads_whole_vectors():
+    ib = tir.ir_builder.create()
+    Ab = tir.decl_buffer((4,), "float32x2", name="A")
+    Bb = tir.decl_buffer((4,), "float32x2", name="B")
+    A, B = ib.buffer_ptr(Ab), ib.buffer_ptr(Bb)
+    with ib.for_range(0, 4, name="i") as i:
+        B[i] = A[i] * 2.0 + 1.0
+    assert A[0].dtype == "float32x2"
+    f = tir.PrimFunc([Ab, Bb], ib.get())
+    a = np.arange(8, dtype="float32").reshape(4, 2)      # a float32x2 buffer of 4 vectors
+    b = np.zeros((4, 2), "float32")
+    tepad.build(f)(a, b)
+    np.testing.assert_allclose(b, a * 2.0 + 1.0)

@@ -11,6 +11,7 @@ from .convert_blocks_to_opaque import convert_blocks_to_opaque
 from .default_storage_scope import default_storage_scope
 from .flatten_physical_axes import flatten_physical_axes
 from .hoist_expression import hoist_expression
+from .hoist_if_then_else import hoist_if_then_else
 from .inject_copy_intrin import inject_copy_intrin
 from .inject_double_buffer import CONFIG_KEY as _DOUBLE_BUFFER_KEY
 from .inject_double_buffer import double_buffer_config, inject_double_buffer
@@ -26,6 +27,7 @@ from .lower_opaque_block import lower_opaque_block
 from .lower_thread_allreduce import lower_thread_allreduce
 from .lower_warp_memory import lower_warp_memory
 from .merge_adjacent_loops import merge_adjacent_loops
+from .narrow_datatype import narrow_datatype
 from .reduce_loop_extents import reduce_loop_extents
 from .remove_assume import remove_assume
 from .remove_branching_through_overcompute import remove_branching_through_overcompute
@@ -48,6 +50,8 @@ from ...tir import transform as tir_transform
 from ...tir.module import accepts_module
 from ...tir.ssa import convert_ssa
 
+hoist_if_then_else = accepts_module(hoist_if_then_else)
+narrow_datatype = accepts_module(narrow_datatype)
 (apply_buffer_transforms, check_assumes, flatten_physical_axes, hoist_expression,
  inject_rolling_buffer, instrument_bound_checks, merge_adjacent_loops, reduce_loop_extents,
  remove_assume, remove_branching_through_overcompute, remove_no_op,
@@ -77,7 +81,7 @@ TVM_NAMES = {
     "Simplify": simplify,
     "StorageFlatten": storage_flatten,
     "HoistExpression": hoist_expression,
-    "HoistIfThenElse": hoist_expression,
+    "HoistIfThenElse": hoist_if_then_else,
     "UnrollLoop": unroll_loop,
     "VectorizeLoop": vectorize_loop,
     "RemoveNoOp": remove_no_op,
@@ -102,6 +106,7 @@ TVM_NAMES = {
     "RewriteUnsafeSelect": rewrite_unsafe_select,
     "FlattenBuffer": storage_flatten,
     "InjectDoubleBuffer": inject_double_buffer,
+    "NarrowDataType": narrow_datatype,
 }
 for _name, _fn in TVM_NAMES.items():
     tir_transform.register(_name, _fn)
@@ -137,4 +142,5 @@ __all__ = ["apply_buffer_transforms", "inject_prefetch", "check_assumes", "flatt
            "default_storage_scope", "inject_virtual_thread", "lower_thread_allreduce",
            "thread_sync", "verify_gpu_code", "lower_warp_memory", "loop_partition", "lower_init_block",
            "convert_blocks_to_opaque", "lower_opaque_block", "storage_rewrite", "lower_intrin",
-           "inject_copy_intrin", "skip_assert", "rewrite_unsafe_select", "inject_double_buffer", "TVM_NAMES"]
+           "inject_copy_intrin", "skip_assert", "rewrite_unsafe_select", "inject_double_buffer",
+           "hoist_if_then_else", "narrow_datatype", "TVM_NAMES"]

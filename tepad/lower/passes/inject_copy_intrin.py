@@ -24,14 +24,14 @@ the nest's place, pragma included.
 from __future__ import annotations
 
 from ...arith import Analyzer
-from ...arith.affine import affine_terms
+from ...arith.affine import affine_terms, linear_strides
 from ...errors import TepadError
 from ...tir.buffer import Buffer
 from ...tir import dtype as dt
 from ...tir import expr as E
 from ...tir.expr import BufferLoad, Cast, IntImm, Select, const
 from ...tir.function import PrimFunc
-from ...tir.functor import Mutator, collect_vars, substitute
+from ...tir.functor import Mutator, substitute
 from ...tir.op import is_call
 from ...tir.stmt import AttrStmt, BufferStore, For, ForKind, Stmt
 from .loop_partition import comparisons
@@ -45,14 +45,13 @@ def _fail(key, what):
 
 
 def _strides(index, loop_vars, key, which):
-    """``(strides, offset)`` of an index affine in ``loop_vars``."""
-    terms = affine_terms(index)
-    if terms is None:
-        _fail(key, f"the {which} index `{index}` is not affine")
-    offset = Analyzer().simplify(substitute(index, {v: 0 for v in loop_vars}))
-    if collect_vars(offset) & set(loop_vars):
+    """``(strides, offset)`` of an index affine in ``loop_vars``: each stride is the change of
+    the index per step of its loop variable, an expression free of the loop variables (a
+    constant, or a symbolic row length such as ``l``)."""
+    got = linear_strides(index, loop_vars, Analyzer())
+    if got is None:
         _fail(key, f"the {which} index `{index}` is not affine in the loops")
-    return [const(terms[0].get(v, 0), index.dtype) for v in loop_vars], offset
+    return got
 
 
 def _check_flat(buf, indices, key, which):

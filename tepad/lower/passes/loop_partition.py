@@ -16,12 +16,13 @@ the plain (not ``likely``) conditions of ifs and if_then_else calls count too. S
 partitioned; vectorized, unrolled and thread-bound loops are left alone (their extents must
 stay what the schedule asked for).
 
-How: each condition is a conjunction of integer comparisons, each linear in the loop
-variable ``v`` (``a*v + r < 0`` after moving terms, ``a`` a constant); the variables of loops
+How: each condition is a conjunction; its conjuncts that read the loop variable ``v`` must be
+integer comparisons (``==`` included), each linear in ``v`` (``a*v + r < 0`` after moving terms, ``a`` a constant); the variables of loops
 between ``v`` and the condition range over their extents, everything defined outside stays
 symbolic. That gives the interval of ``v`` where the condition holds for every inner
 iteration; the intersection over the loop's conditions is the middle piece, where those
-conditions are replaced by ``True``. The pieces before and after keep the conditions, except
+conditions are replaced by ``True`` (by their conjuncts that do not read ``v``, when there are
+any: ``likely(i < n and j < m)`` becomes ``likely(j < m)`` in the middle of the ``i`` loop). The pieces before and after keep the conditions, except
 those provably false over the whole piece (replaced by ``False``; Simplify then drops the
 dead branch). A piece of extent 1 becomes its body with ``v`` replaced by the piece's start,
 unless ``no_unroll_loop_with_extent_one``; other pieces are loops over their part of the
@@ -111,11 +112,12 @@ def _conditions(stmt, every=False) -> list:
 
 def comparisons(cond):
     """``cond`` as a list of ``d`` with ``cond == all(d < 0)``, or None when it is not a
-    conjunction of integer comparisons."""
+    conjunction of integer comparisons (``a == b`` is ``a - b < 1 and b - a < 1``)."""
     if isinstance(cond, E.And):
         a, b = comparisons(cond.a), comparisons(cond.b)
         return None if a is None or b is None else a + b
-    if not isinstance(cond, (E.LT, E.LE, E.GT, E.GE)) or not cond.a.dtype.startswith("int"):
+    if not isinstance(cond, (E.LT, E.LE, E.GT, E.GE, E.EQ)) or \
+            not cond.a.dtype.startswith("int"):
         return None
     a, b = cond.a, cond.b
     if isinstance(cond, E.LT):
@@ -124,7 +126,27 @@ def comparisons(cond):
         return [a - b - 1]
     if isinstance(cond, E.GT):
         return [b - a]
+    if isinstance(cond, E.EQ):
+        return [a - b - 1, b - a - 1]
     return [b - a - 1]
+
+
+def _conjuncts(cond) -> list:
+    if isinstance(cond, E.And):
+        return _conjuncts(cond.a) + _conjuncts(cond.b)
+    return [cond]
+
+
+def _split_on(cond, v):
+    """``(on_v, rest)``: the conjuncts of ``cond`` that read ``v`` (as one conjunction) and
+    the others (a list)."""
+    on, rest = [], []
+    for c in _conjuncts(cond):
+        (on if v in collect_vars(c) else rest).append(c)
+    out = None
+    for c in on:
+        out = c if out is None else E.And(out, c)
+    return out, rest
 
 
 class _Interval:
@@ -219,7 +241,8 @@ class _Replace(Mutator):
 
     def visit(self, node):
         if id(node) in self.values:
-            return const(self.values[id(node)], "bool")
+            value = self.values[id(node)]
+            return const(value, "bool") if isinstance(value, bool) else value
         return super().visit(node)
 
     def visit_Call(self, c):
@@ -234,6 +257,24 @@ class _Replace(Mutator):
             taken = s2.then_case if s2.condition.value else s2.else_case
             return taken if taken is not None else Evaluate(0)
         return s2
+
+
+def _empty(stmt) -> bool:
+    """A no-op, or loops around one (a piece whose conditions all came out False)."""
+    while isinstance(stmt, For):
+        stmt = stmt.body
+    return is_no_op(stmt)
+
+
+def _holding(node, rest):
+    """What condition ``node`` becomes where its conjuncts on the loop variable hold: True,
+    or the other conjuncts (still under ``likely`` when ``node`` is a likely call)."""
+    if not rest:
+        return True
+    cond = rest[0]
+    for c in rest[1:]:
+        cond = E.And(cond, c)
+    return E.Call("bool", "tir.likely", [cond]) if is_call(node, "tir.likely") else cond
 
 
 class _Partitioner(Mutator):
@@ -314,9 +355,10 @@ class _Partitioner(Mutator):
         analyzed, middle = [], _Interval()
         with self.ana.bind_scope(v, Range.from_min_extent(s.min, s.extent)):
             for node, cond in conds:
-                got = _intervals(cond, v, inner, local, self.ana)
+                on_v, rest = _split_on(cond, v)
+                got = _intervals(on_v, v, inner, local, self.ana)
                 if got is not None:
-                    analyzed.append((node, got))
+                    analyzed.append((node, got, _holding(node, rest)))
                     middle = middle.meet(got[0])
         if not analyzed:
             return None
@@ -344,9 +386,9 @@ class _Partitioner(Mutator):
             values = {}
             # the replacements run only when the piece does: its extent is positive there
             with ana.constraint_scope(lo < hi):
-                for c, (true, false_sets) in analyzed:
+                for c, (true, false_sets), holding in analyzed:
                     if los is None or self._covers(true, los, his):
-                        values[id(c)] = True
+                        values[id(c)] = holding
                     elif any(self._covers(f, los, his) for f in false_sets):
                         values[id(c)] = False
             body = _Replace(values).visit(s.body) if values else s.body
@@ -374,9 +416,9 @@ class _Partitioner(Mutator):
             # the piece keeps the variable's values (min lo): indices inside stay as written
             out = self._descend(For(nv, lo, ext, s.kind, substitute(body, {v: nv}),
                                     s.thread_binding, s.annotations))
-            if is_no_op(out.body):
+            if _empty(out.body):
                 return None
-        return None if is_no_op(out) else out
+        return None if _empty(out) else out
 
     def _prove(self, cond) -> bool:
         """``can_prove`` within the function's proof budget (past it: not proven, which only

@@ -8,8 +8,9 @@
 
 Scopes: the function body, the body of each parallel loop and of each thread launch
 (``thread_extent`` / ``virtual_thread``): an allocation inside such a region is private to a
-thread and never leaves it. In each scope, the allocations of one flat extent that is a
-constant, with no condition, and not inside a nested scope are candidates.
+thread and never leaves it. In each scope, the allocations with no condition and not inside a
+nested scope are candidates when their size (the product of their extents) is a positive
+constant, or an expression over variables defined outside the scope (``m * l``).
 
 Live ranges: the scope's statements are numbered in execution order; a candidate is live
 from its first to its last use (any occurrence of its data variable: loads, stores, pointers
@@ -20,22 +21,30 @@ itself do not (each iteration allocated afresh, so nothing flows between them).
 
 Reuse: candidates are taken in order of their first use; each takes the memory of an
 earlier candidate of the same dtype and storage scope whose live range ended before it
-starts (the smallest one big enough, else the biggest, which then grows). Each piece of
-memory becomes one allocation at the top of the scope, under the name of its first user;
-the buffers of the others are rebuilt over it (same shape, the shared data variable).
-Allocations of different dtypes are not merged (TVM reinterprets bytes; tepad keeps one
-element type per allocation). Functions with nothing to share come back unchanged (the
-same object).
+starts (the smallest one big enough, else the biggest, which then grows; a symbolic size
+shares only with the very same size). TVM's inplace rule also frees a candidate ``src`` for
+``dst`` when ``src`` dies in the serial loop nest where ``dst`` is born and that nest's only
+access to ``dst`` is one store ``dst[idx] = f(src[idx], ...)`` reading ``src`` at that index
+alone, writing no ``src``, with ``idx`` different in every iteration (so each element is read
+just before the same element is overwritten). Each piece of memory becomes one allocation at
+the top of the scope, under the name of its first user (as TVM, candidates move to the top of
+their scope even when they share nothing); the buffers of the others are rebuilt over it
+(same shape, the shared data variable). Allocations of different dtypes are not merged (TVM
+reinterprets bytes; tepad keeps one element type per allocation). A function already in
+that form (no candidates, or the pass's own output) comes back unchanged (the same object).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ...arith import Analyzer
+from ...arith.affine import linear_strides
 from ...tir.buffer import Buffer
-from ...tir.expr import IntImm, Var
+from ...tir.expr import IntImm, Range, Var
 from ...tir.function import PrimFunc
-from ...tir.functor import Mutator, Visitor
-from ...tir.stmt import Allocate, AttrStmt, For, ForKind, Stmt, seq
+from ...tir.functor import Mutator, Visitor, collect_vars
+from ...tir.stmt import Allocate, AttrStmt, For, ForKind, LetStmt, Stmt, seq
+from ...tir.structural import structural_equal
 
 _SCOPE_ATTRS = ("thread_extent", "virtual_thread")
 # statement classes besides For whose body may run more than once
@@ -47,15 +56,31 @@ def _is_scope(s) -> bool:
         (isinstance(s, AttrStmt) and s.attr_key in _SCOPE_ATTRS)
 
 
-def _candidate(a: Allocate) -> bool:
+def _size(a: Allocate):
+    """The element count of ``a``: an int when constant, else an expression."""
+    size = a.extents[0]
+    for e in a.extents[1:]:
+        size = size * e
+    size = Analyzer().simplify(size) if len(a.extents) > 1 else size
+    return int(size.value) if isinstance(size, IntImm) else size
+
+
+def _candidate(a: Allocate, bound_inside) -> bool:
+    """An allocation of the scope that may move to its top: no condition, a positive
+    constant size or a symbolic one over variables defined outside the scope."""
     cond = a.condition
-    return len(a.extents) == 1 and isinstance(a.extents[0], IntImm) and \
-        a.extents[0].value > 0 and (cond is None or (isinstance(cond, IntImm) and cond.value))
+    if not a.extents or not (cond is None or (isinstance(cond, IntImm) and cond.value)):
+        return False
+    size = _size(a)
+    if isinstance(size, int):
+        return size > 0
+    return not (collect_vars(size) & bound_inside)
 
 
 @dataclass(eq=False)
 class _Info:
     alloc: Allocate
+    size: object = 0
     start: int = -1
     end: int = -1
 
@@ -68,6 +93,7 @@ class _Liveness(Visitor):
         self.pos = 0
         self.open_allocs: list = []     # candidates whose Allocate encloses the walk
         self.loops: list = []           # [start, allocations open at entry, infos used]
+        self.top_loops: list = []       # (start, end, statement) of loops not inside another
 
     def _use(self, var):
         info = self.infos.get(var)
@@ -111,27 +137,30 @@ class _Liveness(Visitor):
         self.pos += 1
         self.visit(f.min)
         self.visit(f.extent)
-        self._repeated(f.body)
+        self._repeated(f.body, f)
 
     def visit_AttrStmt(self, a):
         self.pos += 1
         self.visit(a.value)
         if a.attr_key in _SCOPE_ATTRS:
             # threads run the launch region side by side: a use anywhere in it lasts all of it
-            self._repeated(a.body)
+            self._repeated(a.body, a)
         else:
             self.visit(a.body)
 
-    def _repeated(self, body):
+    def _repeated(self, body, stmt=None):
         """Walk ``body`` of a loop or thread launch: the uses inside it of allocations made
         outside it last from its start to its end."""
         entry = [self.pos, len(self.open_allocs), []]
+        top = not self.loops
         self.loops.append(entry)
         self.visit(body)
         self.loops.pop()
         self.pos += 1
         for info in entry[2]:
             info.end = max(info.end, self.pos)
+        if top and stmt is not None:
+            self.top_loops.append((entry[0], self.pos, stmt))
 
     def generic_visit(self, node):
         if type(node).__name__ in _REPEATING:
@@ -149,16 +178,39 @@ class _Liveness(Visitor):
         super().generic_visit(node)
 
 
+def _bound_in(body) -> set:
+    """Variables bound inside ``body`` (loops, lets, allocations, thread launches)."""
+    out = set()
+    stack = [body]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, For):
+            out.add(n.loop_var)
+        elif isinstance(n, LetStmt):
+            out.add(n.var)
+        elif isinstance(n, Allocate):
+            out.add(n.buffer_var)
+        elif isinstance(n, AttrStmt) and isinstance(getattr(n.node, "var", None), Var):
+            out.add(n.node.var)
+        for v in n.field_values():
+            if isinstance(v, Stmt):
+                stack.append(v)
+            elif isinstance(v, tuple):
+                stack.extend(x for x in v if isinstance(x, Stmt))
+    return out
+
+
 def _collect(body) -> dict:
     """Candidate allocations of the scope whose body is ``body`` (not in nested scopes)."""
     infos = {}
+    bound = _bound_in(body)
     stack = [body]
     while stack:
         n = stack.pop()
         if _is_scope(n):
             continue
-        if isinstance(n, Allocate) and _candidate(n):
-            infos[n.buffer_var] = _Info(n)
+        if isinstance(n, Allocate) and _candidate(n, bound):
+            infos[n.buffer_var] = _Info(n, _size(n))
         for v in n.field_values():
             if isinstance(v, Stmt):
                 stack.append(v)
@@ -167,25 +219,134 @@ def _collect(body) -> dict:
     return infos
 
 
-def _plan(infos) -> dict:
-    """``{data Var: (slot Var, slot size)}`` for every candidate that shares memory, and the
-    slots: ``[(Var, dtype, scope, size, annotations)]``."""
-    slots = []                  # [var, dtype, scope, size, end, annotations]
+class _InplaceCheck(Visitor):
+    """The accesses of ``src`` and ``dst`` inside one loop nest."""
+
+    def __init__(self, src, dst):
+        self.src, self.dst = src, dst
+        self.stores = []            # (store, enclosing loops)
+        self.src_loads = []         # (index, the store whose value reads it or None)
+        self.bad = False
+        self.loops = []
+        self.store = None
+
+    def visit_For(self, f):
+        self.visit(f.min)
+        self.visit(f.extent)
+        self.loops.append(f)
+        self.visit(f.body)
+        self.loops.pop()
+
+    def visit_Var(self, v):
+        if v is self.src or v is self.dst:
+            self.bad = True         # a pointer use: no telling what it touches
+
+    def visit_AttrStmt(self, a):
+        if a.attr_key in _SCOPE_ATTRS:
+            self.bad = True         # threads side by side: the index is not per iteration
+        self.generic_visit(a)
+
+    def visit_BufferLoad(self, e):
+        if e.buffer.data is self.dst:
+            self.bad = True
+        elif e.buffer.data is self.src:
+            self.src_loads.append((e.indices, self.store))
+        self.visit(e.indices)
+
+    def visit_BufferStore(self, s):
+        if s.buffer.data is self.src:
+            self.bad = True
+        if s.buffer.data is self.dst:
+            self.stores.append((s, list(self.loops)))
+        saved, self.store = self.store, s
+        self.visit(s.value)
+        self.store = saved
+        self.visit(s.indices)
+
+
+def _injective(index, loops) -> bool:
+    """Whether ``index`` takes a different value in every iteration of ``loops``: affine in
+    their variables, each stride larger than what the loops inside it can add."""
+    ana = Analyzer()
+    for f in loops:
+        ana.bind(f.loop_var, Range.from_min_extent(f.min, f.extent))
+    got = linear_strides(index, [f.loop_var for f in loops], ana)
+    if got is None:
+        return False
+    strides, _ = got
+    span = IntImm(0, index.dtype)           # the most the loops inside can add
+    for f, st in reversed(list(zip(loops, strides))):
+        if isinstance(f.extent, IntImm) and f.extent.value == 1:
+            continue
+        if not ana.can_prove(st > span):
+            return False
+        span = ana.simplify(span + st * (f.extent - 1))
+    return True
+
+
+def _inplace_ok(loop, src, dst) -> bool:
+    """TVM's inplace rule: inside ``loop`` the only access to ``dst`` is one store
+    ``dst[idx] = f(src[idx], ...)`` reading ``src`` at that same index only, ``src`` is not
+    written, and ``idx`` differs in every iteration; then ``dst`` may take ``src``'s memory
+    (each element of ``src`` is read just before the same element of ``dst`` is written)."""
+    if not isinstance(loop, For):
+        return False
+    chk = _InplaceCheck(src, dst)
+    chk.visit(loop)
+    if chk.bad or len(chk.stores) != 1:
+        return False
+    store, loops = chk.stores[0]
+    if len(store.indices) != 1:
+        return False
+    for idx, at in chk.src_loads:
+        if at is not store or len(idx) != 1 or not structural_equal(idx[0], store.indices[0]):
+            return False
+    return _injective(store.indices[0], loops)
+
+
+def _same_size(a, b) -> bool:
+    if isinstance(a, int) or isinstance(b, int):
+        return False
+    return structural_equal(a, b)
+
+
+def _plan(infos, top_loops=()) -> dict:
+    """``{data Var: slot}`` for every used candidate, and the slots: ``[var, dtype, scope,
+    size, end, annotations, last user]`` (a size is an int, or an expression for symbolic
+    allocations, which share only with one of the very same size)."""
+    slots = []
     assign = {}
     used = [i for i in infos.values() if i.start >= 0]
+    loops_at = {(lo, hi): stmt for lo, hi, stmt in top_loops}
+
+    def free(s, info):
+        if s[4] < info.start:
+            return True
+        # inplace: the last user dies in the loop nest where this one is born
+        loop = loops_at.get((info.start, s[4]))
+        last = s[6]
+        return loop is not None and last.start < info.start and \
+            _inplace_ok(loop, last.alloc.buffer_var, info.alloc.buffer_var)
+
     for info in sorted(used, key=lambda i: (i.start, i.end)):
         a = info.alloc
-        size = a.extents[0].value
+        size = info.size
         scope = a.annotations.get("scope", "global")
-        free = [s for s in slots if s[1] == a.dtype and s[2] == scope and s[4] < info.start]
-        fit = [s for s in free if s[3] >= size]
-        slot = min(fit, key=lambda s: s[3]) if fit else \
-            (max(free, key=lambda s: s[3]) if free else None)
+        cands = [s for s in slots if s[1] == a.dtype and s[2] == scope and free(s, info)]
+        if isinstance(size, int):
+            cands = [s for s in cands if isinstance(s[3], int)]
+            fit = [s for s in cands if s[3] >= size]
+            slot = min(fit, key=lambda s: s[3]) if fit else \
+                (max(cands, key=lambda s: s[3]) if cands else None)
+        else:
+            slot = next((s for s in cands if _same_size(s[3], size)), None)
         if slot is None:
-            slot = [a.buffer_var, a.dtype, scope, size, info.end, a.annotations]
+            slot = [a.buffer_var, a.dtype, scope, size, info.end, a.annotations, info]
             slots.append(slot)
-        slot[3] = max(slot[3], size)
+        if isinstance(size, int):
+            slot[3] = max(slot[3], size)
         slot[4] = info.end
+        slot[6] = info
         assign[a.buffer_var] = slot
     return assign, slots
 
@@ -249,16 +410,19 @@ class _Scopes(Mutator):
 
 def _rewrite_scope(body):
     infos = _collect(body)
-    if len(infos) < 2:
+    if not infos:
         return body
-    _Liveness(infos).visit(body)
-    assign, slots = _plan(infos)
-    if len(slots) == len([i for i in infos.values() if i.start >= 0]):
-        return body                         # nothing shares: leave the allocations be
+    live = _Liveness(infos)
+    live.visit(body)
+    assign, slots = _plan(infos, live.top_loops)
+    if not slots:
+        return body
     out = _Rewrite(infos, assign).visit(body)
-    for var, dtype, scope, size, _, annotations in reversed(slots):
-        out = Allocate(var, dtype, [IntImm(size, "int32")], True, seq(out), annotations)
-    return out
+    for var, dtype, scope, size, _, annotations, _ in reversed(slots):
+        extent = IntImm(size, "int32") if isinstance(size, int) else size
+        out = Allocate(var, dtype, [extent], True, seq(out), annotations)
+    # already in this form (the pass run a second time): the same object
+    return body if structural_equal(out, body) else out
 
 
 def storage_rewrite(func: PrimFunc) -> PrimFunc:

@@ -12,7 +12,8 @@ from ...tir import transform as tir_transform
 from ...tir.function import PrimFunc
 from ...tir.functor import Mutator
 from ...tir.stmt import ForKind
-from .hoist_expression import hoist_expression
+from .hoist_if_then_else import CONFIG_KEY as _HOIST_IF_KEY
+from .hoist_if_then_else import hoist_if_then_else, hoist_if_then_else_config
 from .unroll_loop import unroll_loop
 from .vectorize_loop import vectorize_loop
 
@@ -25,13 +26,13 @@ IDENTITY = {
     "CombineContextCall": "tepad's host code has no device-context calls to combine",
     "LowerDeviceStorageAccessInfo": "tepad's scoped allocations need no access info",
     "DecorateDeviceScope": "device scope is decided by the target passed to build",
-    "NarrowDataType": "tepad's index expressions are int32 as written; int64 indices stay "
-                      "int64 (LLVM narrows what it can)",
     "BF16Legalize": "codegen stores bfloat16 as uint16 and computes in float32",
     "LowerCustomDatatypes": "tepad has no custom datatypes",
     "CommonSubexprElimTIR": "LLVM's GVN/EarlyCSE eliminate common subexpressions",
     "VerifyMemory": "CPU kernels read host memory directly; GPU kernels are checked by "
                     "verify_gpu_code in the build pipeline",
+    "AnnotateDeviceRegions": "split_host_device finds the device regions itself (each "
+                             "outermost thread_extent launch), so they need no target mark",
     "BindTarget": "tepad.build takes the target as an argument",
     "AnnotateEntryFunc": "a module built by tepad has its entry named by global_symbol",
     "RenormalizeSplitPattern": "tepad's simplifier keeps (x // c) * c + x % c patterns "
@@ -66,10 +67,14 @@ def _vectorize_factory(enable_vectorize=True):
 
 
 def _hoist_factory(variant=None):
-    """TVM's HoistIfThenElse(variant): "basic" and the default hoist the same way here."""
+    """TVM's HoistIfThenElse(variant): the default reads support_block_scope_hosting from
+    the PassContext config tir.HoistIfThenElse; "basic" never hoists across block scopes."""
     if variant not in (None, "basic"):
         raise TepadError(f"HoistIfThenElse: variant must be None or 'basic', got {variant!r}")
-    return lambda func: hoist_expression(func)
+    if variant == "basic":
+        return lambda func: hoist_if_then_else(func)
+    return lambda func: hoist_if_then_else(func, **hoist_if_then_else_config(
+        tir_transform.current_config().get(_HOIST_IF_KEY)))
 
 
 def _unroll_factory():

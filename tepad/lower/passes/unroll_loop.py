@@ -14,14 +14,23 @@ extents of the loops unrolled inside it) or ``n <= auto_max_extent``. ``auto_max
 ``auto_max_extent`` come from ``PassContext(config={"tir.UnrollLoop": {...}})`` (default 0:
 no auto unrolling) and, inside a loop annotated ``pragma(iv, "auto_unroll_max_step", k)``,
 from the pragma; both pragma AttrStmts (``pragma_auto_unroll_max_step``,
-``pragma_unroll_explicit``) are removed. ``explicit_unroll=False`` (TVM: leave the unrolling
-to LLVM) is accepted, and tepad unrolls explicitly all the same (same result).
+``pragma_unroll_explicit``) are removed. A loop extent that simplifies to a constant
+(``n + 2 - n``) counts as that constant. As in TVM, ``auto_max_extent == 1`` unrolls every loop
+of extent 0 or 1 whatever its body holds, and a loop of extent 0 becomes a no-op.
+
+``explicit_unroll=False`` (TVM: leave the unrolling to the code generator) marks the loops
+auto unrolling picks as UNROLLED instead of copying their bodies, and leaves UNROLLED loops as
+they are (extent-1 loops under ``auto_max_extent == 1`` are still replaced by their body); the
+guarantee above then does not hold, and the build pipeline, which calls the pass with
+``explicit_unroll=True``, unrolls them later.
 """
 from __future__ import annotations
 
 from ...errors import TepadError
 from ...tir import ForKind, IntImm, Mutator, PrimFunc, seq, substitute
+from ...arith import Analyzer
 from ...tir.expr import add, const
+from ...tir.stmt import Evaluate
 from ...tir.ssa import convert_ssa
 
 AUTO_UNROLL_PRAGMA = "pragma_auto_unroll_max_step"
@@ -53,8 +62,10 @@ def _const_int(e):
 
 
 class _Unroller(Mutator):
-    def __init__(self, max_extent: int, auto_max_step=0, auto_max_depth=8, auto_max_extent=0):
+    def __init__(self, max_extent: int, auto_max_step=0, auto_max_depth=8, auto_max_extent=0,
+                 explicit_unroll=True):
         self.max_extent = max_extent
+        self.explicit = explicit_unroll
         self.auto_max_step = auto_max_step
         self.auto_max_depth = auto_max_depth
         self.auto_max_extent = auto_max_extent
@@ -105,19 +116,29 @@ class _Unroller(Mutator):
     def visit_For(self, s):
         body = self.visit(s.body)
         n = _const_int(s.extent)
+        if n is None:
+            n = _const_int(Analyzer().simplify(s.extent))
         auto = (s.kind == ForKind.SERIAL and n is not None and n >= 0 and
                 (self.auto_max_step > 0 or self.auto_max_extent > 0) and
                 self.normal_loop_depth == 0 and self.unroll_depth <= self.auto_max_depth and
                 (n * self.step_count <= self.auto_max_step or n <= self.auto_max_extent) and
                 n <= self.max_extent)
-        if s.kind != ForKind.UNROLLED and not auto:
+        trivial = n is not None and 0 <= n <= self.auto_max_extent == 1
+        if s.kind != ForKind.UNROLLED and not auto and not trivial:
             self.normal_loop_depth += 1
             return s.replace(body=body)
         if n is None or not 0 <= n <= self.max_extent:
             self.normal_loop_depth += 1
-            return s.replace(kind=ForKind.SERIAL, body=body)
-        self.step_count *= n
-        self.unroll_depth += 1
+            return s.replace(kind=ForKind.SERIAL if self.explicit else s.kind, body=body)
+        if s.kind == ForKind.UNROLLED or auto:
+            self.step_count *= n
+            self.unroll_depth += 1
+        else:
+            self.normal_loop_depth += 1
+        if not self.explicit and not trivial:
+            return s.replace(kind=ForKind.UNROLLED, body=body)
+        if n == 0:
+            return Evaluate(0)
         copies = [substitute(body, {s.loop_var: add(s.min, const(k, s.loop_var.dtype))})
                   for k in range(n)]
         return seq(*copies)
@@ -128,7 +149,7 @@ def unroll_loop(func: PrimFunc, max_extent: int = 1024, **config) -> PrimFunc:
     (``config``: the ``tir.UnrollLoop`` keys; see the module docstring)."""
     cfg = unroll_config(config)
     body = _Unroller(max_extent, cfg["auto_max_step"], cfg["auto_max_depth"],
-                     cfg["auto_max_extent"]).visit(func.body)
+                     cfg["auto_max_extent"], cfg["explicit_unroll"]).visit(func.body)
     return func if body is func.body else convert_ssa(func.with_body(body))
 
 

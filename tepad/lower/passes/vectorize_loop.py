@@ -6,6 +6,9 @@ statements whose condition does not depend on the loop var), the loop var is rep
 ``Ramp(min, 1, lanes)`` and every expression is widened (a loop-invariant scalar becomes a
 ``Broadcast`` where it meets a vector). Index arithmetic keeps Ramps as Ramps
 (``Ramp + x``, ``Ramp * c``) so stride-1 accesses stay contiguous for codegen.
+A loop over the elements of a vector-typed buffer (each access already a ``Ramp(b, 1, L)``)
+vectorizes when its Ramps lie end to end (``b`` steps by ``L`` per iteration): they become one
+Ramp of ``extent * L`` lanes, and loop-invariant Broadcasts widen to match.
 
 Extents above ``max_lanes`` are split into a serial loop over vector bodies of the largest
 power-of-two width <= ``max_lanes`` dividing the extent, or vector bodies plus a scalar tail.
@@ -27,6 +30,7 @@ from __future__ import annotations
 from ...tir import (Add, And, Broadcast, BufferLoad, BufferStore, Call, Cast, FloorDiv, For,
                     ForKind, IfThenElse, IntImm, Let, LetStmt, Max, Min, Mul, Mutator, Not,
                     PrimFunc, Ramp, Select, Sub, Var, post_order_visit, seq, substitute)
+from ...arith import Analyzer
 from ...tir import dtype as dt
 from ...tir.expr import BinaryOp, ConstExpr, add, const, convert, mul, sub
 
@@ -47,6 +51,8 @@ def _lanes(e) -> int:
 def _bcast(e, lanes):
     if _lanes(e) == lanes:
         return e
+    if isinstance(e, Broadcast) and lanes % _lanes(e) == 0:
+        return Broadcast(e.value, lanes)
     if _lanes(e) != 1:
         raise _NotVectorizable(f"lane mismatch {e.dtype} vs {lanes}")
     return Broadcast(e, lanes)
@@ -69,9 +75,22 @@ class _Widen(Mutator):
     visit_SizeVar = visit_Var
 
     def visit_Ramp(self, e):
+        """A Ramp over a vector element (a vector-typed buffer): when its base becomes
+        ``Ramp(b, stride * lanes, L)`` the lanes are consecutive, and it is one Ramp of
+        ``lanes * L`` lanes (lane k of the loop major)."""
+        b0, s0 = convert(e.base), convert(e.stride)
+        base, stride = self.visit(b0), self.visit(s0)
+        if base is b0 and stride is s0:
+            return e
+        if _lanes(stride) == 1 and isinstance(base, Ramp) and _lanes(base.base) == 1:
+            gap = Analyzer().simplify(sub(base.stride, mul(stride, const(e.lanes, stride.dtype))))
+            if isinstance(gap, IntImm) and gap.value == 0:
+                return Ramp(base.base, stride, e.lanes * base.lanes)
         raise _NotVectorizable("nested Ramp")
 
     def visit_Broadcast(self, e):
+        if self.visit(e.value) is e.value:
+            return e                  # loop-invariant: widened by _bcast where it is used
         raise _NotVectorizable("nested Broadcast")
 
     def _binary(self, e):
@@ -86,7 +105,8 @@ class _Widen(Mutator):
             r = self._ramp_arith(type(e), a, b)
             if r is not None:
                 return r
-        return type(e)(_bcast(a, self.lanes), _bcast(b, self.lanes))
+        n = max(la, lb, self.lanes)      # wider than the loop over vector elements
+        return type(e)(_bcast(a, n), _bcast(b, n))
 
     def _ramp_arith(self, op, a, b):
         def scalar(x):
