@@ -2,5 +2,6 @@
 ``schedule_to_module``)."""
 from . import build_module
 from .build_module import build, schedule_to_module
+from ..lower import lower
 
-__all__ = ["build_module", "build", "schedule_to_module"]
+__all__ = ["build_module", "build", "schedule_to_module", "lower"]
