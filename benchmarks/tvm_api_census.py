@@ -638,6 +638,17 @@ def census(tags):
     return out
 
 
+def _rescoped(recs):
+    """Records of an earlier run (``--baseline``) with today's scope rules applied, so a
+    before / after comparison counts the same names as in scope."""
+    out = []
+    for r in recs:
+        r = dict(r)
+        r["out_of_scope"] = scope(r["module"], r["name"], r["origin"])
+        out.append(r)
+    return out
+
+
 def group(key: str) -> str:
     if key.startswith("tvm.contrib."):
         return "tvm.contrib.*"
@@ -667,19 +678,27 @@ def summarize(recs):
     return rows
 
 
-def render(recs, cmd: str):
+def render(recs, cmd: str, baseline=None, baseline_label="before"):
     rows = summarize(recs)
-    tot = defaultdict(int)
+    before = summarize(_rescoped(baseline)) if baseline else None
+    tot, tot_b = defaultdict(int), defaultdict(int)
+    extra = f" | missing {baseline_label} |" if before else " |"
     lines = ["| module | names | out of scope | in scope | tepad has | of which signature "
-             "differs | missing |", "|---|---|---|---|---|---|---|"]
+             "differs | missing" + extra, "|---|---|---|---|---|---|---|" +
+             ("---|" if before else "")]
     for k in sorted(rows):
         g = rows[k]
         for f in ("names", "out", "in", "have", "sigdiff", "missing"):
             tot[f] += g[f]
+        b = ""
+        if before:
+            tot_b["missing"] += before[k]["missing"]
+            b = f" {before[k]['missing']} |"
         lines.append(f"| `{k}` | {g['names']} | {g['out']} | {g['in']} | {g['have']} | "
-                     f"{g['sigdiff']} | {g['missing']} |")
+                     f"{g['sigdiff']} | {g['missing']} |" + b)
     lines.append(f"| **all** | {tot['names']} | {tot['out']} | {tot['in']} | {tot['have']} | "
-                 f"{tot['sigdiff']} | {tot['missing']} |")
+                 f"{tot['sigdiff']} | {tot['missing']} |" +
+                 (f" {tot_b['missing']} |" if before else ""))
     topi_missing = sorted(f"{r['module']}.{r['name']}" for r in recs
                           if r["module"].startswith("tvm.topi") and not r["tepad"])
     missing = sorted(f"{r['module']}.{r['name']}" for r in recs
@@ -709,6 +728,9 @@ def main(argv=None) -> int:
     ap.add_argument("--json", type=Path, default=None)
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--tepad-root", default=None, help="look names up in this checkout")
+    ap.add_argument("--baseline", type=Path, default=None,
+                    help="a --json of an earlier run: its missing counts shown beside")
+    ap.add_argument("--baseline-label", default="before")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "RESULTS.md")
     a = ap.parse_args(argv)
     if not MIRROR.exists():
@@ -743,8 +765,9 @@ def main(argv=None) -> int:
     if a.json:
         a.json.write_text(json.dumps(recs, indent=1, default=str))
     if not a.no_write:
-        write_section(a.out, render(recs, "python benchmarks/tvm_api_census.py"), SECTION,
-                      BEGIN, END)
+        baseline = json.loads(a.baseline.read_text()) if a.baseline else None
+        write_section(a.out, render(recs, "python benchmarks/tvm_api_census.py", baseline,
+                                    a.baseline_label), SECTION, BEGIN, END)
     return 0
 
 

@@ -85,9 +85,9 @@ def decode(row, protocol="json"):
                           rec.get("host", "")))
 
 
-def load_from_file(filename):
-    """Yield ``(MeasureInput, MeasureResult)`` for every record in the log ``filename``."""
-    with open(filename) as f:
+def load_from_file(filepath):
+    """Yield ``(MeasureInput, MeasureResult)`` for every record in the log ``filepath``."""
+    with open(filepath) as f:
         for row in f:
             if row.strip() and not row.lstrip().startswith("#"):
                 pair = decode(row)

@@ -152,7 +152,7 @@ __all__ = ["HoistIfThenElse", "InjectVirtualThread", "RemoveNoOp", "RewriteUnsaf
 int8, int32, float32, handle = "int8", "int32", "float32", "handle"
 
 
-def _stmt_pass(name, config_key=None, config_names=(), pass_arg_count=0):
+def _ir_pass_on_stmt(name, config_key=None, config_names=(), pass_arg_count=0):
     """TVM 0.6's ``ir_pass.<name>(stmt, *args)``: the body (a Stmt, or a PrimFunc for the
     0.6 passes that took a LoweredFunc) run through ``tvm.tir.transform.<name>``; the first
     ``pass_arg_count`` extra arguments go to the pass, the rest are the options 0.6 took as
@@ -186,22 +186,24 @@ def _stmt_pass(name, config_key=None, config_names=(), pass_arg_count=0):
     return run
 
 
-HoistIfThenElse = _stmt_pass("HoistIfThenElse")
-InjectVirtualThread = _stmt_pass("InjectVirtualThread")
-RemoveNoOp = _stmt_pass("RemoveNoOp")
-RewriteUnsafeSelect = _stmt_pass("RewriteUnsafeSelect")
-StorageRewrite = _stmt_pass("StorageRewrite")
-VectorizeLoop = _stmt_pass("VectorizeLoop")
-InjectCopyIntrin = _stmt_pass("InjectCopyIntrin", pass_arg_count=2)
-InjectDoubleBuffer = _stmt_pass("InjectDoubleBuffer", "tir.InjectDoubleBuffer", ("split_loop",))
-LoopPartition = _stmt_pass("LoopPartition", "tir.LoopPartition", ("partition_const_loop",))
-UnrollLoop = _stmt_pass("UnrollLoop", "tir.UnrollLoop",
+HoistIfThenElse = _ir_pass_on_stmt("HoistIfThenElse")
+InjectVirtualThread = _ir_pass_on_stmt("InjectVirtualThread")
+RemoveNoOp = _ir_pass_on_stmt("RemoveNoOp")
+RewriteUnsafeSelect = _ir_pass_on_stmt("RewriteUnsafeSelect")
+StorageRewrite = _ir_pass_on_stmt("StorageRewrite")
+VectorizeLoop = _ir_pass_on_stmt("VectorizeLoop")
+InjectCopyIntrin = _ir_pass_on_stmt("InjectCopyIntrin", pass_arg_count=2)
+InjectDoubleBuffer = _ir_pass_on_stmt("InjectDoubleBuffer", "tir.InjectDoubleBuffer",
+                                      ("split_loop",))
+LoopPartition = _ir_pass_on_stmt("LoopPartition", "tir.LoopPartition",
+                                 ("partition_const_loop",))
+UnrollLoop = _ir_pass_on_stmt("UnrollLoop", "tir.UnrollLoop",
                         ("auto_max_step", "auto_max_depth", "auto_max_extent",
                          "explicit_unroll"))
-ThreadSync = _stmt_pass("ThreadSync", pass_arg_count=1)
+ThreadSync = _ir_pass_on_stmt("ThreadSync", pass_arg_count=1)
 
 
 def LowerIntrin(stmt_or_func, target=None):  # noqa: N802 - TVM name
     """0.6's ``ir_pass.LowerIntrin(func, target)``: ``tvm.tir.transform.LowerIntrin`` (the
     target string is read by tepad's pass from the function or the current target)."""
-    return _stmt_pass("LowerIntrin")(stmt_or_func)
+    return _ir_pass_on_stmt("LowerIntrin")(stmt_or_func)

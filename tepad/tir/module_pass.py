@@ -70,7 +70,7 @@ class ModulePass:
 Pass.register(ModulePass)
 
 
-def module_pass(pass_func=None, opt_level=0, name=None, required=None):
+def module_pass(pass_func=None, opt_level=0, name=None, required=None, traceable=False):
     """A ``ModulePass`` from a function (or a class whose instances have
     ``transform_module(mod, ctx)``); usable as a decorator with or without arguments."""
     def wrap(fn):

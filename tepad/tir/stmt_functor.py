@@ -5,7 +5,7 @@ tepad's own ``tepad.tir.functor.ir_transform`` is the same rewrite with ``post``
 from __future__ import annotations
 
 from .functor import ir_transform as _ir_transform
-from .functor import Visitor, post_order_visit, substitute
+from .functor import Visitor, post_order_visit as _post_order_visit, substitute
 
 
 def ir_transform(stmt, preorder, postorder, only_enable=None):
@@ -24,6 +24,11 @@ def ir_transform(stmt, preorder, postorder, only_enable=None):
 
     post = enabled(postorder) or (lambda n: None)
     return _ir_transform(stmt, post, enabled(preorder))
+
+
+def post_order_visit(stmt, fvisit):
+    """Call ``fvisit(node)`` on every node of ``stmt``, children before their parent."""
+    _post_order_visit(stmt, fvisit)
 
 
 class _PreOrder(Visitor):
