@@ -127,8 +127,13 @@ OUT_OF_SCOPE_FILES = [
     (r"python/tvm/runtime/(vm|profiler_vm|disco|executor|profiling|relax_vm|_ffi_node_api)",
      "relay / relax executors and VM"),
     (r"python/tvm/ir/(type|type_relation|affine_type|tensor_type|adt|diagnostics|global_info|"
-     r"supply|attrs|json_compact|op|memory_pools|base)\.py:",
+     r"supply|attrs|json_compact|memory_pools)\.py:(?!PrimType$|PointerType$|make_node$)",
      "relay's type system, attrs and diagnostics (graph level)"),
+    (r"python/tvm/ir/base\.py:(Span|SourceName|SequentialSpan|EnvFunc)$",
+     "source locations of the relay / TVMScript parsers and relay's EnvFunc (tepad's nodes "
+     "carry no spans)"),
+    (r"python/tvm/ir/op\.py:(register_intrin_lowering|register_op_attr)$",
+     "rules in TVM's C++ operator registry (tepad's code generator maps intrinsics itself)"),
     (r"python/tvm/target/(virtual_device|compilation_config|x86|tag|intrin)\.py:",
      "relay's device planning / target registry details"),
     (r"python/tvm/autotvm/graph_tuner/", "graph tuner (relay graphs)"),

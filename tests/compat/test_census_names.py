@@ -225,3 +225,17 @@ def test_droplet_tuner_and_log_helpers(tmp_path):
     paths = autotvm.record.split_workload(str(log))
     assert len(paths) == 1 and len(list(autotvm.record.load_from_file(paths[0]))) == 6
     autotvm.task.clear_fallback_cache("llvm", ("census/scale", (64,)))
+
+
+def test_ir_type_annotations_make_node_and_hash():
+    ptr = tvm.ir.PointerType(tvm.ir.PrimType("float32"), "shared")
+    assert te.var("A", ptr).dtype == "handle" and ptr.storage_scope == "shared"
+    assert tir.Var("x", tvm.ir.PrimType("int64")).dtype == "int64"
+    info = tvm.ir.make_node("MemoryInfo", unit_bits=16, max_num_bits=1024, head_address=None)
+    assert info.unit_bits == 16 and info.type_key == "MemoryInfo"
+    assert tvm.ir.make_node("DictAttrs", global_symbol="main") == {"global_symbol": "main"}
+    assert isinstance(info, tvm.ir.Node) and isinstance(tir.const(1), tvm.ir.Node)
+    i = tir.Var("i")
+    assert tvm.ir.structural_hash(i + 1) == tvm.ir.structural_hash(i + 1)
+    with pytest.raises(tvm.TepadError, match="type key"):
+        tvm.ir.make_node(3)
