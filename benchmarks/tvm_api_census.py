@@ -713,9 +713,10 @@ def render(recs, cmd: str, baseline=None, baseline_label="before"):
              f"(read from the TVM git mirror's sources with `ast`; `{cmd}`), looked up through "
              "`import tepad as tvm`. *Out of scope*: TVMScript parsing, relay / relax, "
              "TensorIR schedules, meta_schedule, RPC, microTVM, VTA, targets and extern "
-             "libraries tepad has no code generator for. topi's names are counted in their rows and "
-             "their gaps listed apart (the operators are other work). *Signature differs*: tepad lacks a parameter name of TVM's newest "
-             "signature or orders positional parameters differently.")
+             "libraries tepad has no code generator for. topi's names are counted in their "
+             "rows and their gaps listed apart (the operators are other work). *Signature "
+             "differs*: tepad lacks a parameter name of TVM's newest signature (``span`` "
+             "aside) or orders positional parameters differently.")
     body = [SECTION, "", BEGIN, "", intro, "", *lines, ""]
     body += [f"In-scope names tepad lacks ({len(missing)}): "
              + (", ".join(f"`{m}`" for m in missing) if missing else "none") + ".", ""]

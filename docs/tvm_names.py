@@ -521,8 +521,8 @@ ROWS = [
      ""),
     ("autotvm.utils / autotvm.util (get_const_int, get_const_tuple, get_func_name, "
      "sample_ints, EmptyContext)", "tepad.autotvm.utils.get_const_tuple", ""),
-    ("autotvm.task.ApplyHistoryBest / clear_fallback_cache", "tepad.autotvm.task.clear_fallback_cache",
-     ""),
+    ("autotvm.task.ApplyHistoryBest / clear_fallback_cache",
+     "tepad.autotvm.task.clear_fallback_cache", ""),
     ("autotvm.task.register (TVM 0.6)", "tepad.autotvm.task.register",
      "deprecated alias of autotvm.template"),
     ("autotvm.record.load_from_buffer / measure_str_key / split_workload",

@@ -57,4 +57,4 @@ __all__ = ["TVMError", "TepadError", "InternalError", "error", "tir", "te", "sch
            "metal", "rocm", "ext_dev", "build", "target", "transform", "topi", "nd", "container",
            "ir", "IRModule", "layout", "testing", "register_func", "get_global_func",
            "register_object", "DataType", "DataTypeCode", "contrib",
-           "autotvm", "auto_scheduler", "demo"]
+           "autotvm", "auto_scheduler", "demo", "register_extension", "generic", "instrument"]

@@ -22,5 +22,6 @@ def register_extension(cls, fcreate=None):
 
 registry = sys.modules[__name__]   # tvm._ffi.registry.register_func, ...
 
-__all__ = ["base", "register_extension", "register_func", "get_global_func", "list_global_func_names",
+__all__ = ["base", "register_extension",
+           "register_func", "get_global_func", "list_global_func_names",
            "register_object", "registry"]

@@ -40,5 +40,6 @@ __all__ = ["space", "task", "record", "callback", "feature", "measure", "tuner",
            "Runner", "RayRunner", "create_measure_batch", "measure_option", "MeasureErrorNo",
            "MeasureInput", "MeasureResult", "ConfigEntity", "ConfigSpace",
            "FallbackConfigEntity", "InstantiationError", "template", "GATuner",
-           "GridSearchTuner", "RandomTuner", "XGBTuner", "GLOBAL_SCOPE", "create", "utils", "DropletTuner",
+           "GridSearchTuner", "RandomTuner", "XGBTuner", "GLOBAL_SCOPE", "create", "utils",
+           "DropletTuner",
            "util"]

@@ -4,7 +4,7 @@ from ..lower.instrument import (PassInfo, PassInstrument, PassTimingInstrument, 
                                 PrintBeforeAll, pass_instrument)
 
 __all__ = ["PassInfo", "PassInstrument", "PassTimingInstrument", "PrintAfterAll",
-           "PrintBeforeAll", "pass_instrument"]
+           "PrintBeforeAll", "pass_instrument", "PassPrintingInstrument"]
 
 
 class PassPrintingInstrument:
@@ -25,5 +25,3 @@ class PassPrintingInstrument:
             print(f"After Running Pass: {info}")
             print(mod)
 
-
-__all__ = __all__ + ["PassPrintingInstrument"]
