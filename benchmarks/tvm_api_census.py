@@ -284,6 +284,29 @@ NAME_RULES = [
     (r"tvm\.contrib\.pickle_memoize$", r"Cache|GLOBAL_CACHE_DIR", "the cache's internals"),
     (r"tvm\.target$", r"make_se_scope|opengl|rocm", None),
     (r"tvm$", r"attrs|datatype", "0.6's relay attribute nodes and custom-datatype registry"),
+    (r"tvm\.transform\.PassContext$", r".*trace.*|.*num_evals|get_tuning_api_database",
+     "MetaSchedule's tuning API and pass tracing"),
+    (r"tvm\.ir\.IRModule$", r"get_constructor|get_global_type_vars?|get_type|import_from_std|"
+                            r"update_global_info|replace_global_vars",
+     "relay's algebraic data types, type definitions and standard library"),
+    (r"tvm\.runtime\.Module$", r"get_property_mask|is_binary_serializable|is_device_module|"
+                               r"is_dso_exportable|is_runnable|clear_imports",
+     "properties of TVM's module tree used when relay / relax export multi-module "
+     "libraries"),
+    (r"tvm\.target\.Target$", r"canon_multi_target|canon_multi_target_and_host|"
+                              r"canon_target_map_and_host|vtcm_capacity|"
+                              r"supports_cooperative_matrix|supports_integer_dot_product|"
+                              r"l2_cache_size_bytes|max_block_size_[xy]|from_device|"
+                              r"check_and_update_host_consist",
+     "relay's multi-target maps and attributes of targets tepad has no code generator for "
+     "(Hexagon VTCM, Vulkan, dlight GPU schedules)"),
+    (r"tvm\.tir\.PrimFunc$", r"specialize", "PrimFunc specialization feeds TensorIR / "
+     "TVMScript (tepad's PrimFuncs come from TE lowering)"),
+    (r"tvm\.tir\.IterVar$", r"DimInfo", "an IterVar type code of TVM 0.7-0.10's tensor-core "
+     "rewrite"),
+    (r"tvm\.arith\.Analyzer$", r"enabled_extensions|rewrite_simplify_stats|"
+                               r"reset_rewrite_simplify_stats",
+     "statistics and switches of TVM's rewrite simplifier"),
     (r"tvm(\.intrin|\.te)?$", r"trace", "runtime tracing through a packed callback inside "
      "expressions: tepad's kernels call no Python per element (inspect values with "
      "tepad.testing.reference)"),
@@ -557,6 +580,28 @@ def tepad_lookup(key: str, name: str):
 IGNORED_PARAMS = ("self", "cls", "span")
 
 
+def member_lookup(key: str, name: str):
+    """A class member: the class attribute, else (instance attributes) a name in the
+    ``__slots__`` / ``_fields`` of the class or its bases or assigned as ``self.<name>`` in
+    their source; ``_MISSING`` when none."""
+    mod, cls_name = key.rsplit(".", 1)
+    cls = tepad_lookup(mod, cls_name)
+    if cls is _MISSING:
+        return _MISSING
+    if hasattr(cls, name):
+        return getattr(cls, name)
+    for c in getattr(cls, "__mro__", ()):
+        if name in getattr(c, "__slots__", ()) or name in getattr(c, "_fields", ()):
+            return True
+        try:
+            src = inspect.getsource(c)
+        except (OSError, TypeError):
+            continue
+        if re.search(rf"self\.{name}\s*(,[^=]*)?=|[\"']{name}[\"']", src):
+            return True
+    return _MISSING
+
+
 def sig_compatible(obj, params):
     """None when not checkable; else (ok, what differs)."""
     if params is None or not callable(obj):
@@ -614,11 +659,61 @@ def scope(key: str, name: str, origin: str):
 
 
 # --------------------------------------------------------------------------- census
-def census(tags):
+# Classes whose public methods and properties a TE program calls: each member is a name of
+# its own (module key "<module>.<Class>"), read from the class body in TVM's source.
+CLASSES = [("tvm.te", "Schedule"), ("tvm.te", "Stage"), ("tvm.te", "Tensor"),
+           ("tvm.te", "ComputeOp"), ("tvm.tir", "Buffer"), ("tvm.tir", "IterVar"),
+           ("tvm.tir", "PrimFunc"), ("tvm.tir.ir_builder", "IRBuilder"),
+           ("tvm.nd", "NDArray"), ("tvm.runtime", "Module"), ("tvm.runtime", "Device"),
+           ("tvm.target", "Target"), ("tvm.ir", "IRModule"), ("tvm.transform", "PassContext"),
+           ("tvm.autotvm.task", "ConfigSpace"), ("tvm.autotvm.task", "ConfigEntity"),
+           ("tvm.autotvm.task", "Task"), ("tvm.autotvm.tuner", "Tuner"),
+           ("tvm.arith", "Analyzer")]
+
+
+def class_members(rel: Release, key: str, cls: str) -> dict:
+    """Public methods / properties / class attributes of ``cls`` as ``key`` exports it in
+    ``rel``: name -> (origin, kind, params)."""
+    path = rel.module_file(key)
+    if path is None:
+        return {}
+    entry = rel.names(path).get(cls)
+    if entry is None or entry[1] != "class":
+        return {}
+    src_path = entry[0].split(":")[0]
+    try:
+        tree = ast.parse(rel.text(src_path) or "")
+    except SyntaxError:
+        return {}
+    node = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls), None)
+    out = {}
+    for b in node.body if node is not None else ():
+        if isinstance(b, (ast.FunctionDef, ast.AsyncFunctionDef)) and not b.name.startswith("_"):
+            prop = any(getattr(d, "id", getattr(d, "attr", "")) in ("property", "setter")
+                       for d in b.decorator_list)
+            static = any(getattr(d, "id", "") == "staticmethod" for d in b.decorator_list)
+            out[b.name] = (f"{src_path}:{cls}.{b.name}", "property" if prop else "method",
+                           None if prop else _params(b, skip_self=not static))
+        elif isinstance(b, ast.Assign):
+            for t in b.targets:
+                if isinstance(t, ast.Name) and not t.id.startswith("_"):
+                    out[t.id] = (f"{src_path}:{cls}.{t.id}", "value", None)
+    return out
+
+
+def census(tags, members=True):
     """name key -> record with the releases that have it, its origin and params (newest)."""
     recs: dict = {}
     for tag in tags:
         rel = Release(tag)
+        for key, cls in CLASSES if members else ():
+            for name, (origin, kind, params) in class_members(rel, key, cls).items():
+                r = recs.setdefault((f"{key}.{cls}", name),
+                                    {"module": f"{key}.{cls}", "name": name, "releases": [],
+                                     "spelled": set(), "member": True})
+                r["releases"].append(tag)
+                r["spelled"].add(f"{key}.{cls}")
+                r.update(origin=origin, kind=kind, params=params)
         for key in MODULES:
             path = rel.module_file(key)
             if path is None:
@@ -632,11 +727,12 @@ def census(tags):
                 r.update(origin=origin, kind=kind, params=params)
     out = []
     for (key, name), r in sorted(recs.items()):
-        obj = tepad_lookup(key, name)
+        obj = member_lookup(key, name) if r["kind"] in ("method", "property") or \
+            r.get("member") else tepad_lookup(key, name)
         have = obj is not _MISSING
         reason = scope(key, name, r["origin"])
-        sig = sig_compatible(obj, r["params"]) if have and r["kind"] in ("function", "class") \
-            else None
+        sig = sig_compatible(obj, r["params"]) \
+            if have and r["kind"] in ("function", "class", "method") else None
         r.update(spelled=sorted(r["spelled"]), tepad=have, out_of_scope=reason,
                  sig_ok=None if sig is None else sig[0], sig_diff="" if sig is None else sig[1])
         out.append(r)
