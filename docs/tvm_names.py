@@ -554,6 +554,32 @@ ROWS = [
      "tepad.build_module.get_binds", "deprecated: tvm.driver / tvm.transform.PassContext"),
     ("tvm.runtime.context / TVMContext (TVM 0.7)", "tepad.runtime.TVMContext",
      "deprecated (warns once): tvm.runtime.device / Device"),
+    # --- class members the census reads from TVM's class bodies -----------------------------
+    ("Target.mattr / libs / device_name / options / export / get_kind_attr / "
+     "get_target_device_type / list_kinds / target_or_current / max_function_args",
+     "tepad.target.Target.target_or_current", ""),
+    ("IRModule.get_global_var / functions_items / update / update_func / with_attr / "
+     "with_attrs / without_attr / get_attr / clone / astext / show",
+     "tepad.ir.IRModule.update_func",
+     "update / update_func change the module in place, as TVM's do"),
+    ("Module.entry_func / format / implements_function", "tepad.runtime.Module.entry_func",
+     "format is 'so'"),
+    ("Module.import_module on a CPU module", "tepad.runtime.Module.import_module",
+     "a TepadError: only a CUDA host module imports device code"),
+    ("Buffer.offset_of / Buffer.READ / Buffer.WRITE", "tepad.tir.Buffer.offset_of", ""),
+    ("NDArray.context (TVM 0.7)", "tepad.nd.NDArray.context", "deprecated: NDArray.device"),
+    ("Analyzer.canonical_simplify / rewrite_simplify / modular_set",
+     "tepad.arith.Analyzer.modular_set", "both simplifications are tepad's one simplifier"),
+    ("ConfigSpace.dims / range_length / subrange_length / is_index_valid / point2knob / "
+     "knob2point / get_next_index / get_rand_index / random_walk / sample_ints / clear_cache",
+     "tepad.autotvm.task.ConfigSpace.knob2point", "every index of a tepad space is valid"),
+    ("ConfigSpace.multi_filter", "tepad.autotvm.task.ConfigSpace.multi_filter",
+     "a TepadError: tepad's spaces are not filtered (a template rejects a config with "
+     "cfg.raise_error / InstantiationError)"),
+    ("Tuner.set_error_threshold", "tepad.autotvm.tuner.Tuner.set_error_threshold", ""),
+    ("PassContext.list_configs / override_instruments",
+     "tepad.transform.PassContext.override_instruments", ""),
+    ("Tensor.axis / PrimFunc.show", "tepad.te.Tensor.axis", "Tensor.axis is op.axis"),
     # --- deliberately out of scope (benchmarks/tvm_api_census.py lists every such name) ----
     ("TVMScript (tvm.script, T.prim_func, tvm.parser)", None,
      "tepad prints TVMScript-like text and does not parse it; TE programs build IR with "

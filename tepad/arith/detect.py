@@ -4,13 +4,11 @@ and the interval names ``IntervalSet`` / ``intset_interval`` / ``intset_single_p
 (tepad's ``IntSet`` is an interval)."""
 from __future__ import annotations
 
-import math
-
 from ..tir import expr as E
 from ..tir.functor import uses_var
-from .affine import affine_terms
 from .analyzer import Analyzer
 from .int_set import IntSet
+from .modular import ModularSet, modular_set
 
 IntervalSet = IntSet
 
@@ -67,30 +65,6 @@ def detect_linear_equation(expr, var_list) -> list:
     ana = Analyzer()
     zero = E.const(0, e.dtype)
     return [ana.simplify(lin.get(v, zero)) for v in vs] + [ana.simplify(lin.get(None, zero))]
-
-
-class ModularSet:
-    """The values ``coeff * k + base`` (``coeff`` 0: exactly ``base``)."""
-
-    def __init__(self, coeff: int, base: int):
-        self.coeff = int(coeff)
-        self.base = int(base) % self.coeff if self.coeff else int(base)
-
-    def __repr__(self):
-        return f"ModularSet(coeff={self.coeff}, base={self.base})"
-
-
-def modular_set(expr) -> ModularSet:
-    """What ``expr`` is known to be modulo a constant: for an affine ``sum(c_k * v_k) + b``
-    the gcd of the ``c_k`` and ``b`` modulo it; anything else is ``ModularSet(1, 0)``."""
-    terms = affine_terms(E.convert(expr))
-    if terms is None:
-        return ModularSet(1, 0)
-    coeffs, const = terms
-    g = 0
-    for c in coeffs.values():
-        g = math.gcd(g, int(c))
-    return ModularSet(g, const)
 
 
 __all__ = ["IntervalSet", "intset_interval", "intset_single_point", "detect_linear_equation",

@@ -7,6 +7,7 @@ import enum
 
 from ..errors import TepadError
 from ..tir import Buffer, IRModule, IterVar, PrimExpr, PrimFunc
+from ..tir.module import GlobalVar
 from ..tir.expr import Node as _TirNode
 from ..tir import dtype as dt
 
@@ -77,24 +78,6 @@ def make_node(type_key: str, **kwargs):
     if type_key == "DictAttrs":
         return dict(kwargs)
     return Node(type_key, **kwargs)
-
-
-class GlobalVar:
-    """The name of a function in an IRModule (``mod[GlobalVar("main")]`` is ``mod["main"]``)."""
-
-    def __init__(self, name_hint: str, type_annot=None):
-        if not isinstance(name_hint, str):
-            raise TepadError(f"GlobalVar: the name must be a string, got {name_hint!r}")
-        self.name_hint = name_hint
-
-    def __eq__(self, other):
-        return isinstance(other, GlobalVar) and other.name_hint == self.name_hint
-
-    def __hash__(self):
-        return hash(self.name_hint)
-
-    def __repr__(self):
-        return f"I.GlobalVar({self.name_hint!r})"
 
 
 class BaseFunc(abc.ABC):
