@@ -84,7 +84,10 @@ ROWS = [
      "docs/cuda.md) or, with TEPAD_CUDA=emulate, run on the CPU by the GPU emulator "
      "(docs/gpu.md); building it for 'llvm' is a TepadError"),
     ("env_threads", f"{ST}.env_threads",
-     "not there: bind each thread axis with bind() (GPU code generation: target='cuda')"),
+     "not there yet: TVM makes the thread axes the scan's outer leaves, so the whole time "
+     "loop runs inside one launch and its init / update stages share the threads; in tepad "
+     "bind each init / update stage's axes with bind() (the time loop then stays on the "
+     "host)"),
     ("set_scope", f"{ST}.set_scope", ""),
     ("tagged storage scopes ('global:tag', 'global.texture', 'shared.dyn')",
      "tepad.tir.storage_scope.split_storage_scope", "placed as their rank, the tag is kept"),
