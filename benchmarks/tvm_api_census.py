@@ -300,6 +300,9 @@ NAME_RULES = [
                               r"check_and_update_host_consist",
      "relay's multi-target maps and attributes of targets tepad has no code generator for "
      "(Hexagon VTCM, Vulkan, dlight GPU schedules)"),
+    (r"tvm\.te\.Stage$", r"env_threads", "persistent scan kernels: the time loop inside one "
+     "launch needs a grid-wide barrier between steps, which tepad's CUDA path does not have "
+     "(bind each init / update stage instead)"),
     (r"tvm\.tir\.PrimFunc$", r"specialize", "PrimFunc specialization feeds TensorIR / "
      "TVMScript (tepad's PrimFuncs come from TE lowering)"),
     (r"tvm\.tir\.IterVar$", r"DimInfo", "an IterVar type code of TVM 0.7-0.10's tensor-core "

@@ -83,11 +83,12 @@ ROWS = [
      "lowers as TVM prints it (thread_extent attributes); built for target='cuda' (PTX, "
      "docs/cuda.md) or, with TEPAD_CUDA=emulate, run on the CPU by the GPU emulator "
      "(docs/gpu.md); building it for 'llvm' is a TepadError"),
-    ("env_threads", f"{ST}.env_threads",
-     "not there yet: TVM makes the thread axes the scan's outer leaves, so the whole time "
-     "loop runs inside one launch and its init / update stages share the threads; in tepad "
-     "bind each init / update stage's axes with bind() (the time loop then stays on the "
-     "host)"),
+    ("env_threads (persistent scan kernels)", None,
+     "TVM makes the thread axes the scan's outer leaves, so the whole time loop runs inside "
+     "one launch; TVM's only users (the 0.6 topi/recipe/rnn LSTM and matexp recipes) need a "
+     "grid-wide barrier between steps (build_config(detect_global_barrier=True)), which "
+     "tepad's CUDA path does not have. In tepad bind each init / update stage's axes with "
+     "bind(): the time loop stays on the host, one launch per step"),
     ("set_scope", f"{ST}.set_scope", ""),
     ("tagged storage scopes ('global:tag', 'global.texture', 'shared.dyn')",
      "tepad.tir.storage_scope.split_storage_scope", "placed as their rank, the tag is kept"),

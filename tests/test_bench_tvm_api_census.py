@@ -2,7 +2,7 @@
 reaches them (``__all__``, public definitions, a package's re-exports, ``from x import *``),
 signatures compared by parameter names, scopes decided by rule; and, where the TVM git
 mirror is on this machine, every in-scope name (and class member) of TVM 0.6 and 0.18 outside
-topi resolves through ``import tepad as tvm``, but for the one known gap."""
+topi resolves through ``import tepad as tvm``."""
 import os
 import sys
 
@@ -81,5 +81,4 @@ def test_every_in_scope_name_resolves():
     missing = [f"{r['module']}.{r['name']}" for r in recs
                if not r["out_of_scope"] and not r["tepad"]
                and not r["module"].startswith("tvm.topi")]
-    # the one known gap (docs/coming_from_tvm.md's "not yet" row)
-    assert missing == ["tvm.te.Stage.env_threads"]
+    assert missing == []
