@@ -152,3 +152,15 @@ def test_tensor_axis():
     A = te.placeholder((3, 4), name="A")
     B = te.compute((3, 4), lambda i, j: A[i, j] * 2, name="B")
     assert list(B.axis) == list(B.op.axis)
+
+
+def test_env_threads_refused_with_what_to_write_instead():
+    m, n = te.var("m"), te.var("n")
+    X = te.placeholder((m, n), name="X")
+    state = te.placeholder((m, n), name="state")
+    init = te.compute((1, n), lambda _, i: X[0, i], name="init")
+    update = te.compute((m, n), lambda t, i: state[t - 1, i] + X[t, i], name="update")
+    scan = te.scan(init, update, state, inputs=[X])
+    s = te.create_schedule(scan.op)
+    with pytest.raises(tvm.TepadError, match="grid-wide barrier.*bind"):
+        s[scan].env_threads([te.thread_axis("threadIdx.x")])
