@@ -704,6 +704,11 @@ def class_members(rel: Release, key: str, cls: str) -> dict:
     return out
 
 
+# Out-of-scope names tepad defines only to raise a TepadError that says why and what to
+# write instead.
+REFUSED = {("tvm.te.Stage", "env_threads")}
+
+
 def census(tags, members=True):
     """name key -> record with the releases that have it, its origin and params (newest)."""
     recs: dict = {}
@@ -733,7 +738,11 @@ def census(tags, members=True):
         obj = member_lookup(key, name) if r["kind"] in ("method", "property") or \
             r.get("member") else tepad_lookup(key, name)
         have = obj is not _MISSING
+        # a name tepad answers is in scope, whatever the rules say of its kind, unless tepad
+        # answers it only to refuse it with the reason (REFUSED)
         reason = scope(key, name, r["origin"])
+        if have and (key, name) not in REFUSED:
+            reason = None
         sig = sig_compatible(obj, r["params"]) \
             if have and r["kind"] in ("function", "class", "method") else None
         r.update(spelled=sorted(r["spelled"]), tepad=have, out_of_scope=reason,
@@ -749,6 +758,8 @@ def _rescoped(recs):
     for r in recs:
         r = dict(r)
         r["out_of_scope"] = scope(r["module"], r["name"], r["origin"])
+        if r["tepad"] and (r["module"], r["name"]) not in REFUSED:
+            r["out_of_scope"] = None
         out.append(r)
     return out
 
