@@ -17,7 +17,7 @@ from . import lower
 from . import runtime
 from .runtime import Device, device, cpu, cuda, gpu, opencl, vulkan, metal, rocm, ext_dev
 from .runtime import register_func, get_global_func, DataType, DataTypeCode
-from ._ffi import register_object
+from ._ffi import register_object, register_extension
 
 __version__ = "0.1.0"       # tepad's own version (pyproject.toml), not a TVM release's
 from .driver import build
@@ -28,6 +28,9 @@ from . import container
 from . import ir
 from .ir import IRModule
 from . import layout
+from .tir import generic
+from .ir import instrument
+from .compat import install as _compat_install   # names installed on lower packages
 
 # Face packages that ``import tepad`` does not load: ``tepad.topi`` (and ``from tepad import
 # topi``) imports them on first use (PEP 562), so the import stays cheap.
@@ -54,4 +57,4 @@ __all__ = ["TVMError", "TepadError", "InternalError", "error", "tir", "te", "sch
            "metal", "rocm", "ext_dev", "build", "target", "transform", "topi", "nd", "container",
            "ir", "IRModule", "layout", "testing", "register_func", "get_global_func",
            "register_object", "DataType", "DataTypeCode", "contrib",
-           "autotvm", "auto_scheduler", "demo"]
+           "autotvm", "auto_scheduler", "demo", "register_extension", "generic", "instrument"]

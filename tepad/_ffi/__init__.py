@@ -14,7 +14,14 @@ def register_object(type_key=None):
     return lambda cls: cls
 
 
+def register_extension(cls, fcreate=None):
+    """TVM's ``register_extension(cls)`` (a class passed through the FFI by handle): tepad
+    passes Python objects as they are, so the class is returned unchanged."""
+    return cls
+
+
 registry = sys.modules[__name__]   # tvm._ffi.registry.register_func, ...
 
-__all__ = ["base", "register_func", "get_global_func", "list_global_func_names",
+__all__ = ["base", "register_extension",
+           "register_func", "get_global_func", "list_global_func_names",
            "register_object", "registry"]

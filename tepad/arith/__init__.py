@@ -15,6 +15,8 @@ eval_set(io * 4 + ii, {ii: tir.Range(0, 4)})    # IntSet[io*4, io*4 + 3]
 from .const_bound import ConstIntBound, POS_INF, NEG_INF
 from .int_set import IntSet, eval_set, union, intersect
 from .analyzer import Analyzer
+from .detect import (IntervalSet, intset_interval, intset_single_point, detect_linear_equation,
+                     ModularSet, modular_set)
 
 
 def simplify(node, analyzer=None):
@@ -24,4 +26,5 @@ def simplify(node, analyzer=None):
 
 
 __all__ = ["Analyzer", "IntSet", "ConstIntBound", "eval_set", "union", "intersect",
-           "simplify", "POS_INF", "NEG_INF"]
+           "simplify", "POS_INF", "NEG_INF", "IntervalSet", "intset_interval",
+           "intset_single_point", "detect_linear_equation", "ModularSet", "modular_set"]

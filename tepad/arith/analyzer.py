@@ -28,6 +28,7 @@ from ..tir.structural import structural_equal
 from . import int_set
 from .const_bound import (BoundEvaluator, ConstIntBound, INF, b_intersect, to_num, is_inf)
 from .int_set import IntSet, eval_set_with, to_int_set, _norm_dom
+from .modular import ModularSet, modular_set
 from .rewrite import Simplifier
 from .rule_helpers import is_sint
 from .canonical import Key, Linear
@@ -303,6 +304,18 @@ class Analyzer:
             d = self.simplify(E.Sub(a, b))
             return isinstance(d, E.IntImm) and d.value == 0
         return structural_equal(self.simplify(a), self.simplify(b))
+
+    def canonical_simplify(self, expr):
+        """TVM's canonical-form simplification: tepad's one simplifier (``simplify``)."""
+        return self.simplify(expr)
+
+    def rewrite_simplify(self, expr):
+        """TVM's rewrite-rule simplification: tepad's one simplifier (``simplify``)."""
+        return self.simplify(expr)
+
+    def modular_set(self, expr) -> ModularSet:
+        """``coeff * k + base`` that ``expr`` (affine in its variables) is known to be."""
+        return modular_set(expr)
 
     def int_set(self, expr, dom_map=None) -> IntSet:
         """IntSet of ``expr`` with vars over ``dom_map`` (default: the ranges bound here)."""

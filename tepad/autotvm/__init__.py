@@ -28,7 +28,11 @@ from .ray_runner import RayRunner
 from .result import MeasureErrorNo, MeasureInput, MeasureResult
 from .task.space import ConfigEntity, ConfigSpace, FallbackConfigEntity, InstantiationError
 from .task.task import template
-from .tuner import GATuner, GridSearchTuner, RandomTuner, XGBTuner
+from .tuner import DropletTuner, GATuner, GridSearchTuner, RandomTuner, XGBTuner
+from .env import GLOBAL_SCOPE
+from .task.task import create
+from . import utils
+from . import utils as util
 
 __all__ = ["space", "task", "record", "callback", "feature", "measure", "tuner", "env",
            "ApplyConfig", "DispatchContext", "FallbackContext", "get_config",
@@ -36,4 +40,6 @@ __all__ = ["space", "task", "record", "callback", "feature", "measure", "tuner",
            "Runner", "RayRunner", "create_measure_batch", "measure_option", "MeasureErrorNo",
            "MeasureInput", "MeasureResult", "ConfigEntity", "ConfigSpace",
            "FallbackConfigEntity", "InstantiationError", "template", "GATuner",
-           "GridSearchTuner", "RandomTuner", "XGBTuner"]
+           "GridSearchTuner", "RandomTuner", "XGBTuner", "GLOBAL_SCOPE", "create", "utils",
+           "DropletTuner",
+           "util"]

@@ -13,3 +13,11 @@ class AutotvmGlobalScope:
 
 
 GLOBAL_SCOPE = AutotvmGlobalScope()
+
+
+def reset_global_scope(global_scope):
+    """Make ``global_scope`` (an ``AutotvmGlobalScope``) the current one; returns it."""
+    global GLOBAL_SCOPE
+    AutotvmGlobalScope.current = global_scope
+    GLOBAL_SCOPE = global_scope
+    return global_scope

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os.path
 from collections import OrderedDict
 
 import numpy as np
@@ -84,14 +85,52 @@ def decode(row, protocol="json"):
                           rec.get("host", "")))
 
 
-def load_from_file(filename):
-    """Yield ``(MeasureInput, MeasureResult)`` for every record in the log ``filename``."""
-    with open(filename) as f:
+def load_from_file(filepath):
+    """Yield ``(MeasureInput, MeasureResult)`` for every record in the log ``filepath``."""
+    with open(filepath) as f:
         for row in f:
             if row.strip() and not row.lstrip().startswith("#"):
                 pair = decode(row)
                 if pair is not None:
                     yield pair
+
+
+def load_from_buffer(file):
+    """Yield ``(MeasureInput, MeasureResult)`` for every record in the open text file (or
+    any iterable of lines) ``file``."""
+    for row in file:
+        row = row.decode() if isinstance(row, bytes) else row
+        if row.strip() and not row.lstrip().startswith("#"):
+            pair = decode(row)
+            if pair is not None:
+                yield pair
+
+
+def measure_str_key(inp, include_config=True) -> str:
+    """A string naming what a MeasureInput measured: its target, task name and arguments,
+    and (with ``include_config``) the config."""
+    key = f"{inp.target} {inp.task.name} {inp.task.args}"
+    return f"{key} {inp.config}" if include_config else key
+
+
+def split_workload(in_file, clean=True):
+    """Split the log ``in_file`` into one log per (target, workload) next to it:
+    ``<in_file stem>.<n>.log``; with ``clean`` only the records that ran without error are
+    kept. Returns the paths written."""
+    groups: dict = {}
+    for inp, res in load_from_file(in_file):
+        if clean and res.error_no != 0:
+            continue
+        groups.setdefault(measure_str_key(inp, False), []).append((inp, res))
+    stem = os.path.splitext(in_file)[0]
+    paths = []
+    for k, recs in enumerate(groups.values()):
+        path = f"{stem}.{k}.log"
+        with open(path, "w") as f:
+            for inp, res in recs:
+                f.write(encode(inp, res) + "\n")
+        paths.append(path)
+    return paths
 
 
 def mean_cost(result) -> float:

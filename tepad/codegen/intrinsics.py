@@ -13,6 +13,7 @@ from .._lazy import lazy_module
 from ..errors import InternalError, TepadError
 from ..tir import dtype as dt
 from ..target.codegen import llvm_get_intrinsic_name
+from ..tir.op_more import LIBM_BINARY, LIBM_UNARY
 from .. import tir
 from .lltypes import I1, I32, PTR, VOID, ll_type, type_suffix
 
@@ -27,10 +28,12 @@ MATH_INTRINSICS = {
     "tir.cos": "llvm.cos", "tir.exp2": "llvm.exp2", "tir.log2": "llvm.log2",
     "tir.trunc": "llvm.trunc", "tir.tanh": "llvm.tanh", "tir.log10": "llvm.log10",
     "tir.popcount": "llvm.ctpop",
+    "tir.nearbyint": "llvm.nearbyint", "tir.copysign": "llvm.copysign",
 }
 
 # tir math calls with no LLVM intrinsic: the C library's function (``erff`` for float32)
-LIBM = {"tir.erf": "erf", "tir.log1p": "log1p", "tir.tan": "tan", "tir.atan": "atan"}
+LIBM = {"tir.erf": "erf", "tir.log1p": "log1p", "tir.tan": "tan", "tir.atan": "atan",
+        **LIBM_UNARY}
 
 
 @functools.cache
@@ -101,6 +104,14 @@ class CallEmitter:
             return getattr(self.b, name)(*args)
         if op in LIBM:
             return self.call_libm(LIBM[op], self.expr(e.args[0]))
+        if op in LIBM_BINARY:
+            return self.call_libm(LIBM_BINARY[op], *[self.expr(a) for a in e.args])
+        if op == "tir.clz":
+            x = self.expr(e.args[0])
+            fn = self.intrinsic("llvm.ctlz", x.type, [x.type, I1], [x.type])
+            return self.b.call(fn, [x, ir.Constant(I1, 0)])
+        if op == "tir.reinterpret":
+            return self.b.bitcast(self.expr(e.args[0]), ll_type(e.dtype))
         if op in _FLOAT_OPS:
             return getattr(self, _FLOAT_OPS[op])(*[self.expr(a) for a in e.args])
         base = MATH_INTRINSICS.get(op)
@@ -112,18 +123,20 @@ class CallEmitter:
             raise InternalError(f"codegen: unknown call {e.op!r} in {e!r}")
         return self.call_intrinsic(base, [self.expr(a) for a in e.args])
 
-    def call_libm(self, name, x):
-        """The C library's ``name`` (``namef`` for float32) of ``x``, lane by lane for a
-        vector."""
+    def call_libm(self, name, x, *more):
+        """The C library's ``name`` (``namef`` for float32) of ``x`` (and the further
+        arguments ``more``, of ``x``'s type), lane by lane for a vector."""
         elem = x.type.element if isinstance(x.type, ir.VectorType) else x.type
         fname = name + ("f" if isinstance(elem, ir.FloatType) else "")
         _load_libm()
-        fn = self.declare(fname, elem, [elem])
+        args = (x, *more)
+        fn = self.declare(fname, elem, [elem] * len(args))
         if not isinstance(x.type, ir.VectorType):
-            return self.b.call(fn, [x])
+            return self.b.call(fn, list(args))
         out = ir.Constant(x.type, ir.Undefined)
         for k in range(x.type.count):
-            lane = self.b.call(fn, [self.b.extract_element(x, ir.Constant(I32, k))])
+            lane = self.b.call(fn, [self.b.extract_element(a, ir.Constant(I32, k))
+                                    for a in args])
             out = self.b.insert_element(out, lane, ir.Constant(I32, k))
         return out
 

@@ -46,6 +46,15 @@ TOP_LEVEL = {
     "save_json": ("tepad.ir.save_json", "tvm.ir.save_json"),
     "list_global_func_names": ("tepad.runtime.list_global_func_names",
                                "tvm.runtime.registry.list_global_func_names"),
+    "nearbyint": ("tepad.tir.nearbyint", "tvm.tir.nearbyint"),
+    "TVMType": ("tepad.runtime.DataType", "tvm.runtime.DataType"),
+    "TypeCode": ("tepad.runtime.DataTypeCode", "tvm.runtime.DataTypeCode"),
+    "Function": ("tepad.runtime.PackedFunc", "tvm.runtime.PackedFunc"),
+    "register_node": ("tepad.register_object", "tvm.register_object"),
+    "layout": ("tepad.tir.layout", "tvm.tir.layout"),
+    "bijective_layout": ("tepad.tir.bijective_layout", "tvm.tir.bijective_layout"),
+    **{t: (f"tepad.compat.legacy.{t}", f"the string {t!r}")
+       for t in ("int8", "int32", "float32", "handle")},
 }
 
 # --- the older modules ---------------------------------------------------------------------------
@@ -59,6 +68,10 @@ _API = {
     "save_json": ("tepad.ir.save_json", "tvm.ir.save_json"),
     "register_func": ("tepad.register_func", "tvm.register_func"),
     "get_global_func": ("tepad.get_global_func", "tvm.get_global_func"),
+    "layout": ("tepad.tir.layout", "tvm.tir.layout"),
+    "bijective_layout": ("tepad.tir.bijective_layout", "tvm.tir.bijective_layout"),
+    **{t: (f"tepad.compat.legacy.{t}", f"the string {t!r}")
+       for t in ("int8", "int32", "float32", "handle")},
 }
 
 _EXPR_CLASSES = ["Var", "SizeVar", "IntImm", "FloatImm", "StringImm", "Add", "Sub", "Mul", "Div",
@@ -74,6 +87,9 @@ _EXPR = {
     "BinaryOpExpr": ("tepad.tir.BinaryOp", "tvm.tir.BinaryOpExpr"),
     "CmpExpr": ("tepad.tir.CmpOp", "tvm.tir.CmpExpr"),
     "ConstExpr": ("tepad.tir.ConstExpr", "tvm.tir.ConstExpr"),
+    "EqualOp": ("tepad.tir.EQ", "tvm.tir.EQ"),
+    "NotEqualOp": ("tepad.tir.NE", "tvm.tir.NE"),
+    "LogicalExpr": ("tepad.tir.PrimExpr", "tvm.tir.PrimExpr"),
 }
 
 _STMT_CLASSES = ["Stmt", "For", "LetStmt", "AttrStmt", "AssertStmt", "IfThenElse", "Evaluate",
@@ -83,6 +99,8 @@ _STMT = {
     **_tir(_STMT_CLASSES),
     "Provide": ("tepad.tir.ProducerStore", "tvm.tir.ProducerStore"),
     "Realize": ("tepad.tir.ProducerRealize", "tvm.tir.ProducerRealize"),
+    "stmt_list": ("tepad.tir.stmt_list", "tvm.tir.stmt_list"),
+    "stmt_seq": ("tepad.tir.stmt_seq", "tvm.tir.stmt_seq"),
 }
 
 _MAKE = {
@@ -96,6 +114,10 @@ _MAKE = {
     "Call": ("tepad.compat.legacy.make_call", "tvm.tir.Call"),
     "range_by_min_extent": ("tepad.compat.legacy.range_by_min_extent",
                             "tvm.ir.Range.from_min_extent"),
+    **_tir(["abs", "ceil", "floor", "round", "trunc", "isnan", "nearbyint", "bitwise_and",
+            "bitwise_or", "bitwise_xor"]),
+    "left_shift": ("tepad.tir.shift_left", "tvm.tir.shift_left"),
+    "right_shift": ("tepad.tir.shift_right", "tvm.tir.shift_right"),
 }
 
 _IR_PASS = {
@@ -110,9 +132,14 @@ _IR_PASS = {
     "ExprUseVar": ("tepad.compat.legacy.ExprUseVar",
                    "tepad.tir.uses_var (TVM has no public successor)"),
     "ConvertSSA": ("tepad.tir.convert_ssa", "tvm.tir.transform.ConvertSSA"),
+    **{n: (f"tepad.compat.legacy.{n}", f"tvm.tir.transform.{n}")
+       for n in ("HoistIfThenElse", "InjectVirtualThread", "RemoveNoOp", "RewriteUnsafeSelect",
+                 "StorageRewrite", "VectorizeLoop", "InjectCopyIntrin", "InjectDoubleBuffer",
+                 "LoopPartition", "UnrollLoop", "ThreadSync", "LowerIntrin")},
 }
 
-_INTRIN = _tir(_INTRIN_NAMES)
+_INTRIN = {**_tir(_INTRIN_NAMES + ["nearbyint"]),
+           "call_pure_intrin": ("tepad.tir.call_intrin", "tvm.tir.call_intrin")}
 
 _NDARRAY = {n: (f"tepad.nd.{n}", f"tvm.nd.{n}")
             for n in ["array", "empty", "NDArray", "cpu", "cuda", "opencl", "vulkan", "metal",
@@ -126,12 +153,24 @@ _BUILD_MODULE = {
     "lower": ("tepad.lower.lower", "tvm.lower"),
     "schedule_to_module": ("tepad.driver.schedule_to_module",
                            "tvm.driver.build_module.schedule_to_module"),
+    "get_binds": ("tepad.driver.build_module.get_binds", "tvm.driver.build_module.get_binds"),
+    "BuildConfig": ("tepad.transform.PassContext", "tvm.transform.PassContext"),
+    "current_build_config": ("tepad.transform.PassContext.current",
+                             "tvm.transform.PassContext.current"),
 }
 
 _MODULE = {
     "load": ("tepad.runtime.load_module", "tvm.runtime.load_module"),
     "Module": ("tepad.runtime.Module", "tvm.runtime.Module"),
+    "enabled": ("tepad.runtime.enabled", "tvm.runtime.enabled"),
 }
+
+_HYBRID = {"script": ("tepad.te.hybrid.script", "tvm.te.hybrid.script")}
+_TAG = {"tag_scope": ("tepad.te.tag_scope", "tvm.te.tag_scope"),
+        "TagScope": ("tepad.te.tag_scope", "tvm.te.tag_scope")}
+_TENSOR_INTRIN = {"decl_tensor_intrin": ("tepad.te.decl_tensor_intrin",
+                                         "tvm.te.decl_tensor_intrin"),
+                  "TensorIntrin": ("tepad.te.TensorIntrin", "tvm.te.TensorIntrin")}
 
 _CODEGEN = {
     "llvm_lookup_intrinsic_id": ("tepad.target.codegen.llvm_lookup_intrinsic_id",
@@ -150,6 +189,9 @@ MODULES = {
     "build_module": (_BUILD_MODULE, "TVM 0.6's tvm.build_module (now tvm.driver)."),
     "module": (_MODULE, "TVM 0.6's tvm.module (now tvm.runtime.Module / load_module)."),
     "codegen": (_CODEGEN, "TVM 0.6's tvm.codegen (now tvm.target.codegen)."),
+    "hybrid": (_HYBRID, "TVM 0.6's tvm.hybrid (now tvm.te.hybrid)."),
+    "tag": (_TAG, "TVM 0.6's tvm.tag (now tvm.te.tag_scope)."),
+    "tensor_intrin": (_TENSOR_INTRIN, "TVM 0.6's tvm.tensor_intrin (now tvm.te)."),
 }
 
 __all__ = ["TOP_LEVEL", "MODULES"]

@@ -11,7 +11,10 @@ from ..lower.pass_context import PassContext
 from ..tir.expr import Call as _Call, Range
 from ..tir.functor import ir_transform, post_order_visit, substitute, uses_var
 from ..tir.stmt import For as _For, ForKind
+from ..tir.function import PrimFunc
+from ..tir.stmt import Stmt
 from ..tir.structural import structural_equal
+from ..tir import transform as tir_transform
 
 # TVM 0.6's ForType codes
 _FOR_TYPES = {0: ForKind.SERIAL, 1: ForKind.PARALLEL, 2: ForKind.VECTORIZED,
@@ -139,5 +142,68 @@ def build_config(**kwargs) -> PassContext:
     return PassContext(config=config)
 
 
-__all__ = ["build_config", "IGNORED_BUILD_CONFIG", "make_for", "make_call", "range_by_min_extent", "Simplify", "CanonicalSimplify",
+__all__ = ["HoistIfThenElse", "InjectVirtualThread", "RemoveNoOp", "RewriteUnsafeSelect",
+           "StorageRewrite", "VectorizeLoop", "InjectCopyIntrin", "InjectDoubleBuffer",
+           "LoopPartition", "UnrollLoop", "ThreadSync", "LowerIntrin", "build_config", "IGNORED_BUILD_CONFIG", "make_for", "make_call", "range_by_min_extent", "Simplify", "CanonicalSimplify",
            "Equal", "Substitute", "PostOrderVisit", "IRTransform", "ExprUseVar"]
+
+
+# TVM 0.6's tvm.int8 / int32 / float32 / handle: the dtype strings
+int8, int32, float32, handle = "int8", "int32", "float32", "handle"
+
+
+def _ir_pass_on_stmt(name, config_key=None, config_names=(), pass_arg_count=0):
+    """TVM 0.6's ``ir_pass.<name>(stmt, *args)``: the body (a Stmt, or a PrimFunc for the
+    0.6 passes that took a LoweredFunc) run through ``tvm.tir.transform.<name>``; the first
+    ``pass_arg_count`` extra arguments go to the pass, the rest are the options 0.6 took as
+    arguments (today the PassContext config ``config_key``: ``config_names`` in order)."""
+
+    def run(stmt_or_func, *args):
+        if isinstance(stmt_or_func, PrimFunc):
+            func = stmt_or_func
+        elif isinstance(stmt_or_func, Stmt):
+            func = PrimFunc([], stmt_or_func)
+        else:
+            raise TepadError(f"ir_pass.{name}: expected a Stmt (or a PrimFunc), got "
+                             f"{type(stmt_or_func).__name__}")
+        pass_args, options = args[:pass_arg_count], args[pass_arg_count:]
+        if len(options) > len(config_names):
+            raise TepadError(f"ir_pass.{name} takes at most "
+                             f"{pass_arg_count + len(config_names)} arguments after the "
+                             f"statement, got {len(args)}")
+        config = {config_key: dict(zip(config_names, options))} if options else {}
+        p = getattr(tir_transform, name)(*pass_args)
+        if config:
+            with PassContext(config=config):
+                out = p(func)
+        else:
+            out = p(func)
+        return out if isinstance(stmt_or_func, PrimFunc) else out.body
+
+    run.__name__ = name
+    run.__doc__ = (f"TVM 0.6's ``ir_pass.{name}`` on a statement: ``tvm.tir.transform."
+                   f"{name}`` on a PrimFunc around it, the body returned.")
+    return run
+
+
+HoistIfThenElse = _ir_pass_on_stmt("HoistIfThenElse")
+InjectVirtualThread = _ir_pass_on_stmt("InjectVirtualThread")
+RemoveNoOp = _ir_pass_on_stmt("RemoveNoOp")
+RewriteUnsafeSelect = _ir_pass_on_stmt("RewriteUnsafeSelect")
+StorageRewrite = _ir_pass_on_stmt("StorageRewrite")
+VectorizeLoop = _ir_pass_on_stmt("VectorizeLoop")
+InjectCopyIntrin = _ir_pass_on_stmt("InjectCopyIntrin", pass_arg_count=2)
+InjectDoubleBuffer = _ir_pass_on_stmt("InjectDoubleBuffer", "tir.InjectDoubleBuffer",
+                                      ("split_loop",))
+LoopPartition = _ir_pass_on_stmt("LoopPartition", "tir.LoopPartition",
+                                 ("partition_const_loop",))
+UnrollLoop = _ir_pass_on_stmt("UnrollLoop", "tir.UnrollLoop",
+                        ("auto_max_step", "auto_max_depth", "auto_max_extent",
+                         "explicit_unroll"))
+ThreadSync = _ir_pass_on_stmt("ThreadSync", pass_arg_count=1)
+
+
+def LowerIntrin(stmt_or_func, target=None):  # noqa: N802 - TVM name
+    """0.6's ``ir_pass.LowerIntrin(func, target)``: ``tvm.tir.transform.LowerIntrin`` (the
+    target string is read by tepad's pass from the function or the current target)."""
+    return _ir_pass_on_stmt("LowerIntrin")(stmt_or_func)

@@ -6,6 +6,10 @@ from . import container, instrument
 from .. import transform       # TVM's tvm.ir.transform (PassContext, Sequential), as tvm.transform
 from .container import Array, Map
 from .json_io import load_json, save_json
+from .base_names import (GlobalVar, BaseFunc, BaseExpr, CallingConv, PrimType, PointerType,
+                         Node, make_node)
+from ..tir import structural_hash
 
 __all__ = ["transform", "PrimExpr", "Range", "IRModule", "assert_structural_equal", "structural_equal",
-           "container", "instrument", "Array", "Map", "save_json", "load_json", "Op"]
+           "container", "instrument", "Array", "Map", "save_json", "load_json", "Op", "GlobalVar", "BaseFunc", "BaseExpr", "CallingConv",
+           "PrimType", "PointerType", "Node", "make_node", "structural_hash"]

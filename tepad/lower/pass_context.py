@@ -147,6 +147,23 @@ class PassContext:
         exit_(self.instruments)
 
     @staticmethod
+    def list_configs() -> dict:
+        """Every config key tepad knows, with what it does (TVM lists its registered keys
+        with their types)."""
+        return dict(CONFIG_KEYS)
+
+    def override_instruments(self, instruments) -> None:
+        """Replace this context's instruments (the old ones exit, the new ones enter when
+        the context is active)."""
+        new = check_instruments(instruments)
+        active = self in (getattr(_stack, "items", None) or [])
+        if active:
+            exit_(self.instruments)
+        self.instruments = new
+        if active:
+            enter(self.instruments)
+
+    @staticmethod
     def current() -> "PassContext":
         """The innermost active context of this thread (a default one when none is)."""
         stack = getattr(_stack, "items", None)

@@ -140,6 +140,27 @@ class Module:
     def imported_modules(self) -> list:
         return []
 
+    @property
+    def entry_func(self):
+        """The module's entry function (TVM's ``entry_func``): the module itself, callable."""
+        return self.get_function(self.name)
+
+    @property
+    def format(self) -> str:
+        """The module's format: ``"so"`` (a host shared object once exported)."""
+        return "so"
+
+    def implements_function(self, name: str, query_imports: bool = False) -> bool:
+        """Whether ``mod[name]`` is a function of this module."""
+        return name in (self.name, TVM_MAIN)
+
+    def import_module(self, module) -> None:
+        """TVM attaches a device module here; a CPU module has none to take (a CUDA host
+        module takes its PTX: ``CudaModule.import_module``)."""
+        raise TepadError(f"import_module: module {self.name} is a CPU module, which imports "
+                         "no device code; a CUDA host module loaded from an object file takes "
+                         "its PTX (load_module('k.ptx'))")
+
     def get_function(self, name: str, query_imports: bool = False):
         """The function ``name``: the module's one kernel (``mod.entry_name``, or TVM's
         ``"__tvm_main__"``), callable as the module is."""

@@ -111,6 +111,12 @@ class NDArray:
         return self._device
 
     @property
+    def context(self) -> Device:
+        """TVM 0.7's name of ``device`` (warns once)."""
+        warn_deprecated("NDArray.context", "NDArray.device")
+        return self._device
+
+    @property
     def ndim(self) -> int:
         return self._arr.ndim
 

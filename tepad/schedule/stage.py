@@ -634,6 +634,17 @@ class Stage:
             f"{len(in_shape)} dimensions; the mapping takes one index per dimension, e.g. "
             f"lambda {', '.join(names)}: [...]")
 
+    def env_threads(self, threads):
+        """TVM's persistent scan kernels (the scan's time loop inside one GPU launch, its
+        steps separated by a grid-wide barrier) are not supported: a TepadError saying what
+        to write instead."""
+        raise TepadError(
+            f"stage {self.name}: env_threads is not supported: it runs a scan's whole time "
+            "loop inside one launch, which needs a grid-wide barrier between steps that "
+            "tepad's CUDA path does not have; bind the axes of the scan's init and update "
+            "stages instead (s[update].bind(xo, te.thread_axis('blockIdx.x')), ...), which "
+            "launches one kernel per step")
+
     def set_store_predicate(self, predicate):
         """Store the stage's values only where ``predicate`` holds (TVM's
         ``set_store_predicate``): an expression of the stage's axes or loop variables,

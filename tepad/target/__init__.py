@@ -332,6 +332,65 @@ class Target:
     def __hash__(self):
         return hash(self._text)
 
+    # --- TVM's other Target accessors -----------------------------------------------------------
+    @property
+    def mattr(self) -> list:
+        """The ``-mattr`` features as written (``["+avx2", "+fma"]``)."""
+        return list(self.attrs.get("mattr", []))
+
+    @property
+    def libs(self) -> list:
+        """The ``-libs`` entries (``"llvm -libs=cblas"`` -> ``["cblas"]``)."""
+        libs = self.attrs.get("libs")
+        return [x for x in libs.split(",") if x] if isinstance(libs, str) else []
+
+    @property
+    def device_name(self) -> str:
+        """The ``-device`` option, "" when there is none."""
+        dev = self.attrs.get("device", "")
+        return dev if isinstance(dev, str) else ""
+
+    @property
+    def max_function_args(self) -> int:
+        """The most arguments a kernel may take (TVM's attribute; tepad's CPU kernels and
+        CUDA kernels have no lower limit than the default)."""
+        return int(self.attrs.get("max_function_args", 4096 if self.is_gpu else 1 << 16))
+
+    @property
+    def options(self) -> list:
+        """TVM 0.6's list of the option words (``["-mcpu=skylake", ...]``)."""
+        return self._text.split()[1:]
+
+    def export(self) -> dict:
+        """The target as a dict: ``kind``, its attributes and the host's export."""
+        out = {"kind": self.kind.name, **{k: (list(v) if isinstance(v, list) else v)
+                                          for k, v in self.attrs.items()}}
+        if self.host is not None:
+            out["host"] = self.host.export()
+        return out
+
+    def get_kind_attr(self, attr_name: str):
+        """A default attribute of the target kind (``max_num_threads`` of cuda, ...); None
+        when the kind has no such attribute."""
+        return self.attrs.get(attr_name)
+
+    def get_target_device_type(self) -> int:
+        """TVM's device type code: 1 for a CPU target, 2 for cuda / nvptx."""
+        return 2 if self.is_gpu else 1
+
+    @staticmethod
+    def list_kinds() -> list:
+        """The target kinds tepad parses (it builds for llvm and cuda / nvptx)."""
+        return sorted(_KNOWN_KINDS)
+
+    @staticmethod
+    def target_or_current(target):
+        """``target`` as a Target, or the current ``with`` target when it is None (a
+        TepadError when neither is there)."""
+        if target is None:
+            return Target.current(allow_none=False)
+        return target if isinstance(target, Target) else Target(target)
+
 
 def _element_bits(dtype) -> int:
     """Bits of one element of a dtype string (``float32`` -> 32, ``bool`` -> 8)."""

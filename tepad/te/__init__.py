@@ -8,14 +8,18 @@ from ..tir.op import (if_then_else, max_value, min_value, exp, log, sqrt, tanh, 
                       ceil, power, sigmoid, floordiv, floormod, truncdiv, truncmod, indexdiv,
                       indexmod, all, any, round, sin, cos, div, exp2, log2, log10, log1p,
                       erf, tan, atan, rsqrt, trunc, fmod, isnan, isinf, isfinite, popcount)
+from ..tir.op_more import (acos, asin, acosh, asinh, atanh, cosh, sinh, nearbyint, add,
+                           subtract, multiply)
 from ..tir.itervar import IterVar
 from ..tir.buffer import AXIS_SEPARATOR
 from ..tensor import (Tensor, Operation, PlaceholderOp, ComputeOp, ScanOp, ExternOp, var,
                       size_var, const, placeholder, compute, scan, extern, reduce_axis,
                       thread_axis, comm_reducer, sum, max, min, TensorIntrin, TensorComputeOp,
                       decl_tensor_intrin, tag_scope, HybridOp, gradient)
+from ..tensor.tensor import _TensorSlice as TensorSlice
 from ..schedule import create_schedule, Schedule, Stage
 from ..lower.create_prim_func import create_prim_func
+from .prim_func_names import create_prim_func_from_outputs
 from . import schedule, tensor, hybrid
 from .._lazy import lazy_module
 from ..tensor.tensor import register_elementwise as _register_elementwise

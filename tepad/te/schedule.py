@@ -15,6 +15,7 @@ from ..bound.attach_path import attach_paths
 from ..schedule.stage import AttachType
 from ..tensor import ComputeOp
 from ..tir.buffer import Buffer  # noqa: F401 - TVM name (te.schedule.Buffer)
+from ..tir.buffer import AXIS_SEPARATOR  # noqa: F401 - TVM name
 from ..tir.expr import ProducerLoad
 from ..tir.functor import post_order_visit
 from ..tir.itervar import IterVar  # noqa: F401 - TVM name

@@ -29,6 +29,11 @@ class Tensor:
         """The number of dimensions (``len(shape)``)."""
         return len(self.shape)
 
+    @property
+    def axis(self):
+        """The data-parallel IterVars of the operation computing this tensor (``op.axis``)."""
+        return self.op.axis
+
     def __getitem__(self, indices):
         """``A[i, j]``: the element expression (a ProducerLoad) for one integer index per
         dimension. Fewer indices give a partial index that only accepts more indices

@@ -567,6 +567,13 @@ def _popcount(x):
     return np.vectorize(lambda v: bin(int(v)).count("1"), otypes=[x.dtype])(u)
 
 
+def _clz(x):
+    x = np.asarray(x)
+    bits = x.dtype.itemsize * 8
+    u = x.astype(f"uint{bits}")
+    return np.vectorize(lambda v: bits - int(v).bit_length(), otypes=[x.dtype])(u)
+
+
 _MATH = {
     "tir.exp": np.exp, "tir.log": np.log, "tir.sqrt": np.sqrt, "tir.tanh": np.tanh,
     "tir.fabs": np.abs, "tir.floor": np.floor, "tir.ceil": np.ceil, "tir.pow": np.power,
@@ -576,6 +583,10 @@ _MATH = {
     "tir.erf": _erf, "tir.rsqrt": lambda x: 1 / np.sqrt(x), "tir.fmod": np.fmod,
     "tir.isnan": np.isnan, "tir.isinf": np.isinf, "tir.isfinite": np.isfinite,
     "tir.popcount": _popcount,
+    "tir.acos": np.arccos, "tir.asin": np.arcsin, "tir.acosh": np.arccosh,
+    "tir.asinh": np.arcsinh, "tir.atanh": np.arctanh, "tir.cosh": np.cosh, "tir.sinh": np.sinh,
+    "tir.nearbyint": np.rint, "tir.atan2": np.arctan2, "tir.hypot": np.hypot,
+    "tir.nextafter": np.nextafter, "tir.copysign": np.copysign, "tir.clz": _clz,
 }
 
 

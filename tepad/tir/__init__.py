@@ -23,10 +23,17 @@ from .op import (min, max, all, any, if_then_else, exp, log, sqrt, tanh, floor, 
                  indexmod, round, sin, cos, div, call_packed, call_cpacked, exp2, log2, log10,
                  log1p, erf, tan, atan, rsqrt, trunc, fmod, isnan, isinf, isfinite, popcount,
                  vscale)
+from .op_more import (acos, asin, acosh, asinh, atanh, cosh, sinh, nearbyint, exp10, atan2,
+                      hypot, nextafter, copysign, ldexp, clz, bitwise_and, bitwise_or,
+                      bitwise_xor, bitwise_not, shift_left, shift_right, reinterpret, infinity,
+                      ceildiv, add, subtract, multiply, stmt_seq, stmt_list, address_of,
+                      tvm_access_ptr, tvm_fill_fragment, tvm_load_matrix_sync, tvm_mma_sync,
+                      tvm_store_matrix_sync)
+from .data_layout import Layout, layout, BijectiveLayout, bijective_layout
 from .itervar import IterVar, IterVarType
 from .reduce import CommReducer, Reduce
 from .ssa import convert_ssa
 from .verify import verify, verify_well_formed
-from . import stmt_functor, transform, ir_builder
+from . import stmt_functor, transform, ir_builder, generic
 
 __all__ = [n for n in dir() if not n.startswith("_")]

@@ -64,6 +64,33 @@ class Buffer:
         """Whether ``other`` is this very buffer (TVM's object identity)."""
         return self is other
 
+    READ = 1    # access_ptr masks, as TVM's Buffer.READ / Buffer.WRITE
+    WRITE = 2
+
+    def offset_of(self, indices) -> list:
+        """The element offset of ``indices`` in each flattened axis group (one offset for a
+        buffer without axis separators), ``elem_offset`` included in the first."""
+        indices = [convert(i) for i in (indices if isinstance(indices, (list, tuple))
+                                        else [indices])]
+        if len(indices) != len(self.shape):
+            raise TepadError(f"buffer {self.name}: offset_of takes {len(self.shape)} indices, "
+                             f"got {len(indices)}")
+        out = []
+        for g in self.axis_groups():
+            off = None
+            for k in g:
+                stride = self.strides[k] if len(self.strides) == len(self.shape) else None
+                if stride is not None:
+                    term = mul(indices[k], stride)
+                    off = term if off is None else add(off, term)
+                else:
+                    off = indices[k] if off is None else add(mul(off, self.shape[k]),
+                                                             indices[k])
+            out.append(off if off is not None else const(0))
+        if out and not (hasattr(self.elem_offset, "value") and self.elem_offset.value == 0):
+            out[0] = add(self.elem_offset, out[0])
+        return out
+
     def vload(self, begin, dtype=None):
         """The element at ``begin`` (one index per dimension) as a BufferLoad."""
         if dtype is not None and dt.canonical(dtype) != self.dtype:

@@ -112,6 +112,8 @@ ALIASES = {"float": "float32", "int": "int32", "uint": "uint32", "int1": "bool",
 def canonical(dtype) -> str:
     """Accept numpy dtypes and type objects as well as strings (and TVM's short names,
     ``ALIASES``)."""
+    # TVM's type annotations (tvm.ir.PrimType / PointerType) name the dtype they stand for
+    dtype = getattr(dtype, "tvm_dtype", dtype)
     if isinstance(dtype, str):
         dtype = ALIASES.get(dtype, dtype)
         parse(dtype)

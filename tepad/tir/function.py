@@ -35,6 +35,10 @@ Its text form (``repr``, ``script()``) is installed by ``tir.printer``.
         """The ``global_symbol`` attribute (the kernel name), ``main`` when unset."""
         return self.attrs.get("global_symbol", "main")
 
+    def show(self) -> None:
+        """Print the function's TVMScript-like text (TVM 0.10's ``PrimFunc.show``)."""
+        print(self.script())
+
     def with_body(self, body, buffer_map=None) -> "PrimFunc":
         """A new PrimFunc with ``body`` (and ``buffer_map`` when given); the rest is shared."""
         return PrimFunc(self.params, body,

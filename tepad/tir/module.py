@@ -11,6 +11,24 @@ from ..errors import TepadError
 from .function import PrimFunc
 
 
+class GlobalVar:
+    """The name of a function in an IRModule (``mod[GlobalVar("main")]`` is ``mod["main"]``)."""
+
+    def __init__(self, name_hint: str, type_annot=None):
+        if not isinstance(name_hint, str):
+            raise TepadError(f"GlobalVar: the name must be a string, got {name_hint!r}")
+        self.name_hint = name_hint
+
+    def __eq__(self, other):
+        return isinstance(other, GlobalVar) and other.name_hint == self.name_hint
+
+    def __hash__(self):
+        return hash(self.name_hint)
+
+    def __repr__(self):
+        return f"I.GlobalVar({self.name_hint!r})"
+
+
 class IRModule:
     """An ordered mapping of names to PrimFuncs. Immutable by convention, like PrimFunc."""
 
@@ -80,6 +98,69 @@ class IRModule:
     def __repr__(self):
         return self.script()
 
+    # --- TVM's other IRModule methods -----------------------------------------------------------
+    def get_global_var(self, name: str) -> GlobalVar:
+        """The GlobalVar naming function ``name``."""
+        if name not in self.functions:
+            raise TepadError(f"IRModule has no function {name!r}; it has "
+                             f"{', '.join(map(repr, self.functions)) or 'none'}")
+        return GlobalVar(name)
+
+    def functions_items(self) -> list:
+        """``[(GlobalVar, PrimFunc)]`` of the module's functions."""
+        return [(GlobalVar(k), f) for k, f in self.functions.items()]
+
+    def update_func(self, var, func: PrimFunc) -> None:
+        """Put ``func`` under ``var`` (a GlobalVar or a name), in place, as TVM does."""
+        if not isinstance(func, PrimFunc):
+            raise TepadError(f"IRModule.update_func: expected a PrimFunc, got "
+                             f"{type(func).__name__}")
+        self.functions[getattr(var, "name_hint", var)] = func
+
+    def update(self, other) -> None:
+        """Add (or replace) the functions of ``other`` (an IRModule or a name -> PrimFunc
+        mapping), in place."""
+        for k, f in (other.functions if isinstance(other, IRModule) else dict(other)).items():
+            self.update_func(k, f)
+
+    @property
+    def attrs(self) -> dict:
+        """The module's attributes (``with_attr``)."""
+        return self.__dict__.setdefault("_attrs", {})
+
+    def get_attr(self, attr_key, default=None):
+        return self.attrs.get(attr_key, default)
+
+    def with_attrs(self, attr_map) -> "IRModule":
+        """A copy of the module with the attributes of ``attr_map`` added."""
+        out = self.clone()
+        out.attrs.update(dict(attr_map))
+        return out
+
+    def with_attr(self, attr_key, attr_value) -> "IRModule":
+        """A copy of the module with the attribute ``attr_key`` set."""
+        return self.with_attrs({attr_key: attr_value})
+
+    def without_attr(self, attr_key) -> "IRModule":
+        """A copy of the module without the attribute ``attr_key``."""
+        out = self.clone()
+        out.attrs.pop(attr_key, None)
+        return out
+
+    def clone(self) -> "IRModule":
+        """A new module holding the same functions and attributes."""
+        out = IRModule(dict(self.functions))
+        out.attrs.update(self.attrs)
+        return out
+
+    def astext(self, show_meta_data=True) -> str:
+        """The module as TVMScript-like text (``script()``)."""
+        return self.script()
+
+    def show(self) -> None:
+        """Print the module's script."""
+        print(self.script())
+
 
 def accepts_module(fn):
     """``fn(PrimFunc, ...) -> PrimFunc`` that also takes an IRModule, rewriting each of its
@@ -92,4 +173,4 @@ def accepts_module(fn):
     return wrapper
 
 
-__all__ = ["IRModule", "accepts_module"]
+__all__ = ["IRModule", "GlobalVar", "accepts_module"]

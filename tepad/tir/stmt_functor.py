@@ -5,7 +5,7 @@ tepad's own ``tepad.tir.functor.ir_transform`` is the same rewrite with ``post``
 from __future__ import annotations
 
 from .functor import ir_transform as _ir_transform
-from .functor import post_order_visit, substitute
+from .functor import Visitor, post_order_visit as _post_order_visit, substitute
 
 
 def ir_transform(stmt, preorder, postorder, only_enable=None):
@@ -26,4 +26,25 @@ def ir_transform(stmt, preorder, postorder, only_enable=None):
     return _ir_transform(stmt, post, enabled(preorder))
 
 
-__all__ = ["ir_transform", "post_order_visit", "substitute"]
+def post_order_visit(stmt, fvisit):
+    """Call ``fvisit(node)`` on every node of ``stmt``, children before their parent."""
+    _post_order_visit(stmt, fvisit)
+
+
+class _PreOrder(Visitor):
+    def __init__(self, fvisit):
+        self.fvisit = fvisit
+
+    def visit(self, node):
+        if not isinstance(node, (list, tuple)) and self.fvisit(node) is False:
+            return None
+        return super().visit(node)
+
+
+def pre_order_visit(stmt, fvisit):
+    """Call ``fvisit(node)`` on every node of ``stmt`` parent first; a node for which it
+    returns ``False`` is not descended into."""
+    _PreOrder(fvisit).visit(stmt)
+
+
+__all__ = ["ir_transform", "post_order_visit", "pre_order_visit", "substitute"]

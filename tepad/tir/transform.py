@@ -47,7 +47,12 @@ class PassInfo:
 
     __slots__ = ("name", "opt_level", "required")
 
-    def __init__(self, name, opt_level=0, required=None):
+    def __init__(self, opt_level=0, name=None, required=None, traceable=False):
+        # TVM's order is (opt_level, name, required); tepad's own calls give the name first
+        if isinstance(opt_level, str):
+            opt_level, name = (0 if name is None else name), opt_level
+        if name is None:
+            raise TepadError("PassInfo needs a name: PassInfo(opt_level, name)")
         self.name, self.opt_level, self.required = str(name), opt_level, list(required or [])
 
     def __repr__(self):
@@ -137,8 +142,9 @@ class PrimFuncPass:
         return f"PrimFuncPass({self.name}, opt_level={self.opt_level})"
 
 
-def prim_func_pass(pass_func=None, opt_level=0, name=None, required=None):
-    """``PrimFuncPass`` from a function; usable as ``@prim_func_pass(opt_level=0)`` or
+def prim_func_pass(pass_func=None, opt_level=0, name=None, required=None, traceable=False):
+    """``PrimFuncPass`` from a function (``traceable``, MetaSchedule tracing, is accepted and
+    unused); usable as ``@prim_func_pass(opt_level=0)`` or
     ``prim_func_pass(fn, opt_level=0)``."""
     def wrap(fn):
         return PrimFuncPass(fn, opt_level, name, required)
@@ -149,7 +155,8 @@ class Sequential:
     """Passes run one after another (TVM's ``tvm.transform.Sequential``): called on a module
     or function, it gives what the last pass returned."""
 
-    def __init__(self, passes=None, opt_level=0, name="sequential", required=None):
+    def __init__(self, passes=None, opt_level=0, name="sequential", required=None,
+                 traceable=False):
         self.passes = list(passes or [])
         for p in self.passes:
             if not callable(p):

@@ -80,6 +80,12 @@ FallbackContext.root = FallbackContext()
 DispatchContext.current = FallbackContext.root
 
 
+def clear_fallback_cache(target, workload):
+    """Forget the fallback config made for ``(target, workload)`` (so a later query makes a
+    fresh one)."""
+    FallbackContext.root.clear_cache(target, workload)
+
+
 def get_config():
     """The config of the template being called (``cfg = autotvm.get_config()``)."""
     return DispatchContext.current.query(None, None)

@@ -432,6 +432,83 @@ class ConfigSpace:
             index //= n
         return out
 
+    # --- TVM 0.12's index helpers (tepad's space has no constraint filters: every index in
+    # [0, len) is a valid config) -------------------------------------------------------------
+    @property
+    def dims(self) -> list:
+        """The number of choices of every knob (TVM's name of ``knob_sizes``)."""
+        return self.knob_sizes()
+
+    @property
+    def range_length(self) -> int:
+        """The number of indices of the space (``len``)."""
+        return len(self)
+
+    def subrange_length(self, start: int, end: int) -> int:
+        """The number of valid indices in ``[start, end)``."""
+        return max(0, min(end, len(self)) - max(start, 0))
+
+    def is_index_valid(self, index: int) -> bool:
+        """Whether ``index`` names a config of the space."""
+        return 0 <= int(index) < len(self)
+
+    def point2knob(self, point: int) -> list:
+        """Per-knob choice numbers of the config at ``point``."""
+        return self.choices_of(int(point))
+
+    def knob2point(self, knob) -> int:
+        """The index of the config with per-knob choice numbers ``knob``."""
+        return self.index_of(knob)
+
+    def get_next_index(self, index: int, n: int = 1, start: int | None = None,
+                       end: int | None = None) -> int | None:
+        """The index ``n`` valid indices after ``index`` (before it for a negative ``n``)
+        inside ``[start, end)``, or None past the ends."""
+        lo, hi = (start or 0), (len(self) if end is None else end)
+        nxt = int(index) + int(n)
+        return nxt if lo <= nxt < hi else None
+
+    def get_rand_index(self, start: int | None = None, end: int | None = None,
+                       to_exclude=None) -> int | None:
+        """A random index of ``[start, end)`` not in ``to_exclude`` (None when none is
+        left)."""
+        lo, hi = (start or 0), (len(self) if end is None else end)
+        excluded = set(to_exclude or ())
+        if hi - lo <= len(excluded):
+            left = [i for i in range(lo, hi) if i not in excluded]
+            return int(np.random.choice(left)) if left else None
+        while True:
+            i = int(np.random.randint(lo, hi))
+            if i not in excluded:
+                return i
+
+    def random_walk(self, point: int) -> int:
+        """A neighbour of ``point``: one knob moved to another of its choices."""
+        knob = self.point2knob(point)
+        movable = [k for k, n in enumerate(self.dims) if n > 1]
+        if not movable:
+            return int(point)
+        k = int(np.random.choice(movable))
+        knob[k] = int(np.random.choice([c for c in range(self.dims[k]) if c != knob[k]]))
+        return self.knob2point(knob)
+
+    def sample_ints(self, m: int) -> list:
+        """``m`` distinct valid indices drawn at random."""
+        m = min(int(m), len(self))
+        return [int(i) for i in np.random.choice(len(self), m, replace=False)] \
+            if len(self) < (1 << 24) else \
+            list({int(np.random.randint(0, len(self))) for _ in range(4 * m)})[:m]
+
+    def multi_filter(self, filter):  # noqa: A002 - TVM's parameter name
+        """TVM filters the space by ``filter(config)``; tepad's spaces take no filters (a
+        template raises ``InstantiationError`` for a config it refuses instead)."""
+        raise TepadError("ConfigSpace.multi_filter: tepad's config spaces are not filtered; "
+                         "reject a config inside the template with "
+                         "cfg.raise_error(...) / InstantiationError")
+
+    def clear_cache(self) -> None:
+        """TVM drops its cache of valid indices; tepad keeps none."""
+
     def __iter__(self):
         return iter(self._entity_map)
 

@@ -4,6 +4,8 @@ from .tuner import Tuner, IndexBaseTuner
 from .index_based import GridSearchTuner, RandomTuner
 from .ga_tuner import GATuner
 from .xgboost_tuner import XGBTuner, XGBoostTuner
+from .droplet_tuner import DropletTuner
+from .. import callback
 
 __all__ = ["Tuner", "IndexBaseTuner", "GridSearchTuner", "RandomTuner", "GATuner", "XGBTuner",
-           "XGBoostTuner"]
+           "XGBoostTuner", "DropletTuner", "callback"]

@@ -95,6 +95,10 @@ class Tuner:
             if own_batch:
                 measure_batch.close()
 
+    def set_error_threshold(self, threshold: int) -> None:
+        """How many consecutive failed candidates stop ``tune`` (150 by default)."""
+        self.error_ct_threshold = int(threshold)
+
     def reset(self):
         self.best_config, self.best_flops, self.best_cost = None, 0.0, float("inf")
         self.best_measure_pair, self.best_iter = None, 0
