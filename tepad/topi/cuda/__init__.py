@@ -4,4 +4,14 @@ from ..nn import conv2d_nchw, dense  # noqa: F401
 from .schedules import *  # noqa: F401,F403
 from .schedules import __all__ as _sched
 
-__all__ = list(_sched) + ["conv2d_nchw", "dense"]
+
+def dense_int8(data, weight, bias=None, out_dtype=None):
+    """TVM's int8 dense strategy: ``nn.dense`` of int8 operands accumulated in
+    ``out_dtype`` (TVM's dp4a dot-product tensorization is not used; the products widen to
+    ``out_dtype`` before the sum, which gives the same integers)."""
+    return dense(data, weight, bias, out_dtype)
+
+
+schedule_dense_int8 = schedule_dense  # noqa: F405 - from .schedules
+
+__all__ = list(_sched) + ["conv2d_nchw", "dense", "dense_int8", "schedule_dense_int8"]

@@ -5,7 +5,9 @@ from ..nn import conv2d_nchw, conv2d_nhwc, dense, depthwise_conv2d_nchw  # noqa:
 from .schedules import *  # noqa: F401,F403
 from .schedules import __all__ as _sched
 
-dense_nopack = dense_pack = dense   # the schedule packs the weight; one compute serves both
+# the schedule packs the weight; one compute serves all three of TVM's x86 dense strategies
+dense_nopack = dense_pack = dense_dynamic = dense
+schedule_dense_dynamic = schedule_dense  # noqa: F405 - from .schedules
 
 __all__ = list(_sched) + ["conv2d_nchw", "conv2d_nhwc", "dense", "dense_nopack", "dense_pack",
-                          "depthwise_conv2d_nchw"]
+                          "dense_dynamic", "schedule_dense_dynamic", "depthwise_conv2d_nchw"]
