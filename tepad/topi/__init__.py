@@ -23,11 +23,16 @@ from .math import (abs, atan, cast, ceil, clip, cos, erf, exp, fast_erf, fast_ex
                    fast_tanh, fixed_point_multiply, floor, identity, isfinite, isinf, isnan,
                    log, log2, log10, logical_not, negative, round, rsqrt, sigmoid, sign, sin,
                    sqrt, tan, tanh, trunc)
-from .reduction import all, any, argmax, argmin, max, min, prod, sum  # noqa: A004
+from .reduction import (all, any, argmax, argmin, collapse_sum, max, min, prod,  # noqa: A004
+                        sum)
 from .tensor import elemwise_sum
-from .transform import (arange, concatenate, expand_dims, flip, full, full_like, gather,
-                        repeat, reshape, reverse, split, squeeze, stack, strided_slice, take,
-                        tile, transpose, where)
+from .transform import (adv_index, arange, concatenate, dynamic_strided_slice, expand_dims,
+                        expand_like, flip, full, full_like, gather, gather_nd,
+                        invert_permutation, layout_transform, matmul, matrix_set_diag,
+                        meshgrid, ndarray_size, one_hot, repeat, reshape, reverse,
+                        reverse_sequence, sequence_mask, shape, sliding_window,
+                        sparse_to_dense, split, squeeze, stack, strided_set, strided_slice,
+                        take, tensordot, tile, transpose, trilu, unravel_index, where)
 
 
 def __getattr__(name):

@@ -292,7 +292,7 @@ def strided_slice_python(data, begin, end, strides, axes=None, slice_mode="end")
         b, e = begin[k], end[k]
         st = strides[k] if k < len(strides) else 1
         if slice_mode == "size":
-            e = None if e < 0 else b + e
+            e = None if e is None or e < 0 else b + e
             st = 1
         index[ax] = slice(b, e, st)
     return data[tuple(index)]

@@ -1,0 +1,89 @@
+"""numpy references of ``topi.testing`` for the data-movement operators (written directly
+in numpy, independent of topi's TE definitions)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import TepadError
+
+
+def gather_python(data, axis, indices):
+    """``out[i..] = data[i.. with indices[i..] on axis]`` (numpy's take_along_axis)."""
+    return np.take_along_axis(np.asarray(data), np.asarray(indices), axis=axis)
+
+
+def gather_nd_python(a_np, indices_np):
+    """``a_np[tuple(indices_np)]``: the first axis of ``indices_np`` indexes ``a_np``'s
+    leading axes (float indices truncated toward zero, as a cast to int does)."""
+    return np.asarray(a_np)[tuple(np.asarray(indices_np).astype(np.int64))]
+
+
+def strided_set_python(data, v, begin, end, strides=None):
+    """``data`` with ``data[begin:end:strides] = v`` (missing entries: whole axis,
+    stride 1)."""
+    out = np.array(data, copy=True)
+    strides = list(strides or [])
+    index = []
+    for k in range(data.ndim):
+        st = strides[k] if k < len(strides) else 1
+        b = begin[k] if k < len(begin) else None
+        e = end[k] if k < len(end) else None
+        index.append(slice(b, e, st))
+    out[tuple(index)] = v
+    return out
+
+
+def one_hot(indices, on_value, off_value, depth, axis, dtype):
+    """A new axis of extent ``depth`` at ``axis`` (-1: last) holding ``on_value`` where it
+    equals ``indices``, ``off_value`` elsewhere."""
+    indices = np.asarray(indices)
+    hot = np.arange(depth) == indices[..., None]
+    hot = np.moveaxis(hot, -1, axis if axis >= 0 else hot.ndim - 1)
+    return np.where(hot, on_value, off_value).astype(dtype)
+
+
+def sequence_mask(data, valid_length, mask_value, axis):
+    """``data`` with positions at or past ``valid_length[b]`` along ``axis`` (0 or 1, the
+    other of the two leading axes is the batch) set to ``mask_value``."""
+    if axis not in (0, 1):
+        raise TepadError(f"sequence_mask: axis must be 0 or 1, got {axis!r}")
+    pos = np.arange(data.shape[axis])
+    keep = pos[:, None] < np.asarray(valid_length)[None, :]   # (length, batch)
+    if axis == 1:
+        keep = keep.T
+    keep = keep.reshape(keep.shape + (1,) * (data.ndim - 2))
+    return np.where(keep, data, mask_value).astype(data.dtype)
+
+
+def matrix_set_diag(input_np, diagonal, k=0, align="RIGHT_LEFT"):
+    """``input_np`` with diagonal(s) ``k`` of its last two axes set from ``diagonal`` (a band
+    ``(lo, hi)``: row ``hi - d`` of ``diagonal`` is diagonal d, short diagonals aligned by
+    ``align``, superdiagonal side first)."""
+    out = np.array(input_np, copy=True)
+    rows, cols = out.shape[-2:]
+    lo, hi = (k, k) if np.isscalar(k) else (k[0], k[1])
+    for d in range(lo, hi + 1):
+        length = min(rows + min(d, 0), cols - max(d, 0))
+        vals = diagonal if lo == hi else diagonal[..., hi - d, :]
+        side = align.split("_")[0 if d >= 0 else 1]
+        start = vals.shape[-1] - length if lo != hi and side == "RIGHT" else 0
+        for t in range(length):
+            r, c = (t, t + d) if d >= 0 else (t - d, t)
+            out[..., r, c] = vals[..., start + t]
+    return out
+
+
+def dilate_python(input_np, strides, dilation_value=0.0, out_dtype=None):
+    """``input_np`` with ``strides[k] - 1`` cells of ``dilation_value`` inserted between
+    neighbours along each axis k."""
+    strides = list(strides)
+    if len(strides) != input_np.ndim:
+        raise TepadError(f"dilate_python: {len(strides)} strides for {input_np.ndim} axes")
+    shape = tuple((n - 1) * s + 1 for n, s in zip(input_np.shape, strides))
+    out = np.full(shape, dilation_value, dtype=out_dtype or input_np.dtype)
+    out[tuple(slice(None, None, s) for s in strides)] = input_np
+    return out
+
+
+__all__ = ["gather_python", "gather_nd_python", "strided_set_python", "one_hot",
+           "sequence_mask", "matrix_set_diag", "dilate_python"]
