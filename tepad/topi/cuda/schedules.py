@@ -102,8 +102,20 @@ def _schedule_direct(outs):
     return _schedule_stages(outs, cross_thread=False)
 
 
-schedule_pool = _schedule_direct
-schedule_adaptive_pool = _schedule_direct
+
+
+def schedule_pool(outs, layout="NCHW"):
+    """Pooling (``layout`` is accepted as TVM's signature has it; the binding does not
+    depend on it): one output element per thread."""
+    return _schedule_direct(outs)
+
+
+def schedule_adaptive_pool(outs, layout="NCHW"):
+    """Adaptive and global pooling: one output element per thread."""
+    return _schedule_direct(outs)
+
+
+schedule_pool_grad = _schedule_direct
 schedule_conv2d_nchw = _schedule_direct
 schedule_conv2d_nhwc = _schedule_direct
 schedule_conv2d_hwcn = _schedule_direct
@@ -120,7 +132,7 @@ schedule_batch_norm = _schedule_direct
 
 __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_elemwise",
            "schedule_broadcast", "schedule_concatenate", "schedule_reduce", "schedule_softmax",
-           "schedule_pool", "schedule_adaptive_pool", "schedule_conv2d_nchw",
+           "schedule_pool", "schedule_pool_grad", "schedule_adaptive_pool", "schedule_conv2d_nchw",
            "schedule_conv2d_nhwc", "schedule_conv2d_hwcn", "schedule_depthwise_conv2d_nchw",
            "schedule_depthwise_conv2d_nhwc", "schedule_conv2d_transpose_nchw",
            "schedule_dense", "schedule_dense_small_batch", "schedule_dense_large_batch",

@@ -137,7 +137,12 @@ def poolnd_python(np_data, kernel, strides, dilation, padding_before, padding_af
         vals = [x[(...,) + pos] for pos in _product(idx) if
                 all(0 <= p < n for p, n in zip(pos, sizes))]
         if pool_type == "max":
-            res[(...,) + cell] = np.max(vals, axis=0) if vals else -np.inf
+            # a window of padding only: TVM's reference reads its padding, 0 (the dtype's
+            # minimum without count_include_pad)
+            empty = 0.0 if count_include_pad else float(np.finfo(dtype).min
+                                                        if "float" in dtype
+                                                        else np.iinfo(dtype).min)
+            res[(...,) + cell] = np.max(vals, axis=0) if vals else empty
         else:
             total = np.sum(vals, axis=0) if vals else 0
             res[(...,) + cell] = total / (math.prod(kernel) if count_include_pad

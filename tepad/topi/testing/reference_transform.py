@@ -85,5 +85,40 @@ def dilate_python(input_np, strides, dilation_value=0.0, out_dtype=None):
     return out
 
 
-__all__ = ["gather_python", "gather_nd_python", "strided_set_python", "one_hot",
+def pool_grad_nchw(a_np, out_grad_np, pool_size, strides, padding, pool_type, ceil_mode,
+                   count_include_pad=True):
+    """The input gradient of 2-d NCHW pooling: each output window (clipped to the padded
+    input) passes its gradient to its first maximum (max; padding never wins) or in equal
+    shares to its cells (avg; shares of the window's padded-input cells, or of its real
+    input cells without ``count_include_pad``)."""
+    del ceil_mode                  # the window count comes from out_grad_np's shape
+    n, c, ih, iw = a_np.shape
+    kh, kw = pool_size
+    sh, sw = strides
+    pt, pl, pb, pr = padding
+    padded = np.full((n, c, ih + pt + pb, iw + pl + pr), -np.inf)
+    padded[:, :, pt:pt + ih, pl:pl + iw] = a_np
+    grad = np.zeros(padded.shape)
+    real = np.zeros(padded.shape[2:], dtype=bool)
+    real[pt:pt + ih, pl:pl + iw] = True
+    for i in range(out_grad_np.shape[2]):
+        for j in range(out_grad_np.shape[3]):
+            win = (slice(None), slice(None), slice(i * sh, i * sh + kh), slice(j * sw, j * sw + kw))
+            g = out_grad_np[:, :, i, j]
+            if pool_type == "avg":
+                cells = real[win[2:]].sum() if not count_include_pad else \
+                    padded[win].shape[2] * padded[win].shape[3]
+                grad[win] += (g / max(cells, 1))[:, :, None, None]
+            else:
+                patch = padded[win].reshape(n, c, -1)
+                first = patch.argmax(axis=2)
+                wh, ww = padded[win].shape[2:]
+                for b in range(n):
+                    for ch in range(c):
+                        r, q = divmod(first[b, ch], ww)
+                        grad[b, ch, i * sh + r, j * sw + q] += g[b, ch]
+    return grad[:, :, pt:pt + ih, pl:pl + iw].astype(a_np.dtype)
+
+
+__all__ = ["pool_grad_nchw", "gather_python", "gather_nd_python", "strided_set_python", "one_hot",
            "sequence_mask", "matrix_set_diag", "dilate_python"]
