@@ -51,7 +51,14 @@ def _reduce(what, reducer):
     return op
 
 
-sum = _reduce("sum", te_op.sum)  # noqa: A001 - TVM name
+def _sum_reducer(e, axis):
+    # a bool sum saturates at true (numpy's sum(dtype=bool)): i1 addition would wrap to xor
+    if e.dtype == "bool":
+        return _any(e, axis=axis)
+    return te_op.sum(e, axis=axis)
+
+
+sum = _reduce("sum", _sum_reducer)  # noqa: A001 - TVM name
 max = _reduce("max", te_op.max)  # noqa: A001 - TVM name
 min = _reduce("min", te_op.min)  # noqa: A001 - TVM name
 
