@@ -122,3 +122,78 @@ def pool_grad_nchw(a_np, out_grad_np, pool_size, strides, padding, pool_type, ce
 
 __all__ = ["pool_grad_nchw", "gather_python", "gather_nd_python", "strided_set_python", "one_hot",
            "sequence_mask", "matrix_set_diag", "dilate_python"]
+
+
+def _norm(x, axes, eps):
+    x = x.astype(np.float32) if x.dtype == np.float16 else x
+    mean = x.mean(axis=axes, keepdims=True)
+    var = ((x - mean) ** 2).mean(axis=axes, keepdims=True)
+    return (x - mean) / np.sqrt(var + eps)
+
+
+def _param_view(p, data_ndim, axes):
+    shape = [1] * data_ndim
+    for k, a in enumerate(axes):
+        shape[a] = p.shape[k]
+    return p.reshape(shape)
+
+
+def layer_norm_python(data, gamma, beta, axis, epsilon=1e-5):
+    """Normalize over ``axis`` (mean and variance there), times ``gamma`` plus ``beta``
+    (shaped like the normalized axes; beta may be None)."""
+    axes = tuple(sorted(a % data.ndim for a in np.atleast_1d(axis)))
+    out = _norm(data, axes, epsilon) * _param_view(gamma, data.ndim, axes)
+    if beta is not None:
+        out = out + _param_view(beta, data.ndim, axes)
+    return out.astype(data.dtype)
+
+
+instance_norm_python = layer_norm_python
+
+
+def rms_norm_python(data, weight, axis, epsilon=1e-5):
+    """``data / sqrt(mean(data**2 over axis) + epsilon) * weight``."""
+    axes = tuple(sorted(a % data.ndim for a in np.atleast_1d(axis)))
+    x = data.astype(np.float32) if data.dtype == np.float16 else data
+    out = x / np.sqrt((x * x).mean(axis=axes, keepdims=True) + epsilon)
+    return (out * _param_view(weight, data.ndim, axes)).astype(data.dtype)
+
+
+def group_norm_python(data, gamma, beta, num_groups, channel_axis, axes, epsilon=1e-5):
+    """Channels cut into ``num_groups`` groups, each normalized over its channels and
+    ``axes``; then per-channel ``gamma`` / ``beta``."""
+    ca = channel_axis % data.ndim
+    c = data.shape[ca]
+    shape = data.shape[:ca] + (num_groups, c // num_groups) + data.shape[ca + 1:]
+    split = data.reshape(shape)
+    red = tuple(sorted([ca + 1] + [a % data.ndim + (1 if a % data.ndim > ca else 0)
+                                   for a in np.atleast_1d(axes)]))
+    out = _norm(split, red, epsilon).reshape(data.shape)
+    view = [1] * data.ndim
+    view[ca] = c
+    out = out * gamma.reshape(view) + beta.reshape(view)
+    return out.astype(data.dtype)
+
+
+def nll_loss(predictions, targets, weights, reduction="mean", ignore_index=-100):
+    """The negative log-likelihood loss: per element ``-predictions[n, t, ...] *
+    weights[t]`` (0 where ``t == ignore_index``), summed, averaged over the weights used,
+    or not reduced."""
+    targets = np.asarray(targets)
+    shape = targets.shape
+    if predictions.ndim == 1:
+        predictions, targets = predictions[None], targets[None]
+    keep = targets != ignore_index
+    t = np.where(keep, targets, 0)
+    picked = np.take_along_axis(predictions, t[:, None], axis=1)[:, 0]
+    w = np.where(keep, weights[t], 0)
+    loss = -picked * w
+    if reduction == "none":
+        return loss.reshape(shape)
+    if reduction == "sum":
+        return loss.sum()
+    return loss.sum() / w.sum()
+
+
+__all__ += ["layer_norm_python", "instance_norm_python", "rms_norm_python",
+            "group_norm_python", "nll_loss"]
