@@ -25,6 +25,7 @@ from .math import (abs, atan, cast, ceil, clip, cos, erf, exp, fast_erf, fast_ex
                    sqrt, tan, tanh, trunc)
 from .reduction import (all, any, argmax, argmin, collapse_sum, max, min, prod,  # noqa: A004
                         sum)
+from .einsum import einsum
 from .tensor import elemwise_sum
 from .transform import (adv_index, arange, concatenate, dynamic_strided_slice, expand_dims,
                         expand_like, flip, full, full_like, gather, gather_nd,
