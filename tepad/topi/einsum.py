@@ -66,6 +66,12 @@ def einsum(subscripts, *operand):
         for c, e in zip(term, t.shape):
             if c not in extent or _is_one(extent[c]):
                 extent[c] = e
+            elif isinstance(e, IntImm) and isinstance(extent[c], IntImm) and \
+                    e.value not in (1, extent[c].value):
+                what = "a '...' axis" if c in _ELLIPSIS_LABELS else f"axis {c!r}"
+                raise TepadError(f"topi.einsum: {what} of {subscripts!r} has extents "
+                                 f"{extent[c].value} and {e.value} (of {t.name}), which "
+                                 "do not broadcast")
     for c in out:
         if c not in extent:
             raise TepadError(f"topi.einsum: output letter {c!r} of {subscripts!r} labels no "

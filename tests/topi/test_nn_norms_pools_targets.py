@@ -1,0 +1,179 @@
+"""topi.nn's normalizations, nll_loss, pool_grad, pool3d / adaptive_pool3d, batched
+matmul and einsum against numpy; and the per-target modules TVM programs name (arm_cpu,
+gpu, hls / mali / bifrost, x86 dense_dynamic, cuda dense_int8)."""
+import numpy as np
+import pytest
+
+from tepad import te, topi
+from tepad.errors import TepadError
+from tepad.target import Target
+
+from topi_helpers import RNG, placeholder, rand, run
+
+
+def _normed(x, axes, eps=1e-5):
+    mean = x.mean(axis=axes, keepdims=True)
+    return (x - mean) / np.sqrt(x.var(axis=axes, keepdims=True) + eps)
+
+
+@pytest.mark.parametrize("kind, target", [(None, "llvm"), ("x86", "llvm"),
+                                          ("cuda", "cuda")])
+def test_layer_rms_group_instance_norm(kind, target):
+    x = rand((2, 4, 6))
+    g, b = rand((4, 6)), rand((4, 6))
+    gc, bc = rand((4,)), rand((4,))
+    X, G, B, GC, BC = (placeholder(v, n) for v, n in
+                       ((x, "X"), (g, "G"), (b, "B"), (gc, "GC"), (bc, "BC")))
+    outs = [topi.nn.layer_norm(X, G, B, (1, 2)), topi.nn.rms_norm(X, G, (1, 2)),
+            topi.nn.group_norm(X, GC, BC, 2, 1, (2,)),
+            topi.nn.instance_norm(X, GC, None, 1)]
+    sched = None if kind is None else getattr(topi, kind).schedule_reduce
+    got = run(outs, [X, G, B, GC, BC], [x, g, b, gc, bc], sched, target)
+    np.testing.assert_allclose(got[0], _normed(x, (1, 2)) * g + b, rtol=1e-4, atol=1e-5)
+    rms = x / np.sqrt((x * x).mean(axis=(1, 2), keepdims=True) + 1e-5) * g
+    np.testing.assert_allclose(got[1], rms, rtol=1e-4, atol=1e-5)
+    grouped = _normed(x.reshape(2, 2, 2, 6), (2, 3)).reshape(2, 4, 6)
+    np.testing.assert_allclose(got[2], grouped * gc[:, None] + bc[:, None], rtol=1e-4,
+                               atol=1e-5)
+    np.testing.assert_allclose(got[3], _normed(x, (1,)) * gc[:, None], rtol=1e-4, atol=1e-5)
+
+
+def test_norm_of_float16_uses_float32_statistics():
+    x = (rand((3, 64)) * 50 + 1000).astype("float16")     # large mean: float16 sums overflow
+    g = np.ones((64,), "float16")
+    X, G = placeholder(x, "X"), placeholder(g, "G")
+    got = run(topi.nn.layer_norm(X, G, None, 1), [X, G], [x, g])
+    ref = _normed(x.astype("float64"), (1,))
+    assert got.dtype == np.float16
+    np.testing.assert_allclose(got.astype("float64"), ref, atol=2e-2)
+
+
+@pytest.mark.parametrize("reduction", ["none", "sum", "mean"])
+def test_nll_loss(reduction):
+    pred = rand((4, 3, 2))
+    tgt = np.array([[0, 2], [1, -100], [2, 2], [1, 0]], "int32")
+    w = rand((3,), lo=0.5, hi=2.0)
+    P, T, W = placeholder(pred, "P"), placeholder(tgt, "T"), placeholder(w, "W")
+    got = run(topi.nn.nll_loss(P, T, W, reduction, -100), [P, T, W], [pred, tgt, w],
+              topi.x86.schedule_reduce)
+    keep = tgt != -100
+    t = np.where(keep, tgt, 0)
+    picked = np.take_along_axis(pred, t[:, None, :], axis=1)[:, 0]
+    loss = np.where(keep, -picked * w[t], 0)
+    ref = {"none": loss, "sum": loss.sum(), "mean": loss.sum() / np.where(keep, w[t], 0).sum()}
+    np.testing.assert_allclose(got, ref[reduction], rtol=1e-5)
+
+
+def _pool_grad_ref(x, og, k, s, pad, kind):
+    n, c, h, w = x.shape
+    pt, pl = pad[0], pad[1]
+    xp = np.full((n, c, h + pad[0] + pad[2], w + pad[1] + pad[3]), -np.inf)
+    xp[:, :, pt:pt + h, pl:pl + w] = x
+    gp = np.zeros(xp.shape)
+    for i in range(og.shape[2]):
+        for j in range(og.shape[3]):
+            win = xp[:, :, i * s:i * s + k, j * s:j * s + k]
+            for b in range(n):
+                for ch in range(c):
+                    if kind == "max":
+                        r, q = np.unravel_index(np.argmax(win[b, ch]), win[b, ch].shape)
+                        gp[b, ch, i * s + r, j * s + q] += og[b, ch, i, j]
+                    else:
+                        gp[b, ch, i * s:i * s + k, j * s:j * s + k] += og[b, ch, i, j] / k / k
+    return gp[:, :, pt:pt + h, pl:pl + w]
+
+
+@pytest.mark.parametrize("pool_type", ["max", "avg"])
+@pytest.mark.parametrize("kind, target", [(None, "llvm"), ("x86", "llvm"),
+                                          ("cuda", "cuda")])
+def test_pool_grad(pool_type, kind, target):
+    x = rand((1, 2, 7, 7))
+    pad = [1, 1, 1, 1]
+    X = placeholder(x, "X")
+    y = topi.nn.pool2d(X, (3, 3), (2, 2), (1, 1), pad, pool_type)
+    og = rand(tuple(int(d) for d in y.shape))
+    OG = placeholder(og, "OG")
+    grad = topi.nn.pool_grad(OG, X, (3, 3), (2, 2), pad, pool_type)
+    sched = None if kind is None else getattr(topi, kind).schedule_pool_grad
+    got = run(grad, [OG, X], [og, x], sched, target)
+    np.testing.assert_allclose(got, _pool_grad_ref(x, og, 3, 2, pad, pool_type), rtol=1e-5,
+                               atol=1e-6)
+
+
+def test_pool3d_and_adaptive_pool3d():
+    x = rand((1, 2, 4, 6, 5))
+    X = placeholder(x, "X")
+    outs = [topi.nn.pool3d(X, (2, 2, 2), (2, 2, 2), (1, 1, 1), [0] * 6, "max"),
+            topi.nn.adaptive_pool3d(X, (2, 3, 1), "avg")]
+    got = run(outs, [X], [x], lambda o: topi.x86.schedule_pool(o, "NCDHW"))
+    ref = x[:, :, :, :, :4].reshape(1, 2, 2, 2, 3, 2, 2, 2).max(axis=(3, 5, 7))
+    np.testing.assert_allclose(got[0], ref)
+    ref = x.reshape(1, 2, 2, 2, 3, 2, 5).mean(axis=(3, 5, 6))[..., None]
+    np.testing.assert_allclose(got[1], ref, rtol=1e-5)
+    with pytest.raises(TepadError, match="Unsupported layout NCDHW4d"):
+        topi.nn.pool3d(te.placeholder((1, 2, 3, 4, 5, 4)), (2, 2, 2), (1, 1, 1), (1, 1, 1),
+                       [0] * 6, "max", layout="NCDHW4d")
+
+
+def test_batched_matmul_and_einsum():
+    a, b, bias = rand((2, 1, 3, 4)), rand((5, 2, 4)), rand((2,))
+    p, q, r = rand((3, 3)), rand((4, 3, 5)), rand((4, 3))
+    A, B, BI, P, Q, R = (placeholder(v, n) for v, n in
+                         ((a, "A"), (b, "B"), (bias, "BI"), (p, "P"), (q, "Q"), (r, "R")))
+    outs = [topi.nn.matmul(A, B, BI, transpose_b=True), topi.einsum("ii", P),
+            topi.einsum("ij,kjl->ikl", P, Q), topi.einsum("...j,...jk", R, Q)]
+    got = run(outs, [A, B, BI, P, Q, R], [a, b, bias, p, q, r],
+              topi.generic.schedule_injective)
+    np.testing.assert_allclose(got[0], a @ np.swapaxes(b, -1, -2) + bias, rtol=1e-5)
+    np.testing.assert_allclose(got[1], np.einsum("ii", p), rtol=1e-5)
+    np.testing.assert_allclose(got[2], np.einsum("ij,kjl->ikl", p, q), rtol=1e-5)
+    np.testing.assert_allclose(got[3], np.einsum("...j,...jk", r, q), rtol=1e-5)
+    with pytest.raises(TepadError, match="operand subscripts"):
+        topi.einsum("ij,jk", P)
+    with pytest.raises(TepadError, match="do not broadcast"):
+        topi.einsum("...j,...jk", P, Q)
+
+
+def test_foreign_target_modules_take_the_current_targets_schedule():
+    a = rand((4, 16))
+    A = placeholder(a, "A")
+    out = topi.nn.softmax(A)
+    for mod in (topi.hls, topi.mali, topi.bifrost):
+        with Target("llvm"):
+            s = mod.schedule_softmax(out)
+        with Target("llvm"):
+            ref = topi.x86.schedule_softmax(out)
+        assert str(s.stages[-1].op) == str(ref.stages[-1].op)
+        assert "generic" in mod.schedule_softmax.__doc__
+    got = run(out, [A], [a], topi.hls.schedule_softmax, "cuda")
+    e = np.exp(a - a.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(got, e / e.sum(axis=1, keepdims=True), rtol=1e-5)
+
+
+def test_arm_cpu_gpu_and_dense_strategies():
+    a, w = rand((3, 8)), rand((5, 8))
+    A, W = placeholder(a, "A"), placeholder(w, "W")
+    ref = a @ w.T
+    for compute, sched, target in [
+            (topi.nn.dense, topi.arm_cpu.schedule_dense, "llvm"),
+            (topi.x86.dense_dynamic, topi.x86.schedule_dense_dynamic, "llvm"),
+            (topi.gpu.dense_small_batch, topi.gpu.schedule_dense_small_batch, "cuda"),
+            (topi.gpu.dense_large_batch, topi.gpu.schedule_dense_large_batch, "cuda")]:
+        np.testing.assert_allclose(run(compute(A, W), [A, W], [a, w], sched, target), ref,
+                                   rtol=1e-5)
+    sme = topi.arm_cpu.compute_matmul_sme(A, W, None, None, False, True)
+    assert sme.op.attrs["schedule_type"] == "sme"
+    np.testing.assert_allclose(run(sme, [A, W], [a, w], topi.arm_cpu.schedule_matmul), ref,
+                               rtol=1e-5)
+    with pytest.raises(AssertionError, match="Transposed lhs"):
+        topi.arm_cpu.compute_matmul_sme(A, W, None, None, True, True)
+    with pytest.raises(TepadError, match="Rhs must be transposed"):
+        h = te.placeholder((4, 4), "float16")
+        topi.arm_cpu.compute_matmul_sme(h, h, None, None, False, False)
+    with pytest.raises(TepadError, match="SME"):
+        topi.arm_cpu.tir_schedule_matmul_sme(None)
+    i8, w8 = (RNG.integers(-128, 127, s).astype("int8") for s in ((2, 16), (3, 16)))
+    I8, W8 = placeholder(i8, "I8"), placeholder(w8, "W8")
+    got = run(topi.cuda.dense_int8(I8, W8, out_dtype="int32"), [I8, W8], [i8, w8],
+              topi.cuda.schedule_dense_int8, "cuda")
+    np.testing.assert_array_equal(got, i8.astype("int32") @ w8.T.astype("int32"))
