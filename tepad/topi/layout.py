@@ -1,60 +1,13 @@
-"""Data layouts as TVM writes them ("NCHW", "NCHW16c", "OIHW16i8o"): an upper-case letter
-is a primal axis, digits followed by the same letter in lower case split that axis (the
-lower-case axis of extent 16 inside the upper-case one). ``layout_transform`` moves data
-between two layouts of the same primal axes; ``parse_layout`` and ``layout_shape`` are the
-helpers (``topi.utils.get_shape`` uses ``parse_layout``)."""
+"""``topi.layout_transform``: data moved between two TVM layouts of the same primal axes
+("NCHW" -> "NCHW16c"); the layout strings are parsed by ``topi.layout_parse``."""
 from __future__ import annotations
-
-import re
 
 from ..errors import TepadError
 from ..tensor import Tensor, compute
 from ..tir import op as tirop
 from ..tir.expr import const, floordiv, floormod
+from .layout_parse import layout_permutation, parse_layout
 from .utils import get_const_tuple
-
-_TOKEN = re.compile(r"(\d*)([A-Za-z])")
-
-
-def parse_layout(layout: str) -> list:
-    """``layout`` as ``[(letter, factor)]``: ``factor`` None for a primal (upper-case) axis,
-    the int split factor for a sub-axis ("16c" -> ("c", 16)). A malformed layout (a digit
-    before an upper-case letter, a sub-axis without a factor or without its primal axis, an
-    axis twice) is a TepadError."""
-    if not isinstance(layout, str):
-        raise TepadError(f"layout must be a string such as 'NCHW16c', got {layout!r}")
-    toks, pos = [], 0
-    for m in _TOKEN.finditer(layout):
-        if m.start() != pos:
-            break
-        pos = m.end()
-        digits, letter = m.groups()
-        if letter.isupper() != (digits == ""):
-            raise TepadError(f"layout {layout!r}: {m.group(0)!r} is not an axis (upper-case "
-                             "letters are axes, '<factor><lower-case letter>' sub-axes)")
-        toks.append((letter, int(digits) if digits else None))
-    letters = [t[0] for t in toks]
-    if pos != len(layout) or len(set(letters)) != len(letters) or any(
-            f is not None and ltr.upper() not in letters for ltr, f in toks):
-        raise TepadError(f"layout {layout!r} is malformed (each axis once; a sub-axis needs "
-                         "its upper-case axis)")
-    return toks
-
-
-def _token_names(layout):
-    return [f"{f}{ltr}" if f else ltr for ltr, f in parse_layout(layout)]
-
-
-def shape_in_layout(src_shape, src_layout: str, dst_layout: str) -> tuple:
-    """``src_shape`` (in ``src_layout``) reordered to ``dst_layout``: both must name the
-    same axes and sub-axes."""
-    src, dst = _token_names(src_layout), _token_names(dst_layout)
-    if sorted(src) != sorted(dst) or len(src) != len(src_shape):
-        raise TepadError(f"get_shape: cannot map {src_layout!r} {list(src_shape)} to "
-                         f"{dst_layout!r} (the two layouts must have the same axes, one "
-                         "extent per axis)")
-    return tuple(get_const_tuple([src_shape[src.index(t)]])[0] for t in dst)
-
 
 def layout_transform(array, src_layout, dst_layout, schedule_rule="None"):
     """``array`` (in ``src_layout``) rearranged into ``dst_layout`` (same primal axes;
@@ -105,4 +58,4 @@ def layout_transform(array, src_layout, dst_layout, schedule_rule="None"):
     return compute(tuple(out_shape), body, name="T_layout_trans", tag="injective")
 
 
-__all__ = ["parse_layout", "shape_in_layout", "layout_transform"]
+__all__ = ["parse_layout", "layout_permutation", "layout_transform"]

@@ -258,7 +258,6 @@ def strided_slice(a, begin, end, strides=None, axes=None, slice_mode="end"):
     if any(isinstance(x, Tensor) for x in (begin, end, strides)):
         if axes is not None:
             raise TepadError("topi.strided_slice: axes cannot be given with tensor bounds")
-        from .slicing import strided_slice_run_time
         return strided_slice_run_time(a, begin, end, strides)
     shape = _const_shape(a, "strided_slice")
     n = len(shape)
@@ -392,7 +391,6 @@ def gather(data, axis, indices):
 def matmul(a, b, transp_a=False, transp_b=False):
     """The matrix product of 2-d ``a`` and ``b`` (each transposed first when asked):
     ``topi.nn.matmul`` without bias."""
-    from .nn.dense import matmul as nn_matmul
     return nn_matmul(a, b, None, None, transp_a, transp_b)
 
 
@@ -462,8 +460,9 @@ from .indexing import (adv_index, expand_like, gather_nd, invert_permutation,  #
                        matrix_set_diag, meshgrid, one_hot, sparse_to_dense, trilu,
                        unravel_index)
 from .layout import layout_transform  # noqa: E402
+from .nn.dense import matmul as nn_matmul  # noqa: E402
 from .slicing import (dynamic_strided_slice, reverse_sequence, sequence_mask,  # noqa: E402
-                      sliding_window, strided_set)
+                      sliding_window, strided_set, strided_slice_run_time)
 
 __all__ = ["expand_dims", "transpose", "reshape", "squeeze", "concatenate", "stack", "split",
            "take", "strided_slice", "flip", "reverse", "repeat", "tile", "where", "full",

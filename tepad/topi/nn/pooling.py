@@ -8,6 +8,7 @@ from ...tensor import Tensor, compute, reduce_axis
 from ...tensor import operation as te_op
 from ...tir import op as tirop
 from ...tir.expr import const
+from ..layout_parse import parse_layout
 from .pad import pad
 from .utils import const_extents, ints
 
@@ -15,7 +16,6 @@ from .utils import const_extents, ints
 def _spatial(layout, data, what, names):
     if not isinstance(data, Tensor):
         raise TepadError(f"{what}: data must be a te.Tensor, got {data!r}")
-    from ..layout import parse_layout     # the layout module imports topi, not topi.nn
     toks = parse_layout(layout)
     letters = [ltr for ltr, _ in toks]
     if any(f is not None and ltr.upper() in names for ltr, f in toks):
