@@ -7,5 +7,5 @@ import sys as _sys
 from .nn import conv2d_nchw, dense, depthwise_conv2d_nchw  # noqa: F401 - TVM's table entries
 from .foreign_targets import populate as _populate
 
-_populate(_sys.modules[__name__], "bifrost")
-__all__ = __all__ + ["conv2d_nchw", "dense", "depthwise_conv2d_nchw"]  # noqa: F821
+__all__ = _populate(_sys.modules[__name__], "bifrost") + ["conv2d_nchw", "dense",
+                                                     "depthwise_conv2d_nchw"]

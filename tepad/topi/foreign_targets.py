@@ -22,9 +22,9 @@ SCHEDULES = ("schedule_injective", "schedule_elemwise", "schedule_broadcast",
              "schedule_lrn")
 
 
-def populate(module: types.ModuleType, target_name: str) -> None:
+def populate(module: types.ModuleType, target_name: str) -> list:
     """Fill ``module`` with ``generic``'s dispatching schedules under TVM's names, their
-    docstrings saying which TVM target they stand in for."""
+    docstrings saying which TVM target they stand in for; returns the names."""
     for name in SCHEDULES:
         base = getattr(generic, name)
 
@@ -36,4 +36,4 @@ def populate(module: types.ModuleType, target_name: str) -> None:
                             f"{target_name}, so this is ``topi.generic.{name}`` (the schedule "
                             "of the current target).")
         setattr(module, name, schedule)
-    module.__all__ = list(SCHEDULES)
+    return list(SCHEDULES)

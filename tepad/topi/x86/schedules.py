@@ -384,7 +384,8 @@ def schedule_batch_matmul(outs):
 
 __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_elemwise",
            "schedule_broadcast", "schedule_concatenate", "schedule_reduce", "schedule_softmax",
-           "schedule_pool", "schedule_pool_grad", "schedule_adaptive_pool", "schedule_lrn", "schedule_batch_norm",
+           "schedule_pool", "schedule_pool_grad", "schedule_adaptive_pool", "schedule_lrn",
+           "schedule_batch_norm",
            "schedule_conv2d_nchw", "schedule_conv2d_nhwc", "schedule_conv2d_hwcn",
            "schedule_depthwise_conv2d_nchw", "schedule_depthwise_conv2d_nhwc",
            "schedule_conv2d_transpose_nchw", "schedule_dense", "schedule_matmul",
