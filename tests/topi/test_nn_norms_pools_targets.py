@@ -177,3 +177,25 @@ def test_arm_cpu_gpu_and_dense_strategies():
     got = run(topi.cuda.dense_int8(I8, W8, out_dtype="int32"), [I8, W8], [i8, w8],
               topi.cuda.schedule_dense_int8, "cuda")
     np.testing.assert_array_equal(got, i8.astype("int32") @ w8.T.astype("int32"))
+
+
+@pytest.mark.parametrize("is_sorted", [True, False])
+@pytest.mark.parametrize("kind, target", [("generic", "llvm"), ("cuda", "cuda")])
+def test_unique(is_sorted, kind, target):
+    x = np.array([4, 1, 4, 7, 1, 1, 9, 4], "int32")
+    X = placeholder(x, "X")
+    outs = (topi.cuda.unique if kind == "cuda" else topi.unique)(X, is_sorted, True)
+    got = run(outs, [X], [x], getattr(topi, kind).schedule_unique, target)
+    values, first, inverse, counts = np.unique(x, return_index=True, return_inverse=True,
+                                               return_counts=True)
+    if not is_sorted:                       # order of first appearance
+        order = np.argsort(first)
+        values, first, counts = values[order], first[order], counts[order]
+        inverse = np.argsort(order)[inverse]
+    k = len(values)
+    assert got[3][0] == k
+    np.testing.assert_array_equal(got[0][:k], values)
+    np.testing.assert_array_equal(got[1][:k], first)
+    np.testing.assert_array_equal(got[2], inverse)
+    np.testing.assert_array_equal(got[4][:k], counts)
+    np.testing.assert_array_equal(got[0][k:], 0)

@@ -13,5 +13,7 @@ def dense_int8(data, weight, bias=None, out_dtype=None):
 
 
 schedule_dense_int8 = schedule_dense  # noqa: F405 - from .schedules
+from ..unique import unique  # noqa: E402 - TVM's topi.cuda.unique: the same compute
 
-__all__ = list(_sched) + ["conv2d_nchw", "dense", "dense_int8", "schedule_dense_int8"]
+__all__ = list(_sched) + ["conv2d_nchw", "dense", "dense_int8", "schedule_dense_int8",
+                          "unique"]

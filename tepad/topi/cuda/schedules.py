@@ -116,6 +116,8 @@ def schedule_adaptive_pool(outs, layout="NCHW"):
 
 
 schedule_pool_grad = _schedule_direct
+schedule_unique = _schedule_direct     # topi.unique: one counting reduction per thread
+schedule_scan = _schedule_direct
 schedule_conv2d_nchw = _schedule_direct
 schedule_conv2d_nhwc = _schedule_direct
 schedule_conv2d_hwcn = _schedule_direct
@@ -132,7 +134,8 @@ schedule_batch_norm = _schedule_direct
 
 __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_elemwise",
            "schedule_broadcast", "schedule_concatenate", "schedule_reduce", "schedule_softmax",
-           "schedule_pool", "schedule_pool_grad", "schedule_adaptive_pool", "schedule_conv2d_nchw",
+           "schedule_pool", "schedule_pool_grad", "schedule_unique", "schedule_scan",
+           "schedule_adaptive_pool", "schedule_conv2d_nchw",
            "schedule_conv2d_nhwc", "schedule_conv2d_hwcn", "schedule_depthwise_conv2d_nchw",
            "schedule_depthwise_conv2d_nhwc", "schedule_conv2d_transpose_nchw",
            "schedule_dense", "schedule_dense_small_batch", "schedule_dense_large_batch",

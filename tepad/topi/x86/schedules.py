@@ -162,6 +162,8 @@ def schedule_adaptive_pool(outs, layout="NCHW"):
 
 
 schedule_pool_grad = schedule_reduce
+schedule_unique = schedule_reduce      # topi.unique: counting reductions and gathers
+schedule_scan = schedule_reduce
 schedule_lrn = schedule_reduce
 schedule_batch_norm = schedule_reduce
 
@@ -384,7 +386,8 @@ def schedule_batch_matmul(outs):
 
 __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_elemwise",
            "schedule_broadcast", "schedule_concatenate", "schedule_reduce", "schedule_softmax",
-           "schedule_pool", "schedule_pool_grad", "schedule_adaptive_pool", "schedule_lrn",
+           "schedule_pool", "schedule_pool_grad", "schedule_unique", "schedule_scan",
+           "schedule_adaptive_pool", "schedule_lrn",
            "schedule_batch_norm",
            "schedule_conv2d_nchw", "schedule_conv2d_nhwc", "schedule_conv2d_hwcn",
            "schedule_depthwise_conv2d_nchw", "schedule_depthwise_conv2d_nhwc",
