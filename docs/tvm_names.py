@@ -442,6 +442,9 @@ ROWS = [
     ("topi.layout_transform", "tepad.topi.transform.layout_transform", ""),
     ("topi.matmul / tensordot / shape / ndarray_size", "tepad.topi.transform.tensordot", ""),
     ("topi.collapse_sum", "tepad.topi.collapse_sum", ""),
+    ("topi.sort / argsort / topk (+ topi.cuda ones, schedule_sort / argsort / topk)",
+     "tepad.topi.topk", "stable counting ranks along the axis (O(n^2) per row); argsort's "
+     "valid_count is not supported"),
     ("topi.unique / topi.cuda.unique (+ generic / cuda schedule_unique, schedule_scan)",
      "tepad.topi.unique",
      "counting reductions over all pairs (O(n^2) work, no sort or scan stages)"),

@@ -199,3 +199,22 @@ def test_unique(is_sorted, kind, target):
     np.testing.assert_array_equal(got[2], inverse)
     np.testing.assert_array_equal(got[4][:k], counts)
     np.testing.assert_array_equal(got[0][k:], 0)
+
+
+@pytest.mark.parametrize("kind, target", [("generic", "llvm"), ("cuda", "cuda")])
+def test_sort_argsort_topk(kind, target):
+    x = np.array([[3.0, 1.0, 2.0, 1.0, 5.0], [0.5, -1.0, 0.5, 4.0, 2.0]], "float32")
+    X = placeholder(x, "X")
+    mod = getattr(topi, kind) if kind == "cuda" else topi
+    outs = [mod.sort(X, axis=1), mod.argsort(X, axis=1, is_ascend=False, dtype="int32"),
+            *mod.topk(X, 2, axis=1, ret_type="both", is_ascend=False, dtype="int32"),
+            mod.sort(X, axis=0, is_ascend=False)]
+    got = run(outs, [X], [x], getattr(topi, kind).schedule_sort, target)
+    np.testing.assert_array_equal(got[0], np.sort(x, axis=1))
+    stable_desc = np.argsort(-x, axis=1, kind="stable")        # ties keep their order
+    np.testing.assert_array_equal(got[1], stable_desc)
+    np.testing.assert_array_equal(got[3], stable_desc[:, :2])
+    np.testing.assert_array_equal(got[2], np.take_along_axis(x, stable_desc[:, :2], axis=1))
+    np.testing.assert_array_equal(got[4], -np.sort(-x, axis=0))
+    with pytest.raises(TepadError, match="exceeds"):
+        topi.topk(X, 9, axis=1)

@@ -13,7 +13,8 @@ def dense_int8(data, weight, bias=None, out_dtype=None):
 
 
 schedule_dense_int8 = schedule_dense  # noqa: F405 - from .schedules
-from ..unique import unique  # noqa: E402 - TVM's topi.cuda.unique: the same compute
+from ..sort import argsort, sort, topk  # noqa: E402 - TVM's topi.cuda ones: the same computes
+from ..unique import unique  # noqa: E402
 
 __all__ = list(_sched) + ["conv2d_nchw", "dense", "dense_int8", "schedule_dense_int8",
-                          "unique"]
+                          "unique", "sort", "argsort", "topk"]

@@ -118,6 +118,7 @@ def schedule_adaptive_pool(outs, layout="NCHW"):
 schedule_pool_grad = _schedule_direct
 schedule_unique = _schedule_direct     # topi.unique: one counting reduction per thread
 schedule_scan = _schedule_direct
+schedule_sort = schedule_argsort = schedule_topk = _schedule_direct   # topi.sort: counting ranks
 schedule_conv2d_nchw = _schedule_direct
 schedule_conv2d_nhwc = _schedule_direct
 schedule_conv2d_hwcn = _schedule_direct
@@ -135,6 +136,7 @@ schedule_batch_norm = _schedule_direct
 __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_elemwise",
            "schedule_broadcast", "schedule_concatenate", "schedule_reduce", "schedule_softmax",
            "schedule_pool", "schedule_pool_grad", "schedule_unique", "schedule_scan",
+           "schedule_sort", "schedule_argsort", "schedule_topk",
            "schedule_adaptive_pool", "schedule_conv2d_nchw",
            "schedule_conv2d_nhwc", "schedule_conv2d_hwcn", "schedule_depthwise_conv2d_nchw",
            "schedule_depthwise_conv2d_nhwc", "schedule_conv2d_transpose_nchw",

@@ -164,6 +164,7 @@ def schedule_adaptive_pool(outs, layout="NCHW"):
 schedule_pool_grad = schedule_reduce
 schedule_unique = schedule_reduce      # topi.unique: counting reductions and gathers
 schedule_scan = schedule_reduce
+schedule_sort = schedule_argsort = schedule_topk = schedule_reduce   # topi.sort: counting ranks
 schedule_lrn = schedule_reduce
 schedule_batch_norm = schedule_reduce
 
@@ -387,6 +388,7 @@ def schedule_batch_matmul(outs):
 __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_elemwise",
            "schedule_broadcast", "schedule_concatenate", "schedule_reduce", "schedule_softmax",
            "schedule_pool", "schedule_pool_grad", "schedule_unique", "schedule_scan",
+           "schedule_sort", "schedule_argsort", "schedule_topk",
            "schedule_adaptive_pool", "schedule_lrn",
            "schedule_batch_norm",
            "schedule_conv2d_nchw", "schedule_conv2d_nhwc", "schedule_conv2d_hwcn",
