@@ -218,3 +218,18 @@ def test_sort_argsort_topk(kind, target):
     np.testing.assert_array_equal(got[4], -np.sort(-x, axis=0))
     with pytest.raises(TepadError, match="exceeds"):
         topi.topk(X, 9, axis=1)
+
+
+def test_batch_matmul_strategies_and_int8_reference():
+    x = RNG.integers(-128, 127, (2, 3, 16)).astype("int8")
+    y = RNG.integers(-128, 127, (1, 4, 16)).astype("int8")
+    X, Y = placeholder(x, "X"), placeholder(y, "Y")
+    ref = x.astype("int32") @ np.swapaxes(y.astype("int32"), 1, 2)
+    np.testing.assert_array_equal(topi.testing.batch_matmul(x, y, out_dtype="int32"), ref)
+    got = run(topi.cuda.batch_matmul_int8(X, Y, None, "int32"), [X, Y], [x, y],
+              topi.cuda.schedule_batch_matmul_int8, "cuda")
+    np.testing.assert_array_equal(got, ref)
+    a, b = rand((2, 3, 5)), rand((2, 4, 5))
+    A, B = placeholder(a, "A"), placeholder(b, "B")
+    got = run(topi.x86.batch_matmul(A, B), [A, B], [a, b], topi.x86.schedule_batch_matmul)
+    np.testing.assert_allclose(got, a @ np.swapaxes(b, 1, 2), rtol=1e-5)

@@ -1,6 +1,6 @@
 """TVM's ``topi.cuda``: thread-binding schedules for CUDA targets (run them on the CPU with
 ``TEPAD_CUDA=emulate``) and, for the dispatch tables, the computes they pair with."""
-from ..nn import conv2d_nchw, dense  # noqa: F401
+from ..nn import batch_matmul, conv2d_nchw, dense  # noqa: F401
 from .schedules import *  # noqa: F401,F403
 from .schedules import __all__ as _sched
 
@@ -13,8 +13,18 @@ def dense_int8(data, weight, bias=None, out_dtype=None):
 
 
 schedule_dense_int8 = schedule_dense  # noqa: F405 - from .schedules
+
+
+def batch_matmul_int8(x, y, out_shape=None, out_dtype=None):
+    """TVM's int8 batch_matmul strategy: ``nn.batch_matmul`` (y transposed) of int8
+    operands accumulated in ``out_dtype`` (no dp4a tensorization)."""
+    return batch_matmul(x, y, out_shape, out_dtype)
+
+
+schedule_batch_matmul_int8 = schedule_batch_matmul  # noqa: F405 - from .schedules
 from ..sort import argsort, sort, topk  # noqa: E402 - TVM's topi.cuda ones: the same computes
 from ..unique import unique  # noqa: E402
 
 __all__ = list(_sched) + ["conv2d_nchw", "dense", "dense_int8", "schedule_dense_int8",
+                          "batch_matmul", "batch_matmul_int8", "schedule_batch_matmul_int8",
                           "unique", "sort", "argsort", "topk"]

@@ -238,10 +238,12 @@ def upsampling_python(data, scale, layout="NCHW"):
 
 
 def batch_matmul(x, y, out_dtype=None, trans_x=False, trans_y=True):
-    """Batched ``x @ y`` (``y`` given transposed by default), batch 1 broadcast."""
-    a = np.swapaxes(x, 1, 2) if trans_x else x
-    b = np.swapaxes(y, 1, 2) if trans_y else y
-    return np.matmul(a, b).astype(out_dtype or x.dtype)
+    """Batched ``x @ y`` (``y`` given transposed by default), batch 1 broadcast; the
+    operands are widened to ``out_dtype`` before the products (int8 -> int32 sums)."""
+    dtype = out_dtype or x.dtype
+    a = (np.swapaxes(x, 1, 2) if trans_x else x).astype(dtype)
+    b = (np.swapaxes(y, 1, 2) if trans_y else y).astype(dtype)
+    return np.matmul(a, b).astype(dtype)
 
 
 def dense(x, y, bias=None, use_bias=False, use_relu=False, out_dtype=None):
