@@ -442,6 +442,12 @@ ROWS = [
     ("topi.layout_transform", "tepad.topi.transform.layout_transform", ""),
     ("topi.matmul / tensordot / shape / ndarray_size", "tepad.topi.transform.tensordot", ""),
     ("topi.collapse_sum", "tepad.topi.collapse_sum", ""),
+    ("topi.cumsum / cumprod / searchsorted (+ topi.cuda ones)", "tepad.topi.searchsorted",
+     "one reduction per element over the elements before it (O(n^2) per row), no scan "
+     "stage"),
+    ("topi.testing.compare_numpy_tvm / searchsorted_ref / strided_set_python / "
+     "gather_python / one_hot / pool_grad_nchw / layer_norm_python ...",
+     "tepad.topi.testing.compare_numpy_tvm", ""),
     ("topi.sort / argsort / topk (+ topi.cuda ones, schedule_sort / argsort / topk)",
      "tepad.topi.topk", "stable counting ranks along the axis (O(n^2) per row); argsort's "
      "valid_count is not supported"),

@@ -233,3 +233,29 @@ def test_batch_matmul_strategies_and_int8_reference():
     A, B = placeholder(a, "A"), placeholder(b, "B")
     got = run(topi.x86.batch_matmul(A, B), [A, B], [a, b], topi.x86.schedule_batch_matmul)
     np.testing.assert_allclose(got, a @ np.swapaxes(b, 1, 2), rtol=1e-5)
+
+
+@pytest.mark.parametrize("kind, target", [("generic", "llvm"), ("cuda", "cuda")])
+def test_cumsum_cumprod_searchsorted(kind, target):
+    x = rand((3, 5))
+    flags = RNG.random((7,)) > 0.5
+    seq = np.sort(rand((3, 6)), axis=1)
+    vals = np.concatenate([rand((3, 3)), seq[:, 1:3]], axis=1)     # exact hits: side matters
+    X, F, S, V = (placeholder(v, n) for v, n in ((x, "X"), (flags, "F"), (seq, "S"),
+                                                   (vals, "V")))
+    mod = getattr(topi, kind) if kind == "cuda" else topi
+    outs = [mod.cumsum(X, 1), mod.cumprod(X, 0, exclusive=True), mod.cumsum(F, dtype="int32"),
+            mod.cumsum(X), mod.searchsorted(S, V, False, "int32"),
+            mod.searchsorted(S, V, True, "int32")]
+    sched = topi.cuda.schedule_scan if kind == "cuda" else topi.generic.schedule_extern
+    got = run(outs, [X, F, S, V], [x, flags, seq, vals], sched, target)
+    np.testing.assert_array_equal(got[0], np.cumsum(x, axis=1))
+    excl = np.concatenate([np.ones((1, 5), "float32"), np.cumprod(x, axis=0)[:-1]])
+    np.testing.assert_allclose(got[1], excl, rtol=1e-6)
+    np.testing.assert_array_equal(got[2], np.cumsum(flags, dtype="int32"))
+    np.testing.assert_allclose(got[3], np.cumsum(x), rtol=1e-6)
+    for g, side in ((got[4], "left"), (got[5], "right")):
+        np.testing.assert_array_equal(g, [np.searchsorted(s, v, side=side)
+                                          for s, v in zip(seq, vals)])
+    with pytest.raises(TepadError, match="leading axes"):
+        topi.searchsorted(S, te.placeholder((2, 3)))

@@ -22,9 +22,13 @@ def batch_matmul_int8(x, y, out_shape=None, out_dtype=None):
 
 
 schedule_batch_matmul_int8 = schedule_batch_matmul  # noqa: F405 - from .schedules
+# TVM's cuda scan / searchsorted are extern kernels; tepad's are reductions, bound as such
+schedule_extern = schedule_scan  # noqa: F405 - from .schedules
 from ..sort import argsort, sort, topk  # noqa: E402 - TVM's topi.cuda ones: the same computes
+from ..scan import cumprod, cumsum, searchsorted  # noqa: E402
 from ..unique import unique  # noqa: E402
 
 __all__ = list(_sched) + ["conv2d_nchw", "dense", "dense_int8", "schedule_dense_int8",
                           "batch_matmul", "batch_matmul_int8", "schedule_batch_matmul_int8",
-                          "unique", "sort", "argsort", "topk"]
+                          "unique", "sort", "argsort", "topk", "cumsum", "cumprod",
+                          "searchsorted", "schedule_extern"]

@@ -197,3 +197,17 @@ def nll_loss(predictions, targets, weights, reduction="mean", ignore_index=-100)
 
 __all__ += ["layer_norm_python", "instance_norm_python", "rms_norm_python",
             "group_norm_python", "nll_loss"]
+
+
+def searchsorted_ref(sorted_sequence, values, right, out_dtype):
+    """numpy's searchsorted row by row (a 1-d sequence serves every value)."""
+    side = "right" if right else "left"
+    if sorted_sequence.ndim == 1:
+        return np.searchsorted(sorted_sequence, values, side=side).astype(out_dtype)
+    seq = sorted_sequence.reshape(-1, sorted_sequence.shape[-1])
+    vals = values.reshape(-1, values.shape[-1])
+    out = np.stack([np.searchsorted(s, v, side=side) for s, v in zip(seq, vals)])
+    return out.reshape(values.shape).astype(out_dtype)
+
+
+__all__ += ["searchsorted_ref"]
