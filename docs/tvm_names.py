@@ -475,6 +475,7 @@ ROWS = [
     ("topi.nn.layer_norm / instance_norm / rms_norm / group_norm", "tepad.topi.nn.group_norm",
      ""),
     ("topi.nn.nll_loss", "tepad.topi.nn.nll_loss", ""),
+    ("topi.nn.depth_to_space / space_to_depth", "tepad.topi.nn.depth_to_space", ""),
     ("topi.nn.pool3d / adaptive_pool3d / pool_grad", "tepad.topi.nn.pool_grad", ""),
     ("topi.nn.get_pad_tuple", "tepad.topi.nn.get_pad_tuple", ""),
     ("topi.image.resize1d / resize2d", "tepad.topi.image.resize2d",

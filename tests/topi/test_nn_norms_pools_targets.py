@@ -259,3 +259,31 @@ def test_cumsum_cumprod_searchsorted(kind, target):
                                           for s, v in zip(seq, vals)])
     with pytest.raises(TepadError, match="leading axes"):
         topi.searchsorted(S, te.placeholder((2, 3)))
+
+
+@pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
+@pytest.mark.parametrize("kind, target", [(None, "llvm"), ("cuda", "cuda")])
+def test_depth_to_space_and_back(layout, kind, target):
+    x = rand((1, 8, 2, 3))                                    # NCHW; 8 channels, block 2
+    xin = x if layout == "NCHW" else x.transpose(0, 2, 3, 1)
+    X = placeholder(xin, "X")
+    outs = [topi.nn.depth_to_space(X, 2, layout, "DCR"),
+            topi.nn.depth_to_space(X, 2, layout, "CDR")]
+    outs.append(topi.nn.space_to_depth(outs[0], 2, layout))
+    sched = None if kind is None else topi.cuda.schedule_injective
+    got = run(outs, [X], [xin], sched, target)
+    if layout == "NHWC":
+        got = [g.transpose(0, 3, 1, 2) for g in got]
+    dcr = np.empty((1, 2, 4, 6), "float32")
+    cdr = np.empty((1, 2, 4, 6), "float32")
+    for c in range(2):
+        for h in range(4):
+            for w in range(6):
+                off = (h % 2) * 2 + w % 2
+                dcr[0, c, h, w] = x[0, off * 2 + c, h // 2, w // 2]
+                cdr[0, c, h, w] = x[0, c * 4 + off, h // 2, w // 2]
+    np.testing.assert_array_equal(got[0], dcr)
+    np.testing.assert_array_equal(got[1], cdr)
+    np.testing.assert_array_equal(got[2], x)                  # space_to_depth undoes DCR
+    with pytest.raises(TepadError, match="blocks"):
+        topi.nn.depth_to_space(te.placeholder((1, 6, 2, 2)), 2)

@@ -16,6 +16,7 @@ from .pad import dilate, pad
 from .pooling import (adaptive_pool, adaptive_pool1d, adaptive_pool3d, global_pool, pool,
                       pool1d, pool2d, pool3d)
 from .pooling_grad import pool_grad
+from .space_depth import depth_to_space, space_to_depth
 from .softmax import fast_softmax, log_softmax, softmax
 from .upsampling import upsampling
 from .utils import get_pad_tuple, get_pad_tuple1d
@@ -26,4 +27,4 @@ __all__ = ["pad", "dilate", "conv2d", "conv2d_nchw", "conv2d_nhwc", "conv2d_hwcn
            "softmax", "log_softmax", "fast_softmax", "pool", "pool1d", "pool2d", "global_pool",
            "adaptive_pool", "adaptive_pool1d", "adaptive_pool3d", "pool3d", "pool_grad",
            "upsampling", "lrn", "batch_norm", "layer_norm", "instance_norm", "rms_norm",
-           "group_norm", "nll_loss", "get_pad_tuple", "get_pad_tuple1d"]
+           "group_norm", "nll_loss", "depth_to_space", "space_to_depth", "get_pad_tuple", "get_pad_tuple1d"]

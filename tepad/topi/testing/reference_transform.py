@@ -211,3 +211,26 @@ def searchsorted_ref(sorted_sequence, values, right, out_dtype):
 
 
 __all__ += ["searchsorted_ref"]
+
+
+def depth_to_space_python(data, block_size, mode="DCR"):
+    """NCHW depth-to-space by reshapes: channels split as (b, b, C) for "DCR", (C, b, b)
+    for "CDR" (ONNX's "CRD"), then interleaved into H and W."""
+    n, c, h, w = data.shape
+    b = block_size
+    if mode == "DCR":
+        x = data.reshape(n, b, b, c // (b * b), h, w).transpose(0, 3, 4, 1, 5, 2)
+    else:
+        x = data.reshape(n, c // (b * b), b, b, h, w).transpose(0, 1, 4, 2, 5, 3)
+    return x.reshape(n, c // (b * b), h * b, w * b)
+
+
+def space_to_depth_python(data, block_size):
+    """NCHW space-to-depth: each b x b block becomes channels, block offset outermost."""
+    n, c, h, w = data.shape
+    b = block_size
+    x = data.reshape(n, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4)
+    return x.reshape(n, c * b * b, h // b, w // b)
+
+
+__all__ += ["depth_to_space_python", "space_to_depth_python"]
