@@ -265,7 +265,7 @@ def test_cumsum_cumprod_searchsorted(kind, target):
 @pytest.mark.parametrize("kind, target", [(None, "llvm"), ("cuda", "cuda")])
 def test_depth_to_space_and_back(layout, kind, target):
     x = rand((1, 8, 2, 3))                                    # NCHW; 8 channels, block 2
-    xin = x if layout == "NCHW" else x.transpose(0, 2, 3, 1)
+    xin = x if layout == "NCHW" else np.ascontiguousarray(x.transpose(0, 2, 3, 1))
     X = placeholder(xin, "X")
     outs = [topi.nn.depth_to_space(X, 2, layout, "DCR"),
             topi.nn.depth_to_space(X, 2, layout, "CDR")]
