@@ -476,6 +476,8 @@ ROWS = [
      ""),
     ("topi.nn.nll_loss", "tepad.topi.nn.nll_loss", ""),
     ("topi.nn.depth_to_space / space_to_depth", "tepad.topi.nn.depth_to_space", ""),
+    ("topi.nn.fifo_buffer", "tepad.topi.nn.fifo_buffer",
+     "a new output array: passing the buffer array as input and output at once is refused"),
     ("topi.nn.pool3d / adaptive_pool3d / pool_grad", "tepad.topi.nn.pool_grad", ""),
     ("topi.nn.get_pad_tuple", "tepad.topi.nn.get_pad_tuple", ""),
     ("topi.image.resize1d / resize2d", "tepad.topi.image.resize2d",

@@ -287,3 +287,14 @@ def test_depth_to_space_and_back(layout, kind, target):
     np.testing.assert_array_equal(got[2], x)                  # space_to_depth undoes DCR
     with pytest.raises(TepadError, match="blocks"):
         topi.nn.depth_to_space(te.placeholder((1, 6, 2, 2)), 2)
+
+
+@pytest.mark.parametrize("kind, target", [(None, "llvm"), ("cuda", "cuda")])
+def test_fifo_buffer(kind, target):
+    buf, new = rand((2, 5, 3)), rand((2, 2, 3))
+    B, D = placeholder(buf, "B"), placeholder(new, "D")
+    sched = None if kind is None else topi.cuda.schedule_injective
+    got = run(topi.nn.fifo_buffer(D, B, axis=1), [D, B], [new, buf], sched, target)
+    np.testing.assert_array_equal(got, np.concatenate([buf, new], axis=1)[:, 2:])
+    with pytest.raises(TepadError, match="does not fit"):
+        topi.nn.fifo_buffer(te.placeholder((2, 6, 3)), B, axis=1)

@@ -9,6 +9,7 @@ from .conv2d_transpose import conv2d_transpose_nchw
 from .dense import batch_matmul, dense, matmul
 from .depthwise_conv2d import depthwise_conv2d_nchw, depthwise_conv2d_nhwc
 from .elemwise import bias_add, flatten, leaky_relu, prelu, relu
+from .fifo_buffer import fifo_buffer
 from .layer_norms import group_norm, instance_norm, layer_norm, rms_norm
 from .loss import nll_loss
 from .normalization import batch_norm, lrn
@@ -27,4 +28,5 @@ __all__ = ["pad", "dilate", "conv2d", "conv2d_nchw", "conv2d_nhwc", "conv2d_hwcn
            "softmax", "log_softmax", "fast_softmax", "pool", "pool1d", "pool2d", "global_pool",
            "adaptive_pool", "adaptive_pool1d", "adaptive_pool3d", "pool3d", "pool_grad",
            "upsampling", "lrn", "batch_norm", "layer_norm", "instance_norm", "rms_norm",
-           "group_norm", "nll_loss", "depth_to_space", "space_to_depth", "get_pad_tuple", "get_pad_tuple1d"]
+           "group_norm", "nll_loss", "depth_to_space", "space_to_depth",
+           "fifo_buffer", "get_pad_tuple", "get_pad_tuple1d"]
