@@ -234,7 +234,9 @@ def empty(shape, dtype="float32", device=None, mem_scope=None, ctx=None) -> NDAr
     if mem_scope not in (None, "global"):
         raise TepadError(f"tepad.nd.empty: memory scope {mem_scope!r} is not supported "
                          f"(only the default, global)")
-    dims = (shape,) if not isinstance(shape, (tuple, list)) else tuple(shape)
+    # a 1-d numpy array of extents is a sequence too (TVM accepts any sequence of ints)
+    dims = tuple(shape) if isinstance(shape, (tuple, list)) or (
+        hasattr(shape, "ndim") and getattr(shape, "ndim") == 1) else (shape,)
     try:
         dims = tuple(int(d) for d in dims)
     except (TypeError, ValueError):

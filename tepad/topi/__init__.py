@@ -12,6 +12,7 @@
   ``topi.tag`` and ``topi.testing`` (numpy references and per-target schedule lookups,
   loaded on first use)."""
 from . import cuda, generic, image, math, nn, tag, transform, utils, x86
+from . import arm_cpu, bifrost, gpu, hls, mali
 from . import util  # noqa: F401 - TVM's old module name
 from .broadcast import (bitwise_and, bitwise_or, bitwise_xor, left_shift, right_shift)
 from .math import bitwise_not
@@ -22,11 +23,20 @@ from .math import (abs, atan, cast, ceil, clip, cos, erf, exp, fast_erf, fast_ex
                    fast_tanh, fixed_point_multiply, floor, identity, isfinite, isinf, isnan,
                    log, log2, log10, logical_not, negative, round, rsqrt, sigmoid, sign, sin,
                    sqrt, tan, tanh, trunc)
-from .reduction import all, any, argmax, argmin, max, min, prod, sum  # noqa: A004
+from .reduction import (all, any, argmax, argmin, collapse_sum, max, min, prod,  # noqa: A004
+                        sum)
+from .einsum import einsum
+from .scan import cumprod, cumsum, searchsorted
+from .sort import argsort, sort, topk
+from .unique import unique
 from .tensor import elemwise_sum
-from .transform import (arange, concatenate, expand_dims, flip, full, full_like, gather,
-                        repeat, reshape, reverse, split, squeeze, stack, strided_slice, take,
-                        tile, transpose, where)
+from .transform import (adv_index, arange, concatenate, dynamic_strided_slice, expand_dims,
+                        expand_like, flip, full, full_like, gather, gather_nd,
+                        invert_permutation, layout_transform, matmul, matrix_set_diag,
+                        meshgrid, ndarray_size, one_hot, repeat, reshape, reverse,
+                        reverse_sequence, sequence_mask, shape, sliding_window,
+                        sparse_to_dense, split, squeeze, stack, strided_set, strided_slice,
+                        take, tensordot, tile, transpose, trilu, unravel_index, where)
 
 
 def __getattr__(name):

@@ -51,7 +51,14 @@ def _reduce(what, reducer):
     return op
 
 
-sum = _reduce("sum", te_op.sum)  # noqa: A001 - TVM name
+def _sum_reducer(e, axis):
+    # a bool sum saturates at true (numpy's sum(dtype=bool)): i1 addition would wrap to xor
+    if e.dtype == "bool":
+        return _any(e, axis=axis)
+    return te_op.sum(e, axis=axis)
+
+
+sum = _reduce("sum", _sum_reducer)  # noqa: A001 - TVM name
 max = _reduce("max", te_op.max)  # noqa: A001 - TVM name
 min = _reduce("min", te_op.min)  # noqa: A001 - TVM name
 
@@ -130,7 +137,39 @@ def _flatten(x):
     return compute((n,), body, name=f"{x.name}_flat", tag="injective")
 
 
+def collapse_sum(data: Tensor, target_shape):
+    """``data`` summed down to ``target_shape``, the inverse of broadcasting ``target_shape``
+    to ``data``'s shape: leading axes ``target_shape`` lacks and axes where it has extent 1
+    (and ``data`` does not) are summed away; the result has exactly ``target_shape``."""
+    if not isinstance(data, Tensor):
+        raise TepadError(f"topi.collapse_sum: data must be a te.Tensor, got {data!r}")
+    target = list(target_shape)
+    n, m = len(data.shape), len(target)
+    if m > n:
+        raise TepadError(f"topi.collapse_sum: target shape {target} has more axes than "
+                         f"{data.name} {list(data.shape)}")
+
+    def is_one(e):
+        return isinstance(e, int) and e == 1 or getattr(e, "value", None) == 1
+    summed = [k for k in range(n) if k < n - m or
+              (is_one(target[k - n + m]) and not is_one(data.shape[k]))]
+    rvs = {k: reduce_axis((0, data.shape[k]), name=f"k{k}") for k in summed}
+
+    def body(*idx):
+        src = []
+        for k in range(n):
+            if k in rvs:
+                src.append(rvs[k])
+            elif k >= n - m and is_one(target[k - n + m]):
+                src.append(const(0, "int32"))
+            else:
+                src.append(idx[k - n + m])
+        return te_op.sum(data[tuple(src)], axis=list(rvs.values())) if rvs else data[tuple(src)]
+    return compute(tuple(target), body, name=f"{data.name}_collapse_sum",
+                   tag="comm_reduce" if rvs else "injective")
+
+
 argmax = _arg_reduce("argmax", lambda a, b: a > b)
 argmin = _arg_reduce("argmin", lambda a, b: a < b)
 
-__all__ = ["sum", "max", "min", "prod", "all", "any", "argmax", "argmin"]
+__all__ = ["sum", "max", "min", "prod", "all", "any", "argmax", "argmin", "collapse_sum"]

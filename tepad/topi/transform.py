@@ -11,7 +11,8 @@ from __future__ import annotations
 import math as _math
 
 from ..errors import TepadError
-from ..tensor import Tensor, compute
+from ..tensor import Tensor, compute, reduce_axis
+from ..tensor import operation as te_op
 from ..tir import op as tirop
 from ..tir.expr import IntImm, const, convert, floordiv, floormod
 from .broadcast import _reader, broadcast_shape
@@ -102,6 +103,9 @@ def reshape(a, newshape):
         if _math.prod(new) != total:
             raise TepadError(f"topi.reshape: {a.name} has {total} elements {list(old)}; "
                              f"newshape {new} has {_math.prod(new)}")
+    if any(isinstance(e, int) and e == 0 for e in list(old) + new):   # no elements to read
+        return compute(tuple(new), lambda *i: a[(const(0, "int32"),) * len(old)],
+                       name="T_reshape", tag=INJ)
     return compute(tuple(new), lambda *i: a[_unravel(_ravel(i, new), a.shape)],
                    name="T_reshape", tag=INJ)
 
@@ -246,11 +250,19 @@ def take(a, indices, axis=None, batch_dims=0, mode="clip"):
 def strided_slice(a, begin, end, strides=None, axes=None, slice_mode="end"):
     """numpy's ``a[begin:end:strides]`` on the axes ``axes`` (default: the leading ones):
     negative bounds count from the end, out-of-range bounds are clamped, negative strides
-    walk backward. ``slice_mode="size"``: ``end`` holds sizes (-1: to the end), strides 1."""
+    walk backward; a None bound is the axis' end (numpy's omitted bound).
+    ``slice_mode="size"``: ``end`` holds sizes (-1: to the end), strides 1. ``begin``,
+    ``end`` or ``strides`` given as 1-d int tensors are read at run time (see
+    ``topi.slicing``)."""
     _tensor(a, "strided_slice")
+    if any(isinstance(x, Tensor) for x in (begin, end, strides)):
+        if axes is not None:
+            raise TepadError("topi.strided_slice: axes cannot be given with tensor bounds")
+        return strided_slice_run_time(a, begin, end, strides)
     shape = _const_shape(a, "strided_slice")
     n = len(shape)
-    begin, end = [int(get_const_int(b)) for b in begin], [int(get_const_int(e)) for e in end]
+    begin = [None if b is None else int(get_const_int(b)) for b in begin]
+    end = [None if e is None else int(get_const_int(e)) for e in end]
     axes = list(range(len(begin))) if axes is None else [_axis(x, n, "strided_slice")
                                                           for x in axes]
     strides = [1] * len(axes) if strides is None else [int(get_const_int(s)) for s in strides]
@@ -266,8 +278,8 @@ def strided_slice(a, begin, end, strides=None, axes=None, slice_mode="end"):
         if st == 0:
             raise TepadError(f"topi.strided_slice: stride of axis {ax} is 0")
         if slice_mode == "size":
-            b = b + shape[ax] if b < 0 else b
-            e = shape[ax] if e < 0 else b + e
+            b = 0 if b is None else (b + shape[ax] if b < 0 else b)
+            e = shape[ax] if e is None or e < 0 else b + e
             st = 1
         rng = range(*slice(b, e, st).indices(shape[ax]))
         starts[ax], steps[ax], lens[ax] = (rng.start if len(rng) else 0), st, len(rng)
@@ -311,8 +323,9 @@ def tile(a, reps):
     ashape = [IntImm(1, "int32")] * lead + list(a.shape)
     shape = tuple(s * r for s, r in zip(ashape, reps))
 
-    def body(*i):
-        return a[tuple(floormod(j, s) for j, s in zip(i[lead:], ashape[lead:]))]
+    def body(*i):     # an axis of extent 0 has no elements to read: index 0 stands in
+        return a[tuple(floormod(j, s) if not (isinstance(s, IntImm) and s.value == 0) else j
+                       for j, s in zip(i[lead:], ashape[lead:]))]
     return compute(shape, body, name="T_tile", tag=INJ)
 
 
@@ -375,6 +388,86 @@ def gather(data, axis, indices):
     return compute(indices.shape, body, name="T_gather", tag=INJ)
 
 
+def matmul(a, b, transp_a=False, transp_b=False):
+    """The matrix product of 2-d ``a`` and ``b`` (each transposed first when asked):
+    ``topi.nn.matmul`` without bias."""
+    return nn_matmul(a, b, None, None, transp_a, transp_b)
+
+
+def tensordot(a, b, axes):
+    """numpy's ``tensordot``: ``axes`` an int N (the last N axes of ``a`` against the first
+    N of ``b``) or two lists of axes to contract pairwise. One reduction stage."""
+    _tensor(a, "tensordot")
+    _tensor(b, "tensordot")
+    na, nb = len(a.shape), len(b.shape)
+    if isinstance(axes, int):
+        if not 0 <= axes <= min(na, nb):
+            raise TepadError(f"topi.tensordot: cannot contract {axes} axes of {na}-d and "
+                             f"{nb}-d tensors")
+        ax_a, ax_b = list(range(na - axes, na)), list(range(axes))
+    else:
+        ax_a, ax_b = axes
+        ax_a = [ax_a] if isinstance(ax_a, int) else list(ax_a)
+        ax_b = [ax_b] if isinstance(ax_b, int) else list(ax_b)
+        ax_a = [_axis(x, na, "tensordot") for x in ax_a]
+        ax_b = [_axis(x, nb, "tensordot") for x in ax_b]
+    if len(ax_a) != len(ax_b) or any(
+            get_const_tuple([a.shape[p]]) != get_const_tuple([b.shape[q]])
+            for p, q in zip(ax_a, ax_b)):
+        raise TepadError(f"topi.tensordot: axes {ax_a} of {a.name} {list(a.shape)} and "
+                         f"{ax_b} of {b.name} {list(b.shape)} must pair up with equal extents")
+    free_a = [k for k in range(na) if k not in ax_a]
+    free_b = [k for k in range(nb) if k not in ax_b]
+    rs = [reduce_axis((0, a.shape[p]), name=f"k{j}") for j, p in enumerate(ax_a)]
+    shape = tuple(a.shape[k] for k in free_a) + tuple(b.shape[k] for k in free_b)
+
+    def body(*i):
+        ia, ib = [None] * na, [None] * nb
+        for k, j in zip(free_a, i[:len(free_a)]):
+            ia[k] = j
+        for k, j in zip(free_b, i[len(free_a):]):
+            ib[k] = j
+        for r, p, q in zip(rs, ax_a, ax_b):
+            ia[p], ib[q] = r, r
+        prod_ = a[tuple(ia)] * b[tuple(ib)]
+        return te_op.sum(prod_, axis=rs) if rs else prod_
+    return compute(shape, body, name="T_tensordot", tag="tensordot")
+
+
+def shape(array, dtype="int32"):
+    """``array``'s shape as a 1-d tensor of ``dtype``."""
+    _tensor(array, "shape")
+    dims = list(array.shape)
+
+    def body(i):
+        out = _to(convert(dims[-1]), dtype) if dims else const(0, dtype)
+        for k in range(len(dims) - 2, -1, -1):
+            out = tirop.if_then_else(i == k, _to(convert(dims[k]), dtype), out)
+        return out
+    return compute((len(dims),), body, name="T_shape", tag=INJ)
+
+
+def ndarray_size(array, dtype="int32"):
+    """The number of elements of ``array`` as a 0-d tensor of ``dtype``."""
+    _tensor(array, "ndarray_size")
+    total = const(1, "int32")
+    for e in array.shape:
+        total = total * e
+    return compute((), lambda: _to(total, dtype), name="ndarray_size", tag=INJ)
+
+
+from .indexing import (adv_index, expand_like, gather_nd, invert_permutation,  # noqa: E402
+                       matrix_set_diag, meshgrid, one_hot, sparse_to_dense, trilu,
+                       unravel_index)
+from .layout import layout_transform  # noqa: E402
+from .nn.dense import matmul as nn_matmul  # noqa: E402
+from .slicing import (dynamic_strided_slice, reverse_sequence, sequence_mask,  # noqa: E402
+                      sliding_window, strided_set, strided_slice_run_time)
+
 __all__ = ["expand_dims", "transpose", "reshape", "squeeze", "concatenate", "stack", "split",
            "take", "strided_slice", "flip", "reverse", "repeat", "tile", "where", "full",
-           "full_like", "arange", "gather"]
+           "full_like", "arange", "gather", "matmul", "tensordot", "shape", "ndarray_size",
+           "adv_index", "expand_like", "gather_nd", "invert_permutation", "matrix_set_diag",
+           "meshgrid", "one_hot", "sparse_to_dense", "trilu", "unravel_index",
+           "layout_transform", "dynamic_strided_slice", "reverse_sequence", "sequence_mask",
+           "sliding_window", "strided_set"]

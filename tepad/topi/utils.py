@@ -6,6 +6,7 @@ from ..arith import simplify as _simplify
 from ..errors import TepadError
 from ..tensor import ComputeOp, Tensor
 from ..tir.expr import FloatImm, IntImm, PrimExpr, convert
+from .layout_parse import layout_permutation
 from .tag import is_injective
 
 
@@ -89,11 +90,13 @@ def traverse_inline(s, final_op, callback):
 
 
 def get_shape(src_shape, src_layout: str, dst_layout: str) -> tuple:
-    """``src_shape`` (in ``src_layout``, e.g. "NCHW") permuted to ``dst_layout``."""
-    if sorted(src_layout) != sorted(dst_layout) or len(src_layout) != len(src_shape):
-        raise TepadError(f"get_shape: cannot map {src_layout!r} {list(src_shape)} to "
-                         f"{dst_layout!r}")
-    return tuple(get_const_int(src_shape[src_layout.index(c)]) for c in dst_layout)
+    """``src_shape`` (in ``src_layout``, e.g. "NCHW" or "NCHW16c") reordered to
+    ``dst_layout`` (the same axes and sub-axes in another order, e.g. "NC16cWH")."""
+    perm = layout_permutation(src_layout, dst_layout)
+    if len(perm) != len(src_shape):
+        raise TepadError(f"get_shape: {src_layout!r} has {len(perm)} axes but the shape "
+                         f"{list(src_shape)} has {len(src_shape)}")
+    return tuple(get_const_int(src_shape[k]) for k in perm)
 
 
 __all__ = ["get_const_int", "get_const_float", "get_const_tuple", "equal_const_int",

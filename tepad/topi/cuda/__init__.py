@@ -1,7 +1,34 @@
 """TVM's ``topi.cuda``: thread-binding schedules for CUDA targets (run them on the CPU with
 ``TEPAD_CUDA=emulate``) and, for the dispatch tables, the computes they pair with."""
-from ..nn import conv2d_nchw, dense  # noqa: F401
+from ..nn import batch_matmul, conv2d_nchw, dense  # noqa: F401
 from .schedules import *  # noqa: F401,F403
 from .schedules import __all__ as _sched
 
-__all__ = list(_sched) + ["conv2d_nchw", "dense"]
+
+def dense_int8(data, weight, bias=None, out_dtype=None):
+    """TVM's int8 dense strategy: ``nn.dense`` of int8 operands accumulated in
+    ``out_dtype`` (TVM's dp4a dot-product tensorization is not used; the products widen to
+    ``out_dtype`` before the sum, which gives the same integers)."""
+    return dense(data, weight, bias, out_dtype)
+
+
+schedule_dense_int8 = schedule_dense  # noqa: F405 - from .schedules
+
+
+def batch_matmul_int8(x, y, out_shape=None, out_dtype=None):
+    """TVM's int8 batch_matmul strategy: ``nn.batch_matmul`` (y transposed) of int8
+    operands accumulated in ``out_dtype`` (no dp4a tensorization)."""
+    return batch_matmul(x, y, out_shape, out_dtype)
+
+
+schedule_batch_matmul_int8 = schedule_batch_matmul  # noqa: F405 - from .schedules
+# TVM's cuda scan / searchsorted are extern kernels; tepad's are reductions, bound as such
+schedule_extern = schedule_scan  # noqa: F405 - from .schedules
+from ..sort import argsort, sort, topk  # noqa: E402 - TVM's topi.cuda ones: the same computes
+from ..scan import cumprod, cumsum, searchsorted  # noqa: E402
+from ..unique import unique  # noqa: E402
+
+__all__ = list(_sched) + ["conv2d_nchw", "dense", "dense_int8", "schedule_dense_int8",
+                          "batch_matmul", "batch_matmul_int8", "schedule_batch_matmul_int8",
+                          "unique", "sort", "argsort", "topk", "cumsum", "cumprod",
+                          "searchsorted", "schedule_extern"]

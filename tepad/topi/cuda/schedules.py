@@ -102,8 +102,23 @@ def _schedule_direct(outs):
     return _schedule_stages(outs, cross_thread=False)
 
 
-schedule_pool = _schedule_direct
-schedule_adaptive_pool = _schedule_direct
+
+
+def schedule_pool(outs, layout="NCHW"):
+    """Pooling (``layout`` is accepted as TVM's signature has it; the binding does not
+    depend on it): one output element per thread."""
+    return _schedule_direct(outs)
+
+
+def schedule_adaptive_pool(outs, layout="NCHW"):
+    """Adaptive and global pooling: one output element per thread."""
+    return _schedule_direct(outs)
+
+
+schedule_pool_grad = _schedule_direct
+schedule_unique = _schedule_direct     # topi.unique: one counting reduction per thread
+schedule_scan = _schedule_direct
+schedule_sort = schedule_argsort = schedule_topk = _schedule_direct   # topi.sort: counting ranks
 schedule_conv2d_nchw = _schedule_direct
 schedule_conv2d_nhwc = _schedule_direct
 schedule_conv2d_hwcn = _schedule_direct
@@ -120,7 +135,9 @@ schedule_batch_norm = _schedule_direct
 
 __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_elemwise",
            "schedule_broadcast", "schedule_concatenate", "schedule_reduce", "schedule_softmax",
-           "schedule_pool", "schedule_adaptive_pool", "schedule_conv2d_nchw",
+           "schedule_pool", "schedule_pool_grad", "schedule_unique", "schedule_scan",
+           "schedule_sort", "schedule_argsort", "schedule_topk",
+           "schedule_adaptive_pool", "schedule_conv2d_nchw",
            "schedule_conv2d_nhwc", "schedule_conv2d_hwcn", "schedule_depthwise_conv2d_nchw",
            "schedule_depthwise_conv2d_nhwc", "schedule_conv2d_transpose_nchw",
            "schedule_dense", "schedule_dense_small_batch", "schedule_dense_large_batch",

@@ -9,9 +9,15 @@ from .conv2d_transpose import conv2d_transpose_nchw
 from .dense import batch_matmul, dense, matmul
 from .depthwise_conv2d import depthwise_conv2d_nchw, depthwise_conv2d_nhwc
 from .elemwise import bias_add, flatten, leaky_relu, prelu, relu
+from .fifo_buffer import fifo_buffer
+from .layer_norms import group_norm, instance_norm, layer_norm, rms_norm
+from .loss import nll_loss
 from .normalization import batch_norm, lrn
 from .pad import dilate, pad
-from .pooling import adaptive_pool, adaptive_pool1d, global_pool, pool, pool1d, pool2d
+from .pooling import (adaptive_pool, adaptive_pool1d, adaptive_pool3d, global_pool, pool,
+                      pool1d, pool2d, pool3d)
+from .pooling_grad import pool_grad
+from .space_depth import depth_to_space, space_to_depth
 from .softmax import fast_softmax, log_softmax, softmax
 from .upsampling import upsampling
 from .utils import get_pad_tuple, get_pad_tuple1d
@@ -20,5 +26,7 @@ __all__ = ["pad", "dilate", "conv2d", "conv2d_nchw", "conv2d_nhwc", "conv2d_hwcn
            "conv2d_transpose_nchw", "depthwise_conv2d_nchw", "depthwise_conv2d_nhwc", "dense",
            "matmul", "batch_matmul", "relu", "leaky_relu", "prelu", "bias_add", "flatten",
            "softmax", "log_softmax", "fast_softmax", "pool", "pool1d", "pool2d", "global_pool",
-           "adaptive_pool", "adaptive_pool1d", "upsampling", "lrn", "batch_norm",
-           "get_pad_tuple", "get_pad_tuple1d"]
+           "adaptive_pool", "adaptive_pool1d", "adaptive_pool3d", "pool3d", "pool_grad",
+           "upsampling", "lrn", "batch_norm", "layer_norm", "instance_norm", "rms_norm",
+           "group_norm", "nll_loss", "depth_to_space", "space_to_depth",
+           "fifo_buffer", "get_pad_tuple", "get_pad_tuple1d"]

@@ -13,31 +13,63 @@ def _same(a, b):
         or not (isinstance(a, IntImm) and isinstance(b, IntImm))
 
 
+def _batch_shape(a, b, what):
+    """numpy broadcasting of the leading (batch) extents of ``a`` and ``b``."""
+    sa, sb = list(a.shape[:-2]), list(b.shape[:-2])
+    n = max(len(sa), len(sb))
+    sa, sb = [IntImm(1, "int32")] * (n - len(sa)) + sa, [IntImm(1, "int32")] * (n - len(sb)) + sb
+    out = []
+    for x, y in zip(sa, sb):
+        if isinstance(x, IntImm) and x.value == 1:
+            out.append(y)
+        elif isinstance(y, IntImm) and y.value == 1 or _same(x, y):
+            out.append(x)
+        else:
+            raise TepadError(f"{what}: batch extents {list(a.shape[:-2])} of {a.name} and "
+                             f"{list(b.shape[:-2])} of {b.name} do not broadcast")
+    return out
+
+
+def _batch_index(t, batch, idx):
+    """``t``'s leading indices for the broadcast batch index ``batch`` (extent-1 axes read
+    0, missing leading axes are dropped)."""
+    nb = len(t.shape) - 2
+    lead = batch[len(batch) - nb:] if nb else ()
+    return tuple(0 if isinstance(e, IntImm) and e.value == 1 else i
+                 for i, e in zip(lead, t.shape[:nb])) + tuple(idx)
+
+
 def matmul(tensor_a: Tensor, tensor_b: Tensor, bias: Tensor | None = None, out_dtype=None,
            transpose_a=False, transpose_b=False):
-    """``op(a) @ op(b)`` (+ ``bias`` over the last axis) for 2-d ``a`` and ``b``, where
-    ``op`` transposes when ``transpose_a`` / ``transpose_b``; stage ``T_matmul_{N|T}{N|T}``
-    (tag ``matmul``)."""
+    """``op(a) @ op(b)`` (+ ``bias`` over the last axis), where ``op`` swaps the last two
+    axes when ``transpose_a`` / ``transpose_b``. Operands of more than 2 dimensions are
+    stacks of matrices whose leading (batch) extents broadcast as numpy's ``matmul`` does;
+    stage ``T_matmul_{N|T}{N|T}`` (tag ``matmul``)."""
     for t, nm in ((tensor_a, "tensor_a"), (tensor_b, "tensor_b")):
-        if not isinstance(t, Tensor) or len(t.shape) != 2:
-            raise TepadError(f"matmul: {nm} must be a 2-d te.Tensor, got {t!r}")
+        if not isinstance(t, Tensor) or len(t.shape) < 2:
+            raise TepadError(f"matmul: {nm} must be a te.Tensor of at least 2 dimensions, "
+                             f"got {t!r}")
     out_dtype = out_dtype or tensor_a.dtype
-    m, ka = (tensor_a.shape[1], tensor_a.shape[0]) if transpose_a else tensor_a.shape
-    kb, n = (tensor_b.shape[1], tensor_b.shape[0]) if transpose_b else tensor_b.shape
+    m, ka = tensor_a.shape[-2:][::-1] if transpose_a else tensor_a.shape[-2:]
+    kb, n = tensor_b.shape[-2:][::-1] if transpose_b else tensor_b.shape[-2:]
     if not _same(ka, kb):
         raise TepadError(f"matmul: the reduction extents differ ({ka} of {tensor_a.name} vs "
                          f"{kb} of {tensor_b.name})")
+    batch = _batch_shape(tensor_a, tensor_b, "matmul")
+    nb = len(batch)
     k = reduce_axis((0, ka), name="k")
 
-    def body(i, j):
-        a = tensor_a[k, i] if transpose_a else tensor_a[i, k]
-        b = tensor_b[j, k] if transpose_b else tensor_b[k, j]
+    def body(*idx):
+        lead, (i, j) = idx[:nb], idx[nb:]
+        a = tensor_a[_batch_index(tensor_a, lead, (k, i) if transpose_a else (i, k))]
+        b = tensor_b[_batch_index(tensor_b, lead, (j, k) if transpose_b else (k, j))]
         return te_op.sum(a.astype(out_dtype) * b.astype(out_dtype), axis=k)
     name = "T_matmul_" + ("T" if transpose_a else "N") + ("T" if transpose_b else "N")
-    mat = compute((m, n), body, name=name, tag="matmul")
+    shape = tuple(batch) + (m, n)
+    mat = compute(shape, body, name=name, tag="matmul")
     if bias is None:
         return mat
-    return compute((m, n), lambda i, j: mat[i, j] + bias[j].astype(out_dtype), name="T_add",
+    return compute(shape, lambda *i: mat[i] + bias[i[-1]].astype(out_dtype), name="T_add",
                    tag="broadcast")
 
 

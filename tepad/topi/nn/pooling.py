@@ -8,6 +8,7 @@ from ...tensor import Tensor, compute, reduce_axis
 from ...tensor import operation as te_op
 from ...tir import op as tirop
 from ...tir.expr import const
+from ..layout_parse import parse_layout
 from .pad import pad
 from .utils import const_extents, ints
 
@@ -15,11 +16,16 @@ from .utils import const_extents, ints
 def _spatial(layout, data, what, names):
     if not isinstance(data, Tensor):
         raise TepadError(f"{what}: data must be a te.Tensor, got {data!r}")
-    if len(layout) != len(data.shape):
-        raise TepadError(f"{what}: layout {layout!r} has {len(layout)} axes but {data.name} "
+    toks = parse_layout(layout)
+    letters = [ltr for ltr, _ in toks]
+    if any(f is not None and ltr.upper() in names for ltr, f in toks):
+        raise TepadError(f"{what}: Unsupported layout {layout} (a pooled axis {names} is "
+                         "split; only other axes, e.g. the C of NCHW16c, may be)")
+    if len(toks) != len(data.shape):
+        raise TepadError(f"{what}: layout {layout!r} has {len(toks)} axes but {data.name} "
                          f"has {len(data.shape)} dimensions")
     try:
-        return [layout.index(c) for c in names]
+        return [letters.index(c) for c in names]
     except ValueError:
         raise TepadError(f"{what}: layout {layout!r} lacks one of the axes {names}") from None
 
@@ -114,6 +120,15 @@ def pool1d(data: Tensor, kernel, stride, dilation, padding, pool_type, ceil_mode
                    ceil_mode, layout, count_include_pad, ("W",))
 
 
+def pool3d(data: Tensor, kernel, stride, dilation, padding, pool_type, ceil_mode=False,
+           layout="NCDHW", count_include_pad=True) -> Tensor:
+    """3-D pooling over the D, H and W axes of ``layout`` ("NCDHW" or "NDHWC");
+    ``padding`` is (front, top, left, back, bottom, right); otherwise as ``pool2d``."""
+    p = ints(padding, 6, "pool3d: padding")
+    return _poolnd("pool3d", data, kernel, stride, dilation, p[:3], p[3:], pool_type,
+                   ceil_mode, layout, count_include_pad, ("D", "H", "W"))
+
+
 def global_pool(data: Tensor, pool_type, layout="NCHW") -> Tensor:
     """Max or average over the whole H x W plane: H and W of the result are 1."""
     if pool_type not in ("max", "avg"):
@@ -156,6 +171,11 @@ def adaptive_pool1d(data: Tensor, output_size, pool_type, layout="NCW") -> Tenso
     return _adaptive("adaptive_pool1d", data, output_size, pool_type, layout, ("W",))
 
 
+def adaptive_pool3d(data: Tensor, output_size, pool_type, layout="NCDHW") -> Tensor:
+    """``adaptive_pool`` over the D, H and W axes."""
+    return _adaptive("adaptive_pool3d", data, output_size, pool_type, layout, ("D", "H", "W"))
+
+
 def _adaptive(what, data, output_size, pool_type, layout, names):
     if pool_type not in ("max", "avg"):
         raise TepadError(f"{what}: pool_type must be 'max' or 'avg', got {pool_type!r}")
@@ -194,4 +214,5 @@ def _adaptive(what, data, output_size, pool_type, layout, names):
                    name="tensor", tag="elemwise")
 
 
-__all__ = ["pool", "pool1d", "pool2d", "global_pool", "adaptive_pool", "adaptive_pool1d"]
+__all__ = ["pool", "pool1d", "pool2d", "pool3d", "global_pool", "adaptive_pool",
+           "adaptive_pool1d", "adaptive_pool3d"]

@@ -3,8 +3,13 @@ the entry of the first of the target's keys ("cpu", "cuda", "gpu", ...) that the
 else the "generic" entry."""
 from __future__ import annotations
 
+import numpy as np
+
+from ...driver import build
 from ...errors import TepadError
+from ...runtime import ndarray as nd
 from ...target import Target
+from ...tensor import placeholder
 from .. import cuda, generic, nn, x86
 
 _injective_schedule = {"generic": generic.schedule_injective, "cpu": x86.schedule_injective,
@@ -47,10 +52,22 @@ get_broadcast_schedule = get_injective_schedule
 get_elemwise_schedule = get_injective_schedule
 
 
+def compare_numpy_tvm(inputs, output, target, device, compute, schedule):
+    """Build ``schedule([compute(*placeholders)])`` for ``target`` over placeholders shaped
+    like the numpy ``inputs``, run it on ``device`` and compare with ``output`` (1e-4)."""
+    holders = [placeholder(a.shape, dtype=str(a.dtype)) for a in inputs]
+    out = nd.array(np.zeros(output.shape, output.dtype), device)
+    with (target if isinstance(target, Target) else Target(target)):
+        res = compute(*holders)
+        func = build(schedule([res]), holders + [res])
+    func(*[nd.array(a, device) for a in inputs], out)
+    np.testing.assert_allclose(out.numpy(), output, atol=1e-4, rtol=1e-4)
+
+
 def get_conv2d_nchw_implement(target):
     """``(compute, schedule)`` of the NCHW convolution for ``target``."""
     return dispatch(target, _conv2d_nchw_implement)
 
 
-__all__ = ["dispatch", "get_injective_schedule", "get_reduce_schedule",
+__all__ = ["compare_numpy_tvm", "dispatch", "get_injective_schedule", "get_reduce_schedule",
            "get_broadcast_schedule", "get_elemwise_schedule", "get_conv2d_nchw_implement"]

@@ -137,7 +137,12 @@ def poolnd_python(np_data, kernel, strides, dilation, padding_before, padding_af
         vals = [x[(...,) + pos] for pos in _product(idx) if
                 all(0 <= p < n for p, n in zip(pos, sizes))]
         if pool_type == "max":
-            res[(...,) + cell] = np.max(vals, axis=0) if vals else -np.inf
+            # a window of padding only: TVM's reference reads its padding, 0 (the dtype's
+            # minimum without count_include_pad)
+            empty = 0.0 if count_include_pad else float(np.finfo(dtype).min
+                                                        if "float" in dtype
+                                                        else np.iinfo(dtype).min)
+            res[(...,) + cell] = np.max(vals, axis=0) if vals else empty
         else:
             total = np.sum(vals, axis=0) if vals else 0
             res[(...,) + cell] = total / (math.prod(kernel) if count_include_pad
@@ -233,10 +238,12 @@ def upsampling_python(data, scale, layout="NCHW"):
 
 
 def batch_matmul(x, y, out_dtype=None, trans_x=False, trans_y=True):
-    """Batched ``x @ y`` (``y`` given transposed by default), batch 1 broadcast."""
-    a = np.swapaxes(x, 1, 2) if trans_x else x
-    b = np.swapaxes(y, 1, 2) if trans_y else y
-    return np.matmul(a, b).astype(out_dtype or x.dtype)
+    """Batched ``x @ y`` (``y`` given transposed by default), batch 1 broadcast; the
+    operands are widened to ``out_dtype`` before the products (int8 -> int32 sums)."""
+    dtype = out_dtype or x.dtype
+    a = (np.swapaxes(x, 1, 2) if trans_x else x).astype(dtype)
+    b = (np.swapaxes(y, 1, 2) if trans_y else y).astype(dtype)
+    return np.matmul(a, b).astype(dtype)
 
 
 def dense(x, y, bias=None, use_bias=False, use_relu=False, out_dtype=None):
@@ -292,7 +299,7 @@ def strided_slice_python(data, begin, end, strides, axes=None, slice_mode="end")
         b, e = begin[k], end[k]
         st = strides[k] if k < len(strides) else 1
         if slice_mode == "size":
-            e = None if e < 0 else b + e
+            e = None if e is None or e < 0 else b + e
             st = 1
         index[ax] = slice(b, e, st)
     return data[tuple(index)]

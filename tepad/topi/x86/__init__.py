@@ -1,11 +1,15 @@
 """TVM's ``topi.x86``: CPU schedules that read the target (vector lanes, vector registers)
 and, for the dispatch tables, the computes they pair with (``x86.conv2d_nchw`` is
 ``nn.conv2d_nchw``)."""
-from ..nn import conv2d_nchw, conv2d_nhwc, dense, depthwise_conv2d_nchw  # noqa: F401
+from ..nn import (batch_matmul, conv2d_nchw, conv2d_nhwc, dense,  # noqa: F401
+                  depthwise_conv2d_nchw)
 from .schedules import *  # noqa: F401,F403
 from .schedules import __all__ as _sched
 
-dense_nopack = dense_pack = dense   # the schedule packs the weight; one compute serves both
+# the schedule packs the weight; one compute serves all three of TVM's x86 dense strategies
+dense_nopack = dense_pack = dense_dynamic = dense
+schedule_dense_dynamic = schedule_dense  # noqa: F405 - from .schedules
 
 __all__ = list(_sched) + ["conv2d_nchw", "conv2d_nhwc", "dense", "dense_nopack", "dense_pack",
-                          "depthwise_conv2d_nchw"]
+                          "dense_dynamic", "schedule_dense_dynamic", "depthwise_conv2d_nchw",
+                          "batch_matmul"]

@@ -148,8 +148,23 @@ def schedule_reduce(outs):
 
 
 schedule_softmax = schedule_reduce
-schedule_pool = schedule_reduce
-schedule_adaptive_pool = schedule_reduce
+
+
+def schedule_pool(outs, layout="NCHW"):
+    """Pooling: ``schedule_reduce`` (``layout``, part of TVM's signature, changes
+    nothing: the vectorized axis is the innermost output axis in any layout)."""
+    return schedule_reduce(outs)
+
+
+def schedule_adaptive_pool(outs, layout="NCHW"):
+    """Adaptive and global pooling: ``schedule_reduce``."""
+    return schedule_reduce(outs)
+
+
+schedule_pool_grad = schedule_reduce
+schedule_unique = schedule_reduce      # topi.unique: counting reductions and gathers
+schedule_scan = schedule_reduce
+schedule_sort = schedule_argsort = schedule_topk = schedule_reduce   # topi.sort: counting ranks
 schedule_lrn = schedule_reduce
 schedule_batch_norm = schedule_reduce
 
@@ -372,7 +387,10 @@ def schedule_batch_matmul(outs):
 
 __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_elemwise",
            "schedule_broadcast", "schedule_concatenate", "schedule_reduce", "schedule_softmax",
-           "schedule_pool", "schedule_adaptive_pool", "schedule_lrn", "schedule_batch_norm",
+           "schedule_pool", "schedule_pool_grad", "schedule_unique", "schedule_scan",
+           "schedule_sort", "schedule_argsort", "schedule_topk",
+           "schedule_adaptive_pool", "schedule_lrn",
+           "schedule_batch_norm",
            "schedule_conv2d_nchw", "schedule_conv2d_nhwc", "schedule_conv2d_hwcn",
            "schedule_depthwise_conv2d_nchw", "schedule_depthwise_conv2d_nhwc",
            "schedule_conv2d_transpose_nchw", "schedule_dense", "schedule_matmul",
