@@ -22,7 +22,7 @@ from .broadcast import (add, broadcast_to, divide, equal, floor_divide, floor_mo
 from .math import (abs, atan, cast, ceil, clip, cos, erf, exp, fast_erf, fast_exp,  # noqa: A004
                    fast_tanh, fixed_point_multiply, floor, identity, isfinite, isinf, isnan,
                    log, log2, log10, logical_not, negative, round, rsqrt, sigmoid, sign, sin,
-                   sqrt, tan, tanh, trunc)
+                   reinterpret, sqrt, tan, tanh, trunc)
 from .reduction import (all, any, argmax, argmin, collapse_sum, max, min, prod,  # noqa: A004
                         sum)
 from .einsum import einsum

@@ -11,6 +11,7 @@ from ..errors import TepadError
 from ..tensor import Tensor, compute
 from ..tir import dtype as dt
 from ..tir import op as tirop
+from ..tir.op_more import reinterpret as _bits
 from ..tir.expr import PrimExpr, cast as _cast_expr, const, convert, select
 
 
@@ -161,6 +162,14 @@ def _to(v: PrimExpr, dtype: str) -> PrimExpr:
     return _cast_expr(dtype, v)
 
 
+def reinterpret(x, dtype: str):
+    """The bits of each element of ``x`` read as ``dtype`` (a ``T_reinterpret`` stage of
+    ``tir.reinterpret``: an LLVM bitcast); both dtypes must have the same width."""
+    _check(x, "reinterpret")
+    return compute(x.shape, lambda *i: _bits(dtype, x[i]), name="T_reinterpret",
+                   tag="elemwise")
+
+
 def clip(x, a_min, a_max):
     """``min(max(x, a_min), a_max)`` elementwise (bounds are numbers or expressions, cast to
     ``x``'s dtype)."""
@@ -194,4 +203,4 @@ def fixed_point_multiply(x, multiplier: int, shift: int):
 __all__ = ["bitwise_not", "identity", "negative", "exp", "fast_exp", "erf", "fast_erf", "tanh", "fast_tanh",
            "sigmoid", "sqrt", "rsqrt", "log", "log2", "log10", "sin", "cos", "tan", "atan",
            "floor", "ceil", "round", "trunc", "abs", "sign", "isnan", "isinf", "isfinite",
-           "logical_not", "cast", "clip", "fixed_point_multiply"]
+           "logical_not", "cast", "reinterpret", "clip", "fixed_point_multiply"]

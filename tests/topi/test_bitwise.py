@@ -54,3 +54,22 @@ def test_expression_operators_fold_and_refuse_floats():
     assert isinstance(b & b, tvm.tir.And)
     with pytest.raises(tvm.TepadError, match="integer"):
         te.var("f", "float32") ^ 1
+
+
+@pytest.mark.parametrize("src,dst", [("float32", "int32"), ("int32", "float32"),
+                                     ("float64", "uint64"), ("int16", "float16")])
+def test_reinterpret_reads_the_bits_as_the_other_dtype(src, dst):
+    A = te.placeholder((3, 5), src, name="A")
+    B = topi.reinterpret(A, dst)
+    assert B.dtype == dst and B.op.name == "T_reinterpret"
+    f = tvm.build(te.create_schedule(B.op), [A, B])
+    a = (np.random.default_rng(3).standard_normal((3, 5)) * 100).astype(src)
+    b = np.zeros((3, 5), dst)
+    f(a, b)
+    np.testing.assert_array_equal(b.view(src), a)
+
+
+def test_reinterpret_refuses_a_dtype_of_another_width():
+    A = te.placeholder((4,), "float32", name="A")
+    with pytest.raises(tvm.TepadError, match="reinterpret"):
+        topi.reinterpret(A, "int64")
