@@ -15,7 +15,7 @@ import networkx as nx
 
 ROOT = Path(__file__).resolve().parents[1] / "tepad"
 
-LAYERS = ["_lazy", "errors", "target", "tir", "arith", "tensor", "schedule", "bound", "lower", "codegen",
+LAYERS = ["_lazy", "config", "errors", "target", "tir", "arith", "tensor", "schedule", "bound", "lower", "codegen",
           "runtime"]
 FACE = ["te", "topi", "transform", "driver", "layout", "testing", "viz", "fuzz", "demo", "cli",
         "compat", "script", "_ffi",

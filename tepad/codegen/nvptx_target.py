@@ -18,6 +18,7 @@ import shutil
 import sys
 import threading
 
+from .. import config
 from .._lazy import lazy_module
 from ..errors import TepadError
 from ..target import DEFAULT_CUDA_ARCH
@@ -131,7 +132,7 @@ def _find(env: str, rels, use_path: str | None = None) -> tuple[str | None, str]
     when it names no file), else the first root of ``_candidate_roots`` holding one of
     ``rels``; ``use_path`` (a program name) is looked up on ``PATH`` before the system
     roots."""
-    override = os.environ.get(env)
+    override = config.toolkit_file(env)
     if override:
         if os.path.isfile(override):
             return override, f"${env}"

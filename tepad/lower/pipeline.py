@@ -22,11 +22,11 @@ that changed nothing) and ``TEPAD_VERIFY_IR=1`` to check the IR after every pass
 """
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass, field
 from typing import Callable
 
+from .. import config
 from ..bound import infer_bound
 from ..bound.read_check import check_reads
 from ..errors import InternalError, TepadError
@@ -353,10 +353,6 @@ def _with_user_passes(steps, phases, user_passes):
     return out
 
 
-def _env_flag(name) -> bool:
-    return os.environ.get(name, "").strip().lower() not in ("", "0", "false", "no", "off")
-
-
 @dataclass
 class Step:
     """What one pass did: its label, the function after it, seconds taken, changed or not
@@ -377,8 +373,8 @@ class PassLog:
     every intermediate function in ``steps`` (the CLI shows them)."""
 
     def __init__(self, print_ir=None, verify=None, keep=False, out=None):
-        self.print_ir = _env_flag("TEPAD_PRINT_PASSES") if print_ir is None else print_ir
-        self.verify = _env_flag("TEPAD_VERIFY_IR") if verify is None else verify
+        self.print_ir = config.print_passes() if print_ir is None else print_ir
+        self.verify = config.verify_ir() if verify is None else verify
         self.keep = keep
         self.out = out
         self.steps: list[Step] = []

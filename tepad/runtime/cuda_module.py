@@ -26,6 +26,7 @@ import weakref
 
 import numpy as np
 
+from .. import config
 from .. import tir
 from .._lazy import lazy_module
 from ..codegen.analysis import shape_vars
@@ -53,8 +54,7 @@ VECTOR_BASE_ALIGN = 16
 def launch_blocking_from_env() -> bool:
     """Whether ``TEPAD_CUDA_LAUNCH_BLOCKING`` or ``CUDA_LAUNCH_BLOCKING`` asks to synchronize
     and check after every launch."""
-    return any(os.environ.get(v, "").strip().lower() in ("1", "true", "yes", "on")
-               for v in ("TEPAD_CUDA_LAUNCH_BLOCKING", "CUDA_LAUNCH_BLOCKING"))
+    return config.launch_blocking()
 
 
 class _DeviceMemory:
