@@ -11,7 +11,7 @@ import os
 import pytest
 
 from tepad.fuzz.generator import Config, RandomSource, ReplaySource, generate
-from tepad.fuzz.gpu import GPU_ILLEGAL, emulation
+from tepad.fuzz.gpu import GPU_ILLEGAL
 from tepad.fuzz.runner import exact_available, run_source
 
 GPU_CONFIG = Config(gpu=True, max_stages=4, illegal_rate=20)
@@ -87,23 +87,23 @@ def test_gpu_mode_is_off_by_default_and_replays():
 
 
 def test_gpu_reproducer_script_runs(monkeypatch):
-    # the script sets TEPAD_CUDA / TEPAD_CUDA_RACECHECK; monkeypatch restores them after
-    monkeypatch.setenv("TEPAD_CUDA", "emulate")
-    monkeypatch.setenv("TEPAD_CUDA_RACECHECK", "1")
+    # the script asks for the emulator and its race check itself, whatever the environment
+    monkeypatch.delenv("TEPAD_CUDA", raising=False)
+    monkeypatch.delenv("TEPAD_CUDA_RACECHECK", raising=False)
     cfg = Config(gpu=True, max_stages=3, illegal_rate=0)
     for i in range(3):
         case = generate(RandomSource(f"gpu-script:{i}"), cfg)
         text = case.script(exact=exact_available())
-        assert "target='cuda'" in text and "TEPAD_CUDA_RACECHECK" in text
+        assert "target='cuda'" in text and "emulate=True, race_check=True" in text
+        assert "os.environ" not in text
         exec(compile(text, f"<gpu case {i}>", "exec"), {})
 
 
-def test_emulation_context_restores_the_environment(monkeypatch):
+def test_gpu_cases_leave_the_environment_alone(monkeypatch):
     monkeypatch.delenv("TEPAD_CUDA", raising=False)
     monkeypatch.setenv("TEPAD_CUDA_RACECHECK", "0")
-    with emulation():
-        assert os.environ["TEPAD_CUDA"] == "emulate"
-        assert os.environ["TEPAD_CUDA_RACECHECK"] == "1"
+    out = run_source(RandomSource("gpu-env:0"), Config(gpu=True, max_stages=2, illegal_rate=0))
+    assert out.status in ("pass", "legal_refused", "refused"), out.detail
     assert "TEPAD_CUDA" not in os.environ
     assert os.environ["TEPAD_CUDA_RACECHECK"] == "0"
 
