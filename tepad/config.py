@@ -19,7 +19,8 @@ thing and wins (``tepad.build(..., emulate=True, race_check=True)`` over ``TEPAD
 ``TEPAD_PRINT_PASSES``         the IR is printed after every lowering step
 ``TEPAD_VERIFY_IR``            the IR is checked after every lowering step
 ``TEPAD_DEBUG``                a TepadError keeps tepad's frames in its traceback
-``TEPAD_PTXAS``, ...           paths of CUDA toolkit files (``TOOLKIT_FILES``)
+``TEPAD_PTXAS``                the ptxas program (checks generated PTX)
+``TEPAD_LIBDEVICE``            libdevice.10.bc (math functions in CUDA kernels)
 =============================  ============================================================
 """
 from __future__ import annotations
@@ -35,6 +36,8 @@ COMPILE_CACHE = "TEPAD_COMPILE_CACHE"
 PRINT_PASSES = "TEPAD_PRINT_PASSES"
 VERIFY_IR = "TEPAD_VERIFY_IR"
 DEBUG = "TEPAD_DEBUG"
+PTXAS = "TEPAD_PTXAS"
+LIBDEVICE = "TEPAD_LIBDEVICE"
 
 _FALSE = ("", "0", "false", "no", "off")
 _TRUE = ("1", "true", "yes", "on")
@@ -97,13 +100,12 @@ def debug_tracebacks() -> bool:
 
 
 def toolkit_file(name: str) -> str:
-    """A CUDA toolkit file's override path (``TEPAD_PTXAS``, ``TEPAD_LIBDEVICE``, ...;
-    ``""``: unset)."""
+    """A CUDA toolkit file's override path (``PTXAS``, ``LIBDEVICE``; ``""``: unset)."""
     return os.environ.get(name) or ""
 
 
 VARIABLES = (CUDA, CUDA_RACECHECK, CUDA_LAUNCH_BLOCKING, HOST_TARGET, NUM_THREADS, COMPILE_CACHE,
-             PRINT_PASSES, VERIFY_IR, DEBUG)
+             PRINT_PASSES, VERIFY_IR, DEBUG, PTXAS, LIBDEVICE)
 
 __all__ = ["text", "flag", "cuda_emulated", "race_check", "launch_blocking", "host_target_text",
            "num_threads_text", "compile_cache", "print_passes", "verify_ir", "debug_tracebacks",
