@@ -97,19 +97,18 @@ class CudaBackend(Backend):
         hit = self._cache.get(key)
         if hit is not None:
             return hit
-        mod = self._build(s_or_func, args, name, opts, exact_bounds, (target, arch))
+        mod = self._build(s_or_func, args, name, opts, exact_bounds, target, arch)
         self._cache.put(key, mod, (s_or_func, args))
         return mod
 
     @deep_stack
-    def _build(self, s_or_func, args, name, opts, exact_bounds, target_arch):
-        target, arch = target_arch
+    def _build(self, s_or_func, args, name, opts, exact_bounds, target, arch=None):
         log = PassLog()
         func = lower_for_codegen(named(s_or_func, name), args, name, opts, exact_bounds, log)
         return self.compile(self.run_passes(func, opts, log), target, arch, func)
 
 
-_DEVICE = CudaBackend()
+_DEVICE = CudaBackend()       # runs DEVICE_PASSES for ptx_of (its rebuild cache stays empty)
 
 
 def device_kernels(func) -> tuple:
