@@ -403,7 +403,8 @@ def run_target(ns, s, out):
 def cmd_run(ns, out):
     mod_, s, args = load_schedule(ns.file, ns.func)
     target, emulate = run_target(ns, s, out)
-    return _run(ns, out, mod_, s, args, target, emulate)
+    # emulate False: the environment's default (TEPAD_CUDA) decides, as for tepad.build
+    return _run(ns, out, mod_, s, args, target, True if emulate else None)
 
 
 def _run(ns, out, mod_, s, args, target, emulate=None):
