@@ -22,7 +22,8 @@ from tepad.lower.pipeline import Options, labelled
 # the API-level modules, in the order the reference presents them
 MODULES = ["tepad", "tepad.target", "tepad.schedule", "tepad.te", "tepad.lower", "tepad.lower.pipeline",
            "tepad.lower.passes", "tepad.layout", "tepad.testing", "tepad.runtime",
-           "tepad.arith", "tepad.bound", "tepad.tir", "tepad.autotvm"]
+           "tepad.arith", "tepad.bound", "tepad.tir", "tepad.autotvm", "tepad.backend",
+           "tepad.config"]
 
 # classes whose public methods are listed (the rest: signature and docstring)
 # (by where they are defined: an export under another name lists them too)

@@ -338,12 +338,12 @@ def _lower_upto(s, args, name):
 @snippet
 def prim_rolling_before():
     return _cli("lower", EX / "maxpool_rolling.py", "--func", "without_rolling",
-                "--pass", "simplify#2").split("\n", 1)[1]
+                "--pass", "simplify.flattened").split("\n", 1)[1]
 
 
 @snippet
 def prim_rolling_after():
-    return _cli("lower", EX / "maxpool_rolling.py", "--pass", "simplify#2").split("\n", 1)[1]
+    return _cli("lower", EX / "maxpool_rolling.py", "--pass", "simplify.flattened").split("\n", 1)[1]
 
 
 def _double_buffer(double=True):

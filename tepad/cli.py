@@ -21,9 +21,7 @@ Every command but ``demo`` and ``bench`` takes a Python file that defines a func
 from __future__ import annotations
 
 import argparse
-import contextlib
 import importlib.util
-import os
 import sys
 import time
 from pathlib import Path
@@ -33,16 +31,17 @@ from .autotvm.session import TUNERS, make_option, template_args, templates_in, t
 from .auto_scheduler import LocalRunner as AutoLocalRunner, tune_workload
 from .auto_scheduler.workload_registry import WORKLOAD_FUNC_REGISTRY
 from .bound import attach_path, infer_bound
+from .backend import backend_for
 from .demo import iter_var_role, main as demo_main
 from .driver import build
 from .errors import InternalError, TepadError
 from .layout import from_physical, to_physical
 from .lower.thread_binding import schedule_thread_bindings
-from .lower.pipeline import (PHASES, Options, PassLog, format_step, lower_for_codegen,
-                             select)
+from .lower.pipeline import PHASES, Options, PassLog, format_step, labelled, select
 from .schedule import Schedule
 from .schedule.stage import AttachType
 from .tensor.tensor import PlaceholderOp
+from . import config
 from .runtime import cuda_driver
 from .runtime.timing import bounded_times, busy_note
 from .target import Target
@@ -100,35 +99,48 @@ def load_schedule(path, func="schedule"):
 # ---------------------------------------------------------------------------------------------
 # lower
 # ---------------------------------------------------------------------------------------------
-def pipeline_labels(opts: Options = Options()) -> list:
-    """Every step ``tepad.build`` runs under ``opts``, in order: the entry, then PIPELINE."""
-    return ["schedule_ops"] + [label for label, _ in select(PHASES, opts)]
+def pipeline_labels(opts: Options = Options(), backend=None) -> list:
+    """Every step ``tepad.build`` runs under ``opts``, in order: the entry, then PIPELINE,
+    then the passes of ``backend`` (default: the CPU's, none)."""
+    extra = labelled(backend.passes) if backend is not None else []
+    return ["schedule_ops"] + [label for label, _ in select(PHASES, opts)] + \
+        [label for label, _ in extra]
 
 
-def lower_steps(s, args, exact=False, name="main", opts: Options = Options()) -> list:
-    """``[Step]``: the entry (schedule_ops) and every pass ``tepad.build`` runs, in order."""
+def lower_steps(s, args, exact=False, name="main", opts: Options = Options(),
+                backend=None) -> list:
+    """``[Step]``: the entry (schedule_ops) and every pass ``tepad.build`` runs, in order,
+    the passes of ``backend`` (``tepad.backend``; default the CPU's) included."""
     log = PassLog(print_ir=False, keep=True)
-    lower_for_codegen(s, args, name, opts, exact, log)
+    backend = backend if backend is not None else backend_for(Target("llvm"))
+    backend.lower(s, args, name, opts, exact, log)
     return log.steps
 
 
 def cmd_lower(ns, out):
-    opts = Options(checked=ns.checked, bounds_check=ns.bounds_check)
-    known = pipeline_labels(opts)
+    try:
+        target = Target(ns.target or "llvm")
+        backend = backend_for(target, True if ns.emulate else None)
+    except TepadError as e:
+        raise CliError(f"--target {ns.target!r}: {e}") from None
+    opts = backend.options(target, ns.checked, ns.bounds_check)
+    known = pipeline_labels(opts, backend)
     if ns.list_passes:
-        out.write("steps tepad.build runs, in order (tepad/lower/pipeline.py PIPELINE):\n")
+        out.write(f"steps tepad.build runs for {str(target)!r}, in order "
+                  f"(tepad/lower/pipeline.py PIPELINE, then the {backend.name} backend's):\n")
         phase = {label: p.phase for label, p in select(PHASES, opts)}
+        phase.update({label: "backend" for label, _ in labelled(backend.passes)})
         for label in known:
             out.write(f"  {label:<40} {phase.get(label, 'entry')}\n")
         return 0
     want = ns.pass_name or "all"
-    if want != "all" and want not in known and want not in {k.split("#")[0] for k in known}:
+    if want != "all" and want not in known and want not in {k.split(".")[0] for k in known}:
         raise CliError(f"unknown pass {want!r}; passes: all, {', '.join(known)}")
     _, s, args = load_schedule(ns.file, ns.func)
-    steps = lower_steps(s, args, exact=ns.exact, name=ns.name, opts=opts)
+    steps = lower_steps(s, args, exact=ns.exact, name=ns.name, opts=opts, backend=backend)
     if want != "all":
         hit = [st for st in steps if st.label == want] or \
-            [st for st in steps if st.label.split("#")[0] == want]
+            [st for st in steps if st.label.split(".")[0] == want]
         out.write(format_step(hit[0], show_unchanged_ir=True) + "\n")
         return 0
     for st in steps:
@@ -365,28 +377,12 @@ class Progress:
             self.stream.flush()
 
 
-@contextlib.contextmanager
-def _environ(name, value):
-    """``os.environ[name] = value`` inside the block (nothing when ``value`` is None)."""
-    old = os.environ.get(name)
-    if value is not None:
-        os.environ[name] = value
-    try:
-        yield
-    finally:
-        if value is not None:
-            if old is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = old
-
-
 def run_target(ns, s, out):
     """``(target, emulate)`` for ``tepad run``: ``--target`` when given, else 'cuda' for a
     schedule with GPU thread bindings under ``TEPAD_CUDA=emulate``, else the CPU. A CUDA
     target runs on the GPU emulator when ``TEPAD_CUDA=emulate`` is set or no CUDA GPU is
     there (said on ``out``)."""
-    emulate_env = os.environ.get("TEPAD_CUDA", "").strip().lower() == "emulate"
+    emulate_env = config.cuda_emulated()
     target = ns.target
     if target is None:
         target = "cuda" if emulate_env and schedule_thread_bindings(s) else None
@@ -407,14 +403,14 @@ def run_target(ns, s, out):
 def cmd_run(ns, out):
     mod_, s, args = load_schedule(ns.file, ns.func)
     target, emulate = run_target(ns, s, out)
-    with _environ("TEPAD_CUDA", "emulate" if emulate else None):
-        return _run(ns, out, mod_, s, args, target)
+    # emulate False: the environment's default (TEPAD_CUDA) decides, as for tepad.build
+    return _run(ns, out, mod_, s, args, target, True if emulate else None)
 
 
-def _run(ns, out, mod_, s, args, target):
+def _run(ns, out, mod_, s, args, target, emulate=None):
     import numpy as np
     t0 = time.perf_counter()
-    mod = build(s, args, target=target, bounds_check=ns.bounds_check)
+    mod = build(s, args, target=target, bounds_check=ns.bounds_check, emulate=emulate)
     t_build = time.perf_counter() - t0
     inputs = None
     if not ns.random_inputs and hasattr(mod_, "inputs") and ns.func == "schedule":
@@ -647,6 +643,12 @@ def build_parser():
     sp.add_argument("--bounds-check", action="store_true",
                     help="as build(bounds_check=True): every buffer access guarded")
     sp.add_argument("--name", default="main", help="kernel name (default: main)")
+    sp.add_argument("--target", default=None,
+                    help="the target whose backend's steps follow PIPELINE (default llvm; "
+                         "'cuda': the host/device split and warp lowering)")
+    sp.add_argument("--emulate", action="store_true",
+                    help="with a cuda target: the GPU emulator's steps (default: "
+                         "TEPAD_CUDA=emulate)")
 
     sp = with_file("bounds", "the InferBound table per stage; --plot draws one producer's "
                              "regions (interval box, exact set, needed points)")

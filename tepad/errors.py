@@ -9,9 +9,9 @@ built-in type (a wrong argument type is a ``TypeError``), a subclass is both:
 """
 import warnings
 
-import os
+from . import config
 
-DEBUG_ENV = "TEPAD_DEBUG"
+DEBUG_ENV = config.DEBUG
 
 
 def debug_tracebacks() -> bool:
@@ -19,7 +19,7 @@ def debug_tracebacks() -> bool:
     or building then keeps the frames inside tepad (and the exceptions it was raised from);
     otherwise it reaches the caller from the public entry point (``tepad.lower``,
     ``tepad.build``), with the message and nothing of tepad's internals."""
-    return os.environ.get(DEBUG_ENV, "").strip().lower() not in ("", "0", "off", "false", "no")
+    return config.debug_tracebacks()
 
 
 class TVMError(RuntimeError):

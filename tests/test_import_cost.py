@@ -17,8 +17,8 @@ ROOT = Path(__file__).resolve().parents[1]
 NOT_ON_IMPORT = {"networkx", "islpy", "matplotlib", "hypothesis", "tepad.fuzz", "tepad.viz",
                  "tepad.topi", "tepad.testing", "tepad.contrib", "llvmlite",
                  "tepad.codegen.llvm_ir", "tepad.codegen.parallel", "tepad.codegen.nvptx",
-                 "tepad.codegen.nvptx_target", "tepad.driver.build_cuda",
-                 "tepad.driver.build_emulated", "tepad.lower.passes.emulate_gpu_threads",
+                 "tepad.codegen.nvptx_target", "tepad.backend.cuda",
+                 "tepad.backend.emulated", "tepad.lower.passes.emulate_gpu_threads",
                  "tepad.bound.exact"}
 
 
@@ -53,12 +53,12 @@ def test_import_tepad_loads_no_heavy_module():
      "B = te.compute((8,), lambda i: A[i] * 2, name='B')\n"
      "tepad.build(te.create_schedule(B.op), [A, B])", {"llvmlite", "tepad.codegen.llvm_ir"}),
     ("import tepad\ntepad.target.Target('llvm').mcpu", {"llvmlite"}),
-    ("from tepad.codegen import ptx_of", {"tepad.codegen.nvptx"}),
+    ("from tepad.backend.cuda import ptx_of", {"tepad.codegen.nvptx"}),
     ("import os; os.environ['TEPAD_CUDA'] = 'emulate'\nimport tepad\nfrom tepad import te\n"
      "A = te.placeholder((8,), name='A')\nB = te.compute((8,), lambda i: A[i] * 2, name='B')\n"
      "s = te.create_schedule(B.op)\ns[B].bind(B.op.axis[0], te.thread_axis('threadIdx.x'))\n"
      "tepad.build(s, [A, B], target='cuda')",
-     {"tepad.driver.build_emulated", "tepad.lower.passes.emulate_gpu_threads"}),
+     {"tepad.backend.emulated", "tepad.lower.passes.emulate_gpu_threads"}),
 ])
 def test_lazy_modules_load_on_first_use(code, loaded):
     mods = _modules_after(code)

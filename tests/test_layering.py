@@ -1,8 +1,8 @@
 """The walls between tepad's parts, read from the source with ``ast`` (every import, at module
 level or inside a function):
 
-* packages import only downwards: errors -> target -> tir -> arith -> tensor -> schedule -> bound ->
-  lower -> codegen -> runtime, with the face (te, driver, layout, testing, viz, fuzz, demo,
+* packages import only downwards: config -> errors -> target -> tir -> arith -> tensor -> schedule ->
+  bound -> lower -> codegen -> runtime -> backend (one Backend per target kind), with the face (te, driver, layout, testing, viz, fuzz, demo,
   cli, the top-level package) above them all;
 * no tepad import sits inside a function body (optional third-party packages may);
 * no cycle between packages, and no cycle between modules at import time;
@@ -15,8 +15,8 @@ import networkx as nx
 
 ROOT = Path(__file__).resolve().parents[1] / "tepad"
 
-LAYERS = ["_lazy", "errors", "target", "tir", "arith", "tensor", "schedule", "bound", "lower", "codegen",
-          "runtime"]
+LAYERS = ["_lazy", "config", "errors", "target", "tir", "arith", "tensor", "schedule", "bound", "lower", "codegen",
+          "runtime", "backend"]
 FACE = ["te", "topi", "transform", "driver", "layout", "testing", "viz", "fuzz", "demo", "cli",
         "compat", "script", "_ffi",
         "nd", "error", "container", "ir", "contrib", "autotvm", "auto_scheduler", "",
@@ -148,3 +148,10 @@ def test_the_checker_sees_imports():
     assert any(t == "tepad.tir.expr" for _, t, _, _ in IMPORTS)
     assert any(fn for *_, fn in IMPORTS)        # optional deps (matplotlib) inside functions
     assert ("tepad.lower.pipeline", "tepad.bound.read_check") in {(m, t) for m, t, _, _ in IMPORTS}
+
+
+def test_code_generators_and_runtime_import_no_lowering_pass():
+    """The IR helpers they share with the passes (launches, wmma calls) live in tir."""
+    bad = sorted(f"{m} imports {t}" for m, t, _, _ in _tepad_imports()
+                 if _package(m) in ("codegen", "runtime") and t.startswith("tepad.lower.passes"))
+    assert not bad, "\n".join(bad)

@@ -8,7 +8,7 @@ Modules: ``llvm_ir`` (the kernel's signature, ``emit_llvm_module``), the emitter
 ``parallel``),
 ``analysis`` and ``lltypes`` (what they share), ``jit`` (LLVM optimization and MCJIT),
 ``compiler`` (``compile_kernel`` and its cache); ``nvptx`` / ``nvptx_target``: device kernels
--> PTX for CUDA (``ptx_of(func, target)``, ``compile_ptx``).
+-> PTX for CUDA (``compile_ptx``; ``tepad.backend.cuda.ptx_of`` for a lowered function).
 """
 from __future__ import annotations
 
@@ -20,11 +20,10 @@ from .jit import JitModule, have_gomp, host_target_machine
 from .threads import default_num_threads
 
 # The LLVM IR emitter and the PTX code generator load on first use (the first kernel
-# compiled, a CUDA build, ``codegen.ptx_of``), so that ``import tepad`` does not compile them
+# compiled, a CUDA build), so that ``import tepad`` does not compile them
 # nor import llvmlite.ir.
 _LAZY_NAMES = {"emit_llvm_module": lazy_module("tepad.codegen.llvm_ir"),
-               "compile_ptx": lazy_module("tepad.codegen.nvptx"),
-               "ptx_of": lazy_module("tepad.codegen.nvptx")}
+               "compile_ptx": lazy_module("tepad.codegen.nvptx")}
 
 
 def __getattr__(name):
@@ -39,4 +38,4 @@ def __dir__():
 
 __all__ = ["compile_kernel", "CompiledKernel", "emit_llvm_module", "shape_vars", "JitModule",
            "cache_disabled", "clear_cache", "cache_key", "compile_cache_enabled", "stats",
-           "host_target_machine", "have_gomp", "default_num_threads", "ptx_of", "compile_ptx"]
+           "host_target_machine", "have_gomp", "default_num_threads", "compile_ptx"]

@@ -9,11 +9,11 @@ or ``with tepad.codegen.cache_disabled(): ...``; ``clear_cache()`` empties it.
 from __future__ import annotations
 
 import contextlib
-import os
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
+from .. import config
 from .._lazy import lazy_module
 from .. import tir
 from ..errors import InternalError, TepadError
@@ -62,7 +62,7 @@ def compile_cache_enabled() -> bool:
     no / off, and no ``cache_disabled()`` block is active)."""
     if getattr(_disabled, "depth", 0):
         return False
-    return os.environ.get("TEPAD_COMPILE_CACHE", "1").strip().lower() not in ("0", "false", "no", "off")
+    return config.compile_cache()
 
 
 @contextlib.contextmanager

@@ -29,7 +29,7 @@ differs on the device overridden in ``NVPTXEmitter``:
   needs 16 bytes), a failed device assert traps.
 
 ``compile_ptx(kernels, arch)`` emits, links and optimizes the kernels into one PTX module;
-``ptx_of(func, target)`` does so for a lowered (unsplit) GPU function.
+``tepad.backend.cuda.ptx_of(func, target)`` does so for a lowered (unsplit) GPU function.
 """
 from __future__ import annotations
 
@@ -42,9 +42,8 @@ from .._lazy import lazy_module
 from .. import tir
 from ..errors import InternalError, TepadError
 from ..tir.storage_scope import storage_rank
-from ..lower.passes.lower_warp_memory import lower_warp_memory
-from ..lower.passes.wmma_fragments import is_wmma_call
-from ..lower.passes.split_host_device import THREAD_EXTENT, launch_tag, split_host_device
+from ..tir.wmma import is_wmma_call
+from ..tir.launch import THREAD_EXTENT, launch_tag
 from .emitter import EmitterBase
 from .expressions import ExprEmitter
 from .intrinsics import CallEmitter
@@ -52,7 +51,7 @@ from .jit import optimize
 from .lltypes import I32, VOID, ident, ll_type
 from .memory import MemoryEmitter
 from .nvptx_wmma import WmmaEmitter
-from .nvptx_target import (DEFAULT_ARCH, TRIPLE, arch_of_target, libdevice_function,
+from .nvptx_target import (DEFAULT_ARCH, TRIPLE, libdevice_function,
                            load_libdevice, target_machine)
 from .statements import StatementEmitter
 
@@ -398,12 +397,11 @@ _lock = threading.Lock()
 
 def compile_ptx(kernels, arch: str = DEFAULT_ARCH, opt: int = 3) -> tuple[str, str]:
     """``(PTX text, optimized LLVM IR)`` of the device kernel PrimFuncs ``kernels``, in one
-    module for ``arch``: warp memory lowered (``lower_warp_memory``), emitted, linked with
+    module for ``arch`` (warp memory already lowered: ``tepad.backend.cuda``), emitted, linked with
     libdevice when they call it (a TepadError saying how to install it when missing),
     non-kernel functions internalized, optimized at ``opt`` and verified."""
     tm = target_machine(arch, opt)
     names = [k.attrs.get("global_symbol", f"kernel{i}") for i, k in enumerate(kernels)]
-    kernels = [lower_warp_memory(k) for k in kernels]
     with _lock:
         mod, needed = None, set()
         for k, name in zip(kernels, names):
@@ -441,22 +439,5 @@ def compile_ptx(kernels, arch: str = DEFAULT_ARCH, opt: int = 3) -> tuple[str, s
         return tm.emit_assembly(mod), str(mod)
 
 
-def device_kernels(func) -> tuple:
-    """The device kernels of ``func``: itself when it is one already (``split_host_device``
-    output), else those of its host/device split. ``func``: a PrimFunc or a one-function
-    IRModule."""
-    if isinstance(func, tir.IRModule):
-        func = func.only_function("ptx_of")
-    if func.attrs.get("tepad.device_kernel"):
-        return (func,)
-    return split_host_device(func).kernels
-
-
-def ptx_of(func, target=None) -> str:
-    """The PTX of a lowered GPU function (or of one device kernel) for ``target`` (a cuda
-    Target or its string, ``-arch=sm_XY``; default ``DEFAULT_ARCH``)."""
-    return compile_ptx(device_kernels(func), arch_of_target(target))[0]
-
-
-__all__ = ["NVPTXEmitter", "emit_kernel_ir", "compile_ptx", "ptx_of", "device_kernels",
+__all__ = ["NVPTXEmitter", "emit_kernel_ir", "compile_ptx",
            "known_multiple", "LIBDEVICE_OF_INTRINSIC"]

@@ -18,6 +18,7 @@ import shutil
 import sys
 import threading
 
+from .. import config
 from .._lazy import lazy_module
 from ..errors import TepadError
 from ..target import DEFAULT_CUDA_ARCH
@@ -60,13 +61,10 @@ def ptx_features(arch: str) -> str:
 
 
 def arch_of_target(target) -> str:
-    """The ``sm_XY`` a cuda Target asks for (``-arch=sm_90`` / ``-mcpu=sm_90``), else
-    ``DEFAULT_ARCH``."""
+    """The ``sm_XY`` a cuda Target asks for (``-arch=sm_90`` / ``-mcpu=sm_90``; its
+    ``arch``), else ``DEFAULT_ARCH``. ``target``: a Target or None."""
     if target is None:
         return DEFAULT_ARCH
-    if isinstance(target, str):
-        m = re.search(r"-(?:arch|mcpu)=(sm_\w+)", target)
-        return m.group(1) if m else DEFAULT_ARCH
     attrs = getattr(target, "attrs", {}) or {}
     for key in ("arch", "mcpu"):
         v = attrs.get(key)
@@ -131,7 +129,7 @@ def _find(env: str, rels, use_path: str | None = None) -> tuple[str | None, str]
     when it names no file), else the first root of ``_candidate_roots`` holding one of
     ``rels``; ``use_path`` (a program name) is looked up on ``PATH`` before the system
     roots."""
-    override = os.environ.get(env)
+    override = config.toolkit_file(env)
     if override:
         if os.path.isfile(override):
             return override, f"${env}"
@@ -160,13 +158,13 @@ def find_libdevice() -> tuple[str | None, str]:
     ``$TEPAD_LIBDEVICE``, the nvidia-cuda-nvcc wheels (CUDA 12 ``nvidia/cuda_nvcc``, CUDA 13
     ``nvidia/cu13``), ``$CUDA_HOME``, ``$CUDA_PATH``, ``/usr/local/cuda``,
     ``/usr/local/cuda-*`` (newest first) and ``/opt/cuda``."""
-    return _find("TEPAD_LIBDEVICE", _LIBDEVICE_REL)
+    return _find(config.LIBDEVICE, _LIBDEVICE_REL)
 
 
 def find_ptxas() -> tuple[str | None, str]:
     """``(path of ptxas or None, where it was found / why not)``; the places of
     ``find_libdevice``, then ``ptxas`` on ``PATH`` (``$TEPAD_PTXAS`` first)."""
-    return _find("TEPAD_PTXAS", _PTXAS_REL, use_path="ptxas")
+    return _find(config.PTXAS, _PTXAS_REL, use_path="ptxas")
 
 
 def libdevice_path() -> str | None:

@@ -24,7 +24,7 @@ import llvmlite.ir as ir
 
 from .. import tir
 from ..errors import TepadError
-from ..lower.passes.wmma_fragments import FRAGMENT, check_wmma_call, is_wmma_call
+from ..tir.wmma import FRAGMENT, check_wmma_call, is_wmma_call
 from .lltypes import I32, VOID, ll_type
 
 REGS = 8

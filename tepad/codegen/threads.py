@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import os
 
+from .. import config
 from ..errors import TepadError
 
 
 def default_num_threads() -> int:
     """Threads for parallel loops: ``TEPAD_NUM_THREADS`` if set (a positive integer, else a
     ``TepadError``), otherwise the CPU count."""
-    env = os.environ.get("TEPAD_NUM_THREADS")
+    env = config.num_threads_text()
     if env:
         try:
             return max(1, int(env))

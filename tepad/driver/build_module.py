@@ -1,5 +1,6 @@
-"""``tepad.build``: lower (when given a schedule), run the build phase of the pipeline, generate
-code, wrap a Module.
+"""``tepad.build``: pick the backend of the target (``tepad.backend.backend_for``), which
+lowers (when given a schedule), runs the build phase of the pipeline and its own passes,
+generates code and wraps a Module.
 
 Rebuilding what was built before is instant: a schedule whose fingerprint
 (``Schedule.fingerprint()``: every stage's state) and arguments match an earlier build, or the
@@ -8,36 +9,23 @@ Below that, ``tepad.codegen`` caches compiled kernels by their printed IR.
 """
 from __future__ import annotations
 
-from .._lazy import lazy_module
-from ..codegen import compile_kernel, default_num_threads
+from ..backend import backend_for
 from ..errors import TepadError
-from ..lower.deep_stack import deep_stack
-from ..lower.pipeline import (Options, PassLog, lower, lower_for_codegen, lower_primfunc,
-                              schedule_to_module)
-from ..schedule import Schedule
-from ..lower.thread_binding import check_cpu_buildable
-from ..runtime import Module
+from ..lower.pipeline import lower, lower_primfunc, schedule_to_module
+from ..runtime.args import arg_info_of
 from ..runtime.multi import ModuleGroup
-from ..target import Target, as_target
+from ..schedule import Schedule
+from ..target import as_target, is_cpu_kind
 from ..tensor import Tensor
 from ..tir.buffer import Buffer, decl_buffer
 from ..tir.expr import Var
-from ..target.host import forced_text as forced_host_text
 from ..tir.function import PrimFunc
 from ..tir.module import IRModule
-from .inplace import inplace_pairs
-from .arg_info import arg_info_of
-from .rebuild_cache import RebuildCache
-
-# The CUDA build paths (with the PTX code generator and the GPU emulator behind them) load on
-# the first build for a cuda target, so that ``import tepad`` does not compile them.
-_cuda = lazy_module("tepad.driver.build_cuda")
-_emulated = lazy_module("tepad.driver.build_emulated")
 
 
 def build(s_or_func, args=None, target=None, target_host=None, runtime=None, name="main",
           binds=None, *, bounds_check=False, checked=False, exact_bounds=False,
-          index_check=None):
+          index_check=None, emulate=None, race_check=None):
     """A callable ``Module`` for a schedule (with ``args``: tensors, and scalar ``te.var``s
     passed as numbers), or an already lowered PrimFunc or one-function IRModule (what
     ``tepad.lower`` returns). Several functions (an IRModule holding more than one, a list of
@@ -63,10 +51,12 @@ def build(s_or_func, args=None, target=None, target_host=None, runtime=None, nam
     Lowering and code generation run on a deep stack (``tepad.lower.deep_stack``).
 
     ``target="cuda"`` (or ``"nvptx"``, ``"cuda -arch=sm_90"``) builds for a CUDA GPU
-    (``build_cuda``: a ``CudaModule`` launching PTX kernels), or, under
-    ``TEPAD_CUDA=emulate``, for the CPU through the GPU emulator (``build_emulated``: an
-    ``EmulatedModule``, docs/gpu.md); ``target_host`` may only name the CPU (``"llvm"``),
-    where the host part runs.
+    (``tepad.backend.cuda``: a ``CudaModule`` launching PTX kernels), or, with
+    ``emulate=True``, for the CPU through the GPU emulator (``tepad.backend.emulated``: an
+    ``EmulatedModule``, docs/gpu.md); ``emulate=None`` follows ``TEPAD_CUDA=emulate``.
+    ``race_check`` (default ``TEPAD_CUDA_RACECHECK``): the emulated kernel also runs its
+    threads and blocks in reverse order and a difference is a TepadError (a data race).
+    ``target_host`` may only name the CPU (``"llvm"``), where the host part runs.
 
     The positional order is TVM's, ``build(s, args, target, target_host, runtime, name,
     binds)``; TVM 0.6's ``build(s, args, target, target_host, name)`` (a string in
@@ -92,37 +82,19 @@ def build(s_or_func, args=None, target=None, target_host=None, runtime=None, nam
         if len(funcs) > 1:
             return ModuleGroup({k: build(f, None, target, name=k, bounds_check=bounds_check,
                                          checked=checked, exact_bounds=exact_bounds,
-                                         index_check=index_check)
+                                         index_check=index_check, emulate=emulate,
+                                         race_check=race_check)
                                 for k, f in funcs.items()})
         (key, s_or_func), = funcs.items()
         if name == "main":
             name = key
     tgt = as_target(target)
-    if target_host is not None and as_target(target_host).kind.name != "llvm":
+    if target_host is not None and not is_cpu_kind(as_target(target_host)):
         raise TepadError(f"build: target_host {str(target_host)!r} is not the CPU; the host "
                          "part runs on 'llvm'")
-    if tgt.is_gpu:
-        if _emulated.emulation_requested(tgt):
-            return _emulated.build_emulated(s_or_func, args, name, tgt, bounds_check, checked,
-                                            exact_bounds, index_check=index_check)
-        opts = Options.from_context(checked=checked, bounds_check=bounds_check, target="cuda",
-                                    target_text=str(tgt), index_check=index_check)
-        return _cuda.build_cuda(s_or_func, args, name, opts, exact_bounds, tgt)
-    if tgt.kind.name != "llvm":
-        raise TepadError(f"target {str(tgt)!r}: tepad builds for 'llvm' (the CPU) and 'cuda' "
-                         f"(a CUDA GPU, or the GPU emulator under TEPAD_CUDA=emulate); "
-                         f"{tgt.kind.name} code generation is not there yet")
-    opts = Options.from_context(checked=checked, bounds_check=bounds_check, target="llvm",
-                                index_check=index_check)
-    key = _cache.key(s_or_func, args, name, opts, bool(exact_bounds), default_num_threads(),
-                     str(tgt), forced_host_text())     # "llvm" means $TEPAD_HOST_TARGET's CPU
-    hit = _cache.get(key)
-    if hit is not None:
-        return hit
-    mod = _build(s_or_func, args, name, opts, exact_bounds, tgt)
-    if not mod.kernel.jit.missing:   # rebuilt once the extern functions it calls are loaded
-        _cache.put(key, mod, (s_or_func, args))
-    return mod
+    return backend_for(tgt, emulate, race_check).build(
+        s_or_func, args, name, tgt, checked=checked, bounds_check=bounds_check,
+        exact_bounds=exact_bounds, index_check=index_check)
 
 
 def _functions_of(x) -> dict | None:
@@ -131,7 +103,7 @@ def _functions_of(x) -> dict | None:
     ``{target: IRModule}``; None for a schedule or a PrimFunc."""
     if isinstance(x, dict):
         for k in x:
-            if as_target(k).kind.name != "llvm":
+            if not is_cpu_kind(as_target(k)):
                 raise TepadError(f"build: target {k!r} is not the CPU; tepad builds for "
                                  "'llvm' only")
         x = list(x.values())
@@ -154,27 +126,6 @@ def _functions_of(x) -> dict | None:
     if not out:
         raise TepadError("build: no functions to build")
     return out
-
-
-@deep_stack
-def _build(s_or_func, args, name, opts, exact_bounds, tgt: Target):
-    check_cpu_buildable(s_or_func, str(tgt))     # on the deep stack: IR nested 100 deep
-    if isinstance(s_or_func, PrimFunc) and name != "main" and s_or_func.name != name:
-        s_or_func = s_or_func.with_attr("global_symbol", name)
-    func = lower_for_codegen(s_or_func, args, name, opts, exact_bounds, PassLog())
-    cpu, features = _cpu_of(tgt)
-    return Module(compile_kernel(func, cpu=cpu, features=features), arg_info_of(func),
-                  inplace_pairs(s_or_func, args))
-
-
-def _cpu_of(tgt: Target):
-    """LLVM CPU name and feature string for ``tgt``; (None, None) for the plain host."""
-    if "mcpu" not in tgt.attrs and "mattr" not in tgt.attrs:
-        return None, None
-    return tgt.mcpu, tgt.features
-
-
-_cache = RebuildCache(128)
 
 
 def get_binds(args, compact=False, binds=None):

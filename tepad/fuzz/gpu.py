@@ -1,8 +1,8 @@
 """GPU schedules for the fuzzer (``Config(gpu=True)``, ``python -m tepad.fuzz --gpu``).
 
 The case's definitions are drawn as usual (``definitions.py``); the schedule is a GPU one,
-built with ``target="cuda"`` through the emulator (``TEPAD_CUDA=emulate``) with the race check
-on (``TEPAD_CUDA_RACECHECK=1``) and checked against ``tepad.testing.reference``:
+built with ``target="cuda"`` through the emulator (``build(..., emulate=True)``) with the race
+check on (``race_check=True``) and checked against ``tepad.testing.reference``:
 
 * the output (one, the last tensor) is split and bound: 1-D (data axes fused, blocks x
   threads, sometimes a ``vthread`` between them and a serial loop inside each thread) or 2-D
@@ -28,8 +28,6 @@ Every line is run through ``Case.run`` like the CPU drawer's, so the reproducer 
 """
 from __future__ import annotations
 
-import contextlib
-import os
 from dataclasses import dataclass, field
 
 from ..bound import infer_bound
@@ -42,23 +40,6 @@ THREADS = [1, 2, 3, 4, 5, 8, 16, 32, 64]
 BLOCK_TAGS = ("blockIdx.x", "blockIdx.y")
 GPU_ILLEGAL = ("thread_extent_over_limit", "shared_too_much", "tag_two_extents",
                "unbound_root")
-
-
-@contextlib.contextmanager
-def emulation():
-    """``TEPAD_CUDA=emulate`` and ``TEPAD_CUDA_RACECHECK=1`` for the duration (both are read
-    when a build or call asks); the previous values are restored."""
-    keys = {"TEPAD_CUDA": "emulate", "TEPAD_CUDA_RACECHECK": "1"}
-    old = {k: os.environ.get(k) for k in keys}
-    os.environ.update(keys)
-    try:
-        yield
-    finally:
-        for k, v in old.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
 
 
 @dataclass
@@ -420,4 +401,4 @@ def _rows(s, st):
     return r.extent.value
 
 
-__all__ = ["GpuScheduleDrawer", "emulation", "GPU_ILLEGAL"]
+__all__ = ["GpuScheduleDrawer", "GPU_ILLEGAL"]

@@ -27,9 +27,6 @@ def script_text(case, exact=False, bounds_check=True) -> str:
     ``tepad.testing.reference``; arguments with a layout are passed as physical arrays."""
     head = ["import numpy as np", "import tepad", "from tepad import te, tir",
             "from tepad.testing import reference", ""]
-    if getattr(case, "gpu", False):     # the emulator, with its race check
-        head = ["import os", "os.environ['TEPAD_CUDA'] = 'emulate'",
-                "os.environ['TEPAD_CUDA_RACECHECK'] = '1'"] + head
     body = list(case.lines)
     args = ", ".join(t.name for t in case.placeholders + case.outputs)
     outs = ", ".join(t.name for t in case.outputs)
@@ -42,7 +39,7 @@ def script_text(case, exact=False, bounds_check=True) -> str:
     ]
     if getattr(case, "gpu", False):
         tail[-1] = (f"mod = tepad.build(s, args, target='cuda', bounds_check={bounds_check}"
-                    f"{', exact_bounds=True' if exact else ''})")
+                    f"{', exact_bounds=True' if exact else ''}, emulate=True, race_check=True)")
     for values in (case.base_values or [{}]):
         env = {k: v for k, v in values.items()}
         tail.append(f"sizes = {env!r}")

@@ -5,8 +5,9 @@ bounds too when ``exact`` and available), builds it with ``bounds_check=True``, 
 random inputs (for every binding of the symbolic sizes) and compares every output with
 ``tepad.testing.reference``. Arguments with a ``transform_layout`` are passed in their physical
 layout and read back through ``tepad.layout`` (``tepad/fuzz/layouts.py``); a GPU case
-(``Config(gpu=True)``) is built for ``"cuda"`` under ``TEPAD_CUDA=emulate`` and
-``TEPAD_CUDA_RACECHECK=1`` (a data race is a ``legal_refused``: a TepadError at run time);
+(``Config(gpu=True)``) is built for ``"cuda"`` on the emulator with its race check
+(``emulate=True, race_check=True``: a data race is a ``legal_refused``, a TepadError at run
+time);
 an output whose padding does not hold its ``pad_value`` is a ``mismatch``. The ``Outcome.status`` is one of
 
 * ``pass``           numbers equal the oracle's;
@@ -34,7 +35,6 @@ from . import layouts
 from .arrays import random_array
 from .case import Config
 from .generator import generate
-from .gpu import emulation
 
 FAILURES = ("mismatch", "out_of_bounds", "exception", "missed_error", "legal_refused", "crash")
 
@@ -83,9 +83,6 @@ def run_source(src, cfg: Config | None = None, exact: bool = False) -> Outcome:
     except Exception as err:  # noqa: BLE001 - classifying is the point
         return Outcome("exception", "generate", _exc_text(err))
     choices = list(getattr(src, "record", []))
-    if case.gpu:
-        with emulation():
-            return _check(case, choices, exact)
     return _check(case, choices, exact)
 
 
@@ -106,7 +103,8 @@ def _check(case, choices, exact) -> Outcome:
         try:
             if case.gpu:        # the emulator, built from the schedule (exact or not)
                 mod = tepad.build(s, args, target="cuda", bounds_check=True,
-                                  exact_bounds=(mode == "exact"))
+                                  exact_bounds=(mode == "exact"), emulate=True,
+                                  race_check=True)
             else:
                 f = tepad.lower(s, args, exact_bounds=(mode == "exact"))
                 mod = tepad.build(f, bounds_check=True)

@@ -9,28 +9,10 @@ by tag: two launches of ``threadIdx.x`` in one kernel name the same hardware ind
 from __future__ import annotations
 
 from ..tir.buffer import Buffer
-from ..tir.expr import Var
 from ..tir.functor import Mutator, Visitor, post_order_visit
-from ..tir.stmt import Allocate, AttrStmt
-from .thread_binding import THREAD_EXTENT
-
-THREAD_TAGS = ("threadIdx.x", "threadIdx.y", "threadIdx.z")
-BLOCK_TAGS = ("blockIdx.x", "blockIdx.y", "blockIdx.z")
-
-
-def is_launch(s) -> bool:
-    """Whether ``s`` is a ``thread_extent`` attribute (a GPU launch dimension)."""
-    return isinstance(s, AttrStmt) and s.attr_key == THREAD_EXTENT
-
-
-def launch_tag(s) -> str:
-    return getattr(s.node, "thread_tag", "") or ""
-
-
-def launch_var(s) -> Var:
-    node = s.node
-    return node.var if hasattr(node, "var") else node
-
+from ..tir.stmt import Allocate
+from ..tir.launch import (BLOCK_TAGS, THREAD_TAGS, is_launch, launch_tag,
+                          launch_var)
 
 def kernels(body) -> list:
     """The outermost launches of ``body``, in program order."""

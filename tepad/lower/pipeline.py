@@ -22,20 +22,22 @@ that changed nothing) and ``TEPAD_VERIFY_IR=1`` to check the IR after every pass
 """
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass, field
 from typing import Callable
 
+from .. import config
 from ..bound import infer_bound
 from ..bound.read_check import check_reads
 from ..errors import InternalError, TepadError
 from ..schedule import Schedule
+from ..target import as_target, has_flat_memory, is_gpu_kind
 from ..tensor.tensor import PlaceholderOp, Tensor
 from ..tir.buffer import Buffer
 from ..tir.expr import IntImm, Var
 from ..tir.structural import structural_equal
 from ..tir.function import PrimFunc
+from ..tir.launch import SplitFunc
 from ..tir.module import IRModule
 from ..tir.ssa import convert_ssa
 from ..tir.verify import FREE_VARS_ATTR, undefined_vars, verify_well_formed
@@ -79,22 +81,18 @@ LOWER = "lower"
 BUILD = "build"
 PHASES = (LOWER, BUILD)
 
-# Targets whose memory is flat (one index per access); others keep one index per axis group.
-FLAT_MEMORY_TARGETS = ("llvm", "cuda", "nvptx")
-# Targets whose kernels run on a GPU thread grid (the GPU passes run for them).
-GPU_TARGETS = ("cuda", "nvptx")
 
 
 def _gpu(o) -> bool:
-    return o.target in GPU_TARGETS
+    return is_gpu_kind(o.target)
 
 
 @dataclass(frozen=True)
 class Options:
     """What selects passes in PIPELINE. ``checked``: input padding promises (``tir.assume``)
     become runtime checks; ``bounds_check``: every buffer access is guarded; ``target``: the
-    code generator the result is for (a kind name; ``target_text``: the whole target string,
-    whose device limits verify_gpu_code checks, default TVM's for the kind); ``disabled``: names of optional passes
+    Target the result is for (or its kind name: ``"cuda"`` means a cuda Target with TVM's
+    device limits, which verify_gpu_code checks); ``disabled``: names of optional passes
     not to run (a ``PassContext``'s ``disabled_pass``); ``flatten``: the lower phase ends with
     storage_flatten, as TVM's lower does (False keeps the N-d function RFC 0077's opt-in
     passes work on; build flattens it then); ``index_check``: accesses whose index reads
@@ -102,12 +100,11 @@ class Options:
     checked: bool = False
     bounds_check: bool = False
     index_check: bool = True
-    target: str = "llvm"
+    target: object = "llvm"     # a Target, or a kind name
     disabled: frozenset = frozenset()
     user_passes: tuple = ()
     flatten: bool = True
     unroll: tuple = ()      # the tir.UnrollLoop config as sorted (key, value) pairs
-    target_text: str = ""
     # the tir.LoopPartition config as sorted (key, value) pairs; None: loop_partition does
     # not run (no such config and no required_pass naming it)
     loop_partition: tuple | None = None
@@ -116,15 +113,14 @@ class Options:
 
     @staticmethod
     def from_context(ctx: PassContext | None = None, checked=False, bounds_check=False,
-                     target="llvm", flatten=True, target_text="",
-                     index_check=None) -> "Options":
+                     target="llvm", flatten=True, index_check=None) -> "Options":
         """The options of ``ctx`` (default: the current PassContext) merged with the
         arguments; a disabled pass that does not exist or that codegen needs is a
         TepadError. ``index_check``: None takes the context's ``tepad.index_check``
         (default True); a bool given here wins."""
         ctx = ctx if ctx is not None else PassContext.current()
         disabled = ctx.disabled
-        names = {p.name: p for p in PIPELINE}
+        names = {p.name: p for p in PIPELINE if p.user_phase is None}
         for n in sorted(disabled):
             if n not in names:
                 raise TepadError(f"PassContext(disabled_pass=...): no pass {n!r} in the "
@@ -141,7 +137,7 @@ class Options:
                        ctx.bounds_check, index_check=index_check, target=target, disabled=disabled,
                        user_passes=ctx.user_passes, flatten=bool(flatten),
                        unroll=tuple(sorted(unroll_config(ctx.config.get("tir.UnrollLoop"))
-                                           .items())), target_text=str(target_text or ""),
+                                           .items())),
                        loop_partition=_loop_partition_options(ctx),
                        double_buffer=tuple(sorted(double_buffer_config(
                            ctx.config.get(DOUBLE_BUFFER_KEY)).items())))
@@ -189,7 +185,9 @@ class Pass:
     ``skip_if_unchanged``: skip this step when the step before it returned its input
     unchanged (a simplify after a pass that did nothing has nothing to fold). ``optional``:
     codegen is correct without it, so a PassContext may disable it (vectorized and unrolled
-    loops then run as serial loops)."""
+    loops then run as serial loops). ``label``: what the pass log, ``stop_before`` and
+    ``tepad lower --pass`` call the step, for a pass that runs more than once (default its
+    name). ``user_phase``: see ``user_phase_point``."""
     fn: Callable[[PrimFunc], PrimFunc]
     phase: str
     why: str
@@ -198,15 +196,33 @@ class Pass:
     optional: bool = False
     name: str = field(default="")
     with_options: bool = False      # fn(func, opts) instead of fn(func)
+    # the step's label when its pass runs more than once in the pipeline (``simplify.vectorized``)
+    label: str = ""
+    # a TVM user-pass phase point (``tir.add_lower_pass``): no pass of its own; the user
+    # passes of phase ``user_phase`` run here
+    user_phase: int | None = None
 
     def __post_init__(self):
         if self.phase not in PHASES:
             raise ValueError(f"pass {self.fn.__name__}: phase must be one of {PHASES}")
         if not self.name:
             object.__setattr__(self, "name", self.fn.__name__)
+        if not self.label:
+            object.__setattr__(self, "label", self.name)
+
+
+def _no_pass(func):
+    return func
+
+
+def user_phase_point(k: int, phase: str, why: str) -> Pass:
+    """Where TVM's user passes of phase ``k`` (``tir.add_lower_pass``, a PassContext's
+    ``config["tir.add_lower_pass"]``) run: a PIPELINE entry with no pass of its own."""
+    return Pass(_no_pass, phase, why, name=f"user_phase_{k}", user_phase=k)
 
 
 PIPELINE: tuple = (
+    user_phase_point(0, LOWER, "TVM's phase 0: user passes before the lower phase"),
     Pass(lower_init_block, LOWER, "te.create_prim_func's blocks: a reduction's init -> "
          "guarded by its first reduction point (no-op without blocks)"),
     Pass(convert_blocks_to_opaque, LOWER, "block iter vars -> the loop values bound to them"),
@@ -245,30 +261,36 @@ PIPELINE: tuple = (
          optional=True, when=lambda o: o.flatten),
     Pass(simplify, LOWER, "fold the index math flattening produced (after hoisting, so that "
          "build's Simplify steps meet this one's output unchanged and skip it)",
-         optional=True, when=lambda o: o.flatten),
+         optional=True, when=lambda o: o.flatten, label="simplify.flattened"),
+    user_phase_point(1, LOWER, "TVM's phase 1: user passes after the lower phase"),
     Pass(convert_ssa, BUILD, "one binding per Var: hand-built functions and RFC 0077's opt-in "
          "passes may reuse a loop variable"),
-    Pass(lower_init_block, BUILD, "blocks of a function built without tepad.lower (after convert_ssa: a hand-built function may bind a loop variable twice)"),
-    Pass(convert_blocks_to_opaque, BUILD, "(as in the lower phase)"),
-    Pass(lower_opaque_block, BUILD, "(as in the lower phase)"),
+    Pass(lower_init_block, BUILD, "blocks of a function built without tepad.lower (after "
+         "convert_ssa: a hand-built function may bind a loop variable twice)",
+         label="lower_init_block.build"),
+    Pass(convert_blocks_to_opaque, BUILD, "(as in the lower phase)",
+         label="convert_blocks_to_opaque.build"),
+    Pass(lower_opaque_block, BUILD, "(as in the lower phase)", label="lower_opaque_block.build"),
     Pass(check_assumes, BUILD, "input padding promises become runtime checks",
          when=lambda o: o.checked),
     Pass(remove_assume, BUILD, "facts are not code: tir.assume goes before codegen"),
     Pass(remove_store_undef, BUILD, "stores of tir.undef (padding nobody reads) go"),
     Pass(storage_flatten, BUILD,
          "a function lowered with flatten=False (or hand-built) is flattened here; "
-         "unchanged when the lower phase flattened it"),
+         "unchanged when the lower phase flattened it", label="storage_flatten.build"),
     Pass(simplify, BUILD, "fold the index math flattening produced", optional=True,
-         skip_if_unchanged=True),
+         skip_if_unchanged=True, label="simplify.build_flattened"),
+    user_phase_point(2, BUILD, "TVM's phase 2: user passes after storage_flatten and its "
+                     "simplify"),
     Pass(hoist_expression, BUILD, "what the lower phase did, for a function it did not "
-         "flatten", optional=True, skip_if_unchanged=True),
+         "flatten", optional=True, skip_if_unchanged=True, label="hoist_expression.build"),
     Pass(_double_buffer_step, BUILD,
          "(as in the lower phase) for a function the lower phase did not flatten; "
          "unchanged otherwise", name="inject_double_buffer", with_options=True,
-         optional=True),
+         optional=True, label="inject_double_buffer.build"),
     Pass(default_storage_scope, BUILD, "GPU: an allocation with no scope is 'local' under "
          "threadIdx, 'shared' under blockIdx only (TVM's StorageFlatten rule), for a function "
-         "the lower phase did not flatten", when=_gpu),
+         "the lower phase did not flatten", when=_gpu, label="default_storage_scope.build"),
     Pass(lower_thread_allreduce, BUILD, "GPU: cross-thread reductions -> shared-memory "
          "trees with their barriers (before vthreads: a reduction per vthread gets its own "
          "tree buffer)", when=_gpu),
@@ -281,17 +303,20 @@ PIPELINE: tuple = (
          with_options=True),
     Pass(vectorize_loop, BUILD, "vectorized loops -> Ramp/Broadcast vector statements",
          optional=True),
-    Pass(simplify, BUILD, "fold what unrolling and vectorizing exposed", optional=True),
+    Pass(simplify, BUILD, "fold what unrolling and vectorizing exposed", optional=True,
+         label="simplify.vectorized"),
     Pass(flatten_physical_axes, BUILD, "flat memory: one index per access",
-         when=lambda o: o.target in FLAT_MEMORY_TARGETS),
+         when=lambda o: has_flat_memory(o.target)),
     Pass(simplify, BUILD, "fold the combined group indices", skip_if_unchanged=True,
-         optional=True),
+         optional=True, label="simplify.flat_memory"),
     Pass(thread_sync, BUILD, "GPU: barriers before shared-memory reads of other threads' "
          "writes (and writes after their reads); disabling it (tir.ThreadSync) leaves only "
          "the barriers a hand-built kernel has, to show a race", when=_gpu, optional=True),
-    Pass(lambda f, o: verify_gpu_code(f, o.target_text or o.target), BUILD,
+    Pass(lambda f, o: verify_gpu_code(f, as_target(o.target)), BUILD,
          "GPU: unbound loops, thread extents and shared memory within the device's limits",
          when=_gpu, name="verify_gpu_code", with_options=True),
+    user_phase_point(3, BUILD, "TVM's phase 3: user passes after every other pass, before the "
+                     "access checks"),
     Pass(instrument_bound_checks, BUILD, "every access checked before it happens",
          when=lambda o: o.bounds_check),
     Pass(instrument_index_checks, BUILD, "accesses whose index reads memory (gathers, "
@@ -302,21 +327,31 @@ PIPELINE: tuple = (
 
 
 def labelled(pipeline=PIPELINE) -> list:
-    """``[(label, Pass)]``: repeated pass names get ``#2``, ``#3``... in order of appearance."""
+    """``[(label, Pass)]``: each step's ``label``; a label given twice (a hand-made pipeline
+    repeating a pass without labels) gets ``#2``, ``#3``... in order of appearance."""
     seen, out = {}, []
     for p in pipeline:
-        seen[p.name] = seen.get(p.name, 0) + 1
-        n = seen[p.name]
-        out.append((p.name if n == 1 else f"{p.name}#{n}", p))
+        seen[p.label] = seen.get(p.label, 0) + 1
+        n = seen[p.label]
+        out.append((p.label if n == 1 else f"{p.label}#{n}", p))
     return out
 
 
 def select(phases=PHASES, opts: Options = Options(), pipeline=PIPELINE) -> list:
-    """``[(label, Pass)]`` of the passes that run in ``phases`` under ``opts``, in order,
-    with the user passes of ``opts`` at their phases (``_with_user_passes``)."""
-    steps = [(label, p) for label, p in labelled(pipeline)
-             if p.phase in phases and p.when(opts) and p.name not in opts.disabled]
-    return _with_user_passes(steps, phases, opts.user_passes) if opts.user_passes else steps
+    """``[(label, Pass)]`` of the passes that run in ``phases`` under ``opts``, in order, the
+    user passes of ``opts`` at their phase points (``user_phase_point``)."""
+    user = {}
+    for k, p in opts.user_passes:
+        user.setdefault(k, []).append(_user_step(k, p))
+    steps = []
+    for label, p in labelled(pipeline):
+        if p.phase not in phases:
+            continue
+        if p.user_phase is not None:
+            steps += user.get(p.user_phase, [])
+        elif p.when(opts) and p.name not in opts.disabled:
+            steps.append((label, p))
+    return steps
 
 
 def _user_step(phase, user_pass):
@@ -326,36 +361,6 @@ def _user_step(phase, user_pass):
     return (f"user{phase}:{name}",
             Pass(fn, LOWER if phase < 2 else BUILD, f"user pass at phase {phase}",
                  name=f"user{phase}:{name}"))
-
-
-def _with_user_passes(steps, phases, user_passes):
-    """TVM's ``tir.add_lower_pass`` phases: 0 before the lower phase, 1 after it, 2 after
-    storage_flatten (and the simplify that follows it), 3 after every other pass (before
-    instrument_bound_checks / instrument_index_checks). Phases 0-1 run where the lower phase runs, 2-3 where build
-    does."""
-    user = {k: [_user_step(k, p) for ph, p in user_passes if ph == k] for k in range(4)}
-    low = [s for s in steps if s[1].phase == LOWER]
-    build = [s for s in steps if s[1].phase == BUILD]
-    out = []
-    if LOWER in phases:
-        out += user[0] + low + user[1]
-    if BUILD in phases:
-        names = [p.name for _, p in build]
-        cut2 = len(build)
-        if "storage_flatten" in names:
-            cut2 = names.index("storage_flatten") + 1
-            if cut2 < len(names) and names[cut2] == "simplify":
-                cut2 += 1
-        checks = [names.index(n) for n in ("instrument_bound_checks", "instrument_index_checks")
-                  if n in names]
-        cut3 = min(checks) if checks else len(build)
-        cut2 = min(cut2, cut3)
-        out += build[:cut2] + user[2] + build[cut2:cut3] + user[3] + build[cut3:]
-    return out
-
-
-def _env_flag(name) -> bool:
-    return os.environ.get(name, "").strip().lower() not in ("", "0", "false", "no", "off")
 
 
 @dataclass
@@ -378,8 +383,8 @@ class PassLog:
     every intermediate function in ``steps`` (the CLI shows them)."""
 
     def __init__(self, print_ir=None, verify=None, keep=False, out=None):
-        self.print_ir = _env_flag("TEPAD_PRINT_PASSES") if print_ir is None else print_ir
-        self.verify = _env_flag("TEPAD_VERIFY_IR") if verify is None else verify
+        self.print_ir = config.print_passes() if print_ir is None else print_ir
+        self.verify = config.verify_ir() if verify is None else verify
         self.keep = keep
         self.out = out
         self.steps: list[Step] = []
@@ -391,7 +396,8 @@ class PassLog:
         else:
             self.steps.append(Step(label, None, seconds, step.changed, skipped))
         if self.verify:
-            verify_well_formed(after, after=label)
+            for f in (after.functions() if isinstance(after, SplitFunc) else (after,)):
+                verify_well_formed(f, after=label)
         if self.print_ir:
             print(format_step(step), file=self.out)
         return after
@@ -416,7 +422,7 @@ def format_step(step: Step, show_unchanged_ir=False) -> str:
 def run_pipeline(func: PrimFunc, phases=PHASES, opts: Options = Options(), log=None,
                  pipeline=PIPELINE, stop_before: str | None = None) -> PrimFunc:
     """Run the passes of ``pipeline`` selected by ``phases`` and ``opts``, in order;
-    ``stop_before`` (a label such as ``"flatten_physical_axes"`` or ``"simplify#2"``) ends the
+    ``stop_before`` (a label such as ``"flatten_physical_axes"`` or ``"simplify.vectorized"``) ends the
     run before that step. An IRModule gives a module, each function run in turn."""
     if isinstance(func, IRModule):
         return func.with_functions({k: run_pipeline(f, phases, opts, log, pipeline, stop_before)
@@ -444,7 +450,7 @@ def run_pipeline(func: PrimFunc, phases=PHASES, opts: Options = Options(), log=N
             before(instruments, as_module(func), info)
         t0 = time.perf_counter()
         out = p.fn(func, opts) if p.with_options else p.fn(func)
-        if not isinstance(out, PrimFunc):
+        if not isinstance(out, (PrimFunc, SplitFunc)):
             raise InternalError(f"pass {label} returned {type(out).__name__}, not a PrimFunc")
         previous_changed = out is not func
         func = log.record(label, func, out, time.perf_counter() - t0)

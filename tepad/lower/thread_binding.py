@@ -17,10 +17,10 @@ from __future__ import annotations
 from ..errors import TepadError
 from ..tir.expr import IntImm, cast
 from ..tir.functor import Visitor, post_order_visit
+from ..tir.launch import THREAD_EXTENT
 from ..tir.stmt import BufferStore, ProducerStore
 from ..tir.storage_scope import storage_rank
 
-THREAD_EXTENT = "thread_extent"
 VIRTUAL_THREAD = "virtual_thread"
 
 

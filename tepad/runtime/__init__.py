@@ -3,7 +3,7 @@
 ``load_module``: ``library``), and TVM's runtime names: ``Device`` / ``device`` / ``cpu``,
 ``NDArray`` (``ndarray.array``, ``ndarray.empty``), ``convert``, ``Array``, ``Map``; CUDA:
 ``CudaModule`` and ``CudaNDArray`` (``cuda_module``) over the driver interface of ``cuda_driver``."""
-from .args import ArgInfo, ArgChecker, arg_info_from_func
+from .args import ArgInfo, ArgChecker, arg_info_of
 from .module import Module, build_module, load_module
 from . import library
 from .device import (enabled, Device, device, cpu, cuda, gpu, opencl, vulkan, metal, rocm, ext_dev,
@@ -16,7 +16,7 @@ from .data_type import DataType, DataTypeCode
 from .cuda_module import CudaModule, CudaNDArray
 from .registry import register_func, get_global_func, list_global_func_names
 
-__all__ = ["DataType", "DataTypeCode", "enabled", "ArgInfo", "ArgChecker", "arg_info_from_func", "Module", "build_module",
+__all__ = ["DataType", "DataTypeCode", "enabled", "ArgInfo", "ArgChecker", "arg_info_of", "Module", "build_module",
            "load_module", "library", "Device", "device", "cpu", "cuda", "gpu", "opencl",
            "vulkan", "metal", "rocm", "ext_dev", "ndarray", "NDArray", "Array", "Map",
            "convert", "const", "BenchmarkResult", "register_func", "get_global_func",

@@ -32,16 +32,42 @@ def param_info(p) -> ArgInfo:
                    "pointer" if p.dtype == "handle" else "scalar")
 
 
-def arg_info_from_func(func: tir.PrimFunc) -> list[ArgInfo]:
-    """ArgInfo per parameter from ``func.buffer_map`` (logical shape = physical shape)."""
+def arg_info_of(func: tir.PrimFunc, host: tir.PrimFunc | None = None,
+                written_in=None) -> list[ArgInfo]:
+    """One ArgInfo per parameter of a lowered function: logical shape (the function's
+    ``arg_layouts``) and physical shape, axis separators, pad value, and whether the
+    function writes the argument (a store to it, or its memory handed to a call, which may
+    write it). ``host``: the host part of ``func``'s host/device split, whose parameters are
+    described (written-ness is still read from ``func``, where the kernels' stores are).
+    ``written_in``: the statements whose stores and calls say what is written (default
+    ``func.body``)."""
+    written = set()
+
+    def visit(n):
+        if isinstance(n, tir.BufferStore):
+            written.add(n.buffer.data)
+        elif isinstance(n, tir.Call):
+            # memory handed to a call (an extern or packed function, an atomic through
+            # address_of) may be written by it
+            for a in n.args:
+                if isinstance(a, tir.Var) and a.dtype == "handle":
+                    written.add(a)
+                elif n.op == "tir.address_of" and isinstance(a, tir.BufferLoad):
+                    written.add(a.buffer.data)
+    for body in (written_in if written_in is not None else (func.body,)):
+        tir.post_order_visit(body, visit)
+    sig = host if host is not None else func
+    layouts = sig.attrs.get("arg_layouts", {})
     out = []
-    for p in func.params:
-        buf = func.buffer_map.get(p)
+    for p in sig.params:
+        buf = sig.buffer_map.get(p)
         if buf is None:
             out.append(param_info(p))
             continue
-        out.append(ArgInfo(buf.name, buf.dtype, tuple(buf.shape), tuple(buf.shape),
-                           tuple(buf.axis_separators), None, True))
+        lay = layouts.get(p, {})
+        out.append(ArgInfo(buf.name, buf.dtype, tuple(lay.get("logical_shape", buf.shape)),
+                           tuple(buf.shape), tuple(buf.axis_separators),
+                           lay.get("pad_value"), p in written))
     return out
 
 
@@ -135,7 +161,7 @@ class ArgChecker:
     def __init__(self, func: tir.PrimFunc, arg_info: list, shape_vars: list,
                  inplace_ok=frozenset()):
         """``inplace_ok``: ``{(input position, output position)}`` that may be the same array
-        (``tepad.driver.inplace``); any other input and output whose memory overlaps is
+        (``tepad.backend.inplace``); any other input and output whose memory overlaps is
         refused."""
         self.shape_vars = list(shape_vars)
         self.inplace_ok = frozenset(inplace_ok)

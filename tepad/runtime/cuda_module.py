@@ -26,16 +26,18 @@ import weakref
 
 import numpy as np
 
+from .. import config
 from .. import tir
 from .._lazy import lazy_module
 from ..codegen.analysis import shape_vars
-from ..errors import TepadAttributeError, TepadError, TepadTypeError
-from ..lower.passes.split_host_device import LAUNCH_OP, SplitFunc, is_launch
+from ..errors import TepadError, TepadTypeError
+from ..tir.launch import LAUNCH_OP, SplitFunc, is_launch
 from ..tir import dtype as dt
-from .args import ArgChecker, ArgInfo, arg_info_from_func, eval_int, scalar_ctype
+from .args import ArgChecker, ArgInfo, arg_info_of, eval_int, scalar_ctype
 from . import cuda_driver
 from .cuda_driver import get_driver
 from .device import Device, check_host, missing_message, take_ctx
+from .module_base import ModuleBase
 from .ndarray import DeviceView, NDArray, register_device_arrays
 from .timing import BenchmarkResult
 
@@ -53,8 +55,7 @@ VECTOR_BASE_ALIGN = 16
 def launch_blocking_from_env() -> bool:
     """Whether ``TEPAD_CUDA_LAUNCH_BLOCKING`` or ``CUDA_LAUNCH_BLOCKING`` asks to synchronize
     and check after every launch."""
-    return any(os.environ.get(v, "").strip().lower() in ("1", "true", "yes", "on")
-               for v in ("TEPAD_CUDA_LAUNCH_BLOCKING", "CUDA_LAUNCH_BLOCKING"))
+    return config.launch_blocking()
 
 
 class _DeviceMemory:
@@ -191,7 +192,7 @@ class _CudaArrays:
 register_device_arrays(2, _CudaArrays)
 
 
-class DeviceSourceModule:
+class DeviceSourceModule(ModuleBase):
     """The device part of a CUDA module (``mod.imported_modules[0]``): its PTX (and the
     device LLVM IR when built here; a module loaded from a ``.ptx`` file has none)."""
 
@@ -220,10 +221,6 @@ class DeviceSourceModule:
                 raise TepadError("this device module was loaded from PTX: it has no LLVM IR")
             return self.ll
         raise TepadError(f"unknown source format {fmt!r}; use 'ptx' or 'll'")
-
-    @property
-    def imported_modules(self) -> list:
-        return []
 
     def save(self, file_name, fmt: str = "") -> None:
         """Write the PTX (``.ptx``, as TVM's tutorial saves ``myadd.ptx``) or LLVM IR
@@ -269,7 +266,7 @@ def describe_launch(name, grid, block, shared) -> str:
     return f"kernel {name} (grid {g}, block {b}, {shared} bytes dynamic shared memory)"
 
 
-class CudaModule:
+class CudaModule(ModuleBase):
     """A function built for CUDA: ``mod(*arrays)`` with arrays on one CUDA device
     (``tepad.nd.array(x, tepad.cuda(0))``) checks them, then launches the kernels; see the
     module doc.
@@ -294,7 +291,8 @@ class CudaModule:
         self.split, self.arch = split, arch
         self.func = func
         self.name = name or func.name
-        self.arg_info = list(arg_info if arg_info is not None else arg_info_from_func(func))
+        self.arg_info = list(arg_info if arg_info is not None else arg_info_of(
+            func, written_in=[func.body] + [k.body for k in split.kernels]))
         self.shape_vars = shape_vars(func)
         self._checker = ArgChecker(func, self.arg_info, self.shape_vars)
         self._checker.device_memory = True
@@ -484,26 +482,11 @@ class CudaModule:
         return out
 
     # --- TVM's runtime.Module methods ---------------------------------------------------------
-    @property
-    def entry_name(self) -> str:
-        return self.name
-
-    @property
-    def type_key(self) -> str:
-        return "cuda_host"
+    type_key = "cuda_host"
 
     @property
     def imported_modules(self) -> list:
         return list(self._device)
-
-    def get_function(self, name: str, query_imports: bool = False):
-        if name not in (self.name, "__tvm_main__"):
-            raise TepadAttributeError(f"Module has no function {name!r}; its one function is "
-                                      f"{self.name!r} (mod.entry_name)")
-        return self
-
-    def __getitem__(self, name: str):
-        return self.get_function(name)
 
     def get_source(self, fmt: str = "") -> str:
         """The kernels' PTX (``fmt`` "", "ptx"), or their LLVM IR ("ll")."""

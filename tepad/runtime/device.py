@@ -7,8 +7,8 @@ cuda arrays live in host memory. The other GPU kinds can be named (``.exist`` is
 """
 from __future__ import annotations
 
-import os
 
+from .. import config
 from ..errors import TepadError, warn_deprecated
 from ..target import DEFAULT_CUDA_ARCH
 from .cuda_driver import EMULATE_HINT, cuda_available, get_driver
@@ -29,7 +29,7 @@ DEVICE_NAME_TO_TYPE = {
 def cuda_emulated() -> bool:
     """Whether ``TEPAD_CUDA=emulate`` is set (read at each call, not at import): cuda devices
     are then emulated on the CPU."""
-    return os.environ.get("TEPAD_CUDA", "").strip().lower() == "emulate"
+    return config.cuda_emulated()
 
 
 class Device:

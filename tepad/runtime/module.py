@@ -9,9 +9,10 @@ from .._lazy import lazy_module
 from ..codegen import CompiledKernel, compile_kernel
 from ..codegen import pool
 from ..codegen.symbols import ERROR_VALUE_SYMBOL
-from ..errors import VALUE_MARK, TepadAttributeError, TepadError, TepadTypeError
-from .args import ArgChecker, ArgInfo, arg_info_from_func, scalar_ctype
+from ..errors import VALUE_MARK, TepadError
+from .args import ArgChecker, ArgInfo, arg_info_of, scalar_ctype
 from .device import check_host, take_ctx
+from .module_base import ModuleBase
 from .library import (export_library, load_library, read_library, save_module,
                       shared_library_path)
 from .native_loop import NativeRepeat
@@ -22,11 +23,7 @@ from .timing import BenchmarkResult, time_repeats
 tempfile = lazy_module("tempfile")   # stdlib, only for loading a saved module
 cuda_module = lazy_module("tepad.runtime.cuda_module")     # loading a CUDA module only
 
-# TVM's name for a module's main function (``mod.entry_name``); accepted by ``mod[...]``
-TVM_MAIN = "__tvm_main__"
-
-
-class Module:
+class Module(ModuleBase):
     """A compiled kernel. ``mod(*arrays)`` checks every argument (numpy arrays or
     ``tepad.nd.NDArray``s, passed without copies), then runs native code.
 
@@ -48,10 +45,10 @@ class Module:
         """``arg_info``: one record per parameter of ``kernel.func`` (names, and which are
         written, for the checks' messages); from ``kernel.func.buffer_map`` when None.
         ``inplace_ok``: the (input, output) positions that may be one array; every other
-        input and output whose memory overlaps is refused (``tepad.driver.inplace``)."""
+        input and output whose memory overlaps is refused (``tepad.backend.inplace``)."""
         func = kernel.func
         if arg_info is None:
-            arg_info = arg_info_from_func(func)
+            arg_info = arg_info_of(func)
         self.kernel = kernel
         self._jit = kernel.jit  # keeps the engine (and so the code) alive
         self.func = func
@@ -127,32 +124,7 @@ class Module:
         return msg.replace(VALUE_MARK, value)
 
     # --- TVM's runtime.Module methods --------------------------------------------------------
-    @property
-    def entry_name(self) -> str:
-        """The name of the function ``mod(...)`` runs (the kernel symbol, ``name=`` of build)."""
-        return self.name
-
-    @property
-    def type_key(self) -> str:
-        return "llvm"
-
-    @property
-    def imported_modules(self) -> list:
-        return []
-
-    @property
-    def entry_func(self):
-        """The module's entry function (TVM's ``entry_func``): the module itself, callable."""
-        return self.get_function(self.name)
-
-    @property
-    def format(self) -> str:
-        """The module's format: ``"so"`` (a host shared object once exported)."""
-        return "so"
-
-    def implements_function(self, name: str, query_imports: bool = False) -> bool:
-        """Whether ``mod[name]`` is a function of this module."""
-        return name in (self.name, TVM_MAIN)
+    type_key = "llvm"
 
     def import_module(self, module) -> None:
         """TVM attaches a device module here; a CPU module has none to take (a CUDA host
@@ -160,19 +132,6 @@ class Module:
         raise TepadError(f"import_module: module {self.name} is a CPU module, which imports "
                          "no device code; a CUDA host module loaded from an object file takes "
                          "its PTX (load_module('k.ptx'))")
-
-    def get_function(self, name: str, query_imports: bool = False):
-        """The function ``name``: the module's one kernel (``mod.entry_name``, or TVM's
-        ``"__tvm_main__"``), callable as the module is."""
-        if not isinstance(name, str):
-            raise TepadTypeError(f"function name must be a string, got {type(name).__name__}")
-        if name not in (self.name, TVM_MAIN):
-            raise TepadAttributeError(f"Module has no function {name!r}; its one function is "
-                                      f"{self.name!r} (mod.entry_name)")
-        return self
-
-    def __getitem__(self, name: str):
-        return self.get_function(name)
 
     def get_source(self, fmt: str = "") -> str:
         """The optimized LLVM IR text (``fmt`` "", "ll" or "llvm"), or assembly ("asm", "s")."""

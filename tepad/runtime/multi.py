@@ -3,9 +3,10 @@ runtime module holding several functions): ``mod["name"]`` is each function's ``
 from __future__ import annotations
 
 from ..errors import TepadAttributeError, TepadError, TepadTypeError
+from .module_base import ModuleBase
 
 
-class ModuleGroup:
+class ModuleGroup(ModuleBase):
     """Several compiled kernels under their names (each a ``Module``, compiled separately).
 
     ``mod[name]`` / ``mod.get_function(name)``: the kernel ``name``; ``mod.get_source(fmt)``:
@@ -16,7 +17,7 @@ class ModuleGroup:
         if not modules:
             raise TepadError("build: no functions to build")
         self.modules = dict(sorted(modules.items()))
-        self.entry_name = "main" if "main" in self.modules else next(iter(self.modules))
+        self.name = "main" if "main" in self.modules else next(iter(self.modules))
 
     def get_function(self, name: str, query_imports: bool = False):
         if not isinstance(name, str):
@@ -27,22 +28,13 @@ class ModuleGroup:
                                       f"{', '.join(map(repr, self.modules))}")
         return m
 
-    def __getitem__(self, name: str):
-        return self.get_function(name)
-
     def __contains__(self, name):
         return name in self.modules
 
     def __call__(self, *args):
         return self.modules[self.entry_name](*args)
 
-    @property
-    def type_key(self) -> str:
-        return "llvm"
-
-    @property
-    def imported_modules(self) -> list:
-        return []
+    type_key = "llvm"
 
     def get_source(self, fmt: str = "") -> str:
         return "\n".join(m.get_source(fmt) for m in self.modules.values())

@@ -125,6 +125,7 @@ class Target:
     def _gpu_attrs(self, text):
         """Fill and check the device limits of a ``cuda`` / ``nvptx`` target: ``arch``
         (``sm_XX``; nvptx's ``-mcpu`` names it too), integer limits, TVM's defaults."""
+        self._names_arch = "arch" in self.attrs or "mcpu" in self.attrs
         arch = self.attrs.get("arch") or (self.attrs.get("mcpu") if self.kind.name == "nvptx"
                                           else None) or DEFAULT_CUDA_ARCH
         if not isinstance(arch, str) or not re.fullmatch(r"sm_\d+[a-z]?", arch):
@@ -171,6 +172,12 @@ class Target:
     def arch(self) -> str:
         """The compute capability (``sm_90``) of a GPU target; ``""`` otherwise."""
         return self.attrs.get("arch", "")
+
+    @property
+    def names_arch(self) -> bool:
+        """Whether a GPU target's text names its compute capability (``-arch=`` /
+        ``-mcpu=``); otherwise ``arch`` is the default and a build may use the GPU's own."""
+        return getattr(self, "_names_arch", False)
 
     @property
     def model(self) -> str:
@@ -400,6 +407,37 @@ def _element_bits(dtype) -> int:
     return int(m.group(2)) if m.group(2) else 8
 
 
+# Target kinds by what the compiler does for them: the one place that names them.
+GPU_KINDS = _GPU_KINDS
+FLAT_MEMORY_KINDS = ("llvm", "cuda", "nvptx")     # memory is flat: one index per access
+# the names TVM's tests give the CPU and a CUDA GPU (target kinds and device names)
+CPU_TEST_NAMES = ("llvm", "c", "cpu", "stackvm")
+CUDA_TEST_NAMES = ("cuda", "gpu")
+
+
+def kind_of(target) -> str:
+    """The kind name of ``target`` (a Target, or a target string such as ``"cuda -arch=sm_80"``,
+    whose first word is taken without building a Target)."""
+    if isinstance(target, Target):
+        return target.kind.name
+    return str(target).split()[0] if str(target).strip() else ""
+
+
+def is_gpu_kind(target) -> bool:
+    """Whether ``target`` (a Target or a target string) runs kernels on a GPU thread grid."""
+    return kind_of(target) in GPU_KINDS
+
+
+def has_flat_memory(target) -> bool:
+    """Whether ``target``'s code generators take flat memory (one index per access)."""
+    return kind_of(target) in FLAT_MEMORY_KINDS
+
+
+def is_cpu_kind(target) -> bool:
+    """Whether ``target`` is the CPU (``llvm``)."""
+    return kind_of(target) == "llvm"
+
+
 def as_target(target) -> Target:
     """``target`` as a Target: a Target, a target string, or None (the ``with`` target, else
     the host CPU)."""
@@ -441,4 +479,5 @@ def create(target) -> Target:
 
 __all__ = ["Target", "TargetKind", "as_target", "cuda", "llvm", "create", "current_target",
            "describe_host", "host_cpu_name", "host_feature_string", "host_features",
-           "native_cpu_name", "native_features", "HOST_TARGET_ENV", "DEFAULT_CUDA_ARCH"]
+           "native_cpu_name", "native_features", "HOST_TARGET_ENV", "DEFAULT_CUDA_ARCH",
+           "GPU_KINDS", "FLAT_MEMORY_KINDS", "CPU_TEST_NAMES", "CUDA_TEST_NAMES", "kind_of", "is_gpu_kind", "has_flat_memory", "is_cpu_kind"]

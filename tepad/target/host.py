@@ -23,6 +23,7 @@ import os
 import re
 import shlex
 
+from .. import config
 from .._lazy import lazy_module
 from ..errors import TepadError
 from .cpu_model import vector_features
@@ -30,7 +31,7 @@ from .cpu_model import vector_features
 llvm = lazy_module("llvmlite.binding")
 
 #: the environment variable that forces the host target
-ENV = "TEPAD_HOST_TARGET"
+ENV = config.HOST_TARGET
 _CPU_WORDS = ("llvm", "c", "cpu")
 _EXAMPLES = "haswell (AVX2), x86-64 (SSE2), x86-64-v3, skylake-avx512, znver3, ..."
 
@@ -66,7 +67,7 @@ def native_features() -> dict:
 
 def forced_text() -> str:
     """The value of ``$TEPAD_HOST_TARGET`` (stripped; ``""``: unset, the machine is the host)."""
-    return os.environ.get(ENV, "").strip()
+    return config.host_target_text()
 
 
 def host_cpu_name() -> str:

@@ -13,6 +13,7 @@ import numpy as np
 from ..arith import Analyzer
 from ..errors import TepadError
 from ..runtime import device as make_device
+from ..target import CPU_TEST_NAMES, CUDA_TEST_NAMES
 from ..tir.expr import convert
 from ..tir.structural import structural_equal
 
@@ -173,9 +174,9 @@ def device_enabled(target) -> bool:
     always; ``cuda``/``gpu`` where ``cuda(0)`` exists (a GPU, or ``TEPAD_CUDA=emulate``);
     the GPU kinds tepad has no code generator for (opencl, vulkan, rocm, metal, ...) never."""
     kind = _kind(target)
-    if kind in ("llvm", "c", "cpu", "stackvm"):
+    if kind in CPU_TEST_NAMES:
         return True
-    if kind in ("cuda", "gpu"):
+    if kind in CUDA_TEST_NAMES:
         return bool(make_device("cuda", 0).exist)
     return False
 

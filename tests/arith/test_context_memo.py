@@ -64,7 +64,7 @@ def test_later_simplify_passes_find_the_first_ones_results(monkeypatch):
     assert len(MEMO._tables) > 256
     labels = list(stamps)
     first = labels.index("simplify")
-    second = labels.index("simplify#2")
+    second = labels.index("simplify.flattened")
     work_first = stamps["simplify"] - stamps[labels[first - 1]]
-    work_second = stamps["simplify#2"] - stamps[labels[second - 1]]
+    work_second = stamps["simplify.flattened"] - stamps[labels[second - 1]]
     assert work_second < work_first / 2, (work_first, work_second)

@@ -57,7 +57,22 @@ def test_lower_one_pass_and_list(capsys):
     assert "% 6" in out                       # the circular index of the seed
     assert out.count("# ---- after") == 1
     code, out, _ = run(capsys, "lower", EX / "blur.py", "--list-passes")
-    assert code == 0 and "simplify#2" in out and "schedule_ops" in out
+    assert code == 0 and "simplify.flattened" in out and "schedule_ops" in out
+
+
+def test_lower_for_cuda_prints_the_backend_steps(capsys, monkeypatch):
+    monkeypatch.delenv("TEPAD_CUDA", raising=False)
+    gpu = EX / "gpu" / "elementwise.py"
+    code, out, _ = run(capsys, "lower", gpu, "--target", "cuda")
+    heads = [line for line in out.splitlines() if line.startswith("# ----")]
+    assert code == 0 and "split_host_device" in heads[-2] and "lower_warp_memory" in heads[-1]
+    assert "verify_gpu_code" in out and "emulate_gpu_threads" not in out
+    code, out, _ = run(capsys, "lower", gpu, "--target", "cuda", "--emulate")
+    assert code == 0 and "after emulate_gpu_threads" in out and "split_host_device" not in out
+    code, out, _ = run(capsys, "lower", gpu, "--target", "cuda", "--list-passes")
+    assert code == 0 and "split_host_device" in out and "backend" in out
+    code, _, err = run(capsys, "lower", gpu, "--target", "opencl")
+    assert code == 2 and "opencl" in err
 
 
 def test_lower_unknown_pass_and_func(capsys):

@@ -11,7 +11,7 @@ import os
 import pytest
 
 from tepad.fuzz.generator import Config, RandomSource, ReplaySource, generate
-from tepad.fuzz.gpu import GPU_ILLEGAL, emulation
+from tepad.fuzz.gpu import GPU_ILLEGAL
 from tepad.fuzz.runner import exact_available, run_source
 
 GPU_CONFIG = Config(gpu=True, max_stages=4, illegal_rate=20)
@@ -87,23 +87,23 @@ def test_gpu_mode_is_off_by_default_and_replays():
 
 
 def test_gpu_reproducer_script_runs(monkeypatch):
-    # the script sets TEPAD_CUDA / TEPAD_CUDA_RACECHECK; monkeypatch restores them after
-    monkeypatch.setenv("TEPAD_CUDA", "emulate")
-    monkeypatch.setenv("TEPAD_CUDA_RACECHECK", "1")
+    # the script asks for the emulator and its race check itself, whatever the environment
+    monkeypatch.delenv("TEPAD_CUDA", raising=False)
+    monkeypatch.delenv("TEPAD_CUDA_RACECHECK", raising=False)
     cfg = Config(gpu=True, max_stages=3, illegal_rate=0)
     for i in range(3):
         case = generate(RandomSource(f"gpu-script:{i}"), cfg)
         text = case.script(exact=exact_available())
-        assert "target='cuda'" in text and "TEPAD_CUDA_RACECHECK" in text
+        assert "target='cuda'" in text and "emulate=True, race_check=True" in text
+        assert "os.environ" not in text
         exec(compile(text, f"<gpu case {i}>", "exec"), {})
 
 
-def test_emulation_context_restores_the_environment(monkeypatch):
+def test_gpu_cases_leave_the_environment_alone(monkeypatch):
     monkeypatch.delenv("TEPAD_CUDA", raising=False)
     monkeypatch.setenv("TEPAD_CUDA_RACECHECK", "0")
-    with emulation():
-        assert os.environ["TEPAD_CUDA"] == "emulate"
-        assert os.environ["TEPAD_CUDA_RACECHECK"] == "1"
+    out = run_source(RandomSource("gpu-env:0"), Config(gpu=True, max_stages=2, illegal_rate=0))
+    assert out.status in ("pass", "legal_refused", "refused"), out.detail
     assert "TEPAD_CUDA" not in os.environ
     assert os.environ["TEPAD_CUDA_RACECHECK"] == "0"
 
@@ -162,12 +162,12 @@ def test_vthread_over_an_empty_exact_region_builds():
     s[sh].bind(v, te.thread_axis("vthread"))
     s[sh].bind(i, te.thread_axis("threadIdx.x"))
     a = np.random.default_rng(0).standard_normal((4, 2)).astype("float32")
-    with emulation():
-        for exact in (False, True):
-            mod = tepad.build(s, [A, T3], target="cuda", bounds_check=True, exact_bounds=exact)
-            out = np.ones((3, 2), "float32")
-            mod(a, out)
-            np.testing.assert_allclose(out, reference([T3], {A: a})[0])
+    for exact in (False, True):
+        mod = tepad.build(s, [A, T3], target="cuda", bounds_check=True, exact_bounds=exact,
+                          emulate=True, race_check=True)
+        out = np.ones((3, 2), "float32")
+        mod(a, out)
+        np.testing.assert_allclose(out, reference([T3], {A: a})[0])
 
 
 def test_bound_root_stage_realized_from_a_negative_index():
@@ -195,16 +195,17 @@ def test_bound_root_stage_realized_from_a_negative_index():
         return s, A, C
 
     a = np.array([1.5, -2.0], "float32")
-    with emulation():
-        for exact in (False, True):
-            s, A, C = schedule(split=False)
-            with pytest.raises(TepadError, match="split the axis before binding"):
-                tepad.build(s, [A, C], target="cuda", bounds_check=True, exact_bounds=exact)
-            s, A, C = schedule(split=True)
-            mod = tepad.build(s, [A, C], target="cuda", bounds_check=True, exact_bounds=exact)
-            out = np.zeros(2, "float32")
-            mod(a, out)
-            np.testing.assert_allclose(out, reference([C], {A: a})[0])
+    for exact in (False, True):
+        s, A, C = schedule(split=False)
+        with pytest.raises(TepadError, match="split the axis before binding"):
+            tepad.build(s, [A, C], target="cuda", bounds_check=True, exact_bounds=exact,
+                        emulate=True, race_check=True)
+        s, A, C = schedule(split=True)
+        mod = tepad.build(s, [A, C], target="cuda", bounds_check=True, exact_bounds=exact,
+                          emulate=True, race_check=True)
+        out = np.zeros(2, "float32")
+        mod(a, out)
+        np.testing.assert_allclose(out, reference([C], {A: a})[0])
 
 
 def test_exact_bounds_shared_tile_of_constant_size():
@@ -228,12 +229,12 @@ def test_exact_bounds_shared_tile_of_constant_size():
     s[BS].compute_at(s[C], bx)
     s[B].compute_at(s[C], bx)
     a = np.arange(6).astype("float32")
-    with emulation():
-        for exact in (False, True):
-            mod = tepad.build(s, [A, C], target="cuda", bounds_check=True, exact_bounds=exact)
-            out = np.zeros(6, "float32")
-            mod(a, out)
-            np.testing.assert_allclose(out, reference([C], {A: a})[0])
+    for exact in (False, True):
+        mod = tepad.build(s, [A, C], target="cuda", bounds_check=True, exact_bounds=exact,
+                          emulate=True, race_check=True)
+        out = np.zeros(6, "float32")
+        mod(a, out)
+        np.testing.assert_allclose(out, reference([C], {A: a})[0])
 
 
 def test_exact_bounds_shared_tile_inside_the_threads():
@@ -254,12 +255,12 @@ def test_exact_bounds_shared_tile_inside_the_threads():
     s[T].bind(tx, te.thread_axis("threadIdx.x"))
     s[BS].compute_at(s[T], inner)
     b = np.arange(6).astype("float32")
-    with emulation():
-        for exact in (False, True):
-            mod = tepad.build(s, [B, T], target="cuda", bounds_check=True, exact_bounds=exact)
-            out = np.zeros(5, "float32")
-            mod(b, out)
-            np.testing.assert_allclose(out, reference([T], {B: b})[0])
+    for exact in (False, True):
+        mod = tepad.build(s, [B, T], target="cuda", bounds_check=True, exact_bounds=exact,
+                          emulate=True, race_check=True)
+        out = np.zeros(5, "float32")
+        mod(b, out)
+        np.testing.assert_allclose(out, reference([T], {B: b})[0])
 
 
 def test_gpu_double_buffer_draws_are_off_by_default_and_compute_when_on():

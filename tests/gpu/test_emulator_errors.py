@@ -5,7 +5,7 @@ import pytest
 
 import tepad
 from tepad import te, tir
-from tepad.driver.build_emulated import EmulatedModule
+from tepad.backend.emulated import EmulatedModule
 from tepad.lower.passes.emulate_gpu_threads import emulate_gpu_threads
 
 from emulator_kernels import emulate_cuda, SYNC, func, launch

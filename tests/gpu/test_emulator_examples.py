@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import tepad
-from tepad.driver.build_emulated import EmulatedModule
+from tepad.backend.emulated import EmulatedModule
 
 from emulator_kernels import emulate_cuda
 from gpu_helpers import gpu_example as _example

@@ -6,7 +6,7 @@ import pytest
 
 import tepad
 from tepad import te, tir
-from tepad.driver.build_emulated import emulated_module
+from tepad.backend.emulated import emulated_module
 from tepad.lower.passes.emulate_gpu_threads import emulate_gpu_threads, has_barrier
 
 from emulator_kernels import (SYNC, block_row_sum, emulate_cuda, func, launch, neighbour_sum,

@@ -6,8 +6,8 @@ from hypothesis import given, strategies as st
 
 import tepad
 from tepad import te, tir
-from tepad.driver import build_emulated
-from tepad.driver.build_emulated import EmulatedModule
+from tepad.backend import emulated as build_emulated
+from tepad.backend.emulated import EmulatedModule
 from tepad.testing.reference import reference
 
 from emulator_kernels import emulate_cuda

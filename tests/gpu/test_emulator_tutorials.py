@@ -9,7 +9,7 @@ from hypothesis import given, strategies as st
 import tepad as tvm
 import tepad.testing
 from tepad import te, tir
-from tepad.driver.build_emulated import emulated_function
+from tepad.backend.emulated import emulated_function
 from tepad.lower.passes.emulate_gpu_threads import SYNC
 from tepad.testing.reference import reference
 

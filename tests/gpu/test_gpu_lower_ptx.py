@@ -5,7 +5,8 @@ import subprocess
 
 import pytest
 
-from tepad.codegen import nvptx, nvptx_target
+from tepad.backend import cuda as nvptx
+from tepad.codegen import nvptx_target
 
 from gpu_helpers import gpu_lower, opt_conv_cuda, syncs, tiled_matmul
 from test_gpu_allreduce import block_reduction_then_threads, rfactor_rows, split_rows, vthread_rows

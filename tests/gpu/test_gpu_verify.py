@@ -65,10 +65,10 @@ def test_threads_per_block_over_the_target_limit():
     gpu_lower(*_block_2d(16, 64))
     with pytest.raises(TepadError, match="1024 threads per block .* limit of 512"):
         lower_for_codegen(*_block_2d(16, 64), "main",
-                          Options(target="cuda", target_text="cuda -max_num_threads=512"))
+                          Options(target=Target("cuda -max_num_threads=512")))
     with pytest.raises(TepadError, match="limit of 256"):
         lower_for_codegen(*_block_2d(16, 64), "main", Options(
-            target="cuda", target_text=str(Target("cuda -max_threads_per_block=256"))))
+            target=Target("cuda -max_threads_per_block=256")))
 
 
 def test_shared_memory_over_the_per_block_limit():
@@ -87,7 +87,7 @@ def test_shared_memory_over_the_per_block_limit():
                                          r"49152"):
         gpu_lower(s, [A, B])
     lower_for_codegen(s, [A, B], "main", Options(
-        target="cuda", target_text="cuda -max_shared_memory_per_block=65536"))
+        target=Target("cuda -max_shared_memory_per_block=65536")))
 
 
 def test_a_tag_bound_with_two_extents_is_refused():
@@ -108,8 +108,8 @@ def test_a_tag_bound_with_two_extents_is_refused():
 
 
 def test_options_from_context_carry_the_target_limits():
-    opts = Options.from_context(target="cuda", target_text="cuda -max_num_threads=256")
-    assert opts.target == "cuda" and opts.target_text == "cuda -max_num_threads=256"
+    opts = Options.from_context(target=Target("cuda -max_num_threads=256"))
+    assert opts.target == Target("cuda -max_num_threads=256")
     with pytest.raises(TepadError, match="limit of 256"):
         lower_for_codegen(*_block_2d(16, 64), "main", opts)
 

@@ -5,8 +5,8 @@ import pytest
 
 import tepad
 from tepad import te, tir
-from tepad.codegen.nvptx import (compile_ptx, device_kernels, emit_kernel_ir, known_multiple,
-                                 ptx_of)
+from tepad.backend.cuda import device_kernels, ptx_of
+from tepad.codegen.nvptx import compile_ptx, emit_kernel_ir, known_multiple
 from tepad.codegen.nvptx_target import parse_arch, ptx_features
 from tepad.errors import TepadError
 from tepad.lower.pipeline import Options, lower_for_codegen

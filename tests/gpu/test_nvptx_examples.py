@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import tepad as tvm
-from tepad.codegen import ptx_of
+from tepad.backend.cuda import ptx_of
 from tepad.lower.pipeline import Options, lower_for_codegen
 from tepad.runtime.cuda_driver import use_driver
 

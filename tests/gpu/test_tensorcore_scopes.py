@@ -8,7 +8,7 @@ import pytest
 
 import tepad
 from tepad import te, tir
-from tepad.codegen.nvptx import ptx_of
+from tepad.backend.cuda import ptx_of
 from tepad.lower.pipeline import Options, lower_for_codegen
 from tepad.tir.storage_scope import FRAGMENT_SCOPES, split_storage_scope, storage_rank
 

@@ -12,7 +12,7 @@ import pytest
 
 import tepad
 from tepad import te, tir
-from tepad.codegen.nvptx import ptx_of
+from tepad.backend.cuda import ptx_of
 from tepad.lower.passes.lower_warp_memory import lower_warp_memory, plan_warp_allocation
 from tepad.lower.pipeline import Options, lower_for_codegen
 

@@ -206,7 +206,7 @@ def test_unflattened_lower_is_double_buffered_by_build():
     from tepad.lower.pipeline import PassLog, lower_for_codegen
     log = PassLog(keep=True)
     lower_for_codegen(nd, log=log)
-    (step,) = [x for x in log.steps if x.label == "inject_double_buffer#2"]
+    (step,) = [x for x in log.steps if x.label == "inject_double_buffer.build"]
     assert step.changed
     assert [int(e) for e in allocation(step.func, "A.global").extents] == [16]
 

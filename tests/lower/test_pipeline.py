@@ -41,7 +41,7 @@ def test_build_runs_every_step_in_order():
     log = PassLog(keep=True)
     lower_for_codegen(s, args, log=log)
     assert [st.label for st in log.steps] == ["schedule_ops"] + labels()
-    assert labels()[-2:] == ["simplify#5", "instrument_index_checks"]
+    assert labels()[-2:] == ["simplify.flat_memory", "instrument_index_checks"]
     assert "flatten_physical_axes" in labels()
 
 
@@ -77,9 +77,9 @@ def test_printing_shows_unchanged_passes(monkeypatch):
     text = out.getvalue()
     assert "# ---- inject_rolling_buffer (unchanged" in text
     assert "# ---- after storage_flatten" in text
-    assert "simplify#5: skipped, the step before changed nothing" in text
+    assert "simplify.flat_memory: skipped, the step before changed nothing" in text
     # the lower phase flattened: build's storage_flatten finds nothing to do
-    assert "# ---- storage_flatten#2 (unchanged" in text
+    assert "# ---- storage_flatten.build (unchanged" in text
 
 
 def test_env_switch_prints_from_build(monkeypatch, capsys):
@@ -126,9 +126,9 @@ def test_user_passes_run_at_their_phases():
     assert seen == [0, 1, 2, 3]
     # phase 3 runs last but for the checks (they guard what the user passes produce)
     assert got[0] == "user0:spy0" and got[-2:] == ["user3:spy3", "instrument_index_checks"]
-    # phase 1 ends the lower phase (after its storage_flatten, hoist_expression, simplify#2)
-    assert got.index("user1:spy1") == got.index("simplify#2") + 1
-    assert got.index("user2:spy2") == got.index("simplify#3") + 1
+    # phase 1 ends the lower phase (after its storage_flatten, hoist_expression, simplify.flattened)
+    assert got.index("user1:spy1") == got.index("simplify.flattened") + 1
+    assert got.index("user2:spy2") == got.index("simplify.build_flattened") + 1
     with pytest.raises(TepadError, match="needs a phase 0-3"):
         PassContext(config={"tir.add_lower_pass": [(7, spy(7))]}).user_passes
 

@@ -210,7 +210,7 @@ def test_gpu_emulated_gather_is_checked(monkeypatch):
 def test_cuda_codegen_of_a_checked_gather_traps(tmp_path):
     """Real CUDA: the device code has the check (a trap: device code cannot return a
     status) and ptxas accepts it."""
-    from tepad.codegen.nvptx import ptx_of
+    from tepad.backend.cuda import ptx_of
     from tepad.codegen.nvptx_target import ptxas_path
     s, args = _gather(m=64)
     B = args[-1]

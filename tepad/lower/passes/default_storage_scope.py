@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from ...tir.function import PrimFunc
 from ...tir.functor import Visitor
-from ..gpu_kernel import RescopeBuffers, is_launch, kernels, launch_tag
+from ..gpu_kernel import RescopeBuffers, kernels
+from ...tir.launch import is_launch, launch_tag
 
 
 class _Decide(Visitor):

@@ -85,7 +85,7 @@ def emulate_gpu_threads(func: PrimFunc, parallel_blocks: bool = True,
     module docstring says; ``func`` itself when it launches nothing. ``parallel_blocks``:
     the block loop may be a parallel loop. ``reverse``: threads (and blocks, then run
     serially) go from the last to the first; a kernel without data races stores the same
-    bits either way (the race check of ``tepad.driver.build_emulated`` compares them)."""
+    bits either way (the race check of ``tepad.backend.emulated`` compares them)."""
     body = _Host(func.name, parallel_blocks and not reverse, reverse).visit(func.body)
     return func if body is func.body else func.with_body(body)
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from ...arith import Analyzer
 from ...errors import TepadError
+from ...target import is_cpu_kind
 from ...tir import dtype as dt
 from ...tir import expr as E
 from ...tir.expr import Call, IntImm, Range, StringImm, const
@@ -99,9 +100,7 @@ def lower_intrin(func: PrimFunc, target=None) -> PrimFunc:
     if not isinstance(func, PrimFunc):
         raise TepadError(f"lower_intrin runs on a PrimFunc, got {type(func).__name__}")
     target = target if target is not None else func.attrs.get("target", "llvm")
-    kind = getattr(target, "kind", None)
-    kind = getattr(kind, "name", kind) or str(target).split()[0]
-    if kind != "llvm":
+    if not is_cpu_kind(target):
         return func
     body = _Lower(Analyzer()).visit(func.body)
     return func if body is func.body else func.with_body(body)

@@ -29,7 +29,8 @@ from ...tir.expr import BufferLoad, Call, IntImm, Var, add, mul
 from ...tir.function import PrimFunc
 from ...tir.functor import Mutator, collect_vars
 from ...tir.stmt import Allocate, AttrStmt, BufferStore, Evaluate, IfThenElse, LetStmt, seq
-from ..gpu_kernel import THREAD_TAGS, is_launch, kernel_launches, launch_tag, launch_var
+from ..gpu_kernel import kernel_launches
+from ...tir.launch import THREAD_TAGS, is_launch, launch_tag, launch_var
 from .thread_sync import make_sync
 
 THREAD_ALLREDUCE = "tir.tvm_thread_allreduce"

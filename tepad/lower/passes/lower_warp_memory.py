@@ -41,7 +41,8 @@ from ...tir.function import PrimFunc
 from ...tir.functor import Mutator, Visitor, collect_vars, substitute, uses_var
 from ...tir.stmt import Allocate, AttrStmt, BufferStore
 from ...tir.storage_scope import storage_rank
-from ..gpu_kernel import is_launch, kernel_launches, launch_tag, launch_var
+from ..gpu_kernel import kernel_launches
+from ...tir.launch import is_launch, launch_tag, launch_var
 
 WARP_SIZE = 32
 

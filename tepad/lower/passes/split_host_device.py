@@ -24,47 +24,13 @@ Guarantees of ``split_host_device(func)``:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ...errors import TepadError
 from ... import tir
 from ...tir import dtype as dt
 from ...tir.free_vars import FreeVars
 from ...tir.storage_scope import storage_rank
-from ..thread_binding import THREAD_EXTENT
-
-LAUNCH_OP = "tir.tepad_cuda_launch"
-TAGS = ("blockIdx.x", "blockIdx.y", "blockIdx.z", "threadIdx.x", "threadIdx.y", "threadIdx.z")
-
-
-@dataclass(frozen=True)
-class Launch:
-    """One kernel launch recorded by the host: see the module doc."""
-    kernel: str
-    grid: tuple
-    block: tuple
-    dyn_shared: object
-    args: tuple
-
-
-@dataclass(frozen=True)
-class SplitFunc:
-    """``host`` (launch regions replaced by launch calls), ``kernels`` (device PrimFuncs, in
-    launch order) and ``launches`` (kernel name -> Launch)."""
-    host: tir.PrimFunc
-    kernels: tuple
-    launches: dict
-
-
-def is_launch(s) -> bool:
-    """Whether statement ``s`` is a GPU launch attribute (``thread_extent``)."""
-    return isinstance(s, tir.AttrStmt) and s.attr_key == THREAD_EXTENT
-
-
-def launch_tag(s) -> str:
-    node = s.node
-    return getattr(node, "thread_tag", None) or getattr(getattr(node, "var", node), "name", "")
-
+from ...tir.launch import (LAUNCH_OP, TAGS, THREAD_EXTENT, Launch, SplitFunc, is_launch,
+                           launch_tag)
 
 class _Uses(FreeVars):
     """Vars (``vars``) and buffers (``buffers``) a statement uses without defining them, in

@@ -33,8 +33,8 @@ from ...tir.storage_scope import storage_rank
 from ...tir.op import call_intrin
 from ...tir.stmt import Allocate, AttrStmt, Evaluate, For, IfThenElse, LetStmt, SeqStmt, seq
 from ...tir.structural import structural_equal
-from ..gpu_kernel import (allocation_scopes, canonical_thread_vars, is_launch, launch_tag,
-                          launch_var)
+from ...tir.launch import is_launch, launch_tag, launch_var
+from ..gpu_kernel import allocation_scopes, canonical_thread_vars
 
 SYNC_OP = "tir.tvm_storage_sync"
 

@@ -27,7 +27,8 @@ from ...tir.function import PrimFunc
 from ...tir.storage_scope import storage_rank
 from ...tir.functor import Visitor, post_order_visit
 from ...tir.stmt import Allocate
-from ..gpu_kernel import is_launch, kernel_launches, kernels, launch_tag
+from ..gpu_kernel import kernel_launches, kernels
+from ...tir.launch import is_launch, launch_tag
 
 DIM_LIMITS = {"threadIdx.x": 1024, "threadIdx.y": 1024, "threadIdx.z": 64,
               "blockIdx.x": 2 ** 31 - 1, "blockIdx.y": 65535, "blockIdx.z": 65535}

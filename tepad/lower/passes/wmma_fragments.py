@@ -22,52 +22,12 @@ from __future__ import annotations
 
 from ...errors import TepadError
 from ...tir.buffer import Buffer
-from ...tir.expr import BufferLoad, Call, IntImm, StringImm, Var, add, cast, mul
+from ...tir.expr import BufferLoad, IntImm, Var, add, cast, mul
 from ...tir.function import PrimFunc
 from ...tir.functor import Mutator, post_order_visit
-from ...tir.stmt import Allocate, BufferStore, Evaluate, For, ForKind, seq
-
-FRAGMENT = 16
-FRAGMENT_SIZE = FRAGMENT * FRAGMENT
-WMMA_CALLS = ("tir.tvm_fill_fragment", "tir.tvm_load_matrix_sync", "tir.tvm_mma_sync",
-              "tir.tvm_store_matrix_sync")
-LAYOUTS = ("row_major", "col_major")
-
-
-def _op(e) -> str:
-    return e.op if e.op.startswith("tir.") else "tir." + e.op
-
-
-def is_wmma_call(e) -> bool:
-    return isinstance(e, Call) and _op(e) in WMMA_CALLS
-
-
-def check_wmma_call(e, where: str) -> None:
-    """A TepadError naming ``where`` unless ``e`` is a wmma call of the form the module doc
-    gives (shape 16 x 16 x 16, a known layout, fragments named by their data var)."""
-    op = _op(e)
-    nargs = {"tir.tvm_fill_fragment": 6, "tir.tvm_load_matrix_sync": 8,
-             "tir.tvm_mma_sync": 8, "tir.tvm_store_matrix_sync": 8}[op]
-    if len(e.args) != nargs:
-        raise TepadError(f"{where}: {op} takes {nargs} arguments, got {len(e.args)}")
-    frags = e.args[0::2] if op == "tir.tvm_mma_sync" else [e.args[0]]
-    if not all(isinstance(f, Var) for f in frags):
-        raise TepadError(f"{where}: {op}: fragments are named by their buffer's data var "
-                         f"(BC.data), got {[str(f) for f in frags]}")
-    if op != "tir.tvm_mma_sync":
-        shape = [int(a.value) if isinstance(a, IntImm) else None for a in e.args[1:4]]
-        if shape != [FRAGMENT] * 3:
-            raise TepadError(f"{where}: {op} of shape {shape}; tepad supports the "
-                             "m16n16k16 fragments (float16 inputs, float32 accumulators)")
-    if op in ("tir.tvm_load_matrix_sync", "tir.tvm_store_matrix_sync"):
-        layout = e.args[7]
-        if not (isinstance(layout, StringImm) and layout.value in LAYOUTS):
-            raise TepadError(f"{where}: {op} layout {layout!r}; valid: {', '.join(LAYOUTS)}")
-        ptr = e.args[5]
-        if not (isinstance(ptr, Call) and _op(ptr) == "tir.tvm_access_ptr"):
-            raise TepadError(f"{where}: {op} needs a buffer's access_ptr as its pointer, got "
-                             f"{ptr}")
-
+from ...tir.stmt import Allocate, BufferStore, For, ForKind, seq
+from ...tir.wmma import (FRAGMENT, FRAGMENT_SIZE, WMMA_CALLS, check_wmma_call,
+                         is_wmma_call, wmma_op)
 
 def fragment_dtypes(body) -> dict:
     """``{data var: (dtype, scope)}`` of the ``wmma.*`` allocations in ``body``."""
@@ -118,7 +78,7 @@ class _Loops(Mutator):
         if not is_wmma_call(e):
             return self.generic_visit(s)
         check_wmma_call(e, f"function {self.name}")
-        op, a = _op(e), e.args
+        op, a = wmma_op(e), e.args
         if op == "tir.tvm_fill_fragment":
             frag = self._frag_buf(a[0])
             r, c = self._vars("r", "c")

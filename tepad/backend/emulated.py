@@ -1,24 +1,25 @@
-"""GPU schedules without a GPU: ``tepad.build(s, args, target="cuda")`` under
-``TEPAD_CUDA=emulate``.
+"""The emulated CUDA backend: GPU schedules without a GPU, on the CPU.
 
-The schedule is lowered exactly as for the GPU (``lower_for_codegen`` with
-``Options(target="cuda")``: launch attributes, shared/local scopes, barriers, cross-thread
-reductions through shared memory), then ``emulate_gpu_threads`` turns each kernel into CPU
-loops (blocks outermost and parallel, each block's threads as serial loops split into phases
-at the barriers), and the existing LLVM code generator compiles the result. The Module checks
-its arguments as a CPU module does and takes numpy arrays and NDArrays (host memory stands for
-the emulated device's). ``get_source()`` gives the PTX the NVPTX back end makes of the same
-function, or, for a kernel it refuses, the emulated LLVM IR under a header saying why.
-docs/gpu.md says what the emulator checks and what it cannot.
+``tepad.build(s, args, target="cuda", emulate=True)`` (or a cuda target under
+``TEPAD_CUDA=emulate``). The schedule is lowered exactly as for the GPU (``PIPELINE`` with
+a cuda target: launch attributes, shared/local scopes, barriers, cross-thread reductions
+through shared memory), then the emulator's passes (``EMULATOR_PASSES``, steps of the same pass
+log) turn each kernel into CPU loops: warp buffers into per-warp-row shared buffers
+(``warp_memory_for_emulator``), tensor-core intrinsics into loops (``wmma_for_emulator``),
+blocks outermost and parallel with each block's threads as serial loops split into phases at
+the barriers (``emulate_gpu_threads``), then flat memory and a simplify; the LLVM code
+generator compiles the result. The Module checks its arguments as a CPU module does and takes
+numpy arrays and NDArrays (host memory stands for the emulated device's). ``get_source()``
+gives the PTX the NVPTX back end makes of the same function, or, for a kernel it refuses, the
+emulated LLVM IR under a header saying why. docs/gpu.md says what the emulator checks and what
+it cannot.
 """
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
+from .. import config
 from ..codegen import compile_kernel
-from ..codegen.nvptx import ptx_of
 from ..errors import TepadError
 from ..lower.deep_stack import deep_stack
 from ..lower.passes.emulate_gpu_threads import emulate_gpu_threads
@@ -27,63 +28,18 @@ from ..lower.passes.lower_warp_memory import warp_memory_for_emulator
 from ..lower.passes.simplify import simplify
 from ..lower.passes.thread_sync import thread_sync
 from ..lower.passes.wmma_fragments import wmma_for_emulator
-from ..lower.pipeline import Options, PassLog, lower_for_codegen
+from ..lower.pipeline import BUILD, Options, Pass, PassLog, lower_for_codegen
 from ..runtime import Module
+from ..runtime.args import arg_info_of
 from ..runtime.device import Device
+from ..runtime.module_base import ModuleBase
 from ..runtime.ndarray import numpy_of
 from ..target import Target, as_target
 from ..tir.function import PrimFunc
-from .arg_info import arg_info_of
+from .base import Backend, named
+from .cuda import ptx_of
 
-
-ENV = "TEPAD_CUDA"
-RACE_ENV = "TEPAD_CUDA_RACECHECK"
-GPU_KINDS = ("cuda", "nvptx")
-
-
-def emulation_requested(tgt: Target) -> bool:
-    """Whether ``tgt`` is a CUDA target and ``TEPAD_CUDA=emulate`` is set (read now, not at
-    import)."""
-    return tgt.kind.name in GPU_KINDS and \
-        os.environ.get(ENV, "").strip().lower() == "emulate"
-
-
-def race_check_requested() -> bool:
-    """Whether ``TEPAD_CUDA_RACECHECK`` is set (to anything but ``0``/``off``/...)."""
-    return os.environ.get(RACE_ENV, "").strip().lower() not in ("", "0", "false", "no", "off")
-
-
-@deep_stack
-def emulated_function(s_or_func, args=None, name="main", bounds_check=False, checked=False,
-                      exact_bounds=False, log=None, target=None, index_check=None):
-    """``(gpu_func, cpu_func)``: the lowered GPU function (what the GPU back ends take) and
-    the CPU function the emulator makes of it (ready for the LLVM code generator).
-    ``target``: the cuda Target whose device limits verify_gpu_code checks (default
-    ``cuda``'s)."""
-    log = log if log is not None else PassLog()
-    opts = Options.from_context(checked=checked, bounds_check=bounds_check, target="cuda",
-                                target_text=str(target) if target is not None else "",
-                                index_check=index_check)
-    gpu = lower_for_codegen(s_or_func, args, name, opts, exact_bounds, log)
-    return gpu, cpu_function(gpu, log=log)
-
-
-def cpu_function(gpu: PrimFunc, reverse=False, log=None) -> PrimFunc:
-    """The lowered GPU function ``gpu`` emulated (``emulate_gpu_threads``) and made ready for
-    the LLVM code generator; ``reverse``: threads and blocks from the last to the first.
-    ``warp`` buffers first become per-warp-row shared buffers ordered by barriers
-    (``warp_memory_for_emulator``: what the shuffles of the real lowering compute), and
-    tensor-core intrinsics loops over their fragments (``wmma_for_emulator``)."""
-    log = log if log is not None else PassLog()
-    cpu = gpu
-    for label, fn in (("warp_memory_for_emulator", _warp_as_shared),
-                      ("wmma_for_emulator", wmma_for_emulator),
-                      ("emulate_gpu_threads", lambda f: emulate_gpu_threads(f, reverse=reverse)),
-                      ("flatten_physical_axes", flatten_physical_axes),
-                      ("simplify", simplify)):
-        before = cpu
-        cpu = log.record(label, before, fn(before), 0.0)
-    return cpu
+RACE_ENV = config.CUDA_RACECHECK
 
 
 def _warp_as_shared(func: PrimFunc) -> PrimFunc:
@@ -91,24 +47,77 @@ def _warp_as_shared(func: PrimFunc) -> PrimFunc:
     return func if out is func else thread_sync(out)
 
 
-def build_emulated(s_or_func, args, name, tgt: Target, bounds_check=False, checked=False,
-                   exact_bounds=False, index_check=None) -> "EmulatedModule":
-    """The Module ``tepad.build`` returns for a CUDA target under ``TEPAD_CUDA=emulate``;
-    with ``TEPAD_CUDA_RACECHECK=1`` it also runs the kernel with threads and blocks in reverse
-    order and raises a TepadError when the stored results differ beyond rounding (a data
-    race: a barrier is missing, or two threads or blocks write one element)."""
-    if isinstance(s_or_func, PrimFunc) and name != "main" and s_or_func.name != name:
-        s_or_func = s_or_func.with_attr("global_symbol", name)
-    gpu, cpu = emulated_function(s_or_func, args, name, bounds_check, checked, exact_bounds,
-                                 target=tgt, index_check=index_check)
-    return emulated_module(gpu, tgt, race_check_requested(), cpu)
+def emulator_passes(reverse: bool = False) -> tuple:
+    """The emulator's steps after ``PIPELINE``; ``reverse``: threads and blocks run from the
+    last to the first (the race check's second run)."""
+    return (
+        Pass(_warp_as_shared, BUILD, "warp buffers -> per-warp-row shared buffers ordered by "
+             "barriers (what the shuffles of the real lowering compute)",
+             name="warp_memory_for_emulator"),
+        Pass(wmma_for_emulator, BUILD, "tensor-core intrinsics -> loops over their fragments"),
+        Pass(lambda f: emulate_gpu_threads(f, reverse=reverse), BUILD,
+             "launches -> CPU loops: blocks parallel, threads serial, split into phases at "
+             "barriers", name="emulate_gpu_threads"),
+        Pass(flatten_physical_axes, BUILD, "flat memory for the LLVM code generator",
+             label="flatten_physical_axes.emulated"),
+        Pass(simplify, BUILD, "fold what emulating the threads exposed", label="simplify.emulated"),
+    )
+
+
+EMULATOR_PASSES = emulator_passes()
+_REVERSE_PASSES = emulator_passes(reverse=True)
+
+
+class EmulatedCudaBackend(Backend):
+    """``cuda`` / ``nvptx`` emulated on the CPU (``EmulatedModule``)."""
+
+    name = "cuda (emulated)"
+    passes = EMULATOR_PASSES
+
+    def __init__(self, race_check: bool = False):
+        self.race_check = race_check
+
+    def build(self, s_or_func, args, name, target: Target, *, checked=False, bounds_check=False,
+              exact_bounds=False, index_check=None) -> "EmulatedModule":
+        """With ``race_check`` the Module also runs the kernel with threads and blocks in
+        reverse order and raises a TepadError when the stored results differ beyond rounding
+        (a data race: a barrier is missing, or two threads or blocks write one element)."""
+        gpu, cpu = emulated_function(named(s_or_func, name), args, name, bounds_check, checked,
+                                     exact_bounds, target=target, index_check=index_check)
+        return emulated_module(gpu, target, self.race_check, cpu)
+
+    def compile(self, func, target: Target, gpu: PrimFunc | None = None) -> "EmulatedModule":
+        return EmulatedModule(compile_kernel(func), arg_info_of(func), gpu if gpu is not None
+                              else func, target)
+
+
+@deep_stack
+def emulated_function(s_or_func, args=None, name="main", bounds_check=False, checked=False,
+                      exact_bounds=False, log=None, target=None, index_check=None):
+    """``(gpu_func, cpu_func)``: the lowered GPU function (what the GPU back ends take) and
+    the CPU function the emulator makes of it (ready for the LLVM code generator), both
+    recorded in ``log``. ``target``: the cuda Target whose device limits verify_gpu_code
+    checks (default ``cuda``'s)."""
+    log = log if log is not None else PassLog()
+    opts = Options.from_context(checked=checked, bounds_check=bounds_check,
+                                target=as_target(target) if target is not None else "cuda",
+                                index_check=index_check)
+    gpu = lower_for_codegen(s_or_func, args, name, opts, exact_bounds, log)
+    return gpu, _EMULATOR.run_passes(gpu, opts, log)
+
+
+def cpu_function(gpu: PrimFunc, reverse=False, log=None) -> PrimFunc:
+    """The lowered GPU function ``gpu`` run through ``EMULATOR_PASSES`` (made ready for the
+    LLVM code generator); ``reverse``: threads and blocks from the last to the first."""
+    return _EMULATOR.run_passes(gpu, Options(target="cuda"), log,
+                                _REVERSE_PASSES if reverse else EMULATOR_PASSES)
 
 
 def emulated_module(gpu: PrimFunc, tgt: Target | None = None, race_check: bool = False,
                     cpu: PrimFunc | None = None) -> "EmulatedModule":
     """An EmulatedModule for the lowered GPU function ``gpu`` (as ``lower_for_codegen`` gives
     it; ``cpu``: its emulated form when already made); ``race_check``: also run threads and
-    blocks in reverse order and compare (see ``build_emulated``)."""
+    blocks in reverse order and compare (see ``EmulatedCudaBackend.build``)."""
     cpu = cpu if cpu is not None else cpu_function(gpu)
     reverse = None
     if race_check:
@@ -116,6 +125,9 @@ def emulated_module(gpu: PrimFunc, tgt: Target | None = None, race_check: bool =
         reverse = Module(compile_kernel(rev), arg_info_of(rev))
     return EmulatedModule(compile_kernel(cpu), arg_info_of(cpu), gpu,
                           tgt if tgt is not None else as_target("cuda"), reverse)
+
+
+_EMULATOR = EmulatedCudaBackend()
 
 
 class EmulatedModule(Module):
@@ -212,19 +224,13 @@ def _first_difference(a: np.ndarray, b: np.ndarray):
     return int(bad[0]) if bad.size else None
 
 
-class _DeviceModule:
+class _DeviceModule(ModuleBase):
     """The device part of an emulated CUDA module (TVM's imported cuda module)."""
 
     def __init__(self, host: EmulatedModule):
         self._host = host
 
-    @property
-    def type_key(self) -> str:
-        return "cuda"
-
-    @property
-    def imported_modules(self) -> list:
-        return []
+    type_key = "cuda"
 
     def get_source(self, fmt: str = "") -> str:
         return self._host.get_source(fmt)
@@ -235,5 +241,5 @@ class _DeviceModule:
             f.write(self.get_source())
 
 
-__all__ = ["build_emulated", "emulated_function", "emulated_module", "cpu_function", "emulation_requested",
-           "race_check_requested", "EmulatedModule", "ENV", "RACE_ENV"]
+__all__ = ["EmulatedCudaBackend", "EMULATOR_PASSES", "emulator_passes", "emulated_function",
+           "emulated_module", "cpu_function", "EmulatedModule", "RACE_ENV"]
