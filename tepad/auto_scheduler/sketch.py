@@ -12,6 +12,9 @@ The sketch of a DAG is decided by rules, consumers before producers:
 * every root stage fuses its outer spatial tile loops into one ``parallel`` loop, carries the
   ``auto_unroll_max_step`` pragma there, and vectorizes its innermost spatial loop; tiled
   stages vectorize their innermost S3 loop too;
+* a reduction over one long loop (at least 16 times the spatial extent; TVM's rfactor rule)
+  is split in two and the inner part rfactored into a ``.rf`` stage whose last (vectorized)
+  axis holds partial sums; the stage then adds them up;
 * a remaining elementwise (output) stage splits its last loop, fuses the rest with the outer
   part into a parallel loop and vectorizes the inner part.
 
@@ -107,6 +110,10 @@ class Sketch:
                 self._add_tiled(op, dag.op_by_name[hosted[name]], "fuse")
             elif _injective(op) and not dag.is_output(op):
                 self.plan.append(("inline", name, None))
+            elif self._needs_rfactor(op):
+                k = op.reduce_axis[0]
+                self.tile_keys[f"{name}/{k.var.name}"] = (_ext(k), 2)
+                self.plan.append(("rfactor", name, None))
             elif _tileable(op):
                 self._add_tiled(op, op, "cache" if dag.is_output(op) else "plain")
             elif _injective(op) and op.axis and all(_const(iv) for iv in op.axis):
@@ -114,6 +121,16 @@ class Sketch:
                 self.tile_keys[f"{name}/{last}"] = (_ext(op.axis[-1]), 2)
                 self.plan.append(("simple", name, None))
             # anything else (scans, symbolic shapes, full reductions) keeps the default
+
+    def _needs_rfactor(self, op) -> bool:
+        """TVM's rfactor rule, for one long reduction over few outputs: the reduction is at
+        least 16 times the spatial extent and 4 vectors long."""
+        if not (isinstance(op, ComputeOp) and len(op.reduce_axis) == 1 and len(op.body) == 1
+                and all(_const(iv) for iv in list(op.axis) + list(op.reduce_axis))):
+            return False
+        space = math.prod(_ext(iv) for iv in op.axis)
+        red = _ext(op.reduce_axis[0])
+        return red >= 16 * space and red >= 4 * self.lanes
 
     def _add_tiled(self, host, tiled, mode):
         for iv in tiled.axis:
@@ -138,8 +155,29 @@ class Sketch:
                 out.append(["FU", name, outer])
                 out.append(["AN", name, "@".join(outer), "parallel"])
                 out.append(["AN", name, f"{last}.1", "vectorize"])
+            elif kind == "rfactor":
+                out.extend(self._rfactor_steps(op, tile))
             else:
                 out.extend(self._tiled_steps(op, extra[0], extra[1], tile, unroll))
+        return out
+
+    def _rfactor_steps(self, op, tile) -> list:
+        """Split the reduction (``k.0`` outer, ``k.1`` inner), rfactor ``k.1`` into the
+        last axis of a ``.rf`` stage that sums over ``k.0`` with ``k.1`` vectorized; the
+        stage then sums the ``k.1`` partial sums. Spatial loops are fused and parallel."""
+        name = op.name
+        sp = [iv.var.name for iv in op.axis]
+        k = op.reduce_axis[0].var.name
+        rf = f"{name}.rf"
+        out = [["SP", name, k, [tile[f"{name}/{k}"][1]]],
+               ["RF", name, f"{k}.1", len(sp)],
+               ["RE", rf, sp + [f"{k}.0", f"{k}.1"]]]
+        if sp:
+            out.append(["FU", rf, sp])
+            out.append(["AN", rf, "@".join(sp), "parallel"])
+            out.append(["FU", name, sp])
+            out.append(["AN", name, "@".join(sp), "parallel"])
+        out.append(["AN", rf, f"{k}.1", "vectorize"])
         return out
 
     def _tiled_steps(self, op, host_name, mode, tile, unroll) -> list:
@@ -262,7 +300,12 @@ class Sketch:
         tile = {}
         for kind, name, _ in self.plan:
             op = self.dag.op_by_name[name]
-            if kind == "simple":
+            if kind == "rfactor":
+                key = f"{name}/{op.reduce_axis[0].var.name}"
+                n = self.tile_keys[key][0]
+                v = _largest_divisor(n, 2 * self.lanes)
+                tile[key] = [n // v, v]
+            elif kind == "simple":
                 key = f"{name}/{op.axis[-1].var.name}"
                 n = self.tile_keys[key][0]
                 v = _largest_divisor(n, self.lanes)

@@ -41,16 +41,18 @@ def test_random_sketch_annotations_match_the_oracle(data):
     assert not out.failed, _failure(0, out)
 
 
+RULES = ("cache_write", "compute_at", "compute_inline", "parallel", "vectorize",
+         "auto_unroll_max_step", "rfactor")
+
+
 def test_cases_cover_the_sketch_rules():
     text = collections.Counter()
-    for i in range(30):
+    for i in range(60):
         case = generate_auto(RandomSource(f"auto-rules:{i}"), AUTO)
         sched = "\n".join(case.lines[case.sched_start:])
-        for rule in ("cache_write", "compute_at", "compute_inline", "parallel", "vectorize",
-                     "auto_unroll_max_step"):
+        for rule in RULES:
             text[rule] += rule in sched
-    assert all(text[r] > 0 for r in ("cache_write", "compute_at", "compute_inline",
-                                      "parallel", "vectorize", "auto_unroll_max_step")), text
+    assert all(text[r] > 0 for r in RULES), text
 
 
 def test_auto_cases_replay_and_their_script_runs():
