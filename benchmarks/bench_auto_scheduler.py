@@ -127,12 +127,19 @@ SIZES = {"matmul": dict(n=1024), "conv2d": dict(c=64, k=64, h=56, w=56),
 
 
 def _median_ms(fn, repeat):
+    """Median CPU time of the calling thread per call, in ms: on a machine shared with other
+    jobs the wall time of a one-thread kernel mostly measures the wait for a core (run with
+    TEPAD_NUM_THREADS=1 and OPENBLAS_NUM_THREADS=1 so that the work stays on this thread)."""
+    t0 = time.thread_time()
     fn()
+    first = max(time.thread_time() - t0, 1e-6)
+    number = max(1, int(0.02 / first))
     times = []
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
+        t0 = time.thread_time()
+        for _ in range(number):
+            fn()
+        times.append((time.thread_time() - t0) / number)
     return float(np.median(times)) * 1e3
 
 
@@ -179,7 +186,7 @@ def table(rows, ms_rows, threads) -> str:
         "## Auto-scheduler against MetaSchedule (equal trial budgets)",
         "<!-- bench_auto_scheduler: begin -->",
         "",
-        f"CPU: {cpu_name()}, {threads} thread(s) for the kernels, tuning on a two-core "
+        f"CPU: {cpu_name()} (Zen 4, AVX-512), {threads} thread(s) for the kernels, tuning on a two-core "
         "machine shared with other jobs (load average well above 2 during the runs: tuning "
         "times are inflated for both sides). `python benchmarks/bench_auto_scheduler.py "
         "--ops ...` for tepad (target `llvm`: the host, AVX-512) and "
@@ -187,7 +194,10 @@ def table(rows, ms_rows, threads) -> str:
         f"{ms_rows[0].get('tvm', '0.27') if ms_rows else '0.27'} MetaSchedule "
         "(`tune_tir` on `te.create_prim_func` of the same compute, target llvm "
         "-mcpu=<host>, num-cores=1, xgb cost model, evolutionary search). Times are medians "
-        "in ms of the best schedule rebuilt after tuning; tuning time is wall time of the "
+        "in ms of the calling thread's CPU time (one thread: TEPAD_NUM_THREADS=1, "
+        "TVM_NUM_THREADS=1, OPENBLAS_NUM_THREADS=1) of the best schedule rebuilt after "
+        "tuning; the search itself ranked candidates by wall time in its runner on the "
+        "loaded machine (for both tools), which is noisy. Tuning time is wall time of the "
         "whole search (s/trial = tuning time / trials measured).",
         "",
         "| op (sizes) | trials | numpy | tepad default_schedule | tepad tuned | tepad "
