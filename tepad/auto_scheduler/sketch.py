@@ -12,7 +12,8 @@ The sketch of a DAG is decided by rules, consumers before producers:
 * every root stage fuses its outer spatial tile loops into one ``parallel`` loop, carries the
   ``auto_unroll_max_step`` pragma there, and vectorizes its innermost spatial loop; tiled
   stages vectorize their innermost S3 loop too;
-* a reduction over one long loop (at least 16 times the spatial extent; TVM's rfactor rule)
+* a reduction over one loop at least two vectors long whose reads reuse nothing across
+  loops (a row sum or max), or at least 16 times the spatial extent (TVM's rfactor rule),
   is split in two and the inner part rfactored into a ``.rf`` stage whose last (vectorized)
   axis holds partial sums; the stage then adds them up;
 * a remaining elementwise (output) stage splits its last loop, fuses the rest with the outer
@@ -34,6 +35,8 @@ import random
 
 from ..target import Target
 from ..tensor.tensor import ComputeOp
+from ..tir.expr import ProducerLoad
+from ..tir.functor import collect_vars, post_order_visit
 from .loop_state import State
 
 UNROLL_CHOICES = [0, 16, 64, 512]
@@ -75,6 +78,22 @@ def _const(iv) -> bool:
         return True
     except (TypeError, ValueError, AttributeError):
         return False
+
+
+def _has_reuse(op) -> bool:
+    """Does some tensor read of ``op`` leave out one of its loop variables (so that the
+    value is reused across that loop, as ``A[i, k]`` across ``j`` in a matmul)?"""
+    loop_vars = {iv.var for iv in list(op.axis) + list(op.reduce_axis)}
+    reads = []
+    post_order_visit(op.body[0], lambda n: reads.append(n) if isinstance(n, ProducerLoad)
+                     else None)
+    for load in reads:
+        used = set()
+        for idx in load.indices:
+            used |= collect_vars(idx)
+        if not loop_vars <= used:
+            return True
+    return False
 
 
 def _same_shape(a, b) -> bool:
@@ -123,14 +142,17 @@ class Sketch:
             # anything else (scans, symbolic shapes, full reductions) keeps the default
 
     def _needs_rfactor(self, op) -> bool:
-        """TVM's rfactor rule, for one long reduction over few outputs: the reduction is at
-        least 16 times the spatial extent and 4 vectors long."""
+        """TVM's rfactor rule for one reduction loop at least two vectors long: when no
+        input is reused across loops (a row sum or max: nothing for multi-level tiling to
+        keep in registers), or when the reduction is at least 16 times the spatial extent."""
         if not (isinstance(op, ComputeOp) and len(op.reduce_axis) == 1 and len(op.body) == 1
                 and all(_const(iv) for iv in list(op.axis) + list(op.reduce_axis))):
             return False
         space = math.prod(_ext(iv) for iv in op.axis)
         red = _ext(op.reduce_axis[0])
-        return red >= 16 * space and red >= 4 * self.lanes
+        if red < 2 * self.lanes:
+            return False
+        return red >= 16 * space or not _has_reuse(op)
 
     def _add_tiled(self, host, tiled, mode):
         for iv in tiled.axis:
