@@ -181,41 +181,45 @@ def run_op(op, sizes, trials, target, repeat, seed, log_dir):
 
 
 def table(rows, ms_rows, threads) -> str:
-    ms_by = {r["op"]: r for r in ms_rows}
+    """The RESULTS.md section: one row per tepad run, with MetaSchedule's run of the same op
+    and sizes where there is one."""
+    ms_by = {(r["op"], json.dumps(r["sizes"], sort_keys=True)): r for r in ms_rows}
+    tvm_version = next((r["tvm"] for r in ms_rows if "tvm" in r), "0.27")
     lines = [
-        "## Auto-scheduler against MetaSchedule (equal trial budgets)",
+        "## Auto-scheduler against MetaSchedule",
         "<!-- bench_auto_scheduler: begin -->",
         "",
-        f"CPU: {cpu_name()} (Zen 4, AVX-512), {threads} thread(s) for the kernels, tuning on a two-core "
-        "machine shared with other jobs (load average well above 2 during the runs: tuning "
-        "times are inflated for both sides). `python benchmarks/bench_auto_scheduler.py "
-        "--ops ...` for tepad (target `llvm`: the host, AVX-512) and "
-        "`benchmarks/peers/bench_metaschedule.py` for TVM "
-        f"{ms_rows[0].get('tvm', '0.27') if ms_rows else '0.27'} MetaSchedule "
+        f"CPU: {cpu_name()} (Zen 4, AVX-512), {threads} thread(s) for the kernels; tuning ran "
+        "on a two-core machine shared with seven other jobs (load average 12 to 20), so "
+        "tuning times are inflated for both tools and the searches ranked their candidates "
+        "by noisy wall times. tepad: `python benchmarks/bench_auto_scheduler.py --ops ...` "
+        "(target `llvm`, the host: 16 fp32 lanes, 32 vector registers; `SketchPolicy` with "
+        "`XGBModel(num_warmup_sample=8)`, 16 states a round, the analytical default measured "
+        f"first). MetaSchedule: TVM {tvm_version}, `benchmarks/peers/bench_metaschedule.py` "
         "(`tune_tir` on `te.create_prim_func` of the same compute, target llvm "
-        "-mcpu=<host>, num-cores=1, xgb cost model, evolutionary search). Times are medians "
-        "in ms of the calling thread's CPU time (one thread: TEPAD_NUM_THREADS=1, "
-        "TVM_NUM_THREADS=1, OPENBLAS_NUM_THREADS=1) of the best schedule rebuilt after "
-        "tuning; the search itself ranked candidates by wall time in its runner on the "
-        "loaded machine (for both tools), which is noisy. Tuning time is wall time of the "
-        "whole search (s/trial = tuning time / trials measured).",
+        "-mcpu=<host> num-cores=1, xgb cost model, evolutionary search). Kernel times are "
+        "medians of the calling thread's CPU time per call in ms (TEPAD_NUM_THREADS=1, "
+        "TVM_NUM_THREADS=1, OPENBLAS_NUM_THREADS=1), the best schedule rebuilt after "
+        "tuning; tuning s is the wall time of the whole search, s/trial that over the "
+        "trials measured.",
         "",
-        "| op (sizes) | trials | numpy | tepad default_schedule | tepad tuned | tepad "
-        "tuning s (s/trial) | MetaSchedule untuned | MetaSchedule tuned | MetaSchedule "
+        "| op (sizes) | numpy | tepad default_schedule | tepad tuned (trials) | tuned / "
+        "default | tepad tuning s (s/trial) | MetaSchedule tuned (trials) | MetaSchedule "
         "tuning s (s/trial) |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
-        m = ms_by.get(r["op"])
+        m = ms_by.get((r["op"], json.dumps(r["sizes"], sort_keys=True)))
         sz = ", ".join(f"{k}={v}" for k, v in r["sizes"].items())
-        if m and m.get("ms") is not None and m.get("sizes") == r["sizes"]:
-            mcols = (f"{m['default_ms']:.3f} | {m['ms']:.3f} | {m['tune_s']:.0f} "
+        if m and m.get("ms") is not None:
+            mcols = (f"{m['ms']:.3f} ({m['measured']}) | {m['tune_s']:.0f} "
                      f"({m['s_per_trial']:.2f}) |")
         else:
-            mcols = "not measured | not measured | not measured |"
-        lines.append(f"| {r['op']} ({sz}) | {r['trials']} | {r['numpy_ms']:.3f} | "
-                     f"{r['default_ms']:.3f} | {r['ms']:.3f} ({r['gflops']:.1f} GFLOP/s) | "
-                     f"{r['tune_s']:.0f} ({r['s_per_trial']:.2f}) | {mcols}")
+            mcols = "not measured | not measured |"
+        lines.append(f"| {r['op']} ({sz}) | {r['numpy_ms']:.3f} | {r['default_ms']:.3f} | "
+                     f"{r['ms']:.3f} ({r['trials']}; {r['gflops']:.1f} GFLOP/s) | "
+                     f"{r['default_ms'] / r['ms']:.2f}x | {r['tune_s']:.0f} "
+                     f"({r['s_per_trial']:.2f}) | {mcols}")
     lines += ["", "<!-- bench_auto_scheduler: end -->"]
     return "\n".join(lines)
 
@@ -230,7 +234,12 @@ def main_ops(ns):
     log_dir = ns.log or tempfile.mkdtemp(prefix="bench_auto_")
     os.makedirs(log_dir, exist_ok=True)
     rows = []
+    for path in ns.rows:                 # rows of earlier runs (this script's JSON lines)
+        with open(path) as f:
+            rows += [json.loads(line) for line in f if line.startswith('{"op"')]
     for op in ns.ops:
+        if op == "none":
+            continue
         row = run_op(op, sizes[op], ns.trials, target, ns.repeat, ns.seed, log_dir)
         rows.append(row)
         print(json.dumps(row), flush=True)
@@ -239,9 +248,9 @@ def main_ops(ns):
                    title=f"tepad auto-scheduler, best so far ({target})")
         print(f"curve: {ns.curve}")
     ms_rows = []
-    if ns.metaschedule:
-        with open(ns.metaschedule) as f:
-            ms_rows = [json.loads(line) for line in f if line.startswith("{")]
+    for path in ns.metaschedule or []:
+        with open(path) as f:
+            ms_rows += [json.loads(line) for line in f if line.startswith("{")]
     text = table(rows, ms_rows, os.environ.get("TEPAD_NUM_THREADS", os.cpu_count()))
     print(text)
     if ns.results:
@@ -254,12 +263,16 @@ def main_ops(ns):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--ops", nargs="+", choices=sorted(OPS),
-                    help="tune these computes (see the module docstring)")
+    ap.add_argument("--ops", nargs="+", choices=sorted(OPS) + ["none"],
+                    help="tune these computes (see the module docstring); none: only the "
+                    "--rows of earlier runs")
+    ap.add_argument("--rows", nargs="*", default=[],
+                    help="with --ops: JSON lines of earlier runs of this script to include")
     ap.add_argument("--size", action="append", default=[], help="OP:KEY=VALUE")
     ap.add_argument("--repeat", type=int, default=9)
     ap.add_argument("--curve", help="with --ops: best-so-far curves as a PNG")
-    ap.add_argument("--metaschedule", help="with --ops: JSON lines of bench_metaschedule.py")
+    ap.add_argument("--metaschedule", nargs="*",
+                    help="with --ops: JSON lines of bench_metaschedule.py")
     ap.add_argument("--results", action="store_true", help="with --ops: write RESULTS.md")
     ap.add_argument("--n", type=int, default=256)
     ap.add_argument("--trials", type=int, default=48)
