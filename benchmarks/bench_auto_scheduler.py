@@ -180,7 +180,7 @@ def run_op(op, sizes, trials, target, repeat, seed, log_dir):
     return row
 
 
-def table(rows, ms_rows, threads) -> str:
+def table(rows, ms_rows, threads, note="") -> str:
     """The RESULTS.md section: one row per tepad run, with MetaSchedule's run of the same op
     and sizes where there is one."""
     ms_by = {(r["op"], json.dumps(r["sizes"], sort_keys=True)): r for r in ms_rows}
@@ -220,6 +220,8 @@ def table(rows, ms_rows, threads) -> str:
                      f"{r['ms']:.3f} ({r['trials']}; {r['gflops']:.1f} GFLOP/s) | "
                      f"{r['default_ms'] / r['ms']:.2f}x | {r['tune_s']:.0f} "
                      f"({r['s_per_trial']:.2f}) | {mcols}")
+    if note:
+        lines += ["", note.strip()]
     lines += ["", "<!-- bench_auto_scheduler: end -->"]
     return "\n".join(lines)
 
@@ -251,7 +253,8 @@ def main_ops(ns):
     for path in ns.metaschedule or []:
         with open(path) as f:
             ms_rows += [json.loads(line) for line in f if line.startswith("{")]
-    text = table(rows, ms_rows, os.environ.get("TEPAD_NUM_THREADS", os.cpu_count()))
+    note = open(ns.note).read() if ns.note else ""
+    text = table(rows, ms_rows, os.environ.get("TEPAD_NUM_THREADS", os.cpu_count()), note)
     print(text)
     if ns.results:
         write_section(os.path.join(HERE, "RESULTS.md"), text,
@@ -274,6 +277,7 @@ def main(argv=None):
     ap.add_argument("--metaschedule", nargs="*",
                     help="with --ops: JSON lines of bench_metaschedule.py")
     ap.add_argument("--results", action="store_true", help="with --ops: write RESULTS.md")
+    ap.add_argument("--note", help="with --ops: a markdown file appended to the section")
     ap.add_argument("--n", type=int, default=256)
     ap.add_argument("--trials", type=int, default=48)
     ap.add_argument("--seed", type=int, default=0)
