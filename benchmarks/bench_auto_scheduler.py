@@ -181,9 +181,12 @@ def run_op(op, sizes, trials, target, repeat, seed, log_dir):
 
 
 def table(rows, ms_rows, threads, note="") -> str:
-    """The RESULTS.md section: one row per tepad run, with MetaSchedule's run of the same op
-    and sizes where there is one."""
-    ms_by = {(r["op"], json.dumps(r["sizes"], sort_keys=True)): r for r in ms_rows}
+    """The RESULTS.md section: one row per tepad run, with MetaSchedule's run of the same op,
+    sizes and trial budget where there is one."""
+    def key(r):
+        return r["op"], json.dumps(r["sizes"], sort_keys=True), r["trials"]
+
+    ms_by = {key(r): r for r in ms_rows}
     tvm_version = next((r["tvm"] for r in ms_rows if "tvm" in r), "0.27")
     lines = [
         "## Auto-scheduler against MetaSchedule",
@@ -209,7 +212,7 @@ def table(rows, ms_rows, threads, note="") -> str:
         "|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
-        m = ms_by.get((r["op"], json.dumps(r["sizes"], sort_keys=True)))
+        m = ms_by.get(key(r))
         sz = ", ".join(f"{k}={v}" for k, v in r["sizes"].items())
         if m and m.get("ms") is not None:
             mcols = (f"{m['ms']:.3f} ({m['measured']}) | {m['tune_s']:.0f} "

@@ -316,9 +316,10 @@ class Sketch:
         return child if self._register_ok(tile) else None
 
     def default_params(self) -> dict:
-        """Analytical tile sizes from the target: the innermost spatial tile is one vector
-        (``vector_lanes``), the next one fills the vector registers; 8-wide inner
-        reduction tiles; the rest goes to the parallel outer loops."""
+        """Analytical tile sizes from the target: the innermost spatial tile is two whole
+        vectors (``vector_lanes``) or one where they divide the extent (else a power of two
+        below a vector), the next one at most 8 and within the remaining vector registers;
+        8-wide inner reduction tiles; the rest goes to the parallel outer loops."""
         tile = {}
         for kind, name, _ in self.plan:
             op = self.dag.op_by_name[name]
@@ -338,11 +339,11 @@ class Sketch:
                 for i, a in enumerate(reversed(sp)):
                     n = self.tile_keys[f"{name}/{a}"][0]
                     if i == 0:
-                        e3 = _largest_divisor(n, self.lanes)
+                        e3 = _vector_tile(n, self.lanes)
                         budget = max(1, budget // max(1, -(-e3 // self.lanes)))
                         e1 = _largest_divisor(n // e3, max(1, 64 // e3))
                     elif i == 1:
-                        e3 = _largest_divisor(n, budget)
+                        e3 = _largest_divisor(n, min(budget, 8))
                         e1 = _largest_divisor(n // e3, 4)
                     else:
                         e3, e1 = 1, 1
@@ -361,6 +362,18 @@ class Sketch:
                     r1 = _largest_divisor(n, 8) if i == len(rd) - 1 else n
                     tile[f"{name}/{a}"] = [n // r1, r1]
         return {"tile": tile, "unroll": 64}
+
+
+def _vector_tile(n: int, lanes: int) -> int:
+    """The innermost tile of an extent ``n``: whole vectors (two if they divide ``n``, else
+    one), else the largest power-of-two divisor up to a vector (no partial vectors)."""
+    for d in (2 * lanes, lanes):
+        if n % d == 0:
+            return d
+    p = 1
+    while n % (2 * p) == 0 and 2 * p <= lanes:
+        p *= 2
+    return p
 
 
 def _largest_divisor(n: int, cap: int) -> int:
