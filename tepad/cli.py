@@ -29,7 +29,8 @@ from pathlib import Path
 from . import __version__, bound
 from .autotvm.session import TUNERS, make_option, template_args, templates_in, tune_template
 from .auto_scheduler import LocalRunner as AutoLocalRunner, tune_workload
-from .auto_scheduler.workload_registry import WORKLOAD_FUNC_REGISTRY
+from .auto_scheduler.curve import best_so_far, plot_curve
+from .auto_scheduler.workload_registry import WORKLOAD_FUNC_REGISTRY, make_workload_key
 from .bound import attach_path, infer_bound
 from .backend import backend_for
 from .demo import iter_var_role, main as demo_main
@@ -564,6 +565,7 @@ def cmd_tune_auto(ns, out):
     log = ns.log or f"{Path(ns.file).stem}.json"
     runner = AutoLocalRunner(timeout=ns.timeout, number=ns.number, repeat=ns.repeat,
                              min_repeat_ms=0)
+    curves = {}
     for name in names:
         args = template_args(name, found[name], vars(mod))
         out.write(f"[{name}] args={args}\n")
@@ -578,6 +580,10 @@ def cmd_tune_auto(ns, out):
                           f"{r.flop / cost / 1e9:.2f} GFLOPS\n")
         if r.speedup is not None:
             out.write(f"[{name}] speedup over default_schedule: {r.speedup:.2f}x\n")
+        curves[name] = best_so_far(log, make_workload_key(found[name], args), r.flop)
+    if ns.curve:
+        plot_curve(curves, ns.curve)
+        out.write(f"best-so-far curve: {ns.curve}\n")
     out.write(f"log: {log}\n")
     return 0
 
@@ -697,6 +703,9 @@ def build_parser():
     sp.add_argument("--auto", action="store_true",
                     help="auto-schedule the @auto_scheduler.register_workload functions of "
                     "FILE.py instead (log: <FILE stem>.json)")
+    sp.add_argument("--curve", metavar="OUT.png",
+                    help="with --auto: draw the best-so-far curve (GFLOP/s over trials) of "
+                    "every workload (needs matplotlib)")
 
     sp = sub.add_parser("bench", help="run benchmarks/run.py of the source checkout "
                                       "(other options are passed through)")

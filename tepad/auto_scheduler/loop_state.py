@@ -10,7 +10,9 @@ A state is a list of steps, each a JSON list naming stages and loops by name:
 * ``["RE", stage, [loops]]``; ``["FU", stage, [loops]]`` (the fused loop is named by joining
   the names with ``@``); ``["AN", stage, loop, "parallel" | "vectorize" | "unroll"]``;
 * ``["CA", stage, target_stage, target_loop]``: ``compute_at``;
-* ``["PR", stage, loop, pragma, value]``: ``pragma`` (``auto_unroll_max_step``).
+* ``["PR", stage, loop, pragma, value]``: ``pragma`` (``auto_unroll_max_step``);
+* ``["RF", stage, loop, factor_axis]``: ``rfactor`` of the split reduction ``loop``; the new
+  stage is named ``stage.rf`` and its loops keep the stage's loop names.
 
 ``apply_steps`` replays the steps on a fresh ``te.create_schedule`` of the DAG's outputs and
 can write the same schedule as Python code (what ``print_best`` prints).
@@ -83,8 +85,8 @@ class _Replay:
         if name not in self.iters:
             st = self.stage(name, step)
             ivs = list(st.op.axis) + list(st.op.reduce_axis)
-            origin = self.dag.op_by_name[self.origin[name]]
             if self.origin[name] != name:       # a cache stage keeps the original loop names
+                origin = self.dag.op_by_name[self.origin[name]]
                 src = list(origin.axis) + list(origin.reduce_axis)
                 labels = [iv.var.name for iv in src]
             else:
@@ -133,6 +135,30 @@ class _Replay:
             self.iters.pop(st_name, None)       # the stage's op is now the copy-out
             self.emit(f"{self.tensor_var(new)} = s.cache_write({self.tensor_var(st_name)}, "
                       f"{scope!r})")
+        elif kind == "RF":
+            loop, factor_axis = step[2], int(step[3])
+            self.loop(st_name, loop, step)
+            before = dict(self.iters[st_name])
+            spatial = list(st.op.axis)
+            sp = [n for n in before if any(before[n] is iv for iv in spatial)]
+            rf = self.s.rfactor(self.tensors[st_name], before[loop], factor_axis=factor_axis)
+            new = f"{st_name}.rf"
+            self.tensors[new] = rf
+            self.origin[new] = new
+            rv = self.names[st_name]
+            self.emit(f"{self.tensor_var(new)} = s.rfactor({self.tensor_var(st_name)}, "
+                      f"{rv[loop]}, factor_axis={factor_axis})")
+            # the .rf stage: the stage's spatial loops with the factored loop at
+            # factor_axis, then the other reduction loops, under the stage's loop names
+            rest = [n for n in before if n not in sp and n != loop]
+            labels = sp[:factor_axis] + [loop] + sp[factor_axis:] + rest
+            ivs = list(rf.op.axis) + list(rf.op.reduce_axis)
+            self.iters[new] = dict(zip(labels, ivs))
+            self.names[new] = {lab: f"{_ident(new)}_{_ident(lab)}" for lab in labels}
+            sv_new = f"s[{self.tensor_var(new)}]"
+            self.emit(f"{', '.join(self.names[new][lab] for lab in labels)} = "
+                      f"tuple({sv_new}.op.axis) + tuple({sv_new}.op.reduce_axis)")
+            self.iters.pop(st_name, None)       # the stage now reduces over the .rf stage
         elif kind == "SP":
             loop, factors = step[2], [int(f) for f in step[3]]
             if not factors or any(f < 1 for f in factors):
@@ -181,7 +207,7 @@ class _Replay:
             self.emit(f"{sv}.pragma({self.names[st_name][step[2]]}, {step[3]!r}, {step[4]!r})")
         else:
             raise TepadError(f"step {step}: unknown step kind {kind!r}; kinds are SKETCH, CI, "
-                             "CHW, SP, RE, FU, AN, CA, PR")
+                             "CHW, SP, RE, FU, AN, CA, PR, RF")
 
 
 def apply_steps(dag, steps, emit_code=False):

@@ -12,6 +12,10 @@ The sketch of a DAG is decided by rules, consumers before producers:
 * every root stage fuses its outer spatial tile loops into one ``parallel`` loop, carries the
   ``auto_unroll_max_step`` pragma there, and vectorizes its innermost spatial loop; tiled
   stages vectorize their innermost S3 loop too;
+* a reduction over one loop at least two vectors long whose reads reuse nothing across
+  loops (a row sum or max), or at least 16 times the spatial extent (TVM's rfactor rule),
+  is split in two and the inner part rfactored into a ``.rf`` stage whose last (vectorized)
+  axis holds partial sums; the stage then adds them up;
 * a remaining elementwise (output) stage splits its last loop, fuses the rest with the outer
   part into a parallel loop and vectorizes the inner part.
 
@@ -31,6 +35,8 @@ import random
 
 from ..target import Target
 from ..tensor.tensor import ComputeOp
+from ..tir.expr import ProducerLoad
+from ..tir.functor import collect_vars, post_order_visit
 from .loop_state import State
 
 UNROLL_CHOICES = [0, 16, 64, 512]
@@ -74,6 +80,22 @@ def _const(iv) -> bool:
         return False
 
 
+def _has_reuse(op) -> bool:
+    """Does some tensor read of ``op`` leave out one of its loop variables (so that the
+    value is reused across that loop, as ``A[i, k]`` across ``j`` in a matmul)?"""
+    loop_vars = {iv.var for iv in list(op.axis) + list(op.reduce_axis)}
+    reads = []
+    post_order_visit(op.body[0], lambda n: reads.append(n) if isinstance(n, ProducerLoad)
+                     else None)
+    for load in reads:
+        used = set()
+        for idx in load.indices:
+            used |= collect_vars(idx)
+        if not loop_vars <= used:
+            return True
+    return False
+
+
 def _same_shape(a, b) -> bool:
     return [_ext(iv) for iv in a.axis] == [_ext(iv) for iv in b.axis]
 
@@ -107,6 +129,10 @@ class Sketch:
                 self._add_tiled(op, dag.op_by_name[hosted[name]], "fuse")
             elif _injective(op) and not dag.is_output(op):
                 self.plan.append(("inline", name, None))
+            elif self._needs_rfactor(op):
+                k = op.reduce_axis[0]
+                self.tile_keys[f"{name}/{k.var.name}"] = (_ext(k), 2)
+                self.plan.append(("rfactor", name, None))
             elif _tileable(op):
                 self._add_tiled(op, op, "cache" if dag.is_output(op) else "plain")
             elif _injective(op) and op.axis and all(_const(iv) for iv in op.axis):
@@ -114,6 +140,19 @@ class Sketch:
                 self.tile_keys[f"{name}/{last}"] = (_ext(op.axis[-1]), 2)
                 self.plan.append(("simple", name, None))
             # anything else (scans, symbolic shapes, full reductions) keeps the default
+
+    def _needs_rfactor(self, op) -> bool:
+        """TVM's rfactor rule for one reduction loop at least two vectors long: when no
+        input is reused across loops (a row sum or max: nothing for multi-level tiling to
+        keep in registers), or when the reduction is at least 16 times the spatial extent."""
+        if not (isinstance(op, ComputeOp) and len(op.reduce_axis) == 1 and len(op.body) == 1
+                and all(_const(iv) for iv in list(op.axis) + list(op.reduce_axis))):
+            return False
+        space = math.prod(_ext(iv) for iv in op.axis)
+        red = _ext(op.reduce_axis[0])
+        if red < 2 * self.lanes:
+            return False
+        return red >= 16 * space or not _has_reuse(op)
 
     def _add_tiled(self, host, tiled, mode):
         for iv in tiled.axis:
@@ -138,8 +177,29 @@ class Sketch:
                 out.append(["FU", name, outer])
                 out.append(["AN", name, "@".join(outer), "parallel"])
                 out.append(["AN", name, f"{last}.1", "vectorize"])
+            elif kind == "rfactor":
+                out.extend(self._rfactor_steps(op, tile))
             else:
                 out.extend(self._tiled_steps(op, extra[0], extra[1], tile, unroll))
+        return out
+
+    def _rfactor_steps(self, op, tile) -> list:
+        """Split the reduction (``k.0`` outer, ``k.1`` inner), rfactor ``k.1`` into the
+        last axis of a ``.rf`` stage that sums over ``k.0`` with ``k.1`` vectorized; the
+        stage then sums the ``k.1`` partial sums. Spatial loops are fused and parallel."""
+        name = op.name
+        sp = [iv.var.name for iv in op.axis]
+        k = op.reduce_axis[0].var.name
+        rf = f"{name}.rf"
+        out = [["SP", name, k, [tile[f"{name}/{k}"][1]]],
+               ["RF", name, f"{k}.1", len(sp)],
+               ["RE", rf, sp + [f"{k}.0", f"{k}.1"]]]
+        if sp:
+            out.append(["FU", rf, sp])
+            out.append(["AN", rf, "@".join(sp), "parallel"])
+            out.append(["FU", name, sp])
+            out.append(["AN", name, "@".join(sp), "parallel"])
+        out.append(["AN", rf, f"{k}.1", "vectorize"])
         return out
 
     def _tiled_steps(self, op, host_name, mode, tile, unroll) -> list:
@@ -256,13 +316,19 @@ class Sketch:
         return child if self._register_ok(tile) else None
 
     def default_params(self) -> dict:
-        """Analytical tile sizes from the target: the innermost spatial tile is one vector
-        (``vector_lanes``), the next one fills the vector registers; 8-wide inner
-        reduction tiles; the rest goes to the parallel outer loops."""
+        """Analytical tile sizes from the target: the innermost spatial tile is two whole
+        vectors (``vector_lanes``) or one where they divide the extent (else a power of two
+        below a vector), the next one at most 8 and within the remaining vector registers;
+        8-wide inner reduction tiles; the rest goes to the parallel outer loops."""
         tile = {}
         for kind, name, _ in self.plan:
             op = self.dag.op_by_name[name]
-            if kind == "simple":
+            if kind == "rfactor":
+                key = f"{name}/{op.reduce_axis[0].var.name}"
+                n = self.tile_keys[key][0]
+                v = _largest_divisor(n, 2 * self.lanes)
+                tile[key] = [n // v, v]
+            elif kind == "simple":
                 key = f"{name}/{op.axis[-1].var.name}"
                 n = self.tile_keys[key][0]
                 v = _largest_divisor(n, self.lanes)
@@ -273,11 +339,11 @@ class Sketch:
                 for i, a in enumerate(reversed(sp)):
                     n = self.tile_keys[f"{name}/{a}"][0]
                     if i == 0:
-                        e3 = _largest_divisor(n, self.lanes)
+                        e3 = _vector_tile(n, self.lanes)
                         budget = max(1, budget // max(1, -(-e3 // self.lanes)))
                         e1 = _largest_divisor(n // e3, max(1, 64 // e3))
                     elif i == 1:
-                        e3 = _largest_divisor(n, budget)
+                        e3 = _largest_divisor(n, min(budget, 8))
                         e1 = _largest_divisor(n // e3, 4)
                     else:
                         e3, e1 = 1, 1
@@ -296,6 +362,18 @@ class Sketch:
                     r1 = _largest_divisor(n, 8) if i == len(rd) - 1 else n
                     tile[f"{name}/{a}"] = [n // r1, r1]
         return {"tile": tile, "unroll": 64}
+
+
+def _vector_tile(n: int, lanes: int) -> int:
+    """The innermost tile of an extent ``n``: whole vectors (two if they divide ``n``, else
+    one), else the largest power-of-two divisor up to a vector (no partial vectors)."""
+    for d in (2 * lanes, lanes):
+        if n % d == 0:
+            return d
+    p = 1
+    while n % (2 * p) == 0 and 2 * p <= lanes:
+        p *= 2
+    return p
 
 
 def _largest_divisor(n: int, cap: int) -> int:

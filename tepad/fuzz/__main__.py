@@ -34,7 +34,8 @@ def _config(args):
                   scan_percent=args.scan_percent, gpu=args.gpu,
                   nested_split_percent=args.nested_splits,
                   scan_inputs_percent=args.scan_inputs,
-                  gpu_double_buffer_percent=args.gpu_double_buffer)
+                  gpu_double_buffer_percent=args.gpu_double_buffer,
+                  auto_scheduler_percent=args.auto_scheduler)
 
 
 def worker(args):
@@ -76,7 +77,8 @@ def _spawn(args, start, count):
            "--illegal-rate", str(args.illegal_rate), "--scan-percent", str(args.scan_percent),
            "--shrink-seconds", str(args.shrink_seconds),
            "--nested-splits", str(args.nested_splits), "--scan-inputs", str(args.scan_inputs),
-           "--gpu-double-buffer", str(args.gpu_double_buffer)]
+           "--gpu-double-buffer", str(args.gpu_double_buffer),
+           "--auto-scheduler", str(args.auto_scheduler)]
     if args.exact:
         cmd.append("--exact")
     if args.gpu:
@@ -240,6 +242,10 @@ def main(argv=None):
                    help="with --gpu: percent of the shared/local cache stages computed at a "
                         "loop that get double_buffer (0: none; other values change which "
                         "case a seed draws)")
+    p.add_argument("--auto-scheduler", type=int, default=0,
+                   help="percent of cases whose schedule is a random annotation of the "
+                        "auto-scheduler's sketch of a known operator or a random DAG (0: "
+                        "none; other values change which case a seed draws)")
     p.add_argument("--timeout", type=float, default=20.0, help="seconds per case")
     p.add_argument("--shrink-seconds", type=float, default=60.0)
     p.add_argument("--no-shrink", action="store_true")

@@ -43,6 +43,9 @@ class Config:
                                    # loop or a stage's loops: split a piece again by a factor
                                    # that does not divide it or exceeds it (0: never, and no
                                    # choice drawn, so the cases of a seed stay what they were)
+    auto_scheduler_percent: int = 0  # cases whose schedule is a random annotation of the
+                                   # auto-scheduler's sketch (auto_sched.py; 0: never, and no
+                                   # choice drawn, so the cases of a seed stay what they were)
     scan_inputs_percent: int = 0   # per drawn te.scan: init and update read x through a stage
                                    # listed in inputs=, which is often inlined (0: never)
 

@@ -59,6 +59,10 @@ GPU schedules (``Config(gpu=True)``, ``--gpu``; off by default): ``gpu.py`` draw
 threads, vthreads, shared/local caches with cooperative fetches and cross-thread reductions,
 built for ``"cuda"`` through the emulator with its race check.
 
+Auto-scheduler cases (``Config(auto_scheduler_percent=...)``, ``--auto-scheduler``; off by
+default): ``auto_sched.py`` draws a known operator or a random DAG and a random annotation of
+its auto-scheduler sketch, the schedule written as the sketch's printed code.
+
 With ``illegal_rate > 0`` a case may also contain one deliberately illegal step (compute_at
 at a non-leaf, at a stage that does not enclose all consumers, a compute_at cycle, splitting
 an axis twice, rolling_buffer at the root or on an output, a non-injective layout, a pad_value
@@ -73,6 +77,7 @@ import numpy as np
 
 from .arrays import random_array
 from .attach_points import effective_consumers, legal_attach_points
+from .auto_sched import generate_auto
 from .case import Case, Config
 from .definitions import DefinitionDrawer
 from .gpu import GpuScheduleDrawer
@@ -83,6 +88,8 @@ from .sources import HypothesisSource, RandomSource, ReplaySource, Source
 def generate(src: Source, cfg: Config | None = None) -> Case:
     """Draw a program and a schedule. May raise what the drawn (legal) steps raise."""
     cfg = cfg or Config()
+    if cfg.auto_scheduler_percent and src.flag(cfg.auto_scheduler_percent):
+        return generate_auto(src, cfg)
     gen = DefinitionDrawer(src, cfg)
     gen.define()
     (GpuScheduleDrawer if cfg.gpu else ScheduleDrawer)(gen).draw()

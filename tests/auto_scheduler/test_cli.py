@@ -39,3 +39,21 @@ def test_tune_auto_without_workloads(tmp_path, capsys):
     src.write_text("x = 1\n")
     assert cli.main(["tune", "--auto", str(src)]) != 0
     assert "register_workload" in capsys.readouterr().err
+
+
+def test_tune_auto_draws_the_best_so_far_curve(tmp_path, capsys):
+    from tepad.auto_scheduler.curve import best_so_far
+    src = tmp_path / "work.py"
+    src.write_text(FILE)
+    log, png = tmp_path / "work.json", tmp_path / "curve.png"
+    code = cli.main(["tune", "--auto", str(src), "-n", "3", "--log", str(log), "--number",
+                     "1", "--repeat", "1", "--seed", "0", "--curve", str(png)])
+    assert code == 0
+    assert f"best-so-far curve: {png}" in capsys.readouterr().out
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    rows = [json.loads(line) for line in log.read_text().splitlines()]
+    costs = [sum(r["r"][0]) / len(r["r"][0]) for r in rows]
+    flop = 16 * 32
+    curve = best_so_far(str(log), '["cli_scale_add", 16, 32]', flop)
+    want = [flop / min(costs[:k + 1]) / 1e9 for k in range(3)]
+    assert curve == want and curve == sorted(curve)

@@ -88,7 +88,7 @@ def test_tiles_read_the_target(target):
     sk = Sketch(ComputeDAG([A, B, C, out]), t)
     tile = sk.default_params()["tile"]
     lanes = t.vector_lanes("float32")
-    assert tile["matmul/j"][3] == lanes              # one vector wide
+    assert tile["matmul/j"][3] in (lanes, 2 * lanes)  # one or two whole vectors
     assert tile["matmul/i"][3] * tile["matmul/j"][3] <= (t.vector_registers - 4) * lanes
     for _ in range(20):                              # drawn tiles fit the registers too
         p = sk.random_params(__import__("random").Random(_))
