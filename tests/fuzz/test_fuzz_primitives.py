@@ -8,7 +8,9 @@ from tepad.schedule.schedule import Schedule
 from tepad.schedule.stage import Stage
 
 # public attributes that are not schedule primitives
-NOT_PRIMITIVES = {"name", "leaf_kind", "copy", "current_tensor", "normalize", "fingerprint"}
+NOT_PRIMITIVES = {"name", "leaf_kind", "copy", "current_tensor", "normalize", "fingerprint",
+                  # always refused with a TepadError (no grid-wide barrier between scan steps)
+                  "env_threads"}
 
 
 def _primitives():
