@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import llvmlite.ir as ir
 
 from .. import tir
+from ..errors import TepadError
 from .lltypes import I32, I64, PTR, VOID, type_suffix
 from .symbols import ERROR_VALUE_SYMBOL
 
@@ -53,8 +54,14 @@ class EmitterBase:
         return self.ctx.builder
 
     def declare(self, name, ret, args, var_arg=False) -> ir.Function:
-        """The module's function ``name``, declared with this signature on first use."""
+        """The module's function ``name``, declared with this signature on first use (a
+        TepadError when ``name`` is a function this module defines: the kernel was given the
+        name of a function it calls)."""
         g = self.module.globals.get(name)
+        if isinstance(g, ir.Function) and not g.is_declaration:
+            raise TepadError(f"kernel {name!r} calls the C library or LLVM function {name!r}, "
+                             "which its own name would hide; build it under another name "
+                             "(tepad.build(..., name=...))")
         if g is None:
             g = ir.Function(self.module, ir.FunctionType(ret, args, var_arg=var_arg), name=name)
         return g
