@@ -50,7 +50,12 @@ class CommReducer:
     def __eq__(self, other):
         return self is other
 
-    __hash__ = object.__hash__
+    def __hash__(self):
+        # structural (two reducers that structural_equal hashes the same), so that a Reduce's
+        # structural hash does not tell apart two separately declared sums
+        from .expr import structural_hash
+        return hash((self.size, tuple(v.dtype for v in self.lhs),
+                     tuple(structural_hash(i) for i in self.identity_element)))
 
 
 class Reduce(PrimExpr):
