@@ -64,6 +64,8 @@ ROWS = [
     # --- tvm.te.Schedule ------------------------------------------------------------------
     ("s[tensor]", f"{S}.__getitem__", ""),
     ("s.normalize() (returns a normalized copy)", f"{S}.normalize", ""),
+    ("s.schedule_record / s.primitive_record (PassContext config te.keep_schedule_record)",
+     "tepad.schedule.record", ""),
     ("s.cache_read", f"{S}.cache_read", ""),
     ("s.cache_write", f"{S}.cache_write", ""),
     ("s.rfactor", f"{S}.rfactor", ""),
@@ -356,6 +358,9 @@ ROWS = [
      "launches that name the faulting kernel"),
     ("tvm.runtime.convert", "tepad.runtime.convert", ""),
     ("tvm.register_func / tvm.get_global_func", "tepad.register_func", ""),
+    ("get_global_func('test.op.InferTensorizeRegion' / 'test.op.MatchTensorizeBody')",
+     "tepad.lower.tensorize.infer_tensorize_region",
+     "TVM's C++ test hooks; match_tensorize_body is the second"),
     ("tvm.error.TVMError", "tepad.error.TVMError",
      "tepad raises TepadError, a TVMError (RuntimeError) and a ValueError, at the schedule "
      "call where the mistake is visible (TVM often raises later, at lower)"),

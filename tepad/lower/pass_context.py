@@ -50,6 +50,9 @@ CONFIG_KEYS = {
                          "runs in the lower phase (loops guarded by likely conditions split "
                          "into a guard-free main loop and tails; constant loops too with "
                          "partition_const_loop)",
+    "te.keep_schedule_record": "True: a schedule keeps a copy of itself after its creation "
+                               "and after every primitive (Schedule.schedule_record, "
+                               "Schedule.primitive_record)",
     "tir.InjectDoubleBuffer": "{'split_loop': f}: inject_double_buffer repeats the body of "
                               "a double-buffered loop f times per round (default 1; 0: the "
                               "loop is not split)",

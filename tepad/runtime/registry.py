@@ -27,7 +27,11 @@ from .._lazy import lazy_module
 from ..codegen.symbols import CALL_PACKED_SYMBOL
 from ..errors import TepadError
 from ..tir import dtype as dt
+from .container import Array, Map
 from .ndarray import NDArray
+
+# tensorize's analyses, for TVM's test hooks below (loaded when first called)
+_tensorize = lazy_module("tepad.lower.tensorize")
 
 
 _funcs: dict = {}
@@ -58,16 +62,12 @@ def register_func(func_name, f=None, override=False):
 
 
 def _infer_tensorize_region(stage, dom_map):
-    from ..lower.tensorize import infer_tensorize_region
-    from .container import Array, Map
-    out_dom, in_region = infer_tensorize_region(stage, dom_map)
+    out_dom, in_region = _tensorize.infer_tensorize_region(stage, dom_map)
     return Array([Map(out_dom), Map((t, Array(r)) for t, r in in_region.items())])
 
 
 def _match_tensorize_body(stage, out_dom, in_dom, intrin):
-    from ..lower.tensorize import match_tensorize_body
-    from .container import Array
-    return Array(match_tensorize_body(stage, dict(out_dom),
+    return Array(_tensorize.match_tensorize_body(stage, dict(out_dom),
                                       {t: list(r) for t, r in in_dom.items()}, intrin))
 
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..errors import TepadError
-from .expr import PrimExpr, Var, convert, IntImm
+from .expr import PrimExpr, Var, convert, IntImm, structural_hash
 from .functor import post_order_visit, substitute
 
 
@@ -53,7 +53,6 @@ class CommReducer:
     def __hash__(self):
         # structural (two reducers that structural_equal hashes the same), so that a Reduce's
         # structural hash does not tell apart two separately declared sums
-        from .expr import structural_hash
         return hash((self.size, tuple(v.dtype for v in self.lhs),
                      tuple(structural_hash(i) for i in self.identity_element)))
 
