@@ -38,8 +38,11 @@ ROWS = [
      "extreme point; tuple reducers (argmax) are refused"),
     ("te.hybrid.script", f"{TE}.hybrid.script",
      "op.axis (the outer loop nest) takes split / fuse / reorder / parallel / vectorize / "
-     "unroll / pragma, not compute_at into it; inputs are read-only; te.hybrid.build (a "
-     "schedule dumped as Python) is not there"),
+     "unroll / pragma, not compute_at into it; inputs are read-only"),
+    ("te.hybrid.build / te.hybrid.HybridModule (save, load, get_source)",
+     f"{TE}.hybrid.build",
+     "the nest is dumped after ScheduleOps; a realized intermediate is indexed from the "
+     "start of its region; extern calls and tensor intrinsics are refused"),
     ("te.HybridOp", f"{TE}.HybridOp", ""),
     ("te.tag_scope", f"{TE}.tag_scope", ""),
     ("te.AXIS_SEPARATOR", f"{TE}.AXIS_SEPARATOR", ""),
