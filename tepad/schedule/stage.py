@@ -24,7 +24,8 @@ from .tensorize import check_tensorize
 # operations with loops of their own (a TensorComputeOp's opaque axes are no loops)
 _LOOPED = (ComputeOp, TensorComputeOp)
 # what a HybridOp stage's axes take (lowering rebuilds those loops)
-_HYBRID_PRIMITIVES = ("split", "fuse", "reorder", "vectorize", "unroll", "parallel", "pragma")
+_HYBRID_PRIMITIVES = ("split", "fuse", "reorder", "vectorize", "unroll", "parallel", "pragma",
+                      "bind")
 
 
 class AttachType(enum.IntEnum):
