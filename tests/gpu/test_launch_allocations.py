@@ -115,3 +115,24 @@ def test_hand_built_local_allocation_moves_into_its_launch():
     out = tepad.nd.array(np.zeros(n, "float32"), dev)
     mod(tepad.nd.array(a, dev), out)
     np.testing.assert_allclose(out.numpy(), a * 3 + 1)
+
+
+def test_axis_of_a_hybrid_stage_binds_to_a_thread():
+    @te.hybrid.script
+    def plain_add(a, b):
+        c = output_tensor((128,), "float32")
+        for i in range(128):
+            c[i] = a[i] + b[i]
+        return c
+
+    a = te.placeholder((128,), name="a")
+    b = te.placeholder((128,), name="b")
+    c = plain_add(a, b)
+    s = te.create_schedule(c.op)
+    bx, tx = s[c].split(c.op.axis[0], factor=32)
+    s[c].bind(bx, te.thread_axis("blockIdx.x"))
+    s[c].bind(tx, te.thread_axis("threadIdx.x"))
+    rng = np.random.default_rng(2)
+    an = rng.standard_normal(128).astype("float32")
+    bn = rng.standard_normal(128).astype("float32")
+    np.testing.assert_allclose(_run(s, [a, b, c], [an, bn], (128,)), an + bn, rtol=1e-6)
