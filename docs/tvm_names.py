@@ -37,7 +37,7 @@ ROWS = [
      "adjoints are gathers (no Jacobian tensors); max/min send the gradient to the first "
      "extreme point; tuple reducers (argmax) are refused"),
     ("te.hybrid.script", f"{TE}.hybrid.script",
-     "op.axis (the outer loop nest) takes split / fuse / reorder / parallel / vectorize / "
+     "op.axis (the outer loop nest) takes split / fuse / reorder / parallel / vectorize / bind / "
      "unroll / pragma, not compute_at into it; inputs are read-only"),
     ("te.hybrid.build / te.hybrid.HybridModule (save, load, get_source)",
      f"{TE}.hybrid.build",
