@@ -37,9 +37,12 @@ ROWS = [
      "adjoints are gathers (no Jacobian tensors); max/min send the gradient to the first "
      "extreme point; tuple reducers (argmax) are refused"),
     ("te.hybrid.script", f"{TE}.hybrid.script",
-     "op.axis (the outer loop nest) takes split / fuse / reorder / parallel / vectorize / "
-     "unroll / pragma, not compute_at into it; inputs are read-only; te.hybrid.build (a "
-     "schedule dumped as Python) is not there"),
+     "op.axis (the outer loop nest) takes split / fuse / reorder / parallel / vectorize / bind / "
+     "unroll / pragma, not compute_at into it; inputs are read-only"),
+    ("te.hybrid.build / te.hybrid.HybridModule (save, load, get_source)",
+     f"{TE}.hybrid.build",
+     "the nest is dumped after ScheduleOps; a realized intermediate is indexed from the "
+     "start of its region; extern calls and tensor intrinsics are refused"),
     ("te.HybridOp", f"{TE}.HybridOp", ""),
     ("te.tag_scope", f"{TE}.tag_scope", ""),
     ("te.AXIS_SEPARATOR", f"{TE}.AXIS_SEPARATOR", ""),
@@ -64,6 +67,8 @@ ROWS = [
     # --- tvm.te.Schedule ------------------------------------------------------------------
     ("s[tensor]", f"{S}.__getitem__", ""),
     ("s.normalize() (returns a normalized copy)", f"{S}.normalize", ""),
+    ("s.schedule_record / s.primitive_record (PassContext config te.keep_schedule_record)",
+     "tepad.schedule.record", ""),
     ("s.cache_read", f"{S}.cache_read", ""),
     ("s.cache_write", f"{S}.cache_write", ""),
     ("s.rfactor", f"{S}.rfactor", ""),
@@ -372,6 +377,9 @@ ROWS = [
      "launches that name the faulting kernel"),
     ("tvm.runtime.convert", "tepad.runtime.convert", ""),
     ("tvm.register_func / tvm.get_global_func", "tepad.register_func", ""),
+    ("get_global_func('test.op.InferTensorizeRegion' / 'test.op.MatchTensorizeBody')",
+     "tepad.lower.tensorize.infer_tensorize_region",
+     "TVM's C++ test hooks; match_tensorize_body is the second"),
     ("tvm.error.TVMError", "tepad.error.TVMError",
      "tepad raises TepadError, a TVMError (RuntimeError) and a ValueError, at the schedule "
      "call where the mistake is visible (TVM often raises later, at lower)"),

@@ -25,7 +25,7 @@ from ..tensor.extern import ExternOp
 from ..tensor.scan import ScanOp
 from ..tensor.tensor import PlaceholderOp
 from ..arith.const_bound import is_inf
-from ..tir.expr import Add, IntImm, Max, Min, ProducerLoad, Range, Sub, Var, cast
+from ..tir.expr import Add, Div, FloorDiv, FloorMod, IntImm, Mod, Max, Min, ProducerLoad, Range, Sub, Var, cast
 from ..tir.op import all as all_expr, max as max_expr, min as min_expr
 from ..tir.functor import collect_vars, post_order_visit, substitute
 from ..tir.storage_scope import storage_rank as scope_rank_name
@@ -204,7 +204,8 @@ def consumer_request(ctx, stage, consumer, rmap, ana, tmap, offsets_out=None):
     if isinstance(consumer.op, TensorComputeOp):
         prop_region_bounds(consumer.op, ana, dom, tmap)
         return
-    offsets = _tile_offsets(ctx, apath, dom, ana) if not consumer.is_rolling else {}
+    offsets = _tile_offsets(ctx, apath, dom, ana) \
+        if not consumer.is_rolling and not _reads_through_divmod(consumer.op, tmap) else {}
     if not offsets:
         _compute_request(consumer, dom, ana, tmap)
         return
@@ -264,6 +265,27 @@ def _relax_free_threads(ctx, ranges, scope_rank, rmap, relax):
 #: from this attach depth on (loops enclosing the producer), a consumer's root ranges are
 #: handed to the request as offset + tile (``_tile_offsets``), as exact mode abbreviates them
 ABSTRACT_DEPTH = 3
+
+
+_DIVMOD = (FloorDiv, FloorMod, Div, Mod)
+
+
+def _reads_through_divmod(op, tensors) -> bool:
+    """Whether ``op`` reads one of ``tensors`` at an index with a division or modulo. The
+    interval of ``(m + i) % c`` is exact only while ``m`` keeps the terms that show the range
+    stays within one period (``(128*a + 32*b + i) % 128`` over ``i < 32``, ``b < 4``), so such
+    requests are not abstracted over a tile offset (``_tile_offsets``)."""
+    found = []
+
+    def visit(n):
+        if found or not isinstance(n, ProducerLoad) or n.producer not in tensors:
+            return
+        for idx in n.indices:
+            post_order_visit(idx, lambda x: found.append(1) if isinstance(x, _DIVMOD) else None)
+
+    for b in getattr(op, "body", ()):
+        post_order_visit(b, visit)
+    return bool(found)
 
 
 def _tile_offsets(ctx, apath, dom, ana):

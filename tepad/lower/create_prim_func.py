@@ -25,7 +25,7 @@ computes (their bodies are not expressions), and placeholders read but missing f
 from __future__ import annotations
 
 from ..arith.affine import affine_terms
-from ..errors import TepadError
+from ..errors import TepadError, TepadTypeError
 from ..tensor.tensor import ComputeOp, PlaceholderOp, Tensor
 from ..tir import expr as E
 from ..tir.buffer import decl_buffer
@@ -203,15 +203,18 @@ def create_prim_func(ops, index_dtype_override=None) -> PrimFunc:
         if _key(t) not in buffers:
             buffers[_key(t)] = decl_buffer(t.shape, t.dtype, t.name)
     for op in order:
+        # the kind of every operation first: a scan's state placeholder is not an argument
+        if not isinstance(op, PlaceholderOp) and type(op) is not ComputeOp:
+            raise TepadTypeError(f"create_prim_func: Unsupported Operation: "
+                                 f"{type(op).__name__}. Operation {op.name} is a "
+                                 f"{type(op).__name__}; only te.compute operations (and "
+                                 "placeholders) can become blocks")
+    for op in order:
         if isinstance(op, PlaceholderOp):
             if _key(op.output(0)) not in arg_keys:
                 raise TepadError(f"create_prim_func: placeholder {op.name} is read but not in "
                                  "the argument list")
             continue
-        if not isinstance(op, ComputeOp) or type(op) is not ComputeOp:
-            raise TepadError(f"create_prim_func: operation {op.name} is a "
-                             f"{type(op).__name__}; only te.compute operations (and "
-                             "placeholders) can become blocks")
         for k in range(op.num_outputs):
             t = op.output(k)
             if _key(t) not in buffers:

@@ -17,11 +17,17 @@ from .bind_buffer import BUFFER_BIND_SCOPE
 
 
 
+EXTERN_SCOPE = "extern_scope"
+
+
 def extern_pipeline(stage, consumer, body=None):
     """The statement of extern ``stage`` (``body``, default the op's own) followed by
     ``consumer`` (None at the end), with its outputs realized over their whole shapes."""
     op: ExternOp = stage.op
     body = op.body if body is None else body
+    # TVM marks the extern region (``attr [0] "extern_scope" = 0``): kept to the end, a hint
+    # only (the code generators emit its body)
+    body = AttrStmt(IntImm(0, "int32"), EXTERN_SCOPE, IntImm(0, "int32"), body)
     pairs = list(zip(op.input_placeholders, op.inputs)) + \
         [(b, op.output(k)) for k, b in enumerate(op.output_placeholders)]
     for buf, t in reversed(pairs):

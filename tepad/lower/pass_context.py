@@ -50,6 +50,9 @@ CONFIG_KEYS = {
                          "runs in the lower phase (loops guarded by likely conditions split "
                          "into a guard-free main loop and tails; constant loops too with "
                          "partition_const_loop)",
+    "te.keep_schedule_record": "True: a schedule keeps a copy of itself after its creation "
+                               "and after every primitive (Schedule.schedule_record, "
+                               "Schedule.primitive_record)",
     "tir.HoistIfThenElse": "{'support_block_scope_hosting': b}: tir.transform."
                            "HoistIfThenElse() also hoists across thread and attribute scopes "
                            "(the pass is not in the pipeline)",

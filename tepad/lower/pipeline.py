@@ -66,6 +66,7 @@ from .passes.remove_store_undef import remove_store_undef
 from .scan_ops import scan_state_outputs
 from .passes.simplify import simplify
 from .passes.storage_flatten import storage_flatten
+from .passes.sink_launch_allocations import sink_launch_allocations
 from .passes.thread_sync import thread_sync
 from .passes.unroll_loop import unroll_config, unroll_loop
 from .passes.vectorize_loop import vectorize_loop
@@ -291,6 +292,9 @@ PIPELINE: tuple = (
     Pass(default_storage_scope, BUILD, "GPU: an allocation with no scope is 'local' under "
          "threadIdx, 'shared' under blockIdx only (TVM's StorageFlatten rule), for a function "
          "the lower phase did not flatten", when=_gpu, label="default_storage_scope.build"),
+    Pass(sink_launch_allocations, BUILD, "GPU: local/shared memory allocated around a "
+         "launch (a hybrid script's allocate before its bind loop) moves into the launch, "
+         "one copy per thread/block", when=_gpu),
     Pass(lower_thread_allreduce, BUILD, "GPU: cross-thread reductions -> shared-memory "
          "trees with their barriers (before vthreads: a reduction per vthread gets its own "
          "tree buffer)", when=_gpu),

@@ -16,7 +16,7 @@ from ..arith.int_set import union
 from ..bound.message_passing import pass_up_domain
 from ..errors import TepadError
 from ..tensor.tensor_intrin import TensorComputeOp
-from ..tir.expr import Call, IntImm, ProducerLoad, Range, Var
+from ..tir.expr import Call, IntImm, ProducerLoad, Range, Select, Var
 from ..tir.functor import collect_vars, ir_transform, post_order_visit, substitute
 from ..tir.itervar import IterVarType
 from ..tir.printer import expr_to_str
@@ -287,15 +287,13 @@ def _is_one(ana, e) -> bool:
     return ana.can_prove_equal(e, IntImm(1, e.dtype))
 
 
-def _match(stage, tiv, intrin, out_dom, in_region, ana):
-    """Raise a TepadError unless ``intrin.op`` computes, on its own axes, what ``stage``
-    computes over the tile (TVM's MatchTensorizeBody + VerifyTensorizeBody): the stage's
-    axes and reduce axes past the intrinsic's count must have one point in the tile, the
-    others the intrinsic's extents; every read, shifted to the tile's origin, must be the
-    intrinsic's read of the matching input; the expressions must then be equal."""
+def _onto_intrinsic(stage, tiv, where, intrin, out_dom, in_region, ana):
+    """``(rewrite, axis_remap)``: ``rewrite(e)`` is an expression of ``stage`` over the tile
+    written on the intrinsic's axes and inputs (TVM's MatchTensorizeBody); ``axis_remap``
+    maps the stage's reduce axes the intrinsic covers to the intrinsic's. A TepadError when
+    the tile's axes or reads cannot be the intrinsic's (see ``_match``)."""
     op, iop = stage.op, intrin.op
-    where = f"stage {stage.name}: tensorize({tiv.name}, {intrin.name})"
-    vmap = {}
+    vmap, axis_remap = {}, {}
     for kind, mine, theirs in (("axis", op.axis, iop.axis),
                                ("reduce axis", op.reduce_axis, iop.reduce_axis)):
         start = len(mine) - len(theirs)
@@ -318,6 +316,7 @@ def _match(stage, tiv, intrin, out_dom, in_region, ana):
                     f"tile, but the intrinsic's {kind} {tv.name} has extent "
                     f"{expr_to_str(tv.dom.extent)}")
             vmap[iv.var] = tv.var + r.min
+            axis_remap[iv] = tv
     ins = op.input_tensors
     if len(ins) != len(intrin.inputs):
         raise TepadError(f"{where}: {stage.name} reads {len(ins)} tensor(s) "
@@ -349,21 +348,103 @@ def _match(stage, tiv, intrin, out_dom, in_region, ana):
             return None
         return ana.simplify(ir_transform(e, post))
 
+    rewrite.tile_values = vmap
+    return rewrite, axis_remap
+
+
+def _intrinsic_side(intrin, rewrite, ana):
+    """``declared(e)``: an expression of the intrinsic's declaration, simplified, where a
+    variable of the stage's own axes it mentions (an intrinsic built for one tile, closing
+    over the stage's axis: ``xo * 16 + i < m``) takes its value at the tile."""
+    own = {iv.var for iv in list(intrin.op.axis) + list(intrin.op.reduce_axis)}
+    at_tile = {v: x for v, x in rewrite.tile_values.items() if v not in own}
+
+    def declared(e):
+        return ana.simplify(substitute(e, at_tile) if at_tile else e)
+    return declared
+
+
+def match_tensorize_body(stage, out_dom, in_region, intrin, ana=None) -> list:
+    """The body of ``stage`` over the tile ``out_dom`` (``{root IterVar: Range}``, reading
+    ``in_region``: ``{tensor: [Range]}``) written on ``intrin``'s axes and inputs, one
+    expression per output; a reduction keeps its combiner, on the intrinsic's reduce axes
+    (TVM's ``MatchTensorizeBody``, exposed as ``test.op.MatchTensorizeBody``)."""
+    ana = ana or Analyzer()
+    where = f"stage {stage.name}: match {intrin.name}"
+    tensorized = [iv for iv in stage.leaf_iter_vars
+                  if getattr(stage.iter_var_attrs.get(iv), "tensor_intrin", None) is not None]
+    tiv = (tensorized or stage.leaf_iter_vars)[0]
+    rewrite, axis_remap = _onto_intrinsic(stage, tiv, where, intrin, out_dom, in_region, ana)
+    out = []
+    for e in stage.op.body:
+        if isinstance(e, Reduce):
+            e = Reduce(e.combiner, [rewrite(x) for x in e.source],
+                       [axis_remap[iv] for iv in e.axis if iv in axis_remap],
+                       rewrite(e.condition), e.value_index, [rewrite(x) for x in e.init])
+        else:
+            e = rewrite(e)
+        out.append(e)
+    return out
+
+
+def infer_tensorize_region(stage, rmap, ana=None):
+    """``(out_dom, in_region)`` of the tile of ``stage`` tensorized at its tensorized leaf
+    (``Stage.tensorize``), with bounds ``rmap``: ``{root IterVar: Range}`` one tile covers
+    and ``{input tensor: [Range per dim]}`` it reads (TVM's ``InferTensorizeRegion``,
+    exposed as ``test.op.InferTensorizeRegion``)."""
+    ana = ana or Analyzer()
+    found = [k for k, iv in enumerate(stage.leaf_iter_vars)
+             if getattr(stage.iter_var_attrs.get(iv), "tensor_intrin", None) is not None]
+    if not found:
+        raise TepadError(f"stage {stage.name}: no loop of it is tensorized (Stage.tensorize)")
+    for iv, r in rmap.items():
+        if iv in stage.all_iter_vars:
+            ana.bind(iv.var, r)
+    out_dom = _tile_domain(stage, rmap, found[0], ana)
+    return out_dom, _input_regions(stage.op, out_dom, ana)
+
+
+def _match(stage, tiv, intrin, out_dom, in_region, ana):
+    """Raise a TepadError unless ``intrin.op`` computes, on its own axes, what ``stage``
+    computes over the tile (TVM's MatchTensorizeBody + VerifyTensorizeBody): the stage's
+    axes and reduce axes past the intrinsic's count must have one point in the tile, the
+    others the intrinsic's extents; every read, shifted to the tile's origin, must be the
+    intrinsic's read of the matching input; the expressions must then be equal."""
+    op, iop = stage.op, intrin.op
+    where = f"stage {stage.name}: tensorize({tiv.name}, {intrin.name})"
+    rewrite, _ = _onto_intrinsic(stage, tiv, where, intrin, out_dom, in_region, ana)
+    declared = _intrinsic_side(intrin, rewrite, ana)
     for k, (mine, theirs) in enumerate(zip(op.body, iop.body)):
         if mine.dtype != theirs.dtype:
             raise TepadError(f"{where}: {stage.name} computes {mine.dtype}, the intrinsic "
                              f"{theirs.dtype}")
         if isinstance(mine, Reduce):
-            _match_reduce(where, stage, mine, theirs, rewrite, ana)
+            _match_reduce(where, stage, mine, theirs, rewrite, declared, ana)
             continue
-        lhs, rhs = rewrite(mine), ana.simplify(theirs)
-        if not structural_equal(lhs, rhs):
+        lhs, rhs = rewrite(mine), declared(theirs)
+        if not _same_value(lhs, rhs):
             raise TepadError(f"{where}: the compute does not match the intrinsic's "
                              f"declaration: {stage.name} computes {expr_to_str(lhs)} over the "
                              f"tile, {intrin.name} computes {expr_to_str(rhs)}")
 
 
-def _match_reduce(where, stage, mine, theirs, rewrite, ana):
+def _selects_as_guards(e):
+    """``e`` with every ``Select(c, a, b)`` written ``if_then_else(c, a, b)``: the same value
+    (tepad's cache_write guards a partial tile with if_then_else where TVM writes a Select)."""
+    def post(n):
+        if isinstance(n, Select):
+            return Call(n.dtype, "tir.if_then_else", [n.condition, n.true_value, n.false_value])
+        return None
+    return ir_transform(e, post)
+
+
+def _same_value(a, b) -> bool:
+    """Whether two expressions are the same computation, up to Select vs if_then_else."""
+    return structural_equal(a, b) or structural_equal(_selects_as_guards(a),
+                                                      _selects_as_guards(b))
+
+
+def _match_reduce(where, stage, mine, theirs, rewrite, declared, ana):
     x, y = Var("x", mine.dtype), Var("y", mine.dtype)
     same = structural_equal(ana.simplify(mine.combiner.combine(x, y)),
                             ana.simplify(theirs.combiner.combine(x, y))) and \
@@ -373,13 +454,13 @@ def _match_reduce(where, stage, mine, theirs, rewrite, ana):
                          f"intrinsic with {theirs.combiner.name}")
     for what, a, b in (("reduces", mine.source[0], theirs.source[0]),
                        ("reduces where", mine.condition, theirs.condition)):
-        lhs, rhs = rewrite(a), ana.simplify(b)
-        if not structural_equal(lhs, rhs):
+        lhs, rhs = rewrite(a), declared(b)
+        if not _same_value(lhs, rhs):
             raise TepadError(f"{where}: the compute does not match the intrinsic's "
                              f"declaration: {stage.name} {what} {expr_to_str(lhs)} over the "
                              f"tile, the intrinsic {what} {expr_to_str(rhs)}")
     if len(mine.init) != len(theirs.init) or not all(
-            structural_equal(rewrite(a), ana.simplify(b))
+            _same_value(rewrite(a), declared(b))
             for a, b in zip(mine.init, theirs.init)):
         raise TepadError(f"{where}: {stage.name} and the intrinsic start their reduction "
                          "from different init values")

@@ -20,10 +20,14 @@ class Array(list):
 class Map(dict):
     """TVM's ``Map``: a dict (``te.schedule.InferBound`` returns one, IterVar -> Range).
 
-    Besides the dict methods it has TVM's ``items()`` / ``keys()`` / ``values()`` / ``get``
-    (the same)."""
+    Besides the dict methods it has TVM's ``items()`` (a list of pairs, indexable as in
+    TVM) / ``keys()`` / ``values()`` / ``get``."""
 
     __slots__ = ()
+
+    def items(self):
+        """The ``(key, value)`` pairs as a list, as TVM's ``Map.items()`` (indexable)."""
+        return list(super().items())
 
 
 def convert(value):

@@ -27,7 +27,11 @@ from .._lazy import lazy_module
 from ..codegen.symbols import CALL_PACKED_SYMBOL
 from ..errors import TepadError
 from ..tir import dtype as dt
+from .container import Array, Map
 from .ndarray import NDArray
+
+# tensorize's analyses, for TVM's test hooks below (loaded when first called)
+_tensorize = lazy_module("tepad.lower.tensorize")
 
 
 _funcs: dict = {}
@@ -57,16 +61,38 @@ def register_func(func_name, f=None, override=False):
     return register if f is None else register(f)
 
 
+def _infer_tensorize_region(stage, dom_map):
+    out_dom, in_region = _tensorize.infer_tensorize_region(stage, dom_map)
+    return Array([Map(out_dom), Map((t, Array(r)) for t, r in in_region.items())])
+
+
+def _match_tensorize_body(stage, out_dom, in_dom, intrin):
+    return Array(_tensorize.match_tensorize_body(stage, dict(out_dom),
+                                      {t: list(r) for t, r in in_dom.items()}, intrin))
+
+
+# functions TVM registers from C++ for its tests of schedule internals
+_BUILTIN = {
+    "test.op.InferTensorizeRegion": _infer_tensorize_region,
+    "test.op.MatchTensorizeBody": _match_tensorize_body,
+}
+
+
 def get_global_func(name, allow_missing=False):
-    """The function registered as ``name``; None when missing and ``allow_missing``."""
-    f = _funcs.get(name)
+    """The function registered as ``name``; None when missing and ``allow_missing``.
+    Besides those registered with ``register_func``: ``test.op.InferTensorizeRegion(stage,
+    bounds)`` -> ``[{root IterVar: Range}, {tensor: [Range]}]``, the tile of a tensorized
+    stage and what it reads, and ``test.op.MatchTensorizeBody(stage, out_dom, in_dom,
+    intrin)`` -> the stage's body over that tile written on the intrinsic's axes and inputs
+    (TVM's hooks of the same names)."""
+    f = _funcs.get(name) or _BUILTIN.get(name)
     if f is None and not allow_missing:
         raise TepadError(f"no global function {name!r} is registered (tepad.register_func)")
     return f
 
 
 def list_global_func_names() -> list:
-    return sorted(_funcs)
+    return sorted(set(_funcs) | set(_BUILTIN))
 
 
 def remove_global_func(name):

@@ -9,6 +9,7 @@ from .group import GroupStage, create_group, resolve_group_attach
 from .scan_analysis import mark_scan_bodies
 from .dataflow import cache_read, cache_write, inline_stages, replace_dataflow
 from .relations import Fuse, Split, Transform
+from . import record
 from .rfactor import rfactor
 from .stage import AttachType, Stage
 
@@ -79,6 +80,10 @@ class Schedule:
             self.stages.append(st)
             self.stage_map[op] = st
         mark_scan_bodies(self)
+        # copies after each primitive, with config te.keep_schedule_record (schedule.record)
+        self.schedule_record: list = []
+        self.primitive_record: list = []
+        record.note(self, "vanilla")
 
     def fingerprint(self) -> tuple:
         """A hashable value that differs whenever lowering this schedule could differ (see
@@ -165,6 +170,7 @@ class Schedule:
         scheduling the copy leaves this schedule unchanged. Operations are shared."""
         s = Schedule.__new__(Schedule)
         s.outputs = list(self.outputs)
+        s.schedule_record, s.primitive_record = [], []
         mapping = {id(st): st._copy(s) for st in self.stages}
         mapping.update({id(g): g._copy(s) for g in self.groups})
         s.stages = [mapping[id(st)] for st in self.stages]
@@ -238,6 +244,9 @@ def read_graph(s: Schedule) -> nx.DiGraph:
             g.add_edge(t.op, st.op, tensor=t)
     return g
 
+
+record.instrument(Stage, record.STAGE_PRIMITIVES, lambda st: st.schedule)
+record.instrument(Schedule, record.SCHEDULE_PRIMITIVES, lambda sch: sch)
 
 __all__ = ["Schedule", "create_schedule", "read_graph", "dataflow_graph", "post_dfs_order", "replace_dataflow", "PlaceholderOp",
            "ComputeOp"]

@@ -24,7 +24,8 @@ from .tensorize import check_tensorize
 # operations with loops of their own (a TensorComputeOp's opaque axes are no loops)
 _LOOPED = (ComputeOp, TensorComputeOp)
 # what a HybridOp stage's axes take (lowering rebuilds those loops)
-_HYBRID_PRIMITIVES = ("split", "fuse", "reorder", "vectorize", "unroll", "parallel", "pragma")
+_HYBRID_PRIMITIVES = ("split", "fuse", "reorder", "vectorize", "unroll", "parallel", "pragma",
+                      "bind")
 
 
 class AttachType(enum.IntEnum):
@@ -93,6 +94,8 @@ class Stage:
         self.attach_type = AttachType.GroupRoot
         self.attach_ivar = None
         self.attach_stage = None
+        # why the last compute_at was refused: raised when the schedule is bounded/lowered
+        self.attach_error = None
         # the scan stage whose body this stage belongs to (compute_root puts it back there)
         self.scan_stage = None
         self.group = None       # the innermost GroupStage holding this stage (create_group)
@@ -312,17 +315,16 @@ class Stage:
 
     # --- attachment ---------------------------------------------------------------------------
     def compute_at(self, parent, ivar):
-        """Compute this stage inside loop ``ivar`` of stage ``parent``."""
+        """Compute this stage inside loop ``ivar`` of stage ``parent``.
+
+        An attachment that can never lower (an output stage, the stage itself, a cycle of
+        attachments) is accepted here and raised as a TepadError when the schedule is bounded
+        or lowered, as TVM does; a later compute_at/compute_root/compute_inline replaces it."""
         self._check_compute("compute_at")
         if isinstance(parent, (Tensor,)) and self.schedule is not None:
             parent = self.schedule[parent]
         if not isinstance(parent, Stage):
             raise TepadError(f"stage {self.name}: compute_at expects a Stage, got {parent!r}")
-        if self.is_output:
-            raise TepadError(f"stage {self.name} is an output; outputs are computed at the "
-                             "root and cannot be attached with compute_at")
-        if parent is self:
-            raise TepadError(f"stage {self.name}: cannot compute_at itself")
         parent._leaf_index(ivar, f"compute_at({self.name})")
         group = getattr(self, "group", None)
         if group is not None:
@@ -335,21 +337,35 @@ class Stage:
                     f"stage {self.name} belongs to {group!r}: it can be computed at a stage "
                     f"of that group only, and {parent.name} is not in it; attach the group "
                     "(group.compute_at) instead")
-        # a cycle: the target (transitively) attached inside this stage
+        refusal = self._attach_refusal(parent)
+        if refusal is not None:
+            # TVM accepts the call and fails when the schedule is lowered; so does tepad
+            self.attach_error = refusal
+            return
+        self.attach_error = None
+        self.attach_type = AttachType.Scope
+        self.attach_ivar = ivar
+        self.attach_stage = parent
+
+    def _attach_refusal(self, parent):
+        """Why attaching this stage inside ``parent`` can never lower (an output, itself, a
+        cycle), or None."""
+        if self.is_output:
+            return (f"stage {self.name} is an output; outputs are computed at the root and "
+                    "cannot be attached with compute_at")
+        if parent is self:
+            return f"stage {self.name}: cannot compute_at itself"
         s = parent
         seen = set()
         while s is not None and s.attach_type == AttachType.Scope:
             if s is self or id(s) in seen:
-                raise TepadError(
-                    f"compute_at cycle: {parent.name} is (transitively) computed at "
-                    f"{self.name}, so {self.name} cannot be computed at {parent.name}")
+                return (f"compute_at cycle: {parent.name} is (transitively) computed at "
+                        f"{self.name}, so {self.name} cannot be computed at {parent.name}")
             seen.add(id(s))
             s = s.attach_stage
         if s is self:
-            raise TepadError(f"compute_at cycle: {parent.name} is computed at {self.name}")
-        self.attach_type = AttachType.Scope
-        self.attach_ivar = ivar
-        self.attach_stage = parent
+            return f"compute_at cycle: {parent.name} is computed at {self.name}"
+        return None
 
     def compute_inline(self):
         """Compute this stage where it is read (its body substituted into its consumers; no
@@ -369,6 +385,7 @@ class Stage:
                              "stages it reads instead")
         self.attach_type = AttachType.Inline
         self.attach_ivar = self.attach_stage = None
+        self.attach_error = None
 
     def compute_root(self):
         """Compute this stage in its own loop nest at the root (undoes compute_at/inline); a
@@ -376,6 +393,7 @@ class Stage:
         self._check_compute("compute_root")
         self.attach_type = AttachType.GroupRoot
         self.attach_ivar = self.attach_stage = None
+        self.attach_error = None
         if self.scan_stage is not None:
             self.attach_type = AttachType.ScanUpdate
             self.attach_stage = self.scan_stage

@@ -217,7 +217,11 @@ class _Differ:
                     conds.append(sub(cond))
                 if kind in ("max", "min"):
                     arg = self.arg_extreme(op, red, kind)
-                    conds.append(sub(_flat_index(red.axis)) == arg[tuple(out_idx)])
+                    first = sub(_flat_index(red.axis)) == arg[tuple(out_idx)]
+                    # the extreme point is read only where the output point exists (the
+                    # conditions so far), so that the read stays inside its tensor
+                    conds.append(tirop.if_then_else(tirop.all(*conds), first,
+                                                     IntImm(0, "bool")) if conds else first)
                 elif kind == "prod":
                     others = self.others_product(op, red)
                     pos = [sub(iv.var - iv.dom.min) for iv in red.axis]

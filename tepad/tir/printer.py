@@ -79,7 +79,7 @@ class _Printer:
         if isinstance(x, E.FloatImm):
             return f"T.{x.dtype}({x.value!r})", _PREC["atom"]
         if isinstance(x, E.StringImm):
-            return repr(x.value), _PREC["atom"]
+            return _double_quoted(x.value), _PREC["atom"]
         if isinstance(x, E.Var):
             return self._obj_name(x), _PREC["atom"]
         if isinstance(x, (E.Add, E.Sub, E.Mul, E.FloorDiv, E.FloorMod)) or \
@@ -319,6 +319,14 @@ class _Printer:
         if attrs:
             self.line(1, f"T.func_attr({_fmt_attrs(attrs)})")
         self.s(f.body, 1)
+
+
+def _double_quoted(text: str) -> str:
+    """``text`` as a double-quoted Python literal, as TVMScript prints a StringImm."""
+    r = repr(text)
+    if r.startswith("'") and '"' not in text:
+        return '"' + r[1:-1].replace("\\'", "'") + '"'
+    return r
 
 
 def _fmt_attrs(attrs):

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..errors import TepadError
-from .expr import PrimExpr, Var, convert, IntImm
+from .expr import PrimExpr, Var, convert, IntImm, structural_hash
 from .functor import post_order_visit, substitute
 
 
@@ -50,7 +50,11 @@ class CommReducer:
     def __eq__(self, other):
         return self is other
 
-    __hash__ = object.__hash__
+    def __hash__(self):
+        # structural (two reducers that structural_equal hashes the same), so that a Reduce's
+        # structural hash does not tell apart two separately declared sums
+        return hash((self.size, tuple(v.dtype for v in self.lhs),
+                     tuple(structural_hash(i) for i in self.identity_element)))
 
 
 class Reduce(PrimExpr):

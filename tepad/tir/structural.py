@@ -15,7 +15,9 @@ from .buffer import Buffer
 from .expr import Node, Var, structural_hash
 from .module import IRModule
 from .itervar import IterVar
+from .functor import substitute
 from .printer import to_script
+from .reduce import CommReducer
 from .stmt import BufferRegion, MatchBufferRegion, Stmt
 
 
@@ -59,6 +61,8 @@ class _Equal:
         if isinstance(a, IterVar) and isinstance(b, IterVar):    # a Block's iter vars
             return a.iter_type == b.iter_type and self.eq(a.var, b.var) and \
                 self.eq(a.dom, b.dom)
+        if isinstance(a, CommReducer) and isinstance(b, CommReducer):
+            return self._reducer_eq(a, b)
         if isinstance(a, Buffer) and isinstance(b, Buffer):
             if not self.map_free:
                 return False
@@ -67,6 +71,16 @@ class _Equal:
             return bool(a == b)
         except Exception:
             return False
+
+    def _reducer_eq(self, a, b) -> bool:
+        """Two combiners are equal when, with ``b``'s lhs/rhs Vars read as ``a``'s (they are
+        the combiner's parameters), the results and identity elements are equal."""
+        if a.size != b.size or len(a.lhs) != len(b.lhs) or \
+                any(x.dtype != y.dtype for x, y in zip(a.lhs + a.rhs, b.lhs + b.rhs)):
+            return False
+        params = dict(zip(b.lhs + b.rhs, a.lhs + a.rhs))
+        return all(self.eq(x, substitute(y, params)) for x, y in zip(a.result, b.result)) \
+            and self.eq(a.identity_element, b.identity_element)
 
     def _bind(self, a, b) -> bool:
         if not self.map_free:

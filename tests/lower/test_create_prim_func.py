@@ -181,6 +181,18 @@ def test_lower_of_a_prim_func_and_errors():
         te.create_prim_func([A, "D"])
 
 
+def test_a_scan_is_refused_by_its_kind_before_its_state():
+    m, n = te.var("m"), te.var("n")
+    X = te.placeholder((m, n), name="X")
+    state = te.placeholder((m, n), name="state")
+    init = te.compute((1, n), lambda _, i: X[0, i], name="init")
+    update = te.compute((m, n), lambda t, i: state[t - 1, i] + X[t, i], name="update")
+    scan = te.scan(init, update, state, inputs=[X])
+    # the state placeholder is not an argument, but the scan is what cannot become blocks
+    with pytest.raises(TypeError, match="Unsupported Operation: ScanOp"):
+        te.create_prim_func([X, scan])
+
+
 def test_scalar_parameter_and_two_outputs():
     A = te.placeholder((12,), name="A")
     scale = te.var("scale", dtype="float32")

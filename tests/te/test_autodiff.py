@@ -264,3 +264,16 @@ def test_multi_output_compute():
     P, Q = te.compute((6,), lambda i: [X[i] * X[i], te.exp(X[i] * 0.1)], name="PQ")
     Y = te.compute((6,), lambda i: P[i] + Q[5 - i] * 3.0, name="Y")
     check_grad(Y, X)
+
+
+def test_max_over_a_dilated_window_reads_the_extreme_point_in_range():
+    # y[o] = max_r x[o + 2 r]: for an x position the solved o = x - 2 r leaves the output's
+    # range at the edges; the argmax of o is read only where o exists
+    X = te.placeholder((1, 1, 7, 7), name="X", dtype="float64")
+    rh = te.reduce_axis((0, 2), name="rh")
+    rw = te.reduce_axis((0, 2), name="rw")
+    Y = te.compute((1, 1, 5, 5), lambda n, c, h, w: te.max(X[n, c, h + 2 * rh, w + 2 * rw],
+                                                          axis=[rh, rw]), name="Y")
+    check_grad(Y, [X])
+    P = tepad.topi.nn.pool2d(X, [2, 2], [1, 1], [2, 2], [0, 0, 0, 0], "max")
+    check_grad(P, [X])

@@ -12,7 +12,8 @@ What a body may contain (TVM's hybrid subset):
   the innermost loop (or the function), as TVM allocates it;
 * ``for i in range(n)`` / ``range(a, b)`` / ``unroll`` / ``parallel`` / ``vectorize`` (loop
   kinds), ``const_range`` (unrolled by the parser: ``i`` is a Python int), ``bind(tag, n)``
-  (a thread launch); ``while cond:`` (a ``tir.While``); ``if``/``elif``/``else`` (a condition
+  (the index of a thread launch that encloses the whole script, one per tag, as in TVM: the
+  script's other statements run in every thread); ``while cond:`` (a ``tir.While``); ``if``/``elif``/``else`` (a condition
   the simplifier proves is dropped, as TVM does), ``a if c else b``, ``and``/``or``/``not``,
   chained comparisons, ``assert cond, "msg"``, ``pass``;
 * calls: the math intrinsics (``sqrt``, ``exp``, ``log``, ``tanh``, ``sigmoid``, ``power``,
@@ -96,6 +97,7 @@ class HybridParser:
         self.returned = None
         self.assigns = _count_assignments(self.fdef)
         self.node = self.fdef
+        self.binds = {}           # thread tag -> IterVar, one per tag (TVM's hybrid binds)
 
     # --- errors -------------------------------------------------------------------------------
     def where(self, node=None):
@@ -115,7 +117,7 @@ class HybridParser:
         for name, a in zip(params, self.args):
             self.frames[-1].names[name] = ("value", self._argument(name, a))
         body = self.block(self.fdef.body, top=True)
-        body = self._close_frame(body)
+        body = self._launch(self._close_frame(body))
         if self.returned is None:
             self.fail("no `return` of its output tensors (end the function with `return c` "
                       "or `return c, d`)")
@@ -129,6 +131,17 @@ class HybridParser:
                       axis=outer_loop_axes(body))
         outs = [op.output(k) for k in range(op.num_outputs)]
         return outs[0] if len(outs) == 1 else outs
+
+    def _launch(self, body):
+        """``body`` inside one launch of every thread tag the script binds, as TVM's hybrid
+        parser does: each ``bind`` loop is that launch's thread index, the script's other
+        statements (and its allocations) run in every thread. Block indices enclose thread
+        indices."""
+        order = sorted(self.binds.items(), key=lambda kv: (not kv[0].startswith("blockIdx"),
+                                                           kv[0]))
+        for _, iv in reversed(order):
+            body = AttrStmt(iv, "thread_extent", iv.dom.extent, body)
+        return body
 
     def _argument(self, name, a):
         if isinstance(a, Tensor):
@@ -407,10 +420,16 @@ class HybridParser:
             if len(args) != 2 or not isinstance(args[0], str):
                 self.fail('bind takes a thread tag and an extent: bind("threadIdx.x", n)', s)
             ext = convert(args[1])
-            iv = IterVar(Range.from_min_extent(0, ext), Var(name, ext.dtype),
-                         IterVarType.ThreadIndex, args[0])
-            body = self._loop_body(name, iv.var, s.body)
-            return AttrStmt(iv, "thread_extent", ext, body)
+            iv = self.binds.get(args[0])
+            if iv is None:
+                iv = IterVar(Range.from_min_extent(0, ext), Var(name, ext.dtype),
+                             IterVarType.ThreadIndex, args[0])
+                self.binds[args[0]] = iv
+            elif not self.analyzer.can_prove_equal(iv.dom.extent, ext):
+                self.fail(f"{args[0]} is bound with extent {iv.dom.extent!r} and {ext!r}; "
+                          "every bind of one thread tag takes the same extent", s)
+            # the launch wraps the whole script (``_launch``): the loop is the thread index
+            return self._loop_body(name, iv.var, s.body)
         if len(args) == 1:
             lo, hi = const(0), convert(args[0])
         elif len(args) == 2:
