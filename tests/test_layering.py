@@ -1,7 +1,7 @@
 """The walls between tepad's parts, read from the source with ``ast`` (every import, at module
 level or inside a function):
 
-* packages import only downwards: errors -> target -> tir -> arith -> tensor -> schedule -> bound ->
+* packages import only downwards: errors -> support -> target -> tir -> arith -> tensor -> schedule -> bound ->
   lower -> codegen -> runtime, with the face (te, driver, layout, testing, viz, fuzz, demo,
   cli, the top-level package) above them all;
 * no tepad import sits inside a function body (optional third-party packages may), except the
@@ -17,7 +17,7 @@ import networkx as nx
 
 ROOT = Path(__file__).resolve().parents[1] / "tepad"
 
-LAYERS = ["_lazy", "errors", "target", "tir", "arith", "tensor", "schedule", "bound", "lower", "codegen",
+LAYERS = ["_lazy", "errors", "support", "target", "tir", "arith", "tensor", "schedule", "bound", "lower", "codegen",
           "runtime"]
 FACE = ["te", "topi", "transform", "driver", "layout", "testing", "viz", "fuzz", "demo", "cli",
         "compat", "script", "_ffi",

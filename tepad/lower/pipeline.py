@@ -68,7 +68,7 @@ from .passes.thread_sync import thread_sync
 from .passes.unroll_loop import unroll_config, unroll_loop
 from .passes.vectorize_loop import vectorize_loop
 from .passes.verify_gpu_code import verify_gpu_code
-from .deep_stack import deep_stack
+from ..support.deep_stack import deep_stack
 from .schedule_ops import schedule_ops
 from .to_primfunc import to_primfunc
 
