@@ -13,6 +13,7 @@ from __future__ import annotations
 from ...tir.function import PrimFunc
 from ...tir.functor import Visitor
 from ..gpu_kernel import RescopeBuffers, is_launch, kernels, launch_tag
+from ...tir.transform import register_pass
 
 
 class _Decide(Visitor):
@@ -45,6 +46,7 @@ class _Decide(Visitor):
         self.generic_visit(s)
 
 
+@register_pass()
 def default_storage_scope(func: PrimFunc) -> PrimFunc:
     """``func`` with TVM's default scopes on its unscoped allocations (see the module)."""
     if not kernels(func.body):

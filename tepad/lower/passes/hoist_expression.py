@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import enum
 
+from ...errors import TepadError
 from ...tir import expr as E
 from ...tir import stmt as S
 from ...tir.function import PrimFunc
@@ -37,6 +38,7 @@ from ...tir.functor import Mutator, post_order_visit, uses_var
 from ...tir.structural import structural_equal
 from ...tir.op import is_call
 from .reduce_loop_extents import conjuncts
+from ...tir.transform import register_pass
 
 
 class HoistConditional(enum.IntFlag):
@@ -177,6 +179,14 @@ def _flatten_seq(stmt):
     return list(stmt.seq) if isinstance(stmt, S.SeqStmt) else [stmt]
 
 
+def _hoist_factory(variant=None):
+    """TVM's HoistIfThenElse(variant): "basic" and the default hoist the same way here."""
+    if variant not in (None, "basic"):
+        raise TepadError(f"HoistIfThenElse: variant must be None or 'basic', got {variant!r}")
+    return lambda func: hoist_expression(func)
+
+
+@register_pass("HoistExpression", "HoistIfThenElse", factories={"HoistIfThenElse": _hoist_factory})
 def hoist_expression(func, conditionals=HoistConditional.IF_ELSE_STMT |
                      HoistConditional.BOOLEAN_EXPRESSION,
                      let_bindings=HoistLetBinding.REQUIRED_BY_CONDITION):

@@ -67,6 +67,7 @@ from ...tir.ssa import convert_ssa
 from ...tir.functor import Mutator, collect_vars, substitute
 from ...tir.stmt import (AttrStmt, BufferRealize, BufferStore, For, ForKind, IfThenElse,
                          LetStmt)
+from ...tir.transform import register_pass
 
 ROLLING_BUFFER_SCOPE = "rolling_buffer_scope"
 _SEQUENTIAL = (ForKind.SERIAL, ForKind.UNROLLED)
@@ -553,6 +554,7 @@ def _bounds_the_coordinate(c, index, v) -> bool:
     return v not in collect_vars(rest) and not (collect_vars(rest) & collect_vars(index))
 
 
+@register_pass("InjectRollingBuffer")
 def inject_rolling_buffer(func: PrimFunc) -> PrimFunc:
     """Fold every ``rolling_buffer_scope`` buffer into a circular buffer (see module doc)."""
     m = _Inject(func)

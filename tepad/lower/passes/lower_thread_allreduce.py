@@ -31,6 +31,7 @@ from ...tir.functor import Mutator, collect_vars
 from ...tir.stmt import Allocate, AttrStmt, BufferStore, Evaluate, IfThenElse, LetStmt, seq
 from ..gpu_kernel import THREAD_TAGS, is_launch, kernel_launches, launch_tag, launch_var
 from .thread_sync import make_sync
+from ...tir.transform import register_pass
 
 THREAD_ALLREDUCE = "tir.tvm_thread_allreduce"
 REDUCE_SCOPE = "reduce_scope"
@@ -205,6 +206,7 @@ class _Lower(Mutator):
         return body
 
 
+@register_pass("LowerThreadAllreduce")
 def lower_thread_allreduce(func: PrimFunc) -> PrimFunc:
     """``func`` with every cross-thread reduction lowered (see the module)."""
     body = _Lower(func.name).visit(func.body)

@@ -42,6 +42,7 @@ from ...tir.functor import Mutator, Visitor, collect_vars, substitute, uses_var
 from ...tir.stmt import Allocate, AttrStmt, BufferStore
 from ...tir.storage_scope import storage_rank
 from ..gpu_kernel import is_launch, kernel_launches, launch_tag, launch_var
+from ...tir.transform import register_pass
 
 WARP_SIZE = 32
 
@@ -319,6 +320,7 @@ def _run(func: PrimFunc, emulate: bool, warp_size: int) -> PrimFunc:
     return func.with_body(_Kernels(emulate, warp_size).visit(func.body))
 
 
+@register_pass("LowerWarpMemory")
 def lower_warp_memory(func: PrimFunc, warp_size: int = WARP_SIZE) -> PrimFunc:
     """``func`` with every ``warp`` allocation in per-lane ``local`` registers and reads of
     other lanes' elements as ``tir.tvm_warp_shuffle`` (module doc); ``func`` itself when it

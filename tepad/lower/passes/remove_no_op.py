@@ -27,6 +27,7 @@ from ...tir.function import PrimFunc
 from ...tir.functor import Mutator, post_order_visit
 from ...tir.structural import structural_equal
 from .simplify_with_facts import extract_facts, writes_buffer
+from ...tir.transform import register_pass
 
 
 def _empty(s):
@@ -220,6 +221,7 @@ def _in_box(root, store, loops, ana):
         ana._restore(snap)
 
 
+@register_pass("RemoveNoOp")
 def remove_no_op(func):
     """Remove provable no-ops from a PrimFunc or Stmt (see the module docstring)."""
     if isinstance(func, PrimFunc):

@@ -23,11 +23,13 @@ from ...arith import Analyzer
 from ...arith.stmt_simplify import simplify_stmt_or_func
 from ...support.lru import LRUCache
 from ...tir.function import PrimFunc
+from ...tir.transform import register_pass
 
 #: the bodies the last few runs returned (``id -> body``; holding them keeps the ids theirs)
 _RECENT = LRUCache(16)
 
 
+@register_pass("Simplify")
 def simplify(func_or_stmt):
     """Simplify a PrimFunc or Stmt (see the module docstring for what is guaranteed).
 

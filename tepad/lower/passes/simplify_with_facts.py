@@ -30,6 +30,7 @@ from ...tir import stmt as S
 from ...tir.function import PrimFunc
 from ...tir.functor import Mutator, collect_vars, post_order_visit, substitute
 from ...tir.op import is_call
+from ...tir.transform import register_pass
 
 
 class BufferFact:
@@ -258,6 +259,7 @@ class FactSimplifier(_StmtSimplifier):
         return S.seq(*out)
 
 
+@register_pass()
 def simplify_with_facts(func_or_stmt, analyzer=None):
     """Simplify using assumptions and known buffer values (see the module docstring)."""
     sim = FactSimplifier(analyzer)

@@ -36,6 +36,7 @@ from ...tir.expr import IntImm, Var
 from ...tir.function import PrimFunc
 from ...tir.functor import Mutator, Visitor
 from ...tir.stmt import Allocate, AttrStmt, For, ForKind, Stmt, seq
+from ...tir.transform import register_pass
 
 _SCOPE_ATTRS = ("thread_extent", "virtual_thread")
 # statement classes besides For whose body may run more than once
@@ -261,6 +262,7 @@ def _rewrite_scope(body):
     return out
 
 
+@register_pass("StorageRewrite")
 def storage_rewrite(func: PrimFunc) -> PrimFunc:
     """``func`` with intermediate allocations sharing memory where their live ranges allow
     (see the module docstring)."""
