@@ -347,7 +347,7 @@ def _match(stage, tiv, intrin, out_dom, in_region, ana):
                        for k in range(lead, len(n.indices))]
                 return ProducerLoad(it, idx)
             return None
-        return ana.simplify(ir_transform(e, post))
+        return ana.simplify(ir_transform(e, postorder=post))
 
     for k, (mine, theirs) in enumerate(zip(op.body, iop.body)):
         if mine.dtype != theirs.dtype:
