@@ -209,7 +209,7 @@ def _in_box(root, store, loops, ana):
         return False
     if not find(root, []):
         return False
-    snap = ana._snapshot()
+    snap = ana.snapshot()
     try:
         for l in path:
             ana.bind(l.loop_var, E.Range.from_min_extent(l.min, l.extent))
@@ -218,7 +218,7 @@ def _in_box(root, store, loops, ana):
                 return False
         return True
     finally:
-        ana._restore(snap)
+        ana.restore(snap)
 
 
 @register_pass("RemoveNoOp")
