@@ -43,7 +43,7 @@ from .thread_sync import thread_sync
 from .unroll_loop import unroll_loop
 from .vectorize_loop import vectorize_loop
 from .verify_gpu_code import verify_gpu_code
-from . import tvm_pass_objects     # registers the TVM passes tepad has no work for
+from . import tvm_pass_objects  # noqa: F401 - registers the TVM passes tepad has no work for
 from ...tir import transform as tir_transform
 
 # TVM's names for tepad's passes, as the pass files registered them (``@register_pass``):
