@@ -46,7 +46,7 @@ from . import config
 from .runtime import cuda_driver
 from .runtime.timing import bounded_times, busy_note
 from .target import Target
-from .testing import reference
+from .testing import random_array as testing_random_array, reference
 from .tir.expr import Var
 from .viz import MissingDependency
 from .viz.evaluate import evaluate
@@ -263,15 +263,8 @@ def _default_producer(s):
 # run
 # ---------------------------------------------------------------------------------------------
 def random_array(shape, dtype, rng):
-    import numpy as np
-    shape = tuple(int(d) for d in shape)
-    if dtype == "bool":
-        return rng.integers(0, 2, size=shape).astype(bool)
-    if dtype.startswith(("int", "uint")):
-        info = np.iinfo(dtype)
-        lo, hi = max(info.min, -100), min(info.max, 100)
-        return rng.integers(lo, hi + 1, size=shape).astype(dtype)
-    return (rng.random(shape) - 0.5).astype(dtype)
+    """``tepad run``'s inputs: floats in [-0.5, 0.5), integers in [-100, 100]."""
+    return testing_random_array(shape, dtype, rng, floats=(-0.5, 0.5), ints=(-100, 101))
 
 
 def _pad_number(pad, dtype):

@@ -1,10 +1,13 @@
 """The walls between tepad's parts, read from the source with ``ast`` (every import, at module
 level or inside a function):
 
-* packages import only downwards: config -> errors -> target -> tir -> arith -> tensor -> schedule ->
-  bound -> lower -> codegen -> runtime -> backend (one Backend per target kind), with the face (te, driver, layout, testing, viz, fuzz, demo,
+* packages import only downwards: config -> errors -> support -> target -> tir -> arith -> tensor ->
+  schedule -> bound -> lower -> codegen -> runtime -> backend (one Backend per target kind), with
+  the face (te, driver, layout, testing, viz, fuzz, demo,
   cli, the top-level package) above them all;
-* no tepad import sits inside a function body (optional third-party packages may);
+* no tepad import sits inside a function body (optional third-party packages may), except the
+  few listed in ``FUNCTION_IMPORTS``, each with the cycle it breaks or the heavy optional
+  dependency it defers;
 * no cycle between packages, and no cycle between modules at import time;
 * islpy is imported by exactly one module, the ISL bridge.
 """
@@ -15,13 +18,22 @@ import networkx as nx
 
 ROOT = Path(__file__).resolve().parents[1] / "tepad"
 
-LAYERS = ["_lazy", "config", "errors", "target", "tir", "arith", "tensor", "schedule", "bound", "lower", "codegen",
-          "runtime", "backend"]
+LAYERS = ["_lazy", "config", "errors", "support", "target", "tir", "arith", "tensor", "schedule", "bound",
+          "lower", "codegen", "runtime", "backend"]
 FACE = ["te", "topi", "transform", "driver", "layout", "testing", "viz", "fuzz", "demo", "cli",
         "compat", "script", "_ffi",
         "nd", "error", "container", "ir", "contrib", "autotvm", "auto_scheduler", "",
         "__main__"]
 ISL_BRIDGE = "tepad.arith.isl_bridge"
+
+# (module, the tepad module it imports inside a function): why the import cannot be at the top
+FUNCTION_IMPORTS = {
+    ("tepad.tir.expr", "tepad.tir.printer"):
+        "cycle: the printer is written over the IR classes, whose str/repr/script call it",
+    ("tepad.tir.expr", "tepad.tir.structural"):
+        "cycle: structural equality is written over the IR classes (and Buffer, which needs "
+        "them), whose ==/bool call it",
+}
 
 
 def _module_name(path: Path) -> str:
@@ -115,8 +127,17 @@ def test_imports_go_down_the_layers():
 
 
 def test_no_tepad_import_inside_a_function():
-    hidden = [f"{m}:{line} imports {t}" for m, t, line, fn in _tepad_imports() if fn]
-    assert not hidden, "tepad imports inside function bodies:\n" + "\n".join(hidden)
+    hidden = [f"{m}:{line} imports {t}" for m, t, line, fn in _tepad_imports()
+              if fn and (m, t) not in FUNCTION_IMPORTS]
+    assert not hidden, "tepad imports inside function bodies (not in FUNCTION_IMPORTS):\n" + \
+        "\n".join(hidden)
+
+
+def test_function_level_imports_are_still_needed():
+    """Every FUNCTION_IMPORTS entry is an import that exists (a stale entry would hide one)."""
+    present = {(m, t) for m, t, _, fn in _tepad_imports() if fn}
+    stale = sorted(set(FUNCTION_IMPORTS) - present)
+    assert not stale, f"FUNCTION_IMPORTS entries with no such import: {stale}"
 
 
 def test_no_cycle_between_packages():

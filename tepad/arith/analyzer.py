@@ -58,7 +58,8 @@ class Analyzer:
         self._sym_hi = TrackedDict(self, exprs_sig)  # Var -> tuple of symbolic upper bounds
         self._ranges = TrackedDict(self, range_sig)  # Var -> IntSet (bound ranges, int_set)
         self._facts = TrackedList(self)     # simplified conditions known to hold
-        self._in_sym = False
+        #: set while a proof runs nested inside another: it then uses constant bounds only
+        self.constant_bounds_only = False
 
     def _touch(self):
         """The facts changed: forget their context id (recomputed when next needed)."""
@@ -109,6 +110,91 @@ class Analyzer:
         old = self._bounds.get(var)
         self._bounds[var] = b if (old is None or override) else b_intersect(old, b)
 
+    # --- reading the facts (the rewrite rules, provers and passes) ------------------------------
+    def const_bound_of(self, var, default=None):
+        """The constant ``(lo, hi)`` bound known for ``var`` (numbers, +/-inf), else
+        ``default``."""
+        return self._bounds.get(var, default)
+
+    def binding_of(self, var):
+        """The expression ``var`` is bound to (``bind(var, expr)``), else None."""
+        return self._subst.get(var)
+
+    def symbolic_lower_bounds(self, var) -> tuple:
+        """The expressions known to be <= ``var`` (a let's value, a loop's min, ...)."""
+        return self._sym_lo.get(var, ())
+
+    def symbolic_upper_bounds(self, var) -> tuple:
+        """The expressions known to be >= ``var``."""
+        return self._sym_hi.get(var, ())
+
+    def range_of(self, var):
+        """The IntSet ``var`` was bound to (``bind(var, Range)``), else None."""
+        return self._ranges.get(var)
+
+    @property
+    def facts(self):
+        """The simplified conditions known to hold (read only: add with ``add_constraint``)."""
+        return self._facts
+
+    def has_symbolic_bounds(self) -> bool:
+        """Whether some var has a symbolic lower or upper bound."""
+        return bool(self._sym_lo or self._sym_hi)
+
+    def symbolically_bounded_vars(self) -> set:
+        """The vars with a symbolic lower or upper bound."""
+        return set(self._sym_lo) | set(self._sym_hi)
+
+    def has_var_facts(self) -> bool:
+        """Whether some var is bound to an expression or a range, or bounded symbolically."""
+        return bool(self._subst or self._sym_lo or self._sym_hi or self._ranges)
+
+    def context_id(self) -> int:
+        """The id of the current facts: equal for equal facts, never reused (memo keys)."""
+        return self._context()
+
+    # --- changing the facts ---------------------------------------------------------------------
+    def set_const_bound(self, var, bound) -> None:
+        """``var``'s constant bound is ``bound`` (``(lo, hi)`` numbers), replacing any."""
+        self._bounds[var] = bound
+
+    def set_symbolic_bounds(self, var, lows: tuple, highs: tuple) -> None:
+        """``var``'s symbolic bounds are ``lows`` / ``highs`` (tuples of expressions),
+        replacing any."""
+        self._sym_lo[var] = lows
+        self._sym_hi[var] = highs
+
+    @contextlib.contextmanager
+    def const_bound_scope(self, var, bound):
+        """Inside the ``with`` block ``var``'s constant bound is ``bound`` (None: left as it
+        is); afterwards the facts, and their context id, are exactly as before."""
+        old = self._bounds.get(var)
+        ctx = self._ctx
+        if bound is not None:
+            self._bounds[var] = bound
+        try:
+            yield self
+        finally:
+            if old is None:
+                self._bounds.pop(var, None)
+            else:
+                self._bounds[var] = old
+            if ctx is not None:
+                self._ctx = ctx      # the facts are exactly those of `ctx` again
+
+    def snapshot(self):
+        """The current facts, for ``restore``."""
+        return self._snapshot()
+
+    def restore(self, snap) -> None:
+        """Facts exactly as at ``snapshot`` time (and their context id, if known then)."""
+        self._restore(snap)
+
+    def add_constraint(self, cond, simp=None) -> None:
+        """``cond`` is known to hold from now on (``simp``: the Simplifier that already
+        simplified ``cond``, whose memo is reused)."""
+        self._add_constraint(cond, simp)
+
     def _snapshot(self):
         return (self._bounds.state(), self._subst.state(), self._sym_lo.state(),
                 self._sym_hi.state(), self._ranges.state(), list(self._facts), self._ctx)
@@ -125,21 +211,12 @@ class Analyzer:
         self._ctx = ctx
 
     @contextlib.contextmanager
-    def constraint_scope(self, cond):
-        """Inside the ``with`` block, ``cond`` is known to hold."""
+    def constraint_scope(self, cond, simp=None):
+        """Inside the ``with`` block, ``cond`` is known to hold (``simp``: the Simplifier that
+        already simplified ``cond``, whose memo is reused)."""
         snap = self._snapshot()
         try:
-            self._add_constraint(E.convert(cond))
-            yield self
-        finally:
-            self._restore(snap)
-
-    @contextlib.contextmanager
-    def _constraint_scope_with(self, cond, simp):
-        """constraint_scope for an already simplified ``cond``, reusing ``simp``'s memo."""
-        snap = self._snapshot()
-        try:
-            self._add_constraint(cond, simp)
+            self._add_constraint(E.convert(cond) if simp is None else cond, simp)
             yield self
         finally:
             self._restore(snap)
@@ -256,14 +333,14 @@ class Analyzer:
     def _simp_once(self, expr):
         """``Simplifier(self).simp(expr)`` (a fresh session), memoized per context.
 
-        A fresh session's result depends only on the facts (the context id), ``_in_sym`` and
+        A fresh session's result depends only on the facts (the context id), ``constant_bounds_only`` and
         the structure of ``expr``, so a structurally equal expression gets the same result;
         an unchanged expression is returned as the caller's own object, as a fresh session
         would.
         """
         if not isinstance(expr, E.PrimExpr) or isinstance(expr, (E.ConstExpr, E.Var)):
             return Simplifier(self).simp(expr)
-        table = MEMO.table((self._context(), self._in_sym))
+        table = MEMO.table((self._context(), self.constant_bounds_only))
         key = Key(expr)
         hit = table.get(key)
         if hit is not None:
@@ -274,6 +351,11 @@ class Analyzer:
 
     def _bound_num(self, expr):
         return BoundEvaluator(self).bound(E.convert(expr))
+
+    def bound_numbers(self, expr) -> tuple:
+        """Constant ``(lo, hi)`` bounds of ``expr`` as numbers (+/-inf when unbounded), from
+        the facts alone (``const_int_bound`` also tries the simplified expression)."""
+        return self._bound_num(expr)
 
     def const_int_bound(self, expr) -> ConstIntBound:
         """Constant bounds of an integer expression (infinite sides are the sentinels)."""

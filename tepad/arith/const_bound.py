@@ -329,8 +329,8 @@ class BoundEvaluator:
         if v is NEG_INF:
             return (-INF, -INF)
         ana = self.ana
-        sub = ana._subst.get(v)
-        b = ana._bounds.get(v)
+        sub = ana.binding_of(v)
+        b = ana.const_bound_of(v)
         base = (0, INF) if isinstance(v, E.SizeVar) else default_bound(v.dtype)
         if isinstance(v, E.SizeVar) and dt.parse(v.dtype).bits < 32:
             base = (0, dtype_limits(v.dtype)[1])
@@ -397,18 +397,8 @@ class BoundEvaluator:
             return b_add(base, step)
         if t is E.Let:
             ana = self.ana
-            old = ana._bounds.get(e.var)
-            ctx = getattr(ana, "_ctx", None)
-            ana._bounds[e.var] = self.bound(e.value)
-            try:
+            with ana.const_bound_scope(e.var, self.bound(e.value)):
                 return BoundEvaluator(ana).bound(e.body)
-            finally:
-                if old is None:
-                    ana._bounds.pop(e.var, None)
-                else:
-                    ana._bounds[e.var] = old
-                if ctx is not None:
-                    ana._ctx = ctx      # the facts are exactly those of `ctx` again
         if isinstance(e, (E.CmpOp, E.And, E.Or, E.Not)):
             return (0, 1)
         return default_bound(dt.element_of(e.dtype))

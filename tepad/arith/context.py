@@ -1,8 +1,8 @@
 """Fact containers that notice changes, and the simplification memo keyed by the facts.
 
 An Analyzer's facts live in ``TrackedDict`` / ``TrackedList`` containers: every mutation,
-whoever makes it (``bind``, ``constraint_scope``, a pass writing ``ana._bounds[v]``
-directly), calls the analyzer's ``_touch``, which forgets its *context id*. The context id
+whoever makes it (``bind``, ``constraint_scope``, ``set_const_bound``, ...), calls the
+analyzer's ``_touch``, which forgets its *context id*. The context id
 (``context_id``) is computed from the *contents* of the facts: two analyzers (or one
 analyzer at two times) with exactly the same facts get the same id, and different facts get
 different ids; ids are never reused for other facts.

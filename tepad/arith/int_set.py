@@ -246,7 +246,7 @@ class _Evaluator:
 
     def _sign(self, c):
         """+1 if c >= 0 provably, -1 if c <= 0 provably, else None."""
-        lo, hi = self.ana._bound_num(c)
+        lo, hi = self.ana.bound_numbers(c)
         if lo >= 0:
             return 1
         if hi <= 0:
@@ -437,7 +437,7 @@ class _Evaluator:
         return go(e, False)
 
     def _strict_sign(self, c):
-        lo, hi = self.ana._bound_num(c)
+        lo, hi = self.ana.bound_numbers(c)
         if lo > 0:
             return 1
         if hi < 0:

@@ -27,11 +27,11 @@ class BoundProofs:
         if need(lo, hi):
             return lo, hi
         lo, hi = self._bound2(d, lo, hi)
-        if need(lo, hi) or self.ana._in_sym or not (self.ana._sym_lo or self.ana._sym_hi):
+        if need(lo, hi) or self.ana.constant_bounds_only or not self.ana.has_symbolic_bounds():
             return lo, hi
         # no var of d has a symbolic bound: the search below finds nothing (``_refine`` says
         # None on both sides), so neither it nor the witnesses that would skip it are run
-        if not (free_vars(d) & (self.ana._sym_lo.keys() | self.ana._sym_hi.keys())):
+        if not (free_vars(d) & self.ana.symbolically_bounded_vars()):
             return lo, hi
         if self._refuted(d, need):
             return lo, hi
@@ -91,14 +91,14 @@ class BoundProofs:
         """a <= b.
 
         Memoized per context, as ``Analyzer._simp_once`` is: a fresh session's answer depends
-        only on the facts, ``_in_sym`` and the structure of ``a`` and ``b``. The min/max rules
+        only on the facts, ``constant_bounds_only`` and the structure of ``a`` and ``b``. The min/max rules
         ask the same pairs again and again (every level of a chain of clamped stages compares
         the operands of the level before). Not while a let substitution is being
         expanded (the session's state then matters)."""
         if self._subst_active:
             return self._prove_le_fresh(a, b)
         ana = self.ana
-        table = MEMO.table((ana._context(), ana._in_sym, "prove_le"))
+        table = MEMO.table((ana.context_id(), ana.constant_bounds_only, "prove_le"))
         key = (Key(a), Key(b))
         r = table.get(key)
         if r is None:
@@ -129,10 +129,10 @@ class BoundProofs:
         stopping at the same ``done`` would give.
         """
         ana = self.ana
-        if not (free_vars(d) & (ana._sym_lo.keys() | ana._sym_hi.keys())):
+        if not (free_vars(d) & ana.symbolically_bounded_vars()):
             return None
         # a run is a generator: one per thread, so two threads never resume the same one
-        runs = MEMO.table((ana._context(), "refine", threading.get_ident()))
+        runs = MEMO.table((ana.context_id(), "refine", threading.get_ident()))
         key = (Key(d), side)
         run = runs.get(key)
         if run is None:
@@ -152,7 +152,7 @@ class BoundProofs:
         context id).
         """
         ana = run.ana
-        sym = set(ana._sym_lo) | set(ana._sym_hi)
+        sym = ana.symbolically_bounded_vars()
         bev = BoundEvaluator(ana)
         best = INF if side > 0 else -INF
         budget = 24        # interval evaluations per refinement: keeps lowering time bounded
@@ -163,9 +163,9 @@ class BoundProofs:
             for x in frontier:
                 vs = sorted(free_vars(x) & sym, key=lambda v: v.name)
                 for v in vs:
-                    clo, chi = ana._bounds.get(v, (-INF, INF))
-                    lows = list(ana._sym_lo.get(v, ())) + [_num_ep(clo, v.dtype)]
-                    highs = list(ana._sym_hi.get(v, ())) + [_num_ep(chi, v.dtype)]
+                    clo, chi = ana.const_bound_of(v, (-INF, INF))
+                    lows = list(ana.symbolic_lower_bounds(v)) + [_num_ep(clo, v.dtype)]
+                    highs = list(ana.symbolic_upper_bounds(v)) + [_num_ep(chi, v.dtype)]
                     for lo_ in lows:
                         for hi_ in highs:
                             budget -= 1
@@ -213,14 +213,14 @@ class _RefineRun:
             return self.final
         self.ana = ana
         while True:
-            ana._in_sym = True      # nested proofs use constant bounds only
+            ana.constant_bounds_only = True      # nested proofs use constant bounds only
             try:
                 v = next(self.gen)
             except StopIteration as stop:
                 self.gen, self.final = None, stop.value
                 return self.final
             finally:
-                ana._in_sym = False
+                ana.constant_bounds_only = False
             self.seen.append(v)
             if done(v):
                 return v

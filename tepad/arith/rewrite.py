@@ -70,7 +70,7 @@ class Simplifier(LinearRules, DivModRules, MinMaxRules, CompareLogicRules, Selec
         if t is E.IntImm or t is E.FloatImm or t is E.StringImm:
             return e
         if isinstance(e, E.Var):
-            sub = self.ana._subst.get(e)
+            sub = self.ana.binding_of(e)
             if sub is not None and e not in self._subst_active:
                 self._subst_active.add(e)
                 try:
@@ -118,13 +118,13 @@ class Simplifier(LinearRules, DivModRules, MinMaxRules, CompareLogicRules, Selec
         symbolic bounds, its range), transitively: a condition on ``x`` also changes what is
         provable about ``z`` when ``z <= x`` is known."""
         ana = self.ana
-        if not (ana._subst or ana._sym_lo or ana._sym_hi or ana._ranges):
+        if not ana.has_var_facts():
             return vs
         out, todo = set(vs), list(vs)
         while todo:
             v = todo.pop()
-            linked = list(ana._sym_lo.get(v, ())) + list(ana._sym_hi.get(v, ()))
-            sub, rng = ana._subst.get(v), ana._ranges.get(v)
+            linked = list(ana.symbolic_lower_bounds(v)) + list(ana.symbolic_upper_bounds(v))
+            sub, rng = ana.binding_of(v), ana.range_of(v)
             if sub is not None:
                 linked.append(sub)
             if rng is not None:        # a Range, or an IntSet with symbolic ends
@@ -172,7 +172,7 @@ class Simplifier(LinearRules, DivModRules, MinMaxRules, CompareLogicRules, Selec
                 simp._frames.append((simp.memo, simp._vars(cond)))
                 simp.memo = {}
                 simp.bev = BoundEvaluator(simp.ana)
-                self_.cm = simp.ana._constraint_scope_with(cond, simp)
+                self_.cm = simp.ana.constraint_scope(cond, simp)
                 self_.cm.__enter__()
 
             def __exit__(self_, *exc):

@@ -71,7 +71,7 @@ class CompareLogicRules:
         return rule(lo, hi)
 
     def _check_facts(self, r):
-        facts = self.ana._facts
+        facts = self.ana.facts
         if not facts:
             return r
         for f in facts:

@@ -76,21 +76,13 @@ class SelectCastRules:
         if isinstance(v, (E.ConstExpr, E.Var)):
             return self.simp(substitute(e.body, {e.var: v}))
         ana = self.ana
-        old = ana._bounds.get(e.var)
-        ctx = ana._ctx
         saved = (self.memo, self.bev)
-        if is_sint(v.dtype):
-            ana._bounds[e.var] = self.bound(v)
-        self.memo, self.bev = {}, BoundEvaluator(ana)
-        try:
-            body = self.simp(e.body)
-        finally:
-            self.memo, self.bev = saved
-            if old is None:
-                ana._bounds.pop(e.var, None)
-            else:
-                ana._bounds[e.var] = old
-            ana._ctx = ctx      # the facts are exactly those of `ctx` again
+        with ana.const_bound_scope(e.var, self.bound(v) if is_sint(v.dtype) else None):
+            self.memo, self.bev = {}, BoundEvaluator(ana)
+            try:
+                body = self.simp(e.body)
+            finally:
+                self.memo, self.bev = saved
         if v is e.value and body is e.body:
             return e
         return E.Let(e.var, v, body)

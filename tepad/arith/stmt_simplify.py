@@ -76,25 +76,23 @@ class _StmtSimplifier(Mutator):
                 not _in_buffer_definitions(op.body, op.var):
             # a constant or a plain variable: inlined, the binding dropped (as TVM)
             return self.visit(substitute(op.body, {op.var: value}))
-        snap = self.ana._snapshot()
+        snap = self.ana.snapshot()
         try:
             if isinstance(value, E.PrimExpr) and E.dt.is_int(value.dtype) and \
                     E.dt.lanes(value.dtype) == 1:
-                b = self.ana._bound_num(value)
-                self.ana._bounds[op.var] = b
+                self.ana.set_const_bound(op.var, self.ana.bound_numbers(value))
                 if not is_piecewise(value) and not _mentions(value, self.lets):
                     # a min/max value, or one over another let var, stays opaque (its
                     # constant range only): as a symbolic bound it would make every failing
                     # proof over the var expand it, and a chain of such lets (shared
                     # region-predicate bounds, the root offsets of a deep chain of stages,
                     # tepad.bound.offset_lets) level by level
-                    self.ana._sym_lo[op.var] = (value,)
-                    self.ana._sym_hi[op.var] = (value,)
+                    self.ana.set_symbolic_bounds(op.var, (value,), (value,))
             self.lets.add(op.var)
             body = self.visit(op.body)
         finally:
             self.lets.discard(op.var)
-            self.ana._restore(snap)
+            self.ana.restore(snap)
         if value is op.value and body is op.body:
             return op
         return S.LetStmt(op.var, value, body)

@@ -105,13 +105,13 @@ def _linked(ana, vs):
     out, todo = set(vs), list(vs)
     while todo:
         v = todo.pop()
-        exprs = list(ana._sym_lo.get(v, ())) + list(ana._sym_hi.get(v, ()))
-        sub, rng = ana._subst.get(v), ana._ranges.get(v)
+        exprs = list(ana.symbolic_lower_bounds(v)) + list(ana.symbolic_upper_bounds(v))
+        sub, rng = ana.binding_of(v), ana.range_of(v)
         if sub is not None:
             exprs.append(sub)
         if rng is not None:
             exprs += [x for x in (rng.min_value, rng.max_value) if not is_inf(x)]
-        for f in ana._facts:
+        for f in ana.facts:
             fv = _vars(f)
             if v in fv:
                 exprs.append(f)
@@ -120,7 +120,7 @@ def _linked(ana, vs):
                 if w not in out:
                     out.add(w)
                     todo.append(w)
-    facts = [f for f in ana._facts if _vars(f) & out]
+    facts = [f for f in ana.facts if _vars(f) & out]
     return out, facts
 
 
@@ -159,13 +159,13 @@ def _vars(e):
 
 def _lo_hi(ana, v, env):
     """The range of ``v`` given the vars already in ``env`` (None: unbounded side)."""
-    clo, chi = ana._bounds.get(v, (-math.inf, math.inf))
+    clo, chi = ana.const_bound_of(v, (-math.inf, math.inf))
     lo, hi = _num(clo), _num(chi)
     if isinstance(v, E.SizeVar):
         lo = 0 if lo is None else max(lo, 0)
-    lows = list(ana._sym_lo.get(v, ()))
-    highs = list(ana._sym_hi.get(v, ()))
-    rng = ana._ranges.get(v)
+    lows = list(ana.symbolic_lower_bounds(v))
+    highs = list(ana.symbolic_upper_bounds(v))
+    rng = ana.range_of(v)
     if rng is not None:
         if not is_inf(rng.min_value):
             lows.append(rng.min_value)
@@ -191,14 +191,14 @@ def _order(ana, vs):
     deps = {}
     for v in vs:
         d = set()
-        for x in list(ana._sym_lo.get(v, ())) + list(ana._sym_hi.get(v, ())):
+        for x in list(ana.symbolic_lower_bounds(v)) + list(ana.symbolic_upper_bounds(v)):
             d |= _vars(x)
-        rng = ana._ranges.get(v)
+        rng = ana.range_of(v)
         if rng is not None:
             for x in (rng.min_value, rng.max_value):
                 if not is_inf(x):
                     d |= _vars(x)
-        sub = ana._subst.get(v)
+        sub = ana.binding_of(v)
         if sub is not None:
             d |= _vars(sub)
         d.discard(v)
@@ -224,7 +224,7 @@ def _assign(ana, order, pick, base=None):
     valid point keeps the facts that tie the vars together (``a + b <= 8``) satisfiable."""
     env = dict(base) if base else {}
     for v in order:
-        sub = ana._subst.get(v)
+        sub = ana.binding_of(v)
         if sub is not None:
             env[v] = evaluate(sub, env)
             continue
@@ -240,7 +240,7 @@ def _holds(ana, env, vs, facts):
     """Every fact about the vars of ``env`` holds there."""
     for v in vs:
         x = env[v]
-        clo, chi = ana._bounds.get(v, (-math.inf, math.inf))
+        clo, chi = ana.const_bound_of(v, (-math.inf, math.inf))
         if x < clo or x > chi:
             return False
         if isinstance(v, E.SizeVar) and x < 0:
@@ -248,16 +248,16 @@ def _holds(ana, env, vs, facts):
         dlo, dhi = default_bound(v.dtype)
         if x < dlo or x > dhi:
             return False
-        sub = ana._subst.get(v)
+        sub = ana.binding_of(v)
         if sub is not None and evaluate(sub, env) != x:
             return False
-        for lo in ana._sym_lo.get(v, ()):
+        for lo in ana.symbolic_lower_bounds(v):
             if x < evaluate(lo, env):
                 return False
-        for hi in ana._sym_hi.get(v, ()):
+        for hi in ana.symbolic_upper_bounds(v):
             if x > evaluate(hi, env):
                 return False
-        rng = ana._ranges.get(v)
+        rng = ana.range_of(v)
         if rng is not None:
             if not is_inf(rng.min_value) and x < evaluate(rng.min_value, env):
                 return False

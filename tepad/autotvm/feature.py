@@ -17,7 +17,7 @@ import numpy as np
 from ..lower.pipeline import lower
 from ..tir.expr import (Add, Sub, Mul, FloorDiv, FloorMod, Div, Mod, Min, Max, IntImm, Var,
                         BufferLoad, Cast, Ramp, Broadcast)
-from ..tir.functor import post_order_visit
+from ..tir.functor import Visitor, post_order_visit
 from ..tir.stmt import For, ForKind, BufferStore
 
 MAX_LOOPS = 8
@@ -64,27 +64,26 @@ def _accesses(node):
     return out
 
 
+class _DeepestNest(Visitor):
+    """The loops on the way down to each statement; ``best``: the first deepest path."""
+
+    def __init__(self):
+        self.path: list = []
+        self.best: list = []
+
+    def visit_For(self, loop):
+        self.path.append(loop)
+        if len(self.path) > len(self.best):
+            self.best = list(self.path)
+        self.generic_visit(loop)
+        self.path.pop()
+
+
 def _deepest_nest(stmt):
     """The loops from the outermost to the innermost of the deepest loop nest of ``stmt``."""
-    best = []
-
-    def walk(n, path):
-        nonlocal best
-        if isinstance(n, For):
-            path = path + [n]
-            if len(path) > len(best):
-                best = path
-        for name in getattr(type(n), "__slots__", ()):
-            child = getattr(n, name, None)
-            if isinstance(child, (list, tuple)):
-                for c in child:
-                    if hasattr(type(c), "__slots__") and not isinstance(c, (int, str)):
-                        walk(c, path)
-            elif child is not None and hasattr(child, "__slots__") and \
-                    type(child).__module__.startswith("tepad.tir.stmt"):
-                walk(child, path)
-    walk(stmt, [])
-    return best
+    walk = _DeepestNest()
+    walk.visit(stmt)
+    return walk.best
 
 
 def loop_features(func) -> np.ndarray:

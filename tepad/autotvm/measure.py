@@ -24,7 +24,7 @@ import numpy as np
 
 from ..errors import TepadError
 from ..tensor.tensor import PlaceholderOp, Tensor
-from ..testing import reference
+from ..testing import random_array as testing_random_array, reference
 from . import worker
 from .result import BuildResult, HOST, MeasureErrorNo, MeasureInput, MeasureResult
 from .task.space import InstantiationError
@@ -163,12 +163,9 @@ def _kill(pool):
 # reference data: fixed random inputs and the oracle's outputs
 # ---------------------------------------------------------------------------------------------
 def random_array(shape, dtype, rng):
-    """Random test data of ``dtype``: uniform [0, 1) for floats, small ints otherwise."""
-    if np.dtype(dtype).kind == "f":
-        return rng.uniform(size=shape).astype(dtype)
-    if np.dtype(dtype).kind == "b":
-        return rng.integers(0, 2, size=shape).astype(dtype)
-    return rng.integers(0, 8, size=shape).astype(dtype)
+    """Random test data of ``dtype``: uniform [0, 1) for floats, integers in [0, 8)
+    (``tepad.testing.random_array``'s defaults)."""
+    return testing_random_array(shape, dtype, rng)
 
 
 # the numpy oracle evaluates definitions without a schedule: past this many operations the

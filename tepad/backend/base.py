@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..lower.deep_stack import deep_stack
+from ..support.deep_stack import deep_stack
 from ..lower.pipeline import BUILD, Options, PassLog, lower_for_codegen, run_pipeline
 from ..target import Target
 from ..tir.function import PrimFunc

@@ -9,7 +9,7 @@ Below that, ``tepad.codegen`` caches compiled kernels by their printed IR.
 from __future__ import annotations
 
 from ..codegen import compile_kernel, default_num_threads
-from ..lower.deep_stack import deep_stack
+from ..support.deep_stack import deep_stack
 from ..lower.thread_binding import check_cpu_buildable
 from ..runtime import Module
 from ..runtime.args import arg_info_of

@@ -20,7 +20,7 @@ from __future__ import annotations
 from .. import config
 from ..codegen.nvptx import compile_ptx
 from ..codegen.nvptx_target import DEFAULT_ARCH, arch_of_target
-from ..lower.deep_stack import deep_stack
+from ..support.deep_stack import deep_stack
 from ..lower.pipeline import BUILD, Options, Pass, PassLog, lower_for_codegen
 from ..lower.passes.lower_warp_memory import lower_warp_memory
 from ..lower.passes.split_host_device import split_host_device

@@ -21,7 +21,7 @@ import numpy as np
 from .. import config
 from ..codegen import compile_kernel
 from ..errors import TepadError
-from ..lower.deep_stack import deep_stack
+from ..support.deep_stack import deep_stack
 from ..lower.passes.emulate_gpu_threads import emulate_gpu_threads
 from ..lower.passes.flatten_physical_axes import flatten_physical_axes
 from ..lower.passes.lower_warp_memory import warp_memory_for_emulator

@@ -3,11 +3,9 @@ state and argument tensors, or the same lowered PrimFunc, with the same options)
 module built then. ``TEPAD_COMPILE_CACHE=0`` turns them off."""
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-
 from ..codegen import compile_cache_enabled
 from ..schedule import Schedule
+from ..support.lru import LRUCache
 from ..tir.function import PrimFunc
 
 
@@ -17,8 +15,7 @@ class RebuildCache:
 
     def __init__(self, size: int):
         self.size = size
-        self._entries: OrderedDict = OrderedDict()
-        self._lock = threading.Lock()
+        self._entries = LRUCache(size)
 
     @staticmethod
     def key(s_or_func, args, *common):
@@ -37,20 +34,13 @@ class RebuildCache:
     def get(self, key):
         if key is None:
             return None
-        with self._lock:
-            hit = self._entries.get(key)
-            if hit is None:
-                return None
-            self._entries.move_to_end(key)
-            return hit[0]
+        hit = self._entries.get(key)
+        return None if hit is None else hit[0]
 
     def put(self, key, mod, keepalive):
         if key is None:
             return
-        with self._lock:
-            self._entries[key] = (mod, keepalive)
-            while len(self._entries) > self.size:
-                self._entries.popitem(last=False)
+        self._entries.put(key, (mod, keepalive))
 
 
 __all__ = ["RebuildCache"]

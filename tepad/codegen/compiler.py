@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 
 from .. import config
 from .._lazy import lazy_module
 from .. import tir
 from ..errors import InternalError, TepadError
-from ..lower.deep_stack import carry_thread_local
+from ..support.deep_stack import carry_thread_local
+from ..support.lru import LRUCache
 from ..target.host import host_cpu_name, host_feature_string
 from .analysis import shape_vars
 from .jit import JitModule
@@ -30,8 +30,7 @@ parallel = lazy_module("tepad.codegen.parallel")
 hashlib = lazy_module("hashlib")   # stdlib (OpenSSL): loaded by the first cache key
 
 CACHE_SIZE = 256
-_cache: OrderedDict = OrderedDict()
-_cache_lock = threading.Lock()
+_cache = LRUCache(CACHE_SIZE)
 _disabled = threading.local()
 carry_thread_local(_disabled, "depth")      # tepad.build compiles on a deep-stack worker
 stats = {"hits": 0, "misses": 0}
@@ -77,8 +76,7 @@ def cache_disabled():
 
 def clear_cache() -> None:
     """Forget every cached compile (kernels already handed out stay valid)."""
-    with _cache_lock:
-        _cache.clear()
+    _cache.clear()
 
 
 def _target_key(cpu: str | None, features: str | None) -> str:
@@ -174,10 +172,7 @@ def compile_kernel(func: tir.PrimFunc, name: str | None = None,
            else None)
     hit = None
     if key is not None:
-        with _cache_lock:
-            hit = _cache.get(key)
-            if hit is not None:
-                _cache.move_to_end(key)
+        hit = _cache.get(key)
     if hit is not None:
         stats["hits"] += 1
         jit, messages, text = hit
@@ -198,8 +193,5 @@ def compile_kernel(func: tir.PrimFunc, name: str | None = None,
                          f"({', '.join(calls)}): {str(err).splitlines()[0]}") from None
     messages = tuple(messages)
     if key is not None and not jit.missing:   # (a later compile may find the symbols loaded)
-        with _cache_lock:
-            _cache[key] = (jit, messages, text)
-            while len(_cache) > CACHE_SIZE:
-                _cache.popitem(last=False)
+        _cache.put(key, (jit, messages, text))
     return CompiledKernel(func, name, jit, tuple(svars), messages, text, num_threads)

@@ -76,14 +76,7 @@ def IRTransform(stmt, preorder, postorder, only_enable=None):  # noqa: N802 - TV
     """0.6's ``ir_pass.IRTransform(stmt, preorder, postorder, only_enable)``: ``preorder`` /
     ``postorder`` (either may be None) see the nodes whose class name is in ``only_enable``
     (every node when None) and return a replacement or None."""
-    allowed = None if only_enable is None else {str(n).split(".")[-1] for n in only_enable}
-
-    def wrap(f):
-        if f is None:
-            return None
-        return lambda n: f(n) if allowed is None or type(n).__name__ in allowed else None
-    post = wrap(postorder) or (lambda n: None)
-    return ir_transform(stmt, post, wrap(preorder))
+    return ir_transform(stmt, preorder, postorder, only_enable)
 
 
 def ExprUseVar(expr, var) -> bool:  # noqa: N802 - TVM name

@@ -48,7 +48,7 @@ def build(s_or_func, args=None, target=None, target_host=None, runtime=None, nam
     ``checked=True`` turns the ``tir.assume`` facts about input padding into runtime checks
     that raise ``TepadError`` when the caller's padding does not hold the promised value.
     Both select passes of ``tepad.lower.pipeline.PIPELINE``.
-    Lowering and code generation run on a deep stack (``tepad.lower.deep_stack``).
+    Lowering and code generation run on a deep stack (``tepad.support.deep_stack``).
 
     ``target="cuda"`` (or ``"nvptx"``, ``"cuda -arch=sm_90"``) builds for a CUDA GPU
     (``tepad.backend.cuda``: a ``CudaModule`` launching PTX kernels), or, with

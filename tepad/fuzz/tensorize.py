@@ -39,7 +39,7 @@ def _offsets(op):
     j = op.axis[-1].var
     axis_vars = {iv.var for iv in op.axis}
     body = op.body[0]
-    outside = collect_vars(ir_transform(body, lambda n: tir.const(0, n.dtype)
+    outside = collect_vars(ir_transform(body, postorder=lambda n: tir.const(0, n.dtype)
                                         if isinstance(n, ProducerLoad) else None))
     if outside & axis_vars:
         return None
@@ -85,7 +85,7 @@ def matching_intrinsic(stage, extent, perturb=False):
                 c = Analyzer().simplify(n.indices[-1] - j).value
                 return ProducerLoad(xs[n.producer], [v + (c - lo[n.producer])])
             return None
-        e = ir_transform(op.body[0], post)
+        e = ir_transform(op.body[0], postorder=post)
         return e + convert(1).astype(e.dtype) if perturb else e
 
     z = te.compute((extent,), rewrite, name=f"{op.name}_tile")
@@ -99,7 +99,7 @@ def matching_intrinsic(stage, extent, perturb=False):
             if isinstance(n, ProducerLoad) and n.producer in where:
                 return BufferLoad(where[n.producer], list(n.indices))
             return None
-        e = substitute(ir_transform(z.op.body[0], post), {zv: u})
+        e = substitute(ir_transform(z.op.body[0], postorder=post), {zv: u})
         return tir.For(u, 0, extent, tir.ForKind.SERIAL, outs[0].vstore([u], e))
     return te.decl_tensor_intrin(z.op, body, name=f"{op.name}_tile",
                                  default_buffer_params={"offset_factor": 1})

@@ -115,7 +115,7 @@ def bind_buffer_scope(attr, target: Buffer, realize_bounds=None, transformed=Fal
         if isinstance(n, BufferStore) and n.buffer is buf:
             return BufferStore(target, n.value, index(n.indices))
         return None
-    return substitute(ir_transform(attr.body, post), vmap)
+    return substitute(ir_transform(attr.body, postorder=post), vmap)
 
 
 __all__ = ["BUFFER_BIND_SCOPE", "bind_buffer_scope"]

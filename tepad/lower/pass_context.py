@@ -17,9 +17,9 @@ tepad always optimizes with LLVM at O3.
 """
 from __future__ import annotations
 
-import threading
 
 from ..errors import TepadError
+from ..support.context_stack import ContextStack
 from ..tir import transform as tir_transform
 from .instrument import check_instruments, enter, exit_
 from .passes import TVM_NAMES
@@ -76,7 +76,7 @@ NO_COUNTERPART = {
 # TVM's pass names (``tir.VectorizeLoop``) -> tepad's (``vectorize_loop``).
 TVM_PASS_NAMES = {f"tir.{k}": fn.__name__ for k, fn in TVM_NAMES.items()}
 
-_stack = threading.local()
+_stack = ContextStack()
 
 
 def pass_name(name: str) -> str:
@@ -138,15 +138,12 @@ class PassContext:
         return v
 
     def __enter__(self):
-        stack = getattr(_stack, "items", None)
-        if stack is None:
-            stack = _stack.items = []
         enter(self.instruments)
-        stack.append(self)
+        _stack.push(self)
         return self
 
     def __exit__(self, *exc):
-        _stack.items.pop()
+        _stack.pop()
         exit_(self.instruments)
 
     @staticmethod
@@ -169,8 +166,8 @@ class PassContext:
     @staticmethod
     def current() -> "PassContext":
         """The innermost active context of this thread (a default one when none is)."""
-        stack = getattr(_stack, "items", None)
-        return stack[-1] if stack else PassContext()
+        ctx = _stack.top()
+        return ctx if ctx is not None else PassContext()
 
     def __repr__(self):
         return (f"PassContext(opt_level={self.opt_level}, disabled_pass={self.disabled_pass}, "

@@ -71,7 +71,7 @@ from .passes.thread_sync import thread_sync
 from .passes.unroll_loop import unroll_config, unroll_loop
 from .passes.vectorize_loop import vectorize_loop
 from .passes.verify_gpu_code import verify_gpu_code
-from .deep_stack import deep_stack
+from ..support.deep_stack import deep_stack
 from .schedule_ops import schedule_ops
 from .to_primfunc import to_primfunc
 
@@ -664,7 +664,7 @@ def lower(s: Schedule, args=None, name="main", exact_bounds=False, passes=None, 
     ``binds`` (``{tensor: tir.decl_buffer(...)}``, TVM's custom argument buffers): the
     tensor is passed as that buffer, which ``args`` may list in its place; compact
     row-major buffers only (strides or an element offset are refused).
-    Lowering runs on a deep stack (``tepad.lower.deep_stack``: a worker thread; while it
+    Lowering runs on a deep stack (``tepad.support.deep_stack``: a worker thread; while it
     runs, the interpreter's recursion limit is at least 40000), so pipelines nested 100
     stages deep lower as well.
 

@@ -111,7 +111,7 @@ def _rewrite(e, table):
     def post(n):
         return None
 
-    return ir_transform(e, post, pre)
+    return ir_transform(e, pre, post)
 
 
 def share_predicate_bounds(s, rmap):

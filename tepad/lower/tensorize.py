@@ -346,7 +346,7 @@ def _onto_intrinsic(stage, tiv, where, intrin, out_dom, in_region, ana):
                        for k in range(lead, len(n.indices))]
                 return ProducerLoad(it, idx)
             return None
-        return ana.simplify(ir_transform(e, post))
+        return ana.simplify(ir_transform(e, postorder=post))
 
     rewrite.tile_values = vmap
     return rewrite, axis_remap
@@ -435,7 +435,7 @@ def _selects_as_guards(e):
         if isinstance(n, Select):
             return Call(n.dtype, "tir.if_then_else", [n.condition, n.true_value, n.false_value])
         return None
-    return ir_transform(e, post)
+    return ir_transform(e, postorder=post)
 
 
 def _same_value(a, b) -> bool:

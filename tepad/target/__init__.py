@@ -48,10 +48,10 @@ from __future__ import annotations
 
 import re
 import shlex
-import threading
 
 from .._lazy import lazy_module
 from ..errors import TepadError, warn_deprecated
+from ..support.context_stack import ContextStack
 from . import codegen  # TVM's tvm.target.codegen
 from .cpu_model import vector_features
 from .host import (ENV as HOST_TARGET_ENV, describe_host, host_cpu_name, host_feature_string,
@@ -61,7 +61,7 @@ _binding = lazy_module("llvmlite.binding")
 
 _CPU_KINDS = {"llvm": "llvm", "c": "llvm", "cpu": "llvm"}
 _KNOWN_KINDS = set(_CPU_KINDS) | {"cuda", "nvptx", "rocm", "opencl", "vulkan", "metal"}
-_current = threading.local()
+_current = ContextStack()      # the targets of this thread's ``with Target(...)`` blocks
 _GPU_KINDS = ("cuda", "nvptx")
 
 # TVM's CUDA target-kind defaults (target_kind.cc), integers as TVM stores them
@@ -308,21 +308,18 @@ class Target:
         return target, target.host
 
     def __enter__(self):
-        stack = getattr(_current, "stack", None)
-        if stack is None:
-            stack = _current.stack = []
-        stack.append(self)
+        _current.push(self)
         return self
 
     def __exit__(self, *exc):
-        _current.stack.pop()
+        _current.pop()
 
     @staticmethod
     def current(allow_none=True):
         """The innermost ``with Target(...)`` target of this thread, or None."""
-        stack = getattr(_current, "stack", None)
-        if stack:
-            return stack[-1]
+        target = _current.top()
+        if target is not None:
+            return target
         if not allow_none:
             raise TepadError("no target is set: use `with tepad.target.Target('llvm'):`")
         return None

@@ -5,10 +5,9 @@ mutators can walk and rebuild any node. Expressions hash and compare structurall
 (``structural_equal``), except ``Var`` which is compared by identity. ``a == b`` builds an
 ``EQ`` node (usable as a condition, TVM habit) whose ``bool()`` is structural equality.
 
-Two behaviours are installed by modules above this one when ``tepad.tir`` is imported:
-text forms (``str``, ``repr``, ``script()``) by ``tir.printer``, and structural ``==`` of
-``Range``/``Stmt`` and ``bool()`` of ``EQ``/``NE`` by ``tir.structural`` (which needs
-``Buffer``, defined on top of this module).
+The text forms (``str``, ``repr``, ``script()``) are written by ``tir.printer`` and structural
+equality (``==`` of ``Range``/``Stmt``, ``bool()`` of ``EQ``/``NE``) by ``tir.structural``; both
+are written over these classes (and ``Buffer``), so the methods here import them when called.
 """
 from __future__ import annotations
 
@@ -52,6 +51,28 @@ class Node:
         """Rebuild a node from its field values (used by generic mutators)."""
         return cls(*values)
 
+    def __str__(self):
+        return _script(self)
+
+    def script(self) -> str:
+        """The node as TVMScript-like text (``tir.printer.to_script``)."""
+        return _script(self)
+
+
+def _script(node) -> str:
+    from .printer import to_script      # tir.printer is written over this module's classes
+    return to_script(node)
+
+
+def _expr_text(expr) -> str:
+    from .printer import expr_to_str    # tir.printer is written over this module's classes
+    return expr_to_str(expr)
+
+
+def _structurally_equal(a, b) -> bool:
+    from .structural import structural_equal    # it needs Buffer, written over this module
+    return structural_equal(a, b)
+
 
 class PrimExpr(Node):
     """A scalar (or vector) expression with a ``dtype``."""
@@ -64,6 +85,9 @@ class PrimExpr(Node):
             h = structural_hash(self)
             object.__setattr__(self, "_hash", h)
         return h
+
+    def __repr__(self):
+        return _expr_text(self)
 
     def __getstate__(self):
         # the cached hash is not carried across processes: it may mix in object ids and
@@ -273,8 +297,20 @@ class CmpOp(BinaryOp):
         return dt.with_lanes("bool", dt.lanes(d))
 
 
-class EQ(CmpOp): __slots__ = (); symbol = "=="
-class NE(CmpOp): __slots__ = (); symbol = "!="
+class EQ(CmpOp):
+    __slots__ = ()
+    symbol = "=="
+
+    def __bool__(self):
+        return _structurally_equal(self.a, self.b)
+
+
+class NE(CmpOp):
+    __slots__ = ()
+    symbol = "!="
+
+    def __bool__(self):
+        return not _structurally_equal(self.a, self.b)
 
 
 class LT(CmpOp): __slots__ = (); symbol = "<"
@@ -512,6 +548,12 @@ class Range(Node):
 
     def __hash__(self):
         return hash((hash(self.min), hash(self.extent)))
+
+    def __eq__(self, other):
+        return isinstance(other, Range) and _structurally_equal(self, other)
+
+    def __repr__(self):
+        return f"Range(min={_expr_text(self.min)}, extent={_expr_text(self.extent)})"
 
 
 # ----------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ class PrimFunc(Node):
 
     ``attrs`` is a plain dict (``global_symbol``, ``layout_transform_map``, ...). A PrimFunc is
     immutable by convention: passes return new functions via ``with_body`` / ``with_attr``.
-Its text form (``repr``, ``script()``) is installed by ``tir.printer``.
+Its ``repr`` and ``script()`` are the script text (``tir.printer``).
     """
 
     __slots__ = ("params", "body", "buffer_map", "attrs")
@@ -58,6 +58,8 @@ Its text form (``repr``, ``script()``) is installed by ``tir.printer``.
 
     def __eq__(self, other):
         return self is other
+
+    __repr__ = Node.__str__
 
     def arg_buffers(self):
         """The buffers bound to the parameters, in parameter order."""

@@ -42,7 +42,7 @@ class Visitor:
 
     The walk costs two Python frames per nesting level (``visit`` and ``generic_visit``, or
     one ``visit_<Name>``): deep IR (stages nested in each other's loops) stays far from the
-    recursion limit longer; ``tepad.lower.deep_stack`` handles what is deeper still."""
+    recursion limit longer; ``tepad.support.deep_stack`` handles what is deeper still."""
 
     def visit(self, node):
         if isinstance(node, Node):
@@ -177,8 +177,8 @@ def post_order_visit(node, fn):
 class _Transform(Mutator):
     """``ir_transform``'s rewrite (see there)."""
 
-    def __init__(self, post, pre):
-        self.post, self.pre = post, pre
+    def __init__(self, pre, post):
+        self.pre, self.post = pre, post
 
     def visit(self, n):
         if isinstance(n, Node):
@@ -187,18 +187,30 @@ class _Transform(Mutator):
                 if r is not None:
                     return r
             n2 = self.generic_visit(n)
+            if self.post is None:
+                return n2
             r = self.post(n2)
             return n2 if r is None else r
         return super().visit(n)
 
 
-def ir_transform(node, post, pre=None):
-    """Rewrite bottom-up: ``post(n)`` may return a replacement or None to keep the node.
+def ir_transform(node, preorder=None, postorder=None, only_enable=None):
+    """Rewrite ``node`` (TVM's ``tir.stmt_functor.ir_transform``, its argument order).
 
-    ``pre(n)``, if given, runs before children; a non-None result replaces the subtree without
-    visiting it further.
+    ``preorder(n)``, when given, runs before a node's children: a non-None result replaces the
+    node without visiting it further. ``postorder(n)``, when given, runs after them: a
+    non-None result replaces the node. ``only_enable``: type keys (``"tir.AttrStmt"``) of the
+    nodes the callbacks see; other nodes are only walked through.
     """
-    return _Transform(post, pre).visit(node)
+    if only_enable is not None:
+        names = {str(k).split(".")[-1] for k in only_enable}
+
+        def enabled(fn):
+            if fn is None:
+                return None
+            return lambda n: fn(n) if type(n).__name__ in names else None
+        preorder, postorder = enabled(preorder), enabled(postorder)
+    return _Transform(preorder, postorder).visit(node)
 
 
 class _Substitute(Mutator):

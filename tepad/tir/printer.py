@@ -3,9 +3,8 @@
 Names are made unique per printed tree (a second, different var called ``i`` prints as ``i_1``),
 so the output is deterministic and fit for test diffs.
 
-Importing this module gives the IR classes (which sit below it) their text forms: ``str()`` and
-``script()`` of any node and ``repr()`` of statements and functions are ``to_script``,
-``repr()`` of an expression is ``expr_to_str``.
+The IR classes' text forms call it: ``str()`` and ``script()`` of any node and ``repr()`` of
+statements and functions are ``to_script``, ``repr()`` of an expression is ``expr_to_str``.
 """
 from __future__ import annotations
 
@@ -353,14 +352,3 @@ def to_script(node) -> str:
 def expr_to_str(x) -> str:
     return _Printer(unique=False).e(x)
 
-
-def _range_repr(r) -> str:
-    return f"Range(min={expr_to_str(r.min)}, extent={expr_to_str(r.extent)})"
-
-
-E.Node.__str__ = to_script
-E.Node.script = to_script
-E.PrimExpr.__repr__ = expr_to_str
-E.Range.__repr__ = _range_repr
-S.Stmt.__repr__ = to_script
-PrimFunc.__repr__ = to_script

@@ -15,6 +15,7 @@ from .buffer import Buffer
 from .expr import BufferLoad, Let, Var
 from .function import PrimFunc
 from .functor import Mutator
+from .transform import register_pass
 
 _BINDING_ATTRS = ("thread_extent", "virtual_thread")
 
@@ -120,6 +121,7 @@ class _ConvertSSA(Mutator):
         return s.replace(node=_pick(fresh, s.node), value=val, body=body)
 
 
+@register_pass("ConvertSSA")
 def convert_ssa(func: PrimFunc) -> PrimFunc:
     """``func`` with every Var bound once (see the module docstring)."""
     defined = set(func.params)

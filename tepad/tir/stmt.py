@@ -5,7 +5,8 @@ import enum
 
 from ..errors import TepadError
 from . import dtype as dt
-from .expr import ConstExpr, Node, PrimExpr, Range, Var, convert, structural_hash
+from .expr import (ConstExpr, Node, PrimExpr, Range, Var, _structurally_equal, convert,
+                   structural_hash)
 
 
 class ForKind(str, enum.Enum):
@@ -20,12 +21,17 @@ class ForKind(str, enum.Enum):
 
 
 class Stmt(Node):
-    """Base of statements. Hashed structurally; ``==`` (structural) is installed by
-    ``tir.structural`` and the text forms by ``tir.printer``."""
+    """Base of statements. Hashed and compared (``==``) structurally; ``repr`` is the
+    script text."""
     __slots__ = ()
 
     def __hash__(self):
         return structural_hash(self)
+
+    def __eq__(self, other):
+        return isinstance(other, Stmt) and _structurally_equal(self, other)
+
+    __repr__ = Node.__str__
 
     def replace(self, **changes) -> "Stmt":
         """This statement with the fields named in ``changes`` set to the given values.
@@ -221,6 +227,9 @@ class BufferRegion(Node):
     def __hash__(self):
         return structural_hash(self)
 
+    def __eq__(self, other):
+        return isinstance(other, BufferRegion) and _structurally_equal(self, other)
+
 
 class MatchBufferRegion(Node):
     """``buffer`` is a view of ``source`` (a BufferRegion) inside a block (TVM's
@@ -236,6 +245,9 @@ class MatchBufferRegion(Node):
 
     def __hash__(self):
         return structural_hash(self)
+
+    def __eq__(self, other):
+        return isinstance(other, MatchBufferRegion) and _structurally_equal(self, other)
 
 
 class Block(Stmt):

@@ -4,13 +4,12 @@
 ``map_free_vars=True``, in which case a Var/Buffer met first on the left is bound to the one at
 the same place on the right (enough to compare two lowerings of the same schedule).
 
-Importing this module also gives the IR classes below it their structural ``==`` (``Range``,
-``Stmt``) and ``bool()`` (``EQ``, ``NE``); ``structural_hash`` lives in ``tir.expr``, since
+The IR classes' structural ``==`` (``Range``, ``Stmt``, ``BufferRegion``) and ``bool()`` (``EQ``,
+``NE``) call ``structural_equal``; ``structural_hash`` lives in ``tir.expr``, since
 ``PrimExpr.__hash__`` needs it.
 """
 from __future__ import annotations
 
-from . import expr as E
 from .buffer import Buffer
 from .expr import Node, Var, structural_hash
 from .module import IRModule
@@ -18,7 +17,6 @@ from .itervar import IterVar
 from .functor import substitute
 from .printer import to_script
 from .reduce import CommReducer
-from .stmt import BufferRegion, MatchBufferRegion, Stmt
 
 
 class _Equal:
@@ -111,22 +109,5 @@ def assert_structural_equal(a, b, map_free_vars: bool = True):
             "IR differs structurally\n--- left ---\n" + to_script(a) +
             "\n--- right ---\n" + to_script(b))
 
-
-def _range_eq(self, other):
-    return isinstance(other, E.Range) and structural_equal(self, other)
-
-
-def _stmt_eq(self, other):
-    return isinstance(other, Stmt) and structural_equal(self, other)
-
-
-E.EQ.__bool__ = lambda self: structural_equal(self.a, self.b)
-E.NE.__bool__ = lambda self: not structural_equal(self.a, self.b)
-E.Range.__eq__ = _range_eq
-Stmt.__eq__ = _stmt_eq
-BufferRegion.__eq__ = lambda self, other: isinstance(other, BufferRegion) and \
-    structural_equal(self, other)
-MatchBufferRegion.__eq__ = lambda self, other: isinstance(other, MatchBufferRegion) and \
-    structural_equal(self, other)
 
 __all__ = ["structural_equal", "structural_hash", "assert_structural_equal"]

@@ -7,8 +7,9 @@
 
 A pass object is called on a PrimFunc (or on anything with a ``functions`` mapping of names
 to PrimFuncs, such as an IRModule, rewriting each function). The named passes are the ones
-``tepad.lower.passes`` registers here under TVM's names (``register``); this module sits
-below them and never imports them.
+whose files register them here under TVM's names (``@register_pass("Simplify")`` on the pass
+function, in ``tepad.lower.passes.<name>``); this module sits below them and never imports
+them.
 """
 from __future__ import annotations
 
@@ -16,9 +17,10 @@ import inspect
 
 from ..errors import TepadError
 from .function import PrimFunc
-from .module import IRModule
+from .module import IRModule, accepts_module
 
 _REGISTRY: dict = {}
+_PASSES: dict = {}      # TVM name -> the tepad pass function registered under it
 
 # The current PassContext's config and instruments: tepad.lower.pass_context (above this
 # module) installs the providers when it is imported.
@@ -213,8 +215,35 @@ def register(tvm_name: str, fn, factory=None) -> None:
         _FACTORIES[tvm_name] = factory
 
 
+def register_pass(*tvm_names, run=None, factories=None):
+    """Decorator for a tepad pass ``fn(PrimFunc, ...) -> PrimFunc``, in the pass's own file:
+    gives ``fn`` made to take an IRModule too (``tir.module.accepts_module``), registered
+    under each of ``tvm_names`` (``tepad.tir.transform.<name>(*args)`` then makes a pass
+    object running it, see ``register``). ``run``: the function such a pass object runs
+    instead (one reading the pass's options from the PassContext); ``factories``: ``{name:
+    factory}`` for names whose TVM arguments differ from the function's (see ``register``)."""
+    factories = dict(factories or {})
+    unknown = set(factories) - set(tvm_names)
+    if unknown:
+        raise TepadError(f"register_pass: factories for names not registered: {sorted(unknown)}")
+
+    def decorate(fn):
+        fn = accepts_module(fn)
+        for name in tvm_names:
+            _PASSES[name] = fn
+            register(name, run or fn, factories.get(name))
+        return fn
+    return decorate
+
+
 def registered() -> dict:
     return dict(_REGISTRY)
+
+
+def pass_functions() -> dict:
+    """``{TVM name: tepad pass function}`` of every pass registered with ``register_pass``,
+    in registration order."""
+    return dict(_PASSES)
 
 
 def __getattr__(name):
@@ -234,4 +263,4 @@ def __getattr__(name):
 
 
 __all__ = ["PrimFuncPass", "prim_func_pass", "Sequential", "Apply", "Filter", "PassInfo", "register",
-           "registered", "current_config", "current_instruments", "set_context_provider"]
+           "register_pass", "registered", "pass_functions", "current_config", "current_instruments", "set_context_provider"]

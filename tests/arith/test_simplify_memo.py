@@ -150,7 +150,7 @@ def test_refine_run_replays_then_resumes():
 
     def gen():
         for v in (10, 7, 3):
-            flags.append(ana._in_sym)
+            flags.append(ana.constant_bounds_only)
             yield v
         return 1
 
@@ -160,7 +160,7 @@ def test_refine_run_replays_then_resumes():
     assert run.answer(ana, lambda v: v <= 3) == 3        # resumed
     assert run.answer(ana, lambda v: v <= 0) == 1        # ran to the end: final answer
     assert run.answer(ana, lambda v: v <= 0) == 1
-    assert flags == [True, True, True] and ana._in_sym is False
+    assert flags == [True, True, True] and ana.constant_bounds_only is False
 
 
 def _queries():
@@ -207,3 +207,24 @@ def test_dag_equal_pair_memo():
     assert dag_equal(x1, x2) and dag_equal(x1, x2)
     assert not dag_equal(x1, (i + 1) * (n + 2))
     assert not dag_equal((i + 1) * (j + 2), (i + 1) * (j + 3))
+
+
+def test_the_public_fact_api_reads_and_scopes_the_facts():
+    i, j = tir.Var("i", "int32"), tir.Var("j", "int32")
+    ana = Analyzer()
+    ana.bind(i, tir.Range(0, 10))
+    assert ana.const_bound_of(i) == (0, 9) and ana.const_bound_of(j, "none") == "none"
+    assert ana.range_of(i) is not None and ana.binding_of(i) is None
+    ana.set_symbolic_bounds(j, (i,), (i + 4,))
+    assert ana.has_symbolic_bounds() and ana.symbolically_bounded_vars() == {j}
+    assert ana.symbolic_upper_bounds(j)[0].b.value == 4 and ana.has_var_facts()
+    before = ana.context_id()
+    with ana.const_bound_scope(j, (2, 3)):
+        assert ana.const_bound_of(j) == (2, 3) and ana.context_id() != before
+    assert ana.const_bound_of(j) is None and ana.context_id() == before
+    snap = ana.snapshot()
+    ana.add_constraint(i < j)
+    assert len(ana.facts) == 1
+    ana.restore(snap)
+    assert len(ana.facts) == 0 and ana.context_id() == before
+    assert ana.bound_numbers(i + 1) == (1, 10)

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import tepad
+from tepad.arith.isl_bridge import dim_type
 from tepad.bound import explain, infer_bound
 from tepad.bound import exact as exact_mod
 from tepad.testing import reference
@@ -54,7 +55,7 @@ def test_chain_regions_are_constant_tiles_without_fallbacks():
     # every region handed to ISL only mentions the consumer's own attach loop and a few
     # abbreviations of outer expressions -- not every loop of the chain
     for op, region in be.exact_regions.items():
-        assert region.dim(exact_mod.dt.param) <= 3, (op.name, region)
+        assert region.dim(dim_type.param) <= 3, (op.name, region)
 
 
 def test_chain_exact_computes_only_what_is_needed():

@@ -136,7 +136,7 @@ def test_a_reduction_under_a_thread_dependent_branch_is_refused():
         if isinstance(n, S.AttrStmt) and n.attr_key == "reduce_scope":
             return S.IfThenElse(tx < 8, n)
         return None
-    bad = f.with_body(tir.ir_transform(f.body, guard))
+    bad = f.with_body(tir.ir_transform(f.body, postorder=guard))
     with pytest.raises(TepadError, match="cross-thread reduction sits under a condition on "
                                          "the thread index"):
         lower_thread_allreduce(bad)

@@ -1,4 +1,4 @@
-"""Deeply nested pipelines lower and build: ``tepad.lower.deep_stack``.
+"""Deeply nested pipelines lower and build: ``tepad.support.deep_stack``.
 
 A stage computed inside its consumer's loops nests a few statements per stage; 150 such stages
 go past Python's default recursion limit in the IR walkers. Lowering and building run in a
@@ -13,7 +13,7 @@ import pytest
 import tepad
 from tepad import te
 from tepad.errors import TepadError
-from tepad.lower import deep_stack
+from tepad.support import deep_stack
 from tepad.lower.pass_context import PassContext
 from tepad.target import Target
 from tepad.tir import expr as E
@@ -178,3 +178,17 @@ def test_the_gc_young_threshold_is_raised_only_while_a_wrapped_call_runs():
             10 * deep_stack.GC_YOUNG_THRESHOLD
     finally:
         gc.set_threshold(*old)
+
+
+def test_the_former_module_path_still_names_the_same_functions():
+    from tepad.lower import deep_stack as former
+    assert former.deep_stack is deep_stack.deep_stack
+    assert former.call_with_deep_stack is deep_stack.call_with_deep_stack
+    assert former.carry_thread_local is deep_stack.carry_thread_local
+
+
+def test_with_blocks_of_targets_and_pass_contexts_reach_the_worker():
+    ctx = PassContext(opt_level=1)
+    with Target("llvm") as tgt, ctx:
+        seen = deep_stack.call_with_deep_stack(lambda: (Target.current(), PassContext.current()))
+    assert seen[0] is tgt and seen[1] is ctx

@@ -99,12 +99,12 @@ def test_post_order_visit_children_first():
 def test_ir_transform_pre_and_post():
     x, y = Var("x"), Var("y")
     e = (x + 1) * (y - 2)
-    out = ir_transform(e, lambda n: const(0) if n is x else None)
+    out = ir_transform(e, postorder=lambda n: const(0) if n is x else None)
     assert tir.to_script(out) == "(0 + 1) * (y - 2)"
     # pre replaces a whole subtree without visiting it
-    out = ir_transform(e, lambda n: None, pre=lambda n: y if isinstance(n, Add) else None)
+    out = ir_transform(e, postorder=lambda n: None, preorder=lambda n: y if isinstance(n, Add) else None)
     assert tir.to_script(out) == "y * (y - 2)"
-    assert ir_transform(e, lambda n: None) is e
+    assert ir_transform(e, postorder=lambda n: None) is e
 
 
 def test_collect_and_uses_vars():
@@ -173,3 +173,16 @@ def test_primfunc_structural_equal_modulo_names():
     assert structural_equal(f, g, map_free_vars=True)
     assert not structural_equal(f, g)
     tir.assert_structural_equal(f, g)
+
+
+def test_one_ir_transform_with_tvms_arguments():
+    from tepad.tir import stmt_functor
+    from tepad.compat import legacy
+    assert stmt_functor.ir_transform is ir_transform
+    x = Var("x", "int32")
+    e = Add(x, const(1))
+    seen = []
+    out = ir_transform(e, None, lambda n: seen.append(type(n).__name__), ["tir.Var"])
+    assert out is e and seen == ["Var"]
+    assert legacy.IRTransform(e, None, lambda n: const(2) if n is x else None, ["tir.Var"]) \
+        .a.value == 2

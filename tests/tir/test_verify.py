@@ -118,7 +118,7 @@ def test_the_pipeline_names_a_pass_that_breaks_the_ir():
 
     def drop_loops(f):
         """A broken pass: keeps the loop body, loses the loop (its variable is left free)."""
-        return f.with_body(tir.ir_transform(f.body, None, lambda n: n.body
+        return f.with_body(tir.ir_transform(f.body, lambda n: n.body
                                             if isinstance(n, tir.For) else None))
     A, B = buf("A"), buf("B")
     pipeline = (Pass(drop_loops, BUILD, "broken on purpose"),)

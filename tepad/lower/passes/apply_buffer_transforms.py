@@ -57,6 +57,7 @@ from ...tir.function import PrimFunc
 from ...tir.functor import Mutator, post_order_visit, substitute
 from ...arith.index_map import IndexMap
 from ...tir.op import is_call, assume
+from ...tir.transform import register_pass
 
 ATTR_KEYS = ("layout_transform_map", "layout_pad_value", "layout_axis_separators")
 
@@ -376,6 +377,7 @@ class _Rewriter(Mutator):
         return S.BufferRealize(p.new, new_bounds, s.condition, body)
 
 
+@register_pass("ApplyLayoutTransforms")
 def apply_buffer_transforms(func: PrimFunc) -> PrimFunc:
     """Apply the layout maps recorded in ``func.attrs`` (see the module docstring)."""
     tmap = func.attrs.get("layout_transform_map") or {}

@@ -11,6 +11,7 @@ from ...tir.expr import BufferLoad, Call, StringImm
 from ...tir.function import PrimFunc
 from ...tir.functor import Mutator, post_order_visit
 from ...tir.stmt import AssertStmt, Evaluate
+from ...tir.transform import register_pass
 
 
 class _ToAsserts(Mutator):
@@ -28,6 +29,7 @@ class _ToAsserts(Mutator):
         return AssertStmt(cond, StringImm(msg), Evaluate(0))
 
 
+@register_pass()
 def check_assumes(func: PrimFunc) -> PrimFunc:
     """Every statement-level ``tir.assume`` as an assert (see the module docstring); ``func``
     itself when it has none."""

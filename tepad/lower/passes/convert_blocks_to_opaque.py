@@ -10,6 +10,7 @@ from __future__ import annotations
 from ...tir.function import PrimFunc
 from ...tir.functor import Mutator, substitute
 from .block_stmts import has_blocks
+from ...tir.transform import register_pass
 
 
 class _Opaque(Mutator):
@@ -22,6 +23,7 @@ class _Opaque(Mutator):
         return type(r)((), r.predicate, opaque)
 
 
+@register_pass("ConvertBlocksToOpaque")
 def convert_blocks_to_opaque(func: PrimFunc) -> PrimFunc:
     """``func`` with every block opaque (see the module docstring)."""
     if not has_blocks(func.body):

@@ -14,6 +14,7 @@ from ...tir.function import PrimFunc
 from ...tir.functor import Visitor
 from ..gpu_kernel import RescopeBuffers, kernels
 from ...tir.launch import is_launch, launch_tag
+from ...tir.transform import register_pass
 
 
 class _Decide(Visitor):
@@ -46,6 +47,7 @@ class _Decide(Visitor):
         self.generic_visit(s)
 
 
+@register_pass()
 def default_storage_scope(func: PrimFunc) -> PrimFunc:
     """``func`` with TVM's default scopes on its unscoped allocations (see the module)."""
     if not kernels(func.body):

@@ -12,6 +12,7 @@ from ...tir.expr import BufferLoad, add, mul
 from ...tir.function import PrimFunc
 from ...tir.functor import Mutator
 from ...tir.stmt import BufferStore
+from ...tir.transform import register_pass
 
 
 class _Flat(Mutator):
@@ -50,6 +51,7 @@ class _Flat(Mutator):
         return BufferStore(self._buffer(s.buffer), val, self._index(s.buffer, idx))
 
 
+@register_pass()
 def flatten_physical_axes(func: PrimFunc) -> PrimFunc:
     """Combine each access's axis-group indices into one flat index (row-major over the
     group extents); ``func`` itself when no access has more than one index."""

@@ -37,6 +37,7 @@ from ...tir.functor import Mutator, post_order_visit, uses_var
 from ...tir.structural import structural_equal
 from ...tir.op import is_call
 from .reduce_loop_extents import conjuncts
+from ...tir.transform import register_pass
 
 
 class HoistConditional(enum.IntFlag):
@@ -177,6 +178,7 @@ def _flatten_seq(stmt):
     return list(stmt.seq) if isinstance(stmt, S.SeqStmt) else [stmt]
 
 
+@register_pass("HoistExpression")
 def hoist_expression(func, conditionals=HoistConditional.IF_ELSE_STMT |
                      HoistConditional.BOOLEAN_EXPRESSION,
                      let_bindings=HoistLetBinding.REQUIRED_BY_CONDITION):

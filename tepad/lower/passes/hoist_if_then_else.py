@@ -40,6 +40,7 @@ from ...tir.functor import Mutator, collect_vars, post_order_visit
 from ...tir.itervar import IterVar
 from ...tir.ssa import convert_ssa
 from ...tir.structural import structural_equal
+from ...tir.transform import current_config, register_pass
 from .remove_no_op import remove_no_op
 
 CONFIG_KEY = "tir.HoistIfThenElse"
@@ -245,6 +246,18 @@ def _hoist(func: PrimFunc, block_scope: bool) -> PrimFunc:
     return remove_no_op(out) if wrapper.emptied else out
 
 
+def _hoist_factory(variant=None):
+    """TVM's HoistIfThenElse(variant): the default reads support_block_scope_hosting from
+    the PassContext config tir.HoistIfThenElse; "basic" never hoists across block scopes."""
+    if variant not in (None, "basic"):
+        raise TepadError(f"HoistIfThenElse: variant must be None or 'basic', got {variant!r}")
+    if variant == "basic":
+        return lambda func: hoist_if_then_else(func)
+    return lambda func: hoist_if_then_else(func, **hoist_if_then_else_config(
+        current_config().get(CONFIG_KEY)))
+
+
+@register_pass("HoistIfThenElse", factories={"HoistIfThenElse": _hoist_factory})
 def hoist_if_then_else(func, support_block_scope_hoisting: bool = False):
     """Hoist ``if`` statements above the loops their condition does not depend on (see the
     module docstring); a PrimFunc comes back as a PrimFunc, a statement as a statement."""

@@ -35,6 +35,7 @@ from ...tir.functor import Mutator, substitute
 from ...tir.op import is_call
 from ...tir.stmt import AttrStmt, BufferStore, For, ForKind, Stmt
 from .loop_partition import comparisons
+from ...tir.transform import register_pass
 
 PRAGMA_PREFIX = "pragma_"
 
@@ -157,6 +158,7 @@ class _Inject(Mutator):
         return self.generic_visit(s)
 
 
+@register_pass("InjectCopyIntrin")
 def inject_copy_intrin(func: PrimFunc, pragma_key: str, fintrin) -> PrimFunc:
     """``func`` with every nest marked ``pragma_<pragma_key>`` replaced by ``fintrin``'s
     statement (see the module docstring)."""

@@ -55,6 +55,7 @@ from ...tir.expr import BufferLoad, IntImm, Var, floormod
 from ...tir.functor import post_order_visit, substitute
 from ...tir.ssa import convert_ssa
 from ...tir.stmt import Allocate, AttrStmt, BufferStore, ForKind, IfThenElse, seq
+from ...tir.transform import current_config, register_pass
 
 DOUBLE_BUFFER_SCOPE = "double_buffer_scope"
 DOUBLE_BUFFER_WRITE = "double_buffer_write"
@@ -353,6 +354,14 @@ class _Inject(Mutator):
         return main + tail
 
 
+def _double_buffer_from_context(func):
+    """TVM's InjectDoubleBuffer(): split_loop comes from the PassContext config
+    tir.InjectDoubleBuffer."""
+    config = current_config().get(CONFIG_KEY)
+    return inject_double_buffer(func, **double_buffer_config(config))
+
+
+@register_pass("InjectDoubleBuffer", run=_double_buffer_from_context)
 def inject_double_buffer(func: PrimFunc, split_loop: int = 1) -> PrimFunc:
     """TVM's InjectDoubleBuffer on a flattened function (see the module docstring);
     ``func`` itself when it has no ``double_buffer_scope``."""

@@ -15,6 +15,7 @@ from ...arith import IntSet, eval_set, union
 from ...tir import Mutator, PrimFunc, Visitor, collect_vars, post_order_visit
 from ...tir.expr import BufferLoad, Range
 from ...tir.stmt import Prefetch, seq
+from ...tir.transform import register_pass
 
 PREFETCH_SCOPE = "prefetch_scope"
 
@@ -85,6 +86,7 @@ def _region_read(buf, body, loop, offset):
     return region
 
 
+@register_pass("InjectPrefetch")
 def inject_prefetch(func: PrimFunc) -> PrimFunc:
     """``func`` with its prefetch markers turned into Prefetch statements (module docstring)."""
     body = _Inject().visit(func.body)

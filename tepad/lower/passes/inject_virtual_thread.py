@@ -26,6 +26,7 @@ from ...tir.functor import Mutator, collect_vars, post_order_visit, substitute
 from ...tir.stmt import (Allocate, AttrStmt, BufferStore, Evaluate, For, ForKind, IfThenElse,
                          LetStmt, SeqStmt, seq)
 from ..thread_binding import VIRTUAL_THREAD
+from ...tir.transform import register_pass
 
 
 ACCESS_PTR = "tir.tvm_access_ptr"
@@ -197,6 +198,7 @@ class _VThreads(Mutator):
         return _Inject(v, n, touched).run(body)
 
 
+@register_pass("InjectVirtualThread")
 def inject_virtual_thread(func: PrimFunc) -> PrimFunc:
     """``func`` with its virtual threads injected (see the module)."""
     found = []

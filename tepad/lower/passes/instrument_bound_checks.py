@@ -45,6 +45,7 @@ from ...tir.expr import add, cast, mul
 from ...tir.function import PrimFunc
 from ...tir.functor import Mutator, Visitor, substitute
 from ...tir.stmt import AssertStmt, SeqStmt
+from ...tir.transform import register_pass
 
 _UNEVALUATED_CALLS = ("tir.assume", "tir.undef", "assume", "undef")
 
@@ -469,6 +470,7 @@ def _text(e) -> str:
         return repr(e)
 
 
+@register_pass("InstrumentBoundCheckers")
 def instrument_bound_checks(func: PrimFunc) -> PrimFunc:
     """``func`` with an ``AssertStmt`` before every buffer access checking its index range."""
     if not isinstance(func, PrimFunc):
@@ -477,6 +479,7 @@ def instrument_bound_checks(func: PrimFunc) -> PrimFunc:
     return func if body is func.body else func.with_body(body)
 
 
+@register_pass()
 def instrument_index_checks(func: PrimFunc) -> PrimFunc:
     """``func`` with an ``AssertStmt`` before every access whose index reads memory
     (gathers, scatters, extern-produced indices), checking it lies in its buffer and

@@ -51,6 +51,7 @@ from ...tir.op import is_call
 from ...tir.ssa import convert_ssa
 from ...tir.stmt import Evaluate, For, ForKind, is_no_op, seq
 from .simplify import simplify
+from ...tir.transform import current_config, register_pass
 
 CONFIG_KEY = "tir.LoopPartition"
 HINT_KEY = "pragma_loop_partition_hint"
@@ -437,6 +438,13 @@ class _Partitioner(Mutator):
         return self.ana.simplify(x)
 
 
+def _loop_partition_from_context(func):
+    """TVM's LoopPartition(): its options come from the PassContext config."""
+    config = current_config().get(CONFIG_KEY)
+    return loop_partition(func, **loop_partition_config(config))
+
+
+@register_pass("LoopPartition", run=_loop_partition_from_context)
 def loop_partition(func: PrimFunc, partition_const_loop=False,
                    no_unroll_loop_with_extent_one=False,
                    unroll_loop_with_partition_hint_no_interval=False) -> PrimFunc:

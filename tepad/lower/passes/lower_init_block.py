@@ -19,6 +19,7 @@ from ...tir.functor import Mutator
 from ...tir.itervar import IterVarType
 from ...tir.stmt import IfThenElse, seq
 from .block_stmts import has_blocks
+from ...tir.transform import register_pass
 
 
 class _LowerInit(Mutator):
@@ -36,6 +37,7 @@ class _LowerInit(Mutator):
         return b.replace(body=seq(init, b.body), init=None)
 
 
+@register_pass("LowerInitBlock")
 def lower_init_block(func: PrimFunc) -> PrimFunc:
     """``func`` with every block's init moved into its body under the first-reduction-point
     guard (see the module docstring)."""

@@ -30,6 +30,7 @@ from ...tir import expr as E
 from ...tir.expr import Call, IntImm, Range, StringImm, const
 from ...tir.function import PrimFunc
 from ...tir.functor import Mutator
+from ...tir.transform import register_pass
 
 # TIR math call -> LLVM intrinsic (TVM's intrin_rule_llvm)
 LLVM_RULES = {
@@ -94,6 +95,7 @@ class _Lower(Mutator):
         return E.Add(r, E.Select(E.LT(r, const(0, e.dtype)), e.b, const(0, e.dtype)))
 
 
+@register_pass("LowerIntrin")
 def lower_intrin(func: PrimFunc, target=None) -> PrimFunc:
     """``func`` with intrinsics lowered for ``target`` (a kind name or Target; default the
     function's ``target`` attribute, else llvm); see the module docstring."""

@@ -20,6 +20,7 @@ from ...tir.function import PrimFunc
 from ...tir.functor import Mutator
 from ...tir.stmt import BufferRealize, IfThenElse
 from .block_stmts import has_blocks
+from ...tir.transform import register_pass
 
 
 class _Lower(Mutator):
@@ -47,6 +48,7 @@ class _Lower(Mutator):
                          "around it")
 
 
+@register_pass("LowerOpaqueBlock")
 def lower_opaque_block(func: PrimFunc) -> PrimFunc:
     """``func`` without blocks (see the module docstring)."""
     if not has_blocks(func.body):

@@ -32,6 +32,7 @@ from ...tir.stmt import Allocate, AttrStmt, BufferStore, Evaluate, IfThenElse, L
 from ..gpu_kernel import kernel_launches
 from ...tir.launch import THREAD_TAGS, is_launch, launch_tag, launch_var
 from .thread_sync import make_sync
+from ...tir.transform import register_pass
 
 THREAD_ALLREDUCE = "tir.tvm_thread_allreduce"
 REDUCE_SCOPE = "reduce_scope"
@@ -206,6 +207,7 @@ class _Lower(Mutator):
         return body
 
 
+@register_pass("LowerThreadAllreduce")
 def lower_thread_allreduce(func: PrimFunc) -> PrimFunc:
     """``func`` with every cross-thread reduction lowered (see the module)."""
     body = _Lower(func.name).visit(func.body)

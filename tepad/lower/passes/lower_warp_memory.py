@@ -43,6 +43,7 @@ from ...tir.stmt import Allocate, AttrStmt, BufferStore
 from ...tir.storage_scope import storage_rank
 from ..gpu_kernel import kernel_launches
 from ...tir.launch import is_launch, launch_tag, launch_var
+from ...tir.transform import register_pass
 
 WARP_SIZE = 32
 
@@ -320,6 +321,7 @@ def _run(func: PrimFunc, emulate: bool, warp_size: int) -> PrimFunc:
     return func.with_body(_Kernels(emulate, warp_size).visit(func.body))
 
 
+@register_pass("LowerWarpMemory")
 def lower_warp_memory(func: PrimFunc, warp_size: int = WARP_SIZE) -> PrimFunc:
     """``func`` with every ``warp`` allocation in per-lane ``local`` registers and reads of
     other lanes' elements as ``tir.tvm_warp_shuffle`` (module doc); ``func`` itself when it

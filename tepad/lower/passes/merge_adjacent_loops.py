@@ -24,6 +24,7 @@ from ...tir.function import PrimFunc
 from ...tir.functor import Mutator, collect_vars, post_order_visit, substitute
 from ...tir.op import is_call
 from ...tir.structural import structural_equal
+from ...tir.transform import register_pass
 
 
 class _Access:
@@ -147,6 +148,7 @@ class _Merger(Mutator):
         return S.seq(*out)
 
 
+@register_pass("MergeAdjacentLoops")
 def merge_adjacent_loops(func):
     """Merge adjacent loops where the dependencies allow it (see the module docstring)."""
     if isinstance(func, PrimFunc):

@@ -28,6 +28,7 @@ from ...tir import stmt as S
 from ...tir.function import PrimFunc
 from ...tir.functor import Mutator
 from ...tir.itervar import IterVar
+from ...tir.transform import register_pass
 
 _LAUNCH_ATTRS = ("thread_extent", "virtual_thread")
 
@@ -146,6 +147,7 @@ class _Rewrite(Mutator):
                           self.visit(s.body))
 
 
+@register_pass("NarrowDataType")
 def narrow_datatype(func, target_bits: int = 32):
     """``func`` with loop and thread variables narrowed to ``target_bits`` where every use
     allows it (see the module docstring)."""

@@ -20,6 +20,7 @@ from ...tir import expr as E
 from ...tir import stmt as S
 from ...tir.function import PrimFunc
 from ...tir.functor import Mutator, post_order_visit, uses_var
+from ...tir.transform import register_pass
 
 
 def conjuncts(c):
@@ -99,6 +100,7 @@ class _Reducer(Mutator):
         return s.replace(min=lo, extent=ext, body=inner)
 
 
+@register_pass("ReduceLoopExtents")
 def reduce_loop_extents(func):
     """Turn loop-var guards into loop bounds (see the module docstring)."""
     if isinstance(func, PrimFunc):

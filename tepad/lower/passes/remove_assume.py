@@ -12,6 +12,7 @@ from ...tir import stmt as S
 from ...tir.function import PrimFunc
 from ...tir.functor import Mutator
 from ...tir.op import is_call
+from ...tir.transform import register_pass
 
 
 def _empty(s) -> bool:
@@ -72,6 +73,7 @@ class _RemoveAssume(_Cleaner):
         return self.generic_visit(c)
 
 
+@register_pass("RemoveAssume")
 def remove_assume(func):
     """Remove every ``tir.assume`` from a PrimFunc or Stmt (see the module docstring)."""
     if isinstance(func, PrimFunc):

@@ -48,6 +48,7 @@ from ...tir.op import is_call, likely, max_value, min_value
 from ...tir.structural import structural_equal
 from .remove_no_op import NoOpRemover
 from .simplify_with_facts import FactSimplifier
+from ...tir.transform import register_pass
 
 
 class _Bounds(Visitor):
@@ -341,6 +342,7 @@ def _conjuncts(c):
     return [c]
 
 
+@register_pass()
 def remove_branching_through_overcompute(func):
     """Remove guards whose else-work is a no-op (see the module docstring)."""
     sim = _Overcompute()

@@ -27,6 +27,7 @@ from ...tir.function import PrimFunc
 from ...tir.functor import Mutator, post_order_visit
 from ...tir.structural import structural_equal
 from .simplify_with_facts import extract_facts, writes_buffer
+from ...tir.transform import register_pass
 
 
 def _empty(s):
@@ -208,7 +209,7 @@ def _in_box(root, store, loops, ana):
         return False
     if not find(root, []):
         return False
-    snap = ana._snapshot()
+    snap = ana.snapshot()
     try:
         for l in path:
             ana.bind(l.loop_var, E.Range.from_min_extent(l.min, l.extent))
@@ -217,9 +218,10 @@ def _in_box(root, store, loops, ana):
                 return False
         return True
     finally:
-        ana._restore(snap)
+        ana.restore(snap)
 
 
+@register_pass("RemoveNoOp")
 def remove_no_op(func):
     """Remove provable no-ops from a PrimFunc or Stmt (see the module docstring)."""
     if isinstance(func, PrimFunc):

@@ -23,6 +23,7 @@ from ...tir.functor import Mutator, post_order_visit, substitute, collect_vars
 from ...tir.structural import structural_equal
 from .simplify_with_facts import extract_facts, writes_buffer
 from .simplify import simplify
+from ...tir.transform import register_pass
 
 
 def _stores_loads(stmt, buf):
@@ -99,6 +100,7 @@ class _Rewriter(Mutator):
         return S.seq(*items)
 
 
+@register_pass()
 def remove_overcompute_through_branching(func):
     """Guard computations whose results land only in overwritten padding (module docstring)."""
     body = func.body if isinstance(func, PrimFunc) else func

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ...tir import Mutator, PrimFunc
 from ...tir.stmt import Evaluate
+from ...tir.transform import register_pass
 
 SKIP_REGION = "pragma_debug_skip_region"
 
@@ -20,6 +21,7 @@ class _Skip(Mutator):
         return self.generic_visit(s)
 
 
+@register_pass()
 def remove_skipped_regions(func: PrimFunc) -> PrimFunc:
     """``func`` without its debug_skip_region regions (see the module docstring)."""
     body = _Skip().visit(func.body)

@@ -14,6 +14,7 @@ from ...tir import stmt as S
 from ...tir.function import PrimFunc
 from ...tir.functor import Visitor
 from .remove_assume import _Cleaner
+from ...tir.transform import register_pass
 
 
 class _HasUndef(Visitor):
@@ -77,6 +78,7 @@ class _RemoveUndef(_Cleaner):
         return super().visit_LetStmt(s)
 
 
+@register_pass("RemoveStoreUndef")
 def remove_store_undef(func):
     """Remove stores of ``tir.undef`` (see the module docstring)."""
     if isinstance(func, PrimFunc):

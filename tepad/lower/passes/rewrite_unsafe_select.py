@@ -12,6 +12,7 @@ from ...tir import dtype as dt
 from ...tir.expr import BufferLoad, Call, Select
 from ...tir.function import PrimFunc
 from ...tir.functor import Mutator, post_order_visit
+from ...tir.transform import register_pass
 
 _PURE_PREFIXES = ("tir.exp", "tir.log", "tir.sqrt", "tir.fabs", "tir.floor", "tir.ceil",
                   "tir.round", "tir.trunc", "tir.pow", "tir.sin", "tir.cos", "tir.tan",
@@ -39,6 +40,7 @@ class _Rewrite(Mutator):
         return e
 
 
+@register_pass("RewriteUnsafeSelect")
 def rewrite_unsafe_select(func: PrimFunc) -> PrimFunc:
     """``func`` with memory-reading selects made conditional (see the module docstring)."""
     body = _Rewrite().visit(func.body)

@@ -19,19 +19,17 @@ Guarantees:
 """
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-
 from ...arith import Analyzer
 from ...arith.stmt_simplify import simplify_stmt_or_func
+from ...support.lru import LRUCache
 from ...tir.function import PrimFunc
+from ...tir.transform import register_pass
 
 #: the bodies the last few runs returned (``id -> body``; holding them keeps the ids theirs)
-_RECENT: OrderedDict = OrderedDict()
-_MAX_RECENT = 16
-_RECENT_LOCK = threading.Lock()      # builds may run in several threads
+_RECENT = LRUCache(16)
 
 
+@register_pass("Simplify")
 def simplify(func_or_stmt):
     """Simplify a PrimFunc or Stmt (see the module docstring for what is guaranteed).
 
@@ -41,17 +39,11 @@ def simplify(func_or_stmt):
     here, or ``tepad.build`` of a function ``tepad.lower`` simplified)."""
     if isinstance(func_or_stmt, PrimFunc):
         body = func_or_stmt.body
-        with _RECENT_LOCK:
-            if _RECENT.get(id(body)) is body:
-                _RECENT.move_to_end(id(body))
-                return func_or_stmt
+        if _RECENT.get(id(body)) is body:
+            return func_or_stmt
     out = simplify_stmt_or_func(func_or_stmt, Analyzer())
     if isinstance(out, PrimFunc):
-        with _RECENT_LOCK:
-            _RECENT[id(out.body)] = out.body
-            _RECENT.move_to_end(id(out.body))
-            while len(_RECENT) > _MAX_RECENT:
-                _RECENT.popitem(last=False)
+        _RECENT.put(id(out.body), out.body)
     return out
 
 

@@ -30,6 +30,7 @@ from ...tir import stmt as S
 from ...tir.function import PrimFunc
 from ...tir.functor import Mutator, collect_vars, post_order_visit, substitute
 from ...tir.op import is_call
+from ...tir.transform import register_pass
 
 
 class BufferFact:
@@ -238,7 +239,7 @@ class FactSimplifier(_StmtSimplifier):
 
     def visit_SeqStmt(self, op):
         saved_facts = list(self.facts)
-        snap = self.ana._snapshot()
+        snap = self.ana.snapshot()
         out = []
         try:
             for s in op.seq:
@@ -249,15 +250,16 @@ class FactSimplifier(_StmtSimplifier):
                 facts, scalars = extract_facts(new)
                 self.facts.extend(facts)
                 for c in scalars:
-                    self.ana._add_constraint(c)
+                    self.ana.add_constraint(c)
         finally:
             self.facts = saved_facts
-            self.ana._restore(snap)
+            self.ana.restore(snap)
         if all(a is b for a, b in zip(out, op.seq)) and not any(S.is_no_op(s) for s in out):
             return op
         return S.seq(*out)
 
 
+@register_pass()
 def simplify_with_facts(func_or_stmt, analyzer=None):
     """Simplify using assumptions and known buffer values (see the module docstring)."""
     sim = FactSimplifier(analyzer)

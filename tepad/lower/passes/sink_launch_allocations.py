@@ -69,7 +69,7 @@ def _into_launches(alloc, stmt):
         if is_launch(st):
             return place(st) if _uses(st, alloc.buffer_var) else st
         return None
-    return ir_transform(stmt, lambda n: None, pre)
+    return ir_transform(stmt, preorder=pre)
 
 
 class _Sink(Mutator):

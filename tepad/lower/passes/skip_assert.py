@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ...tir.function import PrimFunc
 from ...tir.functor import Mutator
+from ...tir.transform import register_pass
 
 
 class _Skip(Mutator):
@@ -12,6 +13,7 @@ class _Skip(Mutator):
         return self.visit(s.body)
 
 
+@register_pass("SkipAssert")
 def skip_assert(func: PrimFunc) -> PrimFunc:
     """``func`` without its assertions."""
     body = _Skip().visit(func.body)

@@ -20,6 +20,7 @@ from ...tir.function import PrimFunc
 from ...tir.functor import Mutator
 from ...tir.op import call_intrin
 from ...tir.stmt import Allocate, AttrStmt, BufferStore, Evaluate, For, ForKind
+from ...tir.transform import register_pass
 
 # storage_align's attr (ScheduleOps): value tvm_tuple(dim, factor, offset), node the buffer.
 BUFFER_DIM_ALIGN = "buffer_dim_align"
@@ -260,6 +261,7 @@ def _row_major(index, shape):
     return [e if e is not None else IntImm(0)]
 
 
+@register_pass("StorageFlatten", "FlattenBuffer")
 def storage_flatten(func: PrimFunc, cache_line_size=None, create_bound_attributes=False) \
         -> PrimFunc:
     """Flatten every buffer access of ``func`` (see module docstring). An already flattened

@@ -45,6 +45,7 @@ from ...tir.function import PrimFunc
 from ...tir.functor import Mutator, Visitor, collect_vars
 from ...tir.stmt import Allocate, AttrStmt, For, ForKind, LetStmt, Stmt, seq
 from ...tir.structural import structural_equal
+from ...tir.transform import register_pass
 
 _SCOPE_ATTRS = ("thread_extent", "virtual_thread")
 # statement classes besides For whose body may run more than once
@@ -425,6 +426,7 @@ def _rewrite_scope(body):
     return body if structural_equal(out, body) else out
 
 
+@register_pass("StorageRewrite")
 def storage_rewrite(func: PrimFunc) -> PrimFunc:
     """``func`` with intermediate allocations sharing memory where their live ranges allow
     (see the module docstring)."""

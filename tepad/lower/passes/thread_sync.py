@@ -35,6 +35,7 @@ from ...tir.stmt import Allocate, AttrStmt, Evaluate, For, IfThenElse, LetStmt, 
 from ...tir.structural import structural_equal
 from ...tir.launch import is_launch, launch_tag, launch_var
 from ..gpu_kernel import allocation_scopes, canonical_thread_vars
+from ...tir.transform import register_pass
 
 SYNC_OP = "tir.tvm_storage_sync"
 
@@ -292,6 +293,7 @@ class _Kernels(Mutator):
         return self.generic_visit(n)
 
 
+@register_pass("ThreadSync")
 def thread_sync(func: PrimFunc, storage_scope: str = "shared") -> PrimFunc:
     """``func`` with the shared-memory barriers the module describes. ``storage_scope``
     (TVM's argument): ``"shared"``; ``"warp"`` gives ``func`` unchanged (warp buffers become

@@ -1,21 +1,18 @@
-"""TVM pass objects whose TVM arguments differ from tepad's pass functions, and TVM passes
-whose work tepad's later stages already do (registered as passes that return the function
-unchanged, each with the reason, so TVM scripts that apply them run and mean the same).
+"""TVM passes whose work tepad's later stages already do (registered here, when this module is
+imported, as passes that return the function unchanged, each with the reason, so TVM scripts
+that apply them run and mean the same).
 
-``IDENTITY`` maps such a TVM name to the reason; ``FACTORIES`` maps a TVM name to a function
-of TVM's arguments giving the PrimFunc -> PrimFunc function to run.
+``IDENTITY`` maps such a TVM name to the reason; ``FACTORIES`` maps the TVM names whose
+arguments differ from tepad's pass functions to the function of TVM's arguments giving the
+PrimFunc -> PrimFunc function to run (each pass file registers its own).
 """
 from __future__ import annotations
 
-from ...errors import TepadError
 from ...tir import transform as tir_transform
 from ...tir.function import PrimFunc
-from ...tir.functor import Mutator
-from ...tir.stmt import ForKind
-from .hoist_if_then_else import CONFIG_KEY as _HOIST_IF_KEY
-from .hoist_if_then_else import hoist_if_then_else, hoist_if_then_else_config
-from .unroll_loop import unroll_loop
-from .vectorize_loop import vectorize_loop
+from .hoist_if_then_else import _hoist_factory
+from .unroll_loop import _unroll_factory
+from .vectorize_loop import _vectorize_factory
 
 IDENTITY = {
     "MakePackedAPI": "tepad's kernels take plain pointers and sizes; the runtime Module "
@@ -49,40 +46,7 @@ def _identity_factory(name):
     return factory
 
 
-class _Serial(Mutator):
-    def visit_For(self, f):
-        f2 = self.generic_visit(f)
-        return f2.replace(kind=ForKind.SERIAL) if f2.kind == ForKind.VECTORIZED else f2
-
-
-def _vectorize_factory(enable_vectorize=True):
-    """TVM's VectorizeLoop(enable_vectorize): False runs vectorized loops as serial loops."""
-    if enable_vectorize:
-        return vectorize_loop
-
-    def serial(func):
-        body = _Serial().visit(func.body)
-        return func if body is func.body else func.with_body(body)
-    return serial
-
-
-def _hoist_factory(variant=None):
-    """TVM's HoistIfThenElse(variant): the default reads support_block_scope_hosting from
-    the PassContext config tir.HoistIfThenElse; "basic" never hoists across block scopes."""
-    if variant not in (None, "basic"):
-        raise TepadError(f"HoistIfThenElse: variant must be None or 'basic', got {variant!r}")
-    if variant == "basic":
-        return lambda func: hoist_if_then_else(func)
-    return lambda func: hoist_if_then_else(func, **hoist_if_then_else_config(
-        tir_transform.current_config().get(_HOIST_IF_KEY)))
-
-
-def _unroll_factory():
-    """TVM's UnrollLoop(): its options come from the PassContext config tir.UnrollLoop."""
-    return lambda func: unroll_loop(func, **dict(tir_transform.current_config().get(
-        "tir.UnrollLoop") or {}))
-
-
+# the passes whose TVM arguments differ from the function's: each file registers its factory
 FACTORIES = {
     "VectorizeLoop": _vectorize_factory,
     "HoistIfThenElse": _hoist_factory,
@@ -91,11 +55,13 @@ FACTORIES = {
 
 
 def register_all():
-    """Register the factories and identity passes with ``tepad.tir.transform``."""
-    for name, factory in FACTORIES.items():
-        tir_transform.register(name, factory(), factory)
+    """Register the identity passes with ``tepad.tir.transform`` (done when this module is
+    imported; again is harmless)."""
     for name in IDENTITY:
         tir_transform.register(name, _identity_factory(name)(), _identity_factory(name))
+
+
+register_all()
 
 
 __all__ = ["IDENTITY", "FACTORIES", "register_all"]

@@ -32,6 +32,7 @@ from ...arith import Analyzer
 from ...tir.expr import add, const
 from ...tir.stmt import Evaluate
 from ...tir.ssa import convert_ssa
+from ...tir.transform import current_config, register_pass
 
 AUTO_UNROLL_PRAGMA = "pragma_auto_unroll_max_step"
 EXPLICIT_PRAGMA = "pragma_unroll_explicit"
@@ -144,6 +145,12 @@ class _Unroller(Mutator):
         return seq(*copies)
 
 
+def _unroll_factory():
+    """TVM's UnrollLoop(): its options come from the PassContext config tir.UnrollLoop."""
+    return lambda func: unroll_loop(func, **dict(current_config().get("tir.UnrollLoop") or {}))
+
+
+@register_pass("UnrollLoop", factories={"UnrollLoop": _unroll_factory})
 def unroll_loop(func: PrimFunc, max_extent: int = 1024, **config) -> PrimFunc:
     """Unroll every UNROLLED loop with a constant extent, and the loops auto unrolling picks
     (``config``: the ``tir.UnrollLoop`` keys; see the module docstring)."""

@@ -33,6 +33,7 @@ from ...tir import (Add, And, Broadcast, BufferLoad, BufferStore, Call, Cast, Fl
 from ...arith import Analyzer
 from ...tir import dtype as dt
 from ...tir.expr import BinaryOp, ConstExpr, add, const, convert, mul, sub
+from ...tir.transform import register_pass
 
 
 class _NotVectorizable(Exception):
@@ -503,6 +504,24 @@ class _Vectorizer(Mutator):
             return _serial(s, body)
 
 
+class _Serial(Mutator):
+    def visit_For(self, f):
+        f2 = self.generic_visit(f)
+        return f2.replace(kind=ForKind.SERIAL) if f2.kind == ForKind.VECTORIZED else f2
+
+
+def _vectorize_factory(enable_vectorize=True):
+    """TVM's VectorizeLoop(enable_vectorize): False runs vectorized loops as serial loops."""
+    if enable_vectorize:
+        return vectorize_loop
+
+    def serial(func):
+        body = _Serial().visit(func.body)
+        return func if body is func.body else func.with_body(body)
+    return serial
+
+
+@register_pass("VectorizeLoop", factories={"VectorizeLoop": _vectorize_factory})
 def vectorize_loop(func: PrimFunc, max_lanes: int = 64) -> PrimFunc:
     """Vectorize every VECTORIZED loop (see the module docstring for the guarantee)."""
     body = _Vectorizer(max_lanes).visit(func.body)

@@ -29,6 +29,7 @@ from ...tir.functor import Visitor, post_order_visit
 from ...tir.stmt import Allocate
 from ..gpu_kernel import kernel_launches, kernels
 from ...tir.launch import is_launch, launch_tag
+from ...tir.transform import register_pass
 
 DIM_LIMITS = {"threadIdx.x": 1024, "threadIdx.y": 1024, "threadIdx.z": 64,
               "blockIdx.x": 2 ** 31 - 1, "blockIdx.y": 65535, "blockIdx.z": 65535}
@@ -117,6 +118,7 @@ def _check_kernel(func, kernel, limits):
             f"{limits['max_shared_memory_per_block']} bytes (use smaller tiles)")
 
 
+@register_pass()
 def verify_gpu_code(func: PrimFunc, target=None) -> PrimFunc:
     """``func`` unchanged, or the TepadError the module describes. ``target``: where the
     limits come from (see ``gpu_limits``)."""
