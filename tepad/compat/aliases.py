@@ -26,6 +26,10 @@ def _tir(names):
     return {n: (f"{TIR}.{n}", f"tvm.tir.{n}") for n in names}
 
 
+#: TVM 0.6's tvm.int8 / int32 / float32 / handle: the dtype strings
+_DTYPES = {n: (f"tepad.compat.legacy.{n}", f'"{n}"') for n in ("int8", "int32", "float32",
+                                                                 "handle")}
+
 # --- tvm.<name> (TVM 0.6: python/tvm/__init__.py, api.py, intrin.py) ---------------------------
 TOP_LEVEL = {
     **_te(_TE_NAMES),
@@ -46,6 +50,7 @@ TOP_LEVEL = {
     "save_json": ("tepad.ir.save_json", "tvm.ir.save_json"),
     "list_global_func_names": ("tepad.runtime.list_global_func_names",
                                "tvm.runtime.registry.list_global_func_names"),
+    **_DTYPES,
 }
 
 # --- the older modules ---------------------------------------------------------------------------
@@ -59,6 +64,7 @@ _API = {
     "save_json": ("tepad.ir.save_json", "tvm.ir.save_json"),
     "register_func": ("tepad.register_func", "tvm.register_func"),
     "get_global_func": ("tepad.get_global_func", "tvm.get_global_func"),
+    **_DTYPES,
 }
 
 _EXPR_CLASSES = ["Var", "SizeVar", "IntImm", "FloatImm", "StringImm", "Add", "Sub", "Mul", "Div",

@@ -13,6 +13,9 @@ from ..tir.functor import ir_transform, post_order_visit, substitute, uses_var
 from ..tir.stmt import For as _For, ForKind
 from ..tir.structural import structural_equal
 
+# TVM 0.6's dtype names at the top level (tvm.float32 == "float32")
+int8, int32, float32, handle = "int8", "int32", "float32", "handle"
+
 # TVM 0.6's ForType codes
 _FOR_TYPES = {0: ForKind.SERIAL, 1: ForKind.PARALLEL, 2: ForKind.VECTORIZED,
               3: ForKind.UNROLLED}

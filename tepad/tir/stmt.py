@@ -56,6 +56,9 @@ class For(Stmt):
     __slots__ = ("loop_var", "min", "extent", "kind", "body", "thread_binding", "annotations")
     _fields = ("loop_var", "min", "extent", "kind", "body", "thread_binding", "annotations")
 
+    # TVM 0.6's for_type codes (``tvm.stmt.For.Vectorized``), as ``tvm.make.For`` takes them
+    Serial, Parallel, Vectorized, Unrolled = 0, 1, 2, 3
+
     def __init__(self, loop_var: Var, min, extent, kind=ForKind.SERIAL, body=None,
                  thread_binding=None, annotations=None):
         if not isinstance(body, Stmt):
