@@ -295,6 +295,10 @@ ROWS = [
      "generates PTX without it"),
     ("tvm.contrib.random.uniform / normal / randint", "tepad.contrib.random.uniform",
      "drawn by numpy's generator through registered packed functions; random.seed(s)"),
+    ("tvm.contrib.tedd.viz_dataflow_graph / viz_schedule_tree / "
+     "viz_itervar_relationship_graph", "tepad.contrib.tedd.viz_schedule_tree",
+     "DOT text written by tepad (no graphviz needed); show_svg needs Graphviz's dot and "
+     "IPython"),
     ("tvm.contrib.pickle_memoize.memoize", "tepad.contrib.pickle_memoize.memoize",
      "cached in memory for the process (TVM also pickles the cache to a file)"),
     ("tvm.contrib.util (TVM 0.6's name of tvm.contrib.utils)", "tepad.contrib.util",
