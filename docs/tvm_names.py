@@ -359,6 +359,12 @@ ROWS = [
      "tepad.runtime.CudaModule.import_module",
      "save('k.o') is the host part, imported_modules[0].save('k.ptx') the device code; "
      "export_library holds both (docs/cuda.md)"),
+    ("Module.import_module on a CPU module (an emulated CUDA kernel's host part)",
+     "tepad.runtime.Module.import_module",
+     "recorded in imported_modules; under TEPAD_CUDA=emulate the host part already holds "
+     "the whole kernel as CPU code"),
+    ("tvm.tir.For(loop_var, min, extent, for_type, device_api, body) (TVM 0.7) and int "
+     "loop kinds", "tepad.tir.For", "kind codes 0-4 as TVM's ForKind; device_api unused"),
     ("CUDA_LAUNCH_BLOCKING=1", "tepad.runtime.cuda_module.launch_blocking_from_env",
      "also TEPAD_CUDA_LAUNCH_BLOCKING=1 or a 'cuda -launch_blocking=1' target: checked "
      "launches that name the faulting kernel"),

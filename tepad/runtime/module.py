@@ -73,6 +73,7 @@ class Module:
             pool.attach(kernel.jit, kernel.num_threads)
         self._argtypes = argtypes
         self._repeat = None                # the native loop of time_evaluator, made on first use
+        self._imports: list = []           # import_module
 
     def __call__(self, *arrays):
         if self._cfunc is None:
@@ -138,7 +139,21 @@ class Module:
 
     @property
     def imported_modules(self) -> list:
-        return []
+        """The modules ``import_module`` attached, in order."""
+        return list(self._imports)
+
+    def import_module(self, module) -> None:
+        """Attach ``module`` (TVM's ``Module.import_module``), e.g. the device code loaded
+        from ``.ptx`` next to the host part of an emulated CUDA kernel loaded from a shared
+        library: that host part already holds the whole kernel as CPU code (the emulator's),
+        so it runs alone and the import is recorded in ``imported_modules``. A module
+        importing itself is a TepadError."""
+        if module is self:
+            raise TepadError(f"import_module: module {self.name} cannot import itself")
+        if not hasattr(module, "get_source"):
+            raise TepadTypeError(f"import_module expects a runtime module (load_module(...)), "
+                                 f"got {type(module).__name__}")
+        self._imports.append(module)
 
     def get_function(self, name: str, query_imports: bool = False):
         """The function ``name``: the module's one kernel (``mod.entry_name``, or TVM's
