@@ -7,6 +7,7 @@
     options: --tags v0.6.0,v0.18.0   --timeout S (per tutorial, 600)   --out PATH   --no-write
              --json PATH   --keep   --cap N (rerun timed-out tutorials with TEPAD_MAX_TRIALS=N)
              --list (print the tutorials and the out-of-scope ones, run nothing)
+             --report-only --json PATH (the table of records saved by an earlier run)
 
 The tutorials are read from a bare git mirror of apache/tvm (``git ls-tree`` / ``git show``
 of each tag) into a temporary directory at run time, never into this repository. A file
@@ -35,6 +36,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -187,6 +189,11 @@ def run_tutorial(src: str, work: Path, timeout: int, env_extra: dict | None = No
     return {"result": "fail", "error": first_error(proc.stderr or proc.stdout), "time": secs}
 
 
+def tunes(src: str) -> bool:
+    """Whether a tutorial's source runs a tuner (whose trial count TEPAD_MAX_TRIALS caps)."""
+    return bool(re.search(r"n_trial|num_measure_trials|\.tune\(|tune_and_evaluate", src))
+
+
 # ----------------------------------------------------------------------------- reporting
 
 def label(rec: dict) -> str:
@@ -241,6 +248,8 @@ def main(argv=None) -> int:
     ap.add_argument("--baseline-label", default="the baseline")
     ap.add_argument("--keep", action="store_true", help="keep the working directories")
     ap.add_argument("-j", "--jobs", type=int, default=1, help="tutorials run at once")
+    ap.add_argument("--report-only", action="store_true",
+                    help="run nothing: write the table of the records in --json")
     ap.add_argument("--list", action="store_true", help="list the tutorials, run nothing")
     ap.add_argument("--tepad-root", type=Path, default=ROOT)
     a = ap.parse_args(argv)
@@ -256,14 +265,22 @@ def main(argv=None) -> int:
             print("out", label(r), "--", r["reason"])
         return 0
 
+    if a.report_only:
+        records = json.loads(a.json.read_text())
+        order = {r["blob"]: k for k, r in enumerate(ins)}
+        records.sort(key=lambda r: order.get(r["blob"], len(order)))
+        missing = len(ins) - len(records)
+        return report(a, tags, records, outs, missing)
+
     work = Path(tempfile.mkdtemp(prefix="tvm_gallery_"))
+    lock, done = threading.Lock(), []
 
     def one(i_r):
         i, r = i_r
         src = _git(a.mirror, "cat-file", "blob", r["blob"])
         d = work / f"{i:02d}_{Path(r['path']).stem}"
         res = run_tutorial(src, d, a.timeout, root=a.tepad_root.resolve())
-        if res["result"] == "timeout" and a.cap:
+        if res["result"] == "timeout" and a.cap and tunes(src):
             again = run_tutorial(src, d.with_name(d.name + "_capped"), a.timeout,
                                  {"TEPAD_MAX_TRIALS": str(a.cap)}, root=a.tepad_root.resolve())
             res["error"] += (f"; with TEPAD_MAX_TRIALS={a.cap}: {again['result']} in "
@@ -271,6 +288,10 @@ def main(argv=None) -> int:
                              + (f" ({again['error']})" if again["error"] else ""))
         rec = {**r, **res}
         print(f"{label(rec)}: {res['result']} {res['time']:.0f} s {res['error']}", flush=True)
+        if a.json:
+            with lock:       # the records so far, so that an interrupted run still has them
+                done.append(rec)
+                a.json.write_text(json.dumps(done, indent=1))
         return rec
 
     try:
@@ -282,12 +303,18 @@ def main(argv=None) -> int:
         else:
             shutil.rmtree(work, ignore_errors=True)
 
+    return report(a, tags, records, outs, 0)
+
+
+def report(a, tags, records, outs, missing: int) -> int:
+    """Print the table and write the RESULTS.md section (``missing``: tutorials not run)."""
     baseline = None
     if a.baseline:
         baseline = {r["blob"]: r for r in json.loads(a.baseline.read_text())}
     tab = table(records, baseline)
-    print("\n".join(["", summary(records), "", *tab, "", *out_table(outs)]))
-    if a.json:
+    gap = f" {missing} tutorials were not run (the run was cut short)." if missing else ""
+    print("\n".join(["", summary(records) + gap, "", *tab, "", *out_table(outs)]))
+    if a.json and not a.report_only:
         a.json.write_text(json.dumps(records, indent=1))
     if not a.no_write:
         cmd = "python benchmarks/tvm_gallery.py" + "".join(f" -k {o}" for o in a.only)
@@ -295,9 +322,11 @@ def main(argv=None) -> int:
             SECTION, "", BEGIN, "",
             f"TVM's TE tutorials of tags {', '.join(tags)}, read from a git mirror of "
             f"apache/tvm and run as scripts on tepad with only their imports rewritten "
-            f"(`{cmd}`; CUDA ones with `TEPAD_CUDA=emulate`, tuning trial counts as written; "
-            f"a file identical in several tags runs once, under its first tag). CPU: "
-            f"{cpu_name()}. {summary(records)}."
+            f"(`{cmd}`, {a.timeout} s per tutorial, {a.jobs} at once; CUDA ones with "
+            f"`TEPAD_CUDA=emulate`, tuning trial counts as written, and a tutorial that times "
+            f"out while tuning run again with `TEPAD_MAX_TRIALS={a.cap}`; a file identical in "
+            f"several tags runs once, under its first tag). CPU: {cpu_name()}, shared with "
+            f"other jobs. {summary(records)}.{gap}"
             + (f" *before*: the same tutorials on `{a.baseline_label}`." if baseline else ""),
             "", *tab, "", "Tutorials of these tags that are not TE programs:", "",
             *out_table(outs), "", END])
