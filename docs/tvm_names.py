@@ -359,6 +359,9 @@ ROWS = [
      "tepad.runtime.CudaModule.import_module",
      "save('k.o') is the host part, imported_modules[0].save('k.ptx') the device code; "
      "export_library holds both (docs/cuda.md)"),
+    ("tvm.runtime._ffi_api.GetDeviceAttr(device_type, device_id, attr_kind)",
+     "tepad.runtime._ffi_api.GetDeviceAttr",
+     "kinds 0-5 (exist .. device name) from tepad.runtime.Device"),
     ("Module.import_module on a CPU module (an emulated CUDA kernel's host part)",
      "tepad.runtime.Module.import_module",
      "recorded in imported_modules; under TEPAD_CUDA=emulate the host part already holds "

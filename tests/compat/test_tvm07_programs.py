@@ -81,3 +81,19 @@ def test_emulated_host_library_imports_its_ptx(monkeypatch):
     np.testing.assert_allclose(y.numpy(), x + 1.0, rtol=1e-6)
     with pytest.raises(TepadError, match="itself"):
         host.import_module(host)
+
+
+def test_runtime_ffi_get_device_attr(monkeypatch):
+    """TVM 0.7's tensor-core tutorial reads the compute capability through
+    ``tvm.runtime._ffi_api.GetDeviceAttr(2, 0, 4)``: the emulated cuda device answers."""
+    from tepad.contrib import nvcc
+    monkeypatch.setenv("TEPAD_CUDA", "emulate")
+    get = tvm.runtime._ffi_api.GetDeviceAttr
+    version = get(2, 0, 4)
+    assert version == tvm.cuda(0).compute_version
+    major, minor = nvcc.parse_compute_version(version)
+    assert major >= 7
+    assert (get(2, 0, 0), get(1, 0, 0), get(2, 0, 2), get(2, 0, 1)) == (1, 1, 32, 1024)
+    assert get(1, 0, 4) is None
+    with pytest.raises(TepadError, match="attribute kind 42"):
+        get(2, 0, 42)
