@@ -250,6 +250,9 @@ def main(argv=None) -> int:
     ap.add_argument("-j", "--jobs", type=int, default=1, help="tutorials run at once")
     ap.add_argument("--report-only", action="store_true",
                     help="run nothing: write the table of the records in --json")
+    ap.add_argument("--extra-json", type=Path, action="append", default=[],
+                    help="with --report-only: records of side runs, for tutorials --json lacks")
+    ap.add_argument("--note", default="", help="a sentence added to the section's text")
     ap.add_argument("--list", action="store_true", help="list the tutorials, run nothing")
     ap.add_argument("--tepad-root", type=Path, default=ROOT)
     a = ap.parse_args(argv)
@@ -267,6 +270,10 @@ def main(argv=None) -> int:
 
     if a.report_only:
         records = json.loads(a.json.read_text())
+        have = {r["blob"] for r in records}
+        for extra in a.extra_json:       # side runs: only tutorials the main run lacks
+            records += [r for r in json.loads(extra.read_text()) if r["blob"] not in have]
+            have = {r["blob"] for r in records}
         order = {r["blob"]: k for k, r in enumerate(ins)}
         records.sort(key=lambda r: order.get(r["blob"], len(order)))
         missing = len(ins) - len(records)
@@ -327,7 +334,8 @@ def report(a, tags, records, outs, missing: int) -> int:
             f"out while tuning run again with `TEPAD_MAX_TRIALS={a.cap}`; a file identical in "
             f"several tags runs once, under its first tag). CPU: {cpu_name()}, shared with "
             f"other jobs. {summary(records)}.{gap}"
-            + (f" *before*: the same tutorials on `{a.baseline_label}`." if baseline else ""),
+            + (f" *before*: the same tutorials on `{a.baseline_label}`." if baseline else "")
+            + (f" {a.note}" if a.note else ""),
             "", *tab, "", "Tutorials of these tags that are not TE programs:", "",
             *out_table(outs), "", END])
         write_section(a.out, text, SECTION, BEGIN, END)
