@@ -153,9 +153,9 @@ def pytest_runtest_call(item):
 
 # ----------------------------------------------------------------------------- rewriting
 
-def _out_module(dotted: str) -> str | None:
+def _out_module(dotted: str, out_modules=OUT_MODULES) -> str | None:
     """The out-of-scope tvm submodule ``dotted`` (``"relay.backend"``) falls under, if any."""
-    for m in OUT_MODULES:
+    for m in out_modules:
         if dotted == m or dotted.startswith(m + "."):
             return m
     return None
@@ -171,20 +171,22 @@ def _placeholder_line(indent: str, name: str, what: str) -> str:
     return f"{indent}{SUPPORT}; {name} = _TvmSuiteOut({what!r})"
 
 
-def rewrite_line(line: str) -> tuple[str, bool]:
+def rewrite_line(line: str, out_modules=OUT_MODULES) -> tuple[str, bool]:
     """One source line with its tvm import rewritten to tepad; the flag says whether the
-    line uses the out-of-scope placeholder."""
+    line uses the out-of-scope placeholder. ``out_modules``: the tvm submodules that become
+    placeholders (default: :data:`OUT_MODULES`)."""
     m = re.match(r"^(\s*)import ((?:[\w.]+\s*,\s*)+[\w.]+)\s*(#.*)?$", line)
     if m and re.search(r"\btvm\b", m.group(2)):
         # "import tvm, numpy, os": one statement per module
         indent = m.group(1)
-        parts = [rewrite_line(f"{indent}import {p.strip()}") for p in m.group(2).split(",")]
+        parts = [rewrite_line(f"{indent}import {p.strip()}", out_modules)
+                 for p in m.group(2).split(",")]
         return "; ".join(p[0].strip() for p in parts).join([indent, ""]), any(p[1] for p in parts)
     m = re.match(r"^(\s*)import tvm((?:\.\w+)*)(\s+as\s+(\w+))?\s*(#.*)?$", line)
     if m:
         indent, sub, _, alias, _ = m.groups()
         sub = sub[1:] if sub else ""
-        out = _out_module(sub) if sub else None
+        out = _out_module(sub, out_modules) if sub else None
         if out:
             name = alias or "tvm"
             if alias:
@@ -213,7 +215,7 @@ def rewrite_line(line: str) -> tuple[str, bool]:
                 keep.append(p)
                 continue
             full = f"{sub}.{mm.group(1)}" if sub else mm.group(1)
-            if _out_module(full):
+            if _out_module(full, out_modules):
                 ph.append((mm.group(2) or mm.group(1), full))
             elif sub == "script" or sub.startswith("script."):
                 # tepad.script.tir has the typed constants only: anything else is a placeholder
@@ -274,11 +276,19 @@ tvm = _TvmModule("tvm")
 '''
 
 
-def rewrite_source(src: str) -> str:
+def rewrite_source(src: str, out_modules=OUT_MODULES) -> str:
     """``src`` with every tvm import rewritten, line for line (placeholders come from a
     support module imported on the same line), so that tracebacks and the JUnit report
     show the original line numbers."""
-    return "\n".join(rewrite_line(line)[0] for line in src.splitlines()) + "\n"
+    return "\n".join(rewrite_line(line, out_modules)[0] for line in src.splitlines()) + "\n"
+
+
+def write_support(work: Path, out_modules=OUT_MODULES) -> None:
+    """The support module the rewritten imports load (``tvm`` as tepad, placeholders)."""
+    outs = sorted({m.split(".")[0] for m in out_modules if "." not in m})
+    (work / "_tvm_suite_support.py").write_text(
+        f"import types\n\nimport tepad as _tepad\n\n_OUT = {tuple(outs)!r}\n"
+        + PLACEHOLDER + SCRIPT_PROXY)
 
 
 def prepare(src_dir: Path, work: Path) -> None:
@@ -292,10 +302,7 @@ def prepare(src_dir: Path, work: Path) -> None:
             dst.parent.mkdir(parents=True, exist_ok=True)
             dst.write_text(rewrite_source(p.read_text()))
     (work / "conftest.py").write_text(CONFTEST)
-    outs = sorted({m.split(".")[0] for m in OUT_MODULES if "." not in m})
-    (work / "_tvm_suite_support.py").write_text(
-        f"import types\n\nimport tepad as _tepad\n\n_OUT = {tuple(outs)!r}\n"
-        + PLACEHOLDER + SCRIPT_PROXY)
+    write_support(work)
 
 
 # ----------------------------------------------------------------------------- classifying

@@ -316,6 +316,10 @@ ROWS = [
      "generates PTX without it"),
     ("tvm.contrib.random.uniform / normal / randint", "tepad.contrib.random.uniform",
      "drawn by numpy's generator through registered packed functions; random.seed(s)"),
+    ("tvm.contrib.tedd.viz_dataflow_graph / viz_schedule_tree / "
+     "viz_itervar_relationship_graph", "tepad.contrib.tedd.viz_schedule_tree",
+     "DOT text written by tepad (no graphviz needed); show_svg needs Graphviz's dot and "
+     "IPython"),
     ("tvm.contrib.pickle_memoize.memoize", "tepad.contrib.pickle_memoize.memoize",
      "cached in memory for the process (TVM also pickles the cache to a file)"),
     ("tvm.contrib.util (TVM 0.6's name of tvm.contrib.utils)", "tepad.contrib.util",
@@ -331,6 +335,10 @@ ROWS = [
      "call_packed / call_pure_intrin / min_value / max_value", "tepad.exp",
      "deprecated alias of tvm.tir.<name>"),
     ("tvm.api.<name>", "tepad.api.placeholder", "deprecated module (tepad.compat.aliases)"),
+    ("tvm.float32 / int32 / int8 / handle (TVM 0.6's dtype names)", "tepad.float32",
+     "deprecated: the dtype strings (also tvm.api.<name>)"),
+    ("tvm.stmt.For.Serial / Parallel / Vectorized / Unrolled", "tepad.tir.For.Vectorized",
+     "TVM 0.6's for_type codes 0-3, as tvm.make.For takes them"),
     ("tvm.expr.<node> / tvm.stmt.<node> (Expr, Provide, Realize included)",
      "tepad.expr.Add", "deprecated modules: the tvm.tir classes"),
     ("tvm.make.<node>", "tepad.make.Add",
@@ -372,6 +380,15 @@ ROWS = [
      "tepad.runtime.CudaModule.import_module",
      "save('k.o') is the host part, imported_modules[0].save('k.ptx') the device code; "
      "export_library holds both (docs/cuda.md)"),
+    ("tvm.runtime._ffi_api.GetDeviceAttr(device_type, device_id, attr_kind)",
+     "tepad.runtime._ffi_api.GetDeviceAttr",
+     "kinds 0-5 (exist .. device name) from tepad.runtime.Device"),
+    ("Module.import_module on a CPU module (an emulated CUDA kernel's host part)",
+     "tepad.runtime.Module.import_module",
+     "recorded in imported_modules; under TEPAD_CUDA=emulate the host part already holds "
+     "the whole kernel as CPU code"),
+    ("tvm.tir.For(loop_var, min, extent, for_type, device_api, body) (TVM 0.7) and int "
+     "loop kinds", "tepad.tir.For", "kind codes 0-4 as TVM's ForKind; device_api unused"),
     ("CUDA_LAUNCH_BLOCKING=1", "tepad.runtime.cuda_module.launch_blocking_from_env",
      "also TEPAD_CUDA_LAUNCH_BLOCKING=1 or a 'cuda -launch_blocking=1' target: checked "
      "launches that name the faulting kernel"),
@@ -527,6 +544,9 @@ ROWS = [
     ("topi.cuda.dense_int8 / schedule_dense_int8", "tepad.topi.cuda.dense_int8",
      "products widened to the output dtype, no dp4a tensorization"),
     ("topi.utils.get_shape", "tepad.topi.utils.get_shape", ""),
+    ("topi.generic.nn / injective / extern (TVM's files of generic schedules)",
+     "tepad.topi.generic.nn.schedule_conv2d_nchw",
+     "modules holding the same dispatching functions as topi.generic"),
     ("topi.x86.dense_pack / dense_nopack / schedule_dense_pack / schedule_dense_nopack",
      "tepad.topi.x86.schedule_dense_pack",
      "one compute; the schedule packs the weight when its rows fill whole vectors"),

@@ -21,6 +21,8 @@ thing and wins (``tepad.build(..., emulate=True, race_check=True)`` over ``TEPAD
 ``TEPAD_DEBUG``                a TepadError keeps tepad's frames in its traceback
 ``TEPAD_PTXAS``                the ptxas program (checks generated PTX)
 ``TEPAD_LIBDEVICE``            libdevice.10.bc (math functions in CUDA kernels)
+``TEPAD_MAX_TRIALS``           an upper bound on the trials every tuner measures (AutoTVM
+                               tuners, auto_scheduler.TuningOptions)
 =============================  ============================================================
 """
 from __future__ import annotations
@@ -38,6 +40,7 @@ VERIFY_IR = "TEPAD_VERIFY_IR"
 DEBUG = "TEPAD_DEBUG"
 PTXAS = "TEPAD_PTXAS"
 LIBDEVICE = "TEPAD_LIBDEVICE"
+MAX_TRIALS = "TEPAD_MAX_TRIALS"
 
 _FALSE = ("", "0", "false", "no", "off")
 _TRUE = ("1", "true", "yes", "on")

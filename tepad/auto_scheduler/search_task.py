@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from ..autotvm.trial_cap import cap_trials
 from ..errors import TepadError
 from ..target import Target
 from .compute_dag import ComputeDAG
@@ -33,7 +34,7 @@ class HardwareParams:
 
 
 class TuningOptions:
-    """``num_measure_trials`` (0: no tuning), ``early_stopping`` (stop after that many
+    """``num_measure_trials`` (0: no tuning; at most ``TEPAD_MAX_TRIALS`` when set), ``early_stopping`` (stop after that many
     trials without improvement; None: never), ``num_measures_per_round`` (64),
     ``verbose`` (0 silent, 1 one line a measurement), ``builder`` ("local" or a
     LocalBuilder), ``runner`` ("local", a LocalRunner or ``LocalRPCMeasureContext().runner``),
@@ -44,7 +45,7 @@ class TuningOptions:
         if int(num_measure_trials) < 0 or int(num_measures_per_round) < 1:
             raise TepadError(f"TuningOptions: num_measure_trials ({num_measure_trials}) must be "
                              f">= 0 and num_measures_per_round ({num_measures_per_round}) >= 1")
-        self.num_measure_trials = int(num_measure_trials)
+        self.num_measure_trials = cap_trials(int(num_measure_trials))
         self.early_stopping = early_stopping
         self.num_measures_per_round = int(num_measures_per_round)
         self.verbose = verbose

@@ -26,6 +26,10 @@ def _tir(names):
     return {n: (f"{TIR}.{n}", f"tvm.tir.{n}") for n in names}
 
 
+#: TVM 0.6's tvm.int8 / int32 / float32 / handle: the dtype strings
+_DTYPES = {n: (f"tepad.compat.legacy.{n}", f'"{n}"') for n in ("int8", "int32", "float32",
+                                                                 "handle")}
+
 # --- tvm.<name> (TVM 0.6: python/tvm/__init__.py, api.py, intrin.py) ---------------------------
 TOP_LEVEL = {
     **_te(_TE_NAMES),
@@ -53,8 +57,7 @@ TOP_LEVEL = {
     "register_node": ("tepad.register_object", "tvm.register_object"),
     "layout": ("tepad.tir.layout", "tvm.tir.layout"),
     "bijective_layout": ("tepad.tir.bijective_layout", "tvm.tir.bijective_layout"),
-    **{t: (f"tepad.compat.legacy.{t}", f"the string {t!r}")
-       for t in ("int8", "int32", "float32", "handle")},
+    **_DTYPES,
 }
 
 # --- the older modules ---------------------------------------------------------------------------
@@ -70,8 +73,7 @@ _API = {
     "get_global_func": ("tepad.get_global_func", "tvm.get_global_func"),
     "layout": ("tepad.tir.layout", "tvm.tir.layout"),
     "bijective_layout": ("tepad.tir.bijective_layout", "tvm.tir.bijective_layout"),
-    **{t: (f"tepad.compat.legacy.{t}", f"the string {t!r}")
-       for t in ("int8", "int32", "float32", "handle")},
+    **_DTYPES,
 }
 
 _EXPR_CLASSES = ["Var", "SizeVar", "IntImm", "FloatImm", "StringImm", "Add", "Sub", "Mul", "Div",

@@ -16,6 +16,9 @@ from ..tir.stmt import Stmt
 from ..tir.structural import structural_equal
 from ..tir import transform as tir_transform
 
+# TVM 0.6's dtype names at the top level (tvm.float32 == "float32")
+int8, int32, float32, handle = "int8", "int32", "float32", "handle"
+
 # TVM 0.6's ForType codes
 _FOR_TYPES = {0: ForKind.SERIAL, 1: ForKind.PARALLEL, 2: ForKind.VECTORIZED,
               3: ForKind.UNROLLED}
@@ -139,10 +142,6 @@ __all__ = ["HoistIfThenElse", "InjectVirtualThread", "RemoveNoOp", "RewriteUnsaf
            "StorageRewrite", "VectorizeLoop", "InjectCopyIntrin", "InjectDoubleBuffer",
            "LoopPartition", "UnrollLoop", "ThreadSync", "LowerIntrin", "build_config", "IGNORED_BUILD_CONFIG", "make_for", "make_call", "range_by_min_extent", "Simplify", "CanonicalSimplify",
            "Equal", "Substitute", "PostOrderVisit", "IRTransform", "ExprUseVar"]
-
-
-# TVM 0.6's tvm.int8 / int32 / float32 / handle: the dtype strings
-int8, int32, float32, handle = "int8", "int32", "float32", "handle"
 
 
 def _ir_pass_on_stmt(name, config_key=None, config_names=(), pass_arg_count=0):

@@ -15,6 +15,7 @@ from .timing import BenchmarkResult
 from .data_type import DataType, DataTypeCode
 from .cuda_module import CudaModule, CudaNDArray
 from .registry import register_func, get_global_func, list_global_func_names
+from . import _ffi_api
 
 __all__ = ["DataType", "DataTypeCode", "enabled", "ArgInfo", "ArgChecker", "arg_info_of", "Module", "build_module",
            "load_module", "library", "Device", "device", "cpu", "cuda", "gpu", "opencl",

@@ -9,7 +9,7 @@ from .._lazy import lazy_module
 from ..codegen import CompiledKernel, compile_kernel
 from ..codegen import pool
 from ..codegen.symbols import ERROR_VALUE_SYMBOL
-from ..errors import VALUE_MARK, TepadError
+from ..errors import VALUE_MARK, TepadError, TepadTypeError
 from .args import ArgChecker, ArgInfo, arg_info_of, scalar_ctype
 from .device import check_host, take_ctx
 from .module_base import ModuleBase
@@ -70,6 +70,7 @@ class Module(ModuleBase):
             pool.attach(kernel.jit, kernel.num_threads)
         self._argtypes = argtypes
         self._repeat = None                # the native loop of time_evaluator, made on first use
+        self._imports: list = []           # import_module
 
     def __call__(self, *arrays):
         if self._cfunc is None:
@@ -126,12 +127,23 @@ class Module(ModuleBase):
     # --- TVM's runtime.Module methods --------------------------------------------------------
     type_key = "llvm"
 
+    @property
+    def imported_modules(self) -> list:
+        """The modules ``import_module`` attached, in order."""
+        return list(self._imports)
+
     def import_module(self, module) -> None:
-        """TVM attaches a device module here; a CPU module has none to take (a CUDA host
-        module takes its PTX: ``CudaModule.import_module``)."""
-        raise TepadError(f"import_module: module {self.name} is a CPU module, which imports "
-                         "no device code; a CUDA host module loaded from an object file takes "
-                         "its PTX (load_module('k.ptx'))")
+        """Attach ``module`` (TVM's ``Module.import_module``), e.g. the device code loaded
+        from ``.ptx`` next to the host part of an emulated CUDA kernel loaded from a shared
+        library: that host part already holds the whole kernel as CPU code (the emulator's),
+        so it runs alone and the import is recorded in ``imported_modules``. A module
+        importing itself is a TepadError."""
+        if module is self:
+            raise TepadError(f"import_module: module {self.name} cannot import itself")
+        if not hasattr(module, "get_source"):
+            raise TepadTypeError(f"import_module expects a runtime module (load_module(...)), "
+                                 f"got {type(module).__name__}")
+        self._imports.append(module)
 
     def get_source(self, fmt: str = "") -> str:
         """The optimized LLVM IR text (``fmt`` "", "ll" or "llvm"), or assembly ("asm", "s")."""

@@ -58,12 +58,33 @@ def _set(obj, **kw):
         object.__setattr__(obj, k, v)
 
 
+#: TVM's integer ForKind codes (also 0.6/0.7's for_type), in order
+_KIND_CODES = {0: ForKind.SERIAL, 1: ForKind.PARALLEL, 2: ForKind.VECTORIZED,
+               3: ForKind.UNROLLED, 4: ForKind.THREAD_BINDING}
+
+
 class For(Stmt):
     __slots__ = ("loop_var", "min", "extent", "kind", "body", "thread_binding", "annotations")
     _fields = ("loop_var", "min", "extent", "kind", "body", "thread_binding", "annotations")
 
+    # TVM 0.6's for_type codes (``tvm.stmt.For.Vectorized``), as ``tvm.make.For`` takes them
+    Serial, Parallel, Vectorized, Unrolled = 0, 1, 2, 3
+
     def __init__(self, loop_var: Var, min, extent, kind=ForKind.SERIAL, body=None,
                  thread_binding=None, annotations=None):
+        """``kind``: a ForKind, its value (``"vectorized"``) or TVM's code (0 serial,
+        1 parallel, 2 vectorized, 3 unrolled, 4 thread binding). TVM 0.7's argument order
+        ``For(loop_var, min, extent, for_type, device_api, body)`` (an int device_api before
+        the body) is taken too."""
+        if isinstance(body, int) and not isinstance(body, bool) and \
+                isinstance(thread_binding, Stmt) and annotations is None:
+            body, thread_binding = thread_binding, None      # device_api: unused
+        if isinstance(kind, int) and not isinstance(kind, bool):
+            if kind not in _KIND_CODES:
+                raise TepadError(f"For: kind code {kind} is not one of TVM's 0 (serial), "
+                                 "1 (parallel), 2 (vectorized), 3 (unrolled), 4 (thread "
+                                 "binding)")
+            kind = _KIND_CODES[kind]
         if not isinstance(body, Stmt):
             raise TepadError(f"For body must be a Stmt, got {type(body).__name__}")
         _set(self, loop_var=loop_var, min=convert(min), extent=convert(extent),

@@ -8,6 +8,9 @@ of either era get the per-target schedule. ``default_schedule`` is the plain sch
 (every stage at the root)."""
 from __future__ import annotations
 
+import sys
+import types
+
 from ..schedule import create_schedule
 from ..target import Target
 from . import cuda, x86
@@ -60,4 +63,29 @@ def default_schedule(outs, auto_inline=False):
 
 schedule_extern = default_schedule
 
-__all__ = _NAMES + ["schedule_injective_from_existing", "default_schedule", "schedule_extern"]
+
+
+def _submodule(name: str, names: list, doc: str):
+    """``topi.generic.<name>``: TVM's file of these schedules, as a module holding the very
+    functions above (so ``topi.generic.nn.schedule_conv2d_nchw`` and ``from
+    tvm.topi.generic.nn import ...`` work as in TVM)."""
+    mod = types.ModuleType(f"{__name__}.{name}", doc)
+    for n in names:
+        setattr(mod, n, globals()[n])
+    mod.__all__ = list(names)
+    sys.modules[mod.__name__] = mod
+    return mod
+
+
+_INJECTIVE = ["schedule_injective", "schedule_elemwise", "schedule_broadcast",
+              "schedule_concatenate", "schedule_injective_from_existing"]
+nn = _submodule("nn", [n for n in _NAMES if n not in _INJECTIVE] +
+                ["schedule_injective_from_existing"],
+                "TVM's topi.generic.nn: the per-target schedules of the nn operators.")
+injective = _submodule("injective", _INJECTIVE,
+                       "TVM's topi.generic.injective: schedules of elementwise operators.")
+extern = _submodule("extern", ["schedule_extern"],
+                    "TVM's topi.generic.extern: the schedule of extern operators.")
+
+__all__ = _NAMES + ["schedule_injective_from_existing", "default_schedule", "schedule_extern",
+                    "nn", "injective", "extern"]

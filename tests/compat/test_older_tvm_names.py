@@ -250,3 +250,26 @@ def test_current_target_of_tvm_06():
         assert tvm.target.current_target() is None
         with tvm.target.create("llvm"):
             assert tvm.target.current_target().kind.name == "llvm"
+
+
+def test_06_for_type_codes_and_dtype_names(fresh_warnings):
+    """0.6's ``tvm.stmt.For.Vectorized`` (the for_type codes make.For takes) and
+    ``tvm.float32`` (the dtype string) in a program that splits and vectorizes a loop."""
+    assert (tvm.stmt.For.Serial, tvm.stmt.For.Parallel, tvm.stmt.For.Vectorized,
+            tvm.stmt.For.Unrolled) == (0, 1, 2, 3)
+    assert (tvm.float32, tvm.int32, tvm.int8, tvm.handle) == ("float32", "int32", "int8",
+                                                             "handle")
+    bias = tvm.var("bias", dtype=tvm.float32)
+    assert bias.dtype == "float32" and tvm.api.float32 == "float32"
+    i, body = tvm.var("i"), tvm.make.Evaluate(tvm.api.const(0))
+    loop = tvm.make.For(i, 0, 8, tvm.stmt.For.Vectorized, 0, body)
+    assert loop.kind == tir.ForKind.VECTORIZED
+    loop = tvm.make.For(i, 0, 8, tvm.stmt.For.Unrolled, 0, body)
+    assert loop.kind == tir.ForKind.UNROLLED
+    A = tvm.placeholder((16,), name="A", dtype=tvm.float32)
+    B = tvm.compute((16,), lambda k: A[k] + bias, name="B")
+    f = tvm.build(tvm.create_schedule(B.op), [A, B, bias])
+    a = np.arange(16, dtype="float32")
+    b = tvm.nd.empty((16,), "float32")
+    f(tvm.nd.array(a), b, 2.5)
+    np.testing.assert_allclose(b.numpy(), a + 2.5)

@@ -7,6 +7,7 @@ import numpy as np
 
 from ...errors import TepadError
 from ..measure import create_measure_batch
+from ..trial_cap import cap_trials
 from ..result import MeasureErrorNo, MeasureInput
 
 logger = logging.getLogger("autotvm")
@@ -45,11 +46,12 @@ class Tuner:
     def tune(self, n_trial, measure_option, early_stopping=None, callbacks=(), si_prefix="G",
              measure_batch=None):
         """Measure up to ``n_trial`` configs (fewer when the space runs out or no better one
-        came in the last ``early_stopping`` trials), calling every callback after each batch.
+        came in the last ``early_stopping`` trials; at most ``TEPAD_MAX_TRIALS`` when that is
+        set), calling every callback after each batch.
         Failed candidates are recorded with their error code and never stop the loop.
         ``measure_batch``: an open ``create_measure_batch(task, measure_option)`` to use (and
         leave open) instead of a new one."""
-        n_trial = int(n_trial)
+        n_trial = cap_trials(int(n_trial))
         own_batch = measure_batch is None
         if own_batch:
             measure_batch = create_measure_batch(self.task, measure_option)
