@@ -156,7 +156,7 @@ class PassContext:
         """Replace this context's instruments (the old ones exit, the new ones enter when
         the context is active)."""
         new = check_instruments(instruments)
-        active = self in (getattr(_stack, "items", None) or [])
+        active = self in _stack
         if active:
             exit_(self.instruments)
         self.instruments = new

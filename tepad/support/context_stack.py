@@ -29,6 +29,10 @@ class ContextStack:
         items = getattr(self._local, "items", None)
         return items[-1] if items else default
 
+    def __contains__(self, item) -> bool:
+        """Whether ``item`` is entered on this thread (at any depth)."""
+        return any(x is item for x in getattr(self._local, "items", None) or ())
+
     def __len__(self) -> int:
         return len(getattr(self._local, "items", None) or ())
 

@@ -61,8 +61,10 @@ def test_runtime_module_members():
     m.entry_func(tvm.nd.array(a), b)
     np.testing.assert_allclose(b.numpy(), a + 1)
     assert m.format == "so"
-    with pytest.raises(tvm.TepadError, match="CPU module"):
+    with pytest.raises(tvm.TepadError, match="cannot import itself"):
         m.import_module(m)
+    with pytest.raises(TypeError, match="runtime module"):
+        m.import_module("k.ptx")
 
 
 def test_buffer_offsets_and_masks():
