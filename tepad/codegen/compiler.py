@@ -9,6 +9,7 @@ or ``with tepad.codegen.cache_disabled(): ...``; ``clear_cache()`` empties it.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import threading
 from dataclasses import dataclass
 
@@ -27,7 +28,6 @@ llvm = lazy_module("llvmlite.binding")
 # The LLVM IR emitter (and llvmlite.ir) load with the first kernel compiled or cache key made.
 _llvm_ir = lazy_module("tepad.codegen.llvm_ir")
 parallel = lazy_module("tepad.codegen.parallel")
-hashlib = lazy_module("hashlib")   # stdlib (OpenSSL): loaded by the first cache key
 
 CACHE_SIZE = 256
 _cache = LRUCache(CACHE_SIZE)

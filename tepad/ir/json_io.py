@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import enum
 import importlib
+import json
 import math
 import types
 
-from .._lazy import lazy_module
 from ..errors import TepadError
 
-json = lazy_module("json")   # stdlib; loaded by the first save_json / load_json
 
 FORMAT = "tepad-json"
 VERSION = 1

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import os
 import pickle
+import tarfile
+import tempfile
 
 from .._lazy import lazy_module
 from ..codegen.jit import _lock, host_target_machine
@@ -24,8 +26,6 @@ from ..errors import TepadError
 from .library import PAYLOAD_FORMAT, create_shared
 
 llvm = lazy_module("llvmlite.binding")
-tarfile = lazy_module("tarfile")
-tempfile = lazy_module("tempfile")
 
 KIND = "cuda_host"
 

@@ -16,18 +16,17 @@ from __future__ import annotations
 import ctypes
 import os
 import pickle
+import shutil
+import subprocess
+import tarfile
+import tempfile
 
-from .._lazy import lazy_module
 from ..codegen import CompiledKernel, have_gomp
 from ..codegen.object_file import (PAYLOAD_SIZE_SYMBOL, PAYLOAD_SYMBOL, assembly, bitcode,
                                    object_code)
 from ..errors import TepadError
 
 # stdlib modules only export and load use (tarfile and shutil pull in compression modules)
-shutil = lazy_module("shutil")
-subprocess = lazy_module("subprocess")
-tarfile = lazy_module("tarfile")
-tempfile = lazy_module("tempfile")
 
 PAYLOAD_FORMAT = 1
 _SHARED = (".so", ".dylib", ".dll")

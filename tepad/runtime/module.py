@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import tempfile
 
 from .. import tir
 from .._lazy import lazy_module
@@ -20,7 +21,6 @@ from .ndarray import numpy_of
 from .registry import take_error
 from .timing import BenchmarkResult, time_repeats
 
-tempfile = lazy_module("tempfile")   # stdlib, only for loading a saved module
 cuda_module = lazy_module("tepad.runtime.cuda_module")     # loading a CUDA module only
 
 class Module(ModuleBase):
