@@ -10,9 +10,8 @@ hold stand-ins for llvmlite.binding; a hook runs whichever of them is used first
 
 Only for what a few code paths use: heavy dependencies (networkx: building a schedule; islpy:
 exact bounds, layouts, explain; llvmlite.binding: building, and host-CPU queries of a
-Target), and
-tepad's own modules that only some calls need (the LLVM IR emitter: the first build; the CUDA
-build paths; exact bounds): ``lazy_module("tepad.x.y")`` with the full name, so
+Target), and tepad's own modules that only some calls need (the LLVM IR emitter: the first
+build; the CUDA build paths; exact bounds): ``lazy_module("tepad.x.y")`` with the full name, so
 tests/test_layering.py sees the edge. Everything else is imported normally.
 """
 from __future__ import annotations
