@@ -74,7 +74,8 @@ def test_lazy_face_attributes():
 
 def test_call_packed_symbol_is_there_whichever_module_loads_llvm_first():
     """The JIT finds ``tepad_call_packed`` even when llvmlite.binding was first loaded by a
-    Target query rather than by the runtime (the on-load hook is shared by every stand-in)."""
+    Target query rather than by the runtime (the JIT adds the provided symbols itself before
+    each compile)."""
     code = """
 import numpy as np
 import tepad

@@ -16,6 +16,7 @@ import threading
 from .._lazy import lazy_module
 from ..errors import InternalError, TepadError
 from ..target.host import host_cpu_name, host_feature_string
+from .symbols import provided
 
 llvm = lazy_module("llvmlite.binding")
 
@@ -138,6 +139,18 @@ def optimize(mod: llvm.ModuleRef, tm: llvm.TargetMachine, speed_level: int = 3) 
     pb.getModulePassManager().run(mod, pb)
 
 
+_added_symbols: dict = {}
+
+
+def add_provided_symbols() -> None:
+    """Put the functions given to ``symbols.provide`` into LLVM's symbol table (those not
+    there yet, or moved), so JIT code calling them by name resolves."""
+    for name, address in provided().items():
+        if _added_symbols.get(name) != address:
+            llvm.add_symbol(name, address)
+            _added_symbols[name] = address
+
+
 def unresolved_symbols(mod: llvm.ModuleRef) -> list:
     """Names of the functions ``mod`` declares but does not define (LLVM intrinsics aside)
     that no library loaded in this process provides."""
@@ -173,6 +186,7 @@ class JitModule:
         self._cpu, self._features = cpu, features
         self.cpu, self.features = cpu, features
         with _lock:  # LLVM context operations are not guaranteed thread-safe
+            add_provided_symbols()
             tm = host_target_machine(cpu=cpu, features=features)
             try:
                 mod = llvm.parse_assembly(llvm_ir)

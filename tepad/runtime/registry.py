@@ -24,7 +24,7 @@ import threading
 import numpy as np
 
 from .._lazy import lazy_module
-from ..codegen.symbols import CALL_PACKED_SYMBOL
+from ..codegen.symbols import CALL_PACKED_SYMBOL, provide
 from ..errors import TepadError
 from ..tir import dtype as dt
 from .container import Array, Map
@@ -157,12 +157,7 @@ def _call_packed(name, desc, values):
 
 
 
-def _add_call_packed(binding):
-    binding.add_symbol(CALL_PACKED_SYMBOL, ctypes.cast(_call_packed, ctypes.c_void_p).value)
-
-
-# every stand-in for llvmlite.binding (the JIT's among them) runs this on the first load
-llvm = lazy_module("llvmlite.binding", on_load=_add_call_packed)
+provide(CALL_PACKED_SYMBOL, ctypes.cast(_call_packed, ctypes.c_void_p).value)
 
 __all__ = ["register_func", "get_global_func", "list_global_func_names", "remove_global_func",
            "take_error", "CALL_PACKED_SYMBOL"]
