@@ -30,100 +30,42 @@ from tepad.auto_scheduler.curve import best_so_far, plot_curve  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from results_sections import cpu_name, write_section  # noqa: E402
+import auto_workloads as workloads  # noqa: E402
 
 
 @auto_scheduler.register_workload
 def bench_matmul_add(N, L, M, dtype):
-    A = te.placeholder((N, L), name="A", dtype=dtype)
-    B = te.placeholder((L, M), name="B", dtype=dtype)
-    C = te.placeholder((N, M), name="C", dtype=dtype)
-    k = te.reduce_axis((0, L), name="k")
-    matmul = te.compute((N, M), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="matmul")
-    out = te.compute((N, M), lambda i, j: matmul[i, j] + C[i, j], name="out")
-    return [A, B, C, out]
+    return workloads.matmul_add(te, N, L, M, dtype)
 
 
 @auto_scheduler.register_workload
 def bench_conv2d(c, k, h, w):
-    X = te.placeholder((1, c, h, w), name="data")
-    W = te.placeholder((k, c, 3, 3), name="weight")
-    pad = te.compute((1, c, h + 2, w + 2), lambda b, ci, y, x: te.if_then_else(
-        te.all(y >= 1, y < h + 1, x >= 1, x < w + 1), X[b, ci, y - 1, x - 1], 0.0),
-        name="pad")
-    rc = te.reduce_axis((0, c), name="rc")
-    ry = te.reduce_axis((0, 3), name="ry")
-    rx = te.reduce_axis((0, 3), name="rx")
-    conv = te.compute((1, k, h, w), lambda b, f, y, x: te.sum(
-        pad[b, rc, y + ry, x + rx] * W[f, rc, ry, rx], axis=[rc, ry, rx]), name="conv")
-    return [X, W, conv]
+    return workloads.conv2d(te, c, k, h, w)
 
 
 @auto_scheduler.register_workload
 def bench_depthwise(c, h, w):
-    X = te.placeholder((1, c, h, w), name="data")
-    W = te.placeholder((c, 1, 3, 3), name="weight")
-    pad = te.compute((1, c, h + 2, w + 2), lambda b, ci, y, x: te.if_then_else(
-        te.all(y >= 1, y < h + 1, x >= 1, x < w + 1), X[b, ci, y - 1, x - 1], 0.0),
-        name="pad")
-    ry = te.reduce_axis((0, 3), name="ry")
-    rx = te.reduce_axis((0, 3), name="rx")
-    conv = te.compute((1, c, h, w), lambda b, f, y, x: te.sum(
-        pad[b, f, y + ry, x + rx] * W[f, 0, ry, rx], axis=[ry, rx]), name="conv")
-    return [X, W, conv]
+    return workloads.depthwise(te, c, h, w)
 
 
 @auto_scheduler.register_workload
 def bench_softmax(n, m):
-    x = te.placeholder((n, m), name="x")
-    k1 = te.reduce_axis((0, m), name="k1")
-    mx = te.compute((n,), lambda i: te.max(x[i, k1], axis=k1), name="mx")
-    e = te.compute((n, m), lambda i, j: te.exp(x[i, j] - mx[i]), name="e")
-    k2 = te.reduce_axis((0, m), name="k2")
-    total = te.compute((n,), lambda i: te.sum(e[i, k2], axis=k2), name="total")
-    out = te.compute((n, m), lambda i, j: e[i, j] / total[i], name="out")
-    return [x, out]
+    return workloads.softmax(te, n, m)
 
 
 @auto_scheduler.register_workload
 def bench_batch_matmul(b, n):
-    A = te.placeholder((b, n, n), name="A")
-    B = te.placeholder((b, n, n), name="B")
-    k = te.reduce_axis((0, n), name="k")
-    out = te.compute((b, n, n), lambda z, i, j: te.sum(A[z, i, k] * B[z, k, j], axis=k),
-                     name="bmm")
-    return [A, B, out]
+    return workloads.batch_matmul(te, b, n)
 
 
-def _np_conv(x, w, depthwise):
-    xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
-    win = np.lib.stride_tricks.sliding_window_view(xp, (3, 3), axis=(2, 3))
-    if depthwise:
-        return np.einsum("bchwyx,cyx->bchw", win, w[:, 0], optimize=True)
-    return np.einsum("bchwyx,fcyx->bfhw", win, w, optimize=True)
-
-
-def _np_softmax(x):
-    e = np.exp(x - x.max(axis=1, keepdims=True))
-    return e / e.sum(axis=1, keepdims=True)
-
-
-# op: (workload, size keys, flop(sizes), numpy reference)
-OPS = {
-    "matmul": (bench_matmul_add, lambda s: (s["n"], s["n"], s["n"], "float32"),
-               lambda s: 2.0 * s["n"] ** 3, lambda a, b, c: a @ b + c),
-    "conv2d": (bench_conv2d, lambda s: (s["c"], s["k"], s["h"], s["w"]),
-               lambda s: 18.0 * s["k"] * s["c"] * s["h"] * s["w"],
-               lambda x, w: _np_conv(x, w, False)),
-    "depthwise": (bench_depthwise, lambda s: (s["c"], s["h"], s["w"]),
-                  lambda s: 18.0 * s["c"] * s["h"] * s["w"], lambda x, w: _np_conv(x, w, True)),
-    "softmax": (bench_softmax, lambda s: (s["n"], s["m"]), lambda s: 5.0 * s["n"] * s["m"],
-                _np_softmax),
-    "batch_matmul": (bench_batch_matmul, lambda s: (s["b"], s["n"]),
-                     lambda s: 2.0 * s["b"] * s["n"] ** 3, lambda a, b: a @ b),
-}
-SIZES = {"matmul": dict(n=1024), "conv2d": dict(c=64, k=64, h=56, w=56),
-         "depthwise": dict(c=128, h=56, w=56), "softmax": dict(n=1024, m=1024),
-         "batch_matmul": dict(b=8, n=256)}
+# op: (registered workload, its arguments at sizes s, flop at s, numpy reference)
+OPS = {op: (func, lambda s, op=op: workloads.args_of(op, s),
+            lambda s, op=op: workloads.flop(op, s),
+            lambda *ins, op=op: workloads.reference(op, ins))
+       for op, func in [("matmul", bench_matmul_add), ("conv2d", bench_conv2d),
+                        ("depthwise", bench_depthwise), ("softmax", bench_softmax),
+                        ("batch_matmul", bench_batch_matmul)]}
+SIZES = workloads.SIZES
 
 
 def _median_ms(fn, repeat):

@@ -27,94 +27,17 @@ import tvm
 from tvm import te
 from tvm.s_tir import meta_schedule as ms
 
-F32 = "float32"
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import auto_workloads as workloads  # noqa: E402  (benchmarks/: the computes, shared with tepad's)
+
+F32 = workloads.F32
 
 
-def matmul(n):
-    A = te.placeholder((n, n), F32, name="A")
-    B = te.placeholder((n, n), F32, name="B")
-    C = te.placeholder((n, n), F32, name="C")
-    k = te.reduce_axis((0, n), name="k")
-    mm = te.compute((n, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="matmul")
-    out = te.compute((n, n), lambda i, j: mm[i, j] + C[i, j], name="out")
-    return [A, B, C, out], 2.0 * n ** 3
-
-
-def conv2d(c, k, h, w):
-    X = te.placeholder((1, c, h, w), F32, name="data")
-    W = te.placeholder((k, c, 3, 3), F32, name="weight")
-    pad = te.compute((1, c, h + 2, w + 2), lambda b, ci, y, x: te.if_then_else(
-        te.all(y >= 1, y < h + 1, x >= 1, x < w + 1), X[b, ci, y - 1, x - 1], 0.0),
-        name="pad")
-    rc = te.reduce_axis((0, c), name="rc")
-    ry = te.reduce_axis((0, 3), name="ry")
-    rx = te.reduce_axis((0, 3), name="rx")
-    conv = te.compute((1, k, h, w), lambda b, f, y, x: te.sum(
-        pad[b, rc, y + ry, x + rx] * W[f, rc, ry, rx], axis=[rc, ry, rx]), name="conv")
-    return [X, W, conv], 2.0 * k * c * h * w * 9
-
-
-def depthwise(c, h, w):
-    X = te.placeholder((1, c, h, w), F32, name="data")
-    W = te.placeholder((c, 1, 3, 3), F32, name="weight")
-    pad = te.compute((1, c, h + 2, w + 2), lambda b, ci, y, x: te.if_then_else(
-        te.all(y >= 1, y < h + 1, x >= 1, x < w + 1), X[b, ci, y - 1, x - 1], 0.0),
-        name="pad")
-    ry = te.reduce_axis((0, 3), name="ry")
-    rx = te.reduce_axis((0, 3), name="rx")
-    conv = te.compute((1, c, h, w), lambda b, f, y, x: te.sum(
-        pad[b, f, y + ry, x + rx] * W[f, 0, ry, rx], axis=[ry, rx]), name="conv")
-    return [X, W, conv], 2.0 * c * h * w * 9
-
-
-def softmax(n, m):
-    x = te.placeholder((n, m), F32, name="x")
-    k1 = te.reduce_axis((0, m), name="k1")
-    mx = te.compute((n,), lambda i: te.max(x[i, k1], axis=k1), name="mx")
-    e = te.compute((n, m), lambda i, j: te.exp(x[i, j] - mx[i]), name="e")
-    k2 = te.reduce_axis((0, m), name="k2")
-    total = te.compute((n,), lambda i: te.sum(e[i, k2], axis=k2), name="total")
-    out = te.compute((n, m), lambda i, j: e[i, j] / total[i], name="out")
-    return [x, out], 5.0 * n * m
-
-
-def batch_matmul(b, n):
-    A = te.placeholder((b, n, n), F32, name="A")
-    B = te.placeholder((b, n, n), F32, name="B")
-    k = te.reduce_axis((0, n), name="k")
-    out = te.compute((b, n, n), lambda z, i, j: te.sum(A[z, i, k] * B[z, k, j], axis=k),
-                     name="bmm")
-    return [A, B, out], 2.0 * b * n ** 3
-
-
-def reference(op, ins):
-    if op == "matmul":
-        return ins[0] @ ins[1] + ins[2]
-    if op == "batch_matmul":
-        return ins[0] @ ins[1]
-    if op == "softmax":
-        e = np.exp(ins[0] - ins[0].max(axis=1, keepdims=True))
-        return e / e.sum(axis=1, keepdims=True)
-    x, w = ins
-    xp = np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)))
-    h, wd = x.shape[2], x.shape[3]
-    win = np.lib.stride_tricks.sliding_window_view(xp, (3, 3), axis=(2, 3))  # 1,c,h,w,3,3
-    if op == "depthwise":
-        return np.einsum("bchwyx,cyx->bchw", win, w[:, 0])
-    return np.einsum("bchwyx,fcyx->bfhw", win, w).reshape(1, w.shape[0], h, wd)
-
-
-OPS = {
-    "matmul": lambda s: matmul(s["n"]),
-    "conv2d": lambda s: conv2d(s["c"], s["k"], s["h"], s["w"]),
-    "depthwise": lambda s: depthwise(s["c"], s["h"], s["w"]),
-    "softmax": lambda s: softmax(s["n"], s["m"]),
-    "batch_matmul": lambda s: batch_matmul(s["b"], s["n"]),
-}
-# the sizes bench_auto_scheduler.py --ops uses (W2 is matmul n=1024, W4 conv2d 64/64/56)
-SIZES = {"matmul": dict(n=1024), "conv2d": dict(c=64, k=64, h=56, w=56),
-         "depthwise": dict(c=128, h=56, w=56), "softmax": dict(n=1024, m=1024),
-         "batch_matmul": dict(b=8, n=256)}
+OPS = {op: (lambda s, op=op, build=build: (build(te, *workloads.args_of(op, s)),
+                                           workloads.flop(op, s)))
+       for op, build in workloads.BUILDERS.items()}
+reference = workloads.reference
+SIZES = workloads.SIZES
 
 
 def time_func(exe, args, repeat):
