@@ -20,7 +20,7 @@ from ..errors import TepadError
 from ..target import Target
 from .compute_dag import ComputeDAG
 from .measure_record import load_records
-from .sketch import Sketch
+from .sketch import Sketch, make_sketch
 from .workload_registry import workload_key_to_tensors
 
 # optional, and slow to import: loaded when an XGBModel first trains
@@ -105,7 +105,7 @@ class XGBModel(CostModel):
     def _sketch(self, key, target):
         k = (key, str(target))
         if k not in self._sketches:
-            self._sketches[k] = Sketch(ComputeDAG(workload_key_to_tensors(key)),
+            self._sketches[k] = make_sketch(ComputeDAG(workload_key_to_tensors(key)),
                                        Target.canon_target(target))
         return self._sketches[k]
 

@@ -11,7 +11,7 @@ from .cost_model import HAVE_XGBOOST, RandomModel, XGBModel
 from .measure import LocalBuilder, LocalRunner, ProgramMeasurer
 from .measure_record import RecordToFile, load_best_record
 from .search_policy import SketchPolicy
-from .sketch import Sketch
+from .sketch import Sketch, make_sketch
 from .workload_registry import make_workload_key, workload_key_to_tensors
 
 # DAGs given directly (not through a registered workload), by key: forked build workers
@@ -92,7 +92,7 @@ class SearchTask:
     @property
     def sketch(self) -> Sketch:
         if self._sketch is None:
-            self._sketch = Sketch(self.compute_dag, self.target)
+            self._sketch = make_sketch(self.compute_dag, self.target)
         return self._sketch
 
     def tune(self, tuning_options, search_policy=None, adaptive_training=False):
