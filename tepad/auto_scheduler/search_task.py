@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from ..errors import TepadError
-from ..target import Target
+from ..target import Target, is_gpu_kind
 from .compute_dag import ComputeDAG
 from .cost_model import HAVE_XGBOOST, RandomModel, XGBModel
 from .measure import LocalBuilder, LocalRunner, ProgramMeasurer
@@ -126,11 +126,20 @@ class SearchTask:
         return self.compute_dag.apply_steps_from_state(self._best_state(log_file))
 
     def print_best(self, log_file, print_mode="schedule"):
-        """The Python schedule code of the best record (``print_mode="schedule"``); the
-        names are the workload's operation names, ``s`` the schedule."""
+        """The Python schedule code of the best record (``print_mode="schedule"``; the
+        names are the workload's operation names, ``s`` the schedule), or for a GPU target
+        with ``print_mode="cuda"`` the device code it builds to (tepad generates PTX, not
+        CUDA C; under the emulator the PTX where the NVPTX back end exists)."""
+        if print_mode == "cuda":
+            if not is_gpu_kind(self.target):
+                raise TepadError(f"print_best: print_mode 'cuda' needs a GPU target; the "
+                                 f"task's target is {self.target}")
+            from ..driver import build
+            sch, args = self.apply_best(log_file)
+            return build(sch, args, target=self.target).imported_modules[0].get_source()
         if print_mode != "schedule":
             raise TepadError(f"print_best: print_mode {print_mode!r} is not supported; tepad "
-                             "prints 'schedule' code")
+                             "prints 'schedule' code, or 'cuda' for a GPU target")
         return self.compute_dag.print_python_code_from_state(self._best_state(log_file))
 
     def __getstate__(self):
