@@ -20,7 +20,8 @@ from ..errors import TepadError
 from ..target import Target
 from .compute_dag import ComputeDAG
 from .measure_record import load_records
-from .sketch import Sketch, make_sketch
+from .gpu_sketch import make_sketch
+from .sketch import Sketch
 from .workload_registry import workload_key_to_tensors
 
 # optional, and slow to import: loaded when an XGBModel first trains

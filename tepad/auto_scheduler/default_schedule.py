@@ -7,7 +7,7 @@ from ..target import Target, current_target
 from ..tensor.tensor import PlaceholderOp, Tensor
 from .compute_dag import ComputeDAG
 from .loop_state import apply_steps
-from .sketch import make_sketch
+from .gpu_sketch import make_sketch
 
 
 def _with_inputs(outs) -> list:

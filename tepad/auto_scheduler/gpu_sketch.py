@@ -37,11 +37,11 @@ import random
 
 import numpy as np
 
-from ..target import Target
+from ..target import Target, is_gpu_kind
 from ..tir.expr import ProducerLoad
 from ..tir.functor import collect_vars, post_order_visit
 from .loop_state import State
-from .sketch import _const, _ext, _injective, _prime_factors, _same_shape, _tileable, \
+from .sketch import Sketch, _const, _ext, _injective, _prime_factors, _same_shape, _tileable, \
     divisors
 
 UNROLL_CHOICES = [0, 16, 64, 512, 1024]
@@ -325,3 +325,9 @@ def _itemsize(dtype) -> int:
         return np.dtype(str(dtype)).itemsize
     except TypeError:
         return 4
+
+
+def make_sketch(dag, target):
+    """The sketch for ``target``: ``GpuSketch`` for a GPU target, else the CPU ``Sketch``."""
+    target = Target.canon_target(target) or Target("llvm")
+    return GpuSketch(dag, target) if is_gpu_kind(target) else Sketch(dag, target)

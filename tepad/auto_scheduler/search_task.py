@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+from ..driver import build
 from ..errors import TepadError
 from ..target import Target, is_gpu_kind
 from .compute_dag import ComputeDAG
@@ -11,7 +12,8 @@ from .cost_model import HAVE_XGBOOST, RandomModel, XGBModel
 from .measure import LocalBuilder, LocalRunner, ProgramMeasurer
 from .measure_record import RecordToFile, load_best_record
 from .search_policy import SketchPolicy
-from .sketch import Sketch, make_sketch
+from .gpu_sketch import make_sketch
+from .sketch import Sketch
 from .workload_registry import make_workload_key, workload_key_to_tensors
 
 # DAGs given directly (not through a registered workload), by key: forked build workers
@@ -134,7 +136,6 @@ class SearchTask:
             if not is_gpu_kind(self.target):
                 raise TepadError(f"print_best: print_mode 'cuda' needs a GPU target; the "
                                  f"task's target is {self.target}")
-            from ..driver import build
             sch, args = self.apply_best(log_file)
             return build(sch, args, target=self.target).imported_modules[0].get_source()
         if print_mode != "schedule":

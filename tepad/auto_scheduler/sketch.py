@@ -33,7 +33,7 @@ import math
 import os
 import random
 
-from ..target import Target, is_gpu_kind
+from ..target import Target
 from ..tensor.tensor import ComputeOp
 from ..tir.expr import ProducerLoad
 from ..tir.functor import collect_vars, post_order_visit
@@ -379,12 +379,3 @@ def _vector_tile(n: int, lanes: int) -> int:
 def _largest_divisor(n: int, cap: int) -> int:
     return max(d for d in divisors(n) if d <= max(1, cap))
 
-
-def make_sketch(dag, target):
-    """The sketch for ``target``: ``GpuSketch`` (``gpu_sketch``) for a GPU target, else the
-    CPU ``Sketch``."""
-    target = Target.canon_target(target) or Target("llvm")
-    if is_gpu_kind(target):
-        from .gpu_sketch import GpuSketch   # it imports this module's helpers
-        return GpuSketch(dag, target)
-    return Sketch(dag, target)

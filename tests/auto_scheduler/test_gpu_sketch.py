@@ -11,9 +11,9 @@ import pytest
 import tepad
 from tepad import auto_scheduler, te
 from tepad.auto_scheduler.compute_dag import ComputeDAG
-from tepad.auto_scheduler.gpu_sketch import MAX_LOCAL, MAX_VTHREAD, GpuSketch
+from tepad.auto_scheduler.gpu_sketch import MAX_LOCAL, MAX_VTHREAD, GpuSketch, make_sketch
 from tepad.auto_scheduler.loop_state import apply_steps
-from tepad.auto_scheduler.sketch import Sketch, make_sketch
+from tepad.auto_scheduler.sketch import Sketch
 from tepad.codegen.nvptx_target import ptxas_path
 
 from .workloads import conv2d_nchw, elementwise_chain, matmul_add, softmax
