@@ -82,6 +82,8 @@ class GpuSketch:
         self.lanes, self.regs = 1, MAX_LOCAL        # read by the cost model's features
         self.plan = []
         self.tile_keys = {}
+        self.unsupported = []           # stages no rule schedules (a CUDA build refuses them)
+        self._shared_names = {}         # (tiled stage, input) -> its shared cache stage
         hosted = {}
         for op in dag.compute_ops:
             if _tileable(op) and not dag.is_output(op):
@@ -103,6 +105,8 @@ class GpuSketch:
                 fused = "@".join(iv.var.name for iv in op.axis)
                 self.tile_keys[f"{name}/{fused}"] = (math.prod(_ext(iv) for iv in op.axis), 2)
                 self.plan.append(("simple", name, None))
+            else:
+                self.unsupported.append(name)
 
     def _add_tiled(self, op, host):
         for iv in op.axis:
@@ -113,6 +117,11 @@ class GpuSketch:
         for t in op.input_tensors:
             if t.op.name not in inputs:
                 inputs.append(t.op.name)
+                taken = set(self._shared_names.values())
+                shared, k = f"{t.op.name}.shared", 1
+                while shared in taken:          # another tiled stage reads it too
+                    shared, k = f"{t.op.name}.shared{k}", k + 1
+                self._shared_names[(op.name, t.op.name)] = shared
         self.plan.append(("tiled", op.name, (host, inputs)))
 
     # --- steps ------------------------------------------------------------------------------
@@ -149,7 +158,7 @@ class GpuSketch:
             host = host_name
             host_axes = [iv.var.name for iv in self.dag.op_by_name[host_name].axis]
         for t in inputs:
-            out.append(["CHR", t, "shared", [local]])
+            out.append(["CHR", t, "shared", [local], self._shared_names[(name, t)]])
         for h, a in zip(host_axes, sp):
             out.append(["SP", host, h, [lv[a][1], lv[a][2], lv[a][3] * lv[a][4]]])
         out.append(["RE", host, [f"{h}.{k}" for k in range(4) for h in host_axes]])
@@ -172,7 +181,7 @@ class GpuSketch:
                     [f"{a}.2" for a in rd] + [f"{a}.2" for a in sp]])
         threads = math.prod(lv[a][2] for a in sp)
         for t in inputs:
-            shared = f"{t}.shared"
+            shared = self._shared_names[(name, t)]
             dims = len(self.dag.op_by_name[t].output(0).shape)
             axes = [f"ax{k}" for k in range(dims)]
             fused = "@".join(axes)

@@ -7,8 +7,9 @@ A state is a list of steps, each a JSON list naming stages and loops by name:
   cache stage is named ``stage.scope`` and keeps the original loop names);
 * ``["SP", stage, loop, [f1, ..., fn]]``: split ``loop`` into ``loop.0 .. loop.n`` whose
   inner extents are ``f1 .. fn`` (the outer one takes the rest);
-* ``["CHR", tensor, scope, [readers]]``: ``cache_read`` of ``tensor`` (an input or a stage)
-  for the reader stages; the cache stage is named ``tensor.scope`` and its loops ``ax0`` ..;
+* ``["CHR", tensor, scope, [readers](, name)]``: ``cache_read`` of ``tensor`` (an input or a
+  stage) for the reader stages; the cache stage is named ``name`` (default
+  ``tensor.scope``) and its loops ``ax0`` ..;
 * ``["RE", stage, [loops]]``; ``["FU", stage, [loops]]`` (the fused loop is named by joining
   the names with ``@``); ``["AN", stage, loop, kind]`` with kind ``parallel``, ``vectorize``,
   ``unroll`` or a thread tag (``blockIdx.x``, ``vthread``, ``threadIdx.x``, ..: ``bind``);
@@ -137,7 +138,7 @@ class _Replay:
                                  f"{sorted(self.inputs)}")
             rstages = [self.stage(r, step) for r in readers]
             cache = self.s.cache_read(src, scope, [st.op.output(0) for st in rstages])
-            new = f"{st_name}.{scope}"
+            new = step[4] if len(step) > 4 else f"{st_name}.{scope}"
             if new in self.tensors:
                 raise TepadError(f"step {step}: stage {new!r} exists already")
             self.tensors[new] = cache

@@ -15,6 +15,10 @@ from tepad.auto_scheduler.gpu_sketch import MAX_LOCAL, MAX_VTHREAD, GpuSketch, m
 from tepad.auto_scheduler.loop_state import apply_steps
 from tepad.auto_scheduler.sketch import Sketch
 from tepad.codegen.nvptx_target import ptxas_path
+from tepad.fuzz.auto_sched import generate_auto
+from tepad.fuzz.case import Config
+from tepad.fuzz.runner import run_source
+from tepad.fuzz.sources import RandomSource
 
 from .workloads import conv2d_nchw, elementwise_chain, matmul_add, softmax
 
@@ -104,7 +108,7 @@ def test_conv2d_with_inlined_padding_on_the_emulator(seed):
     sk = make_sketch(dag, "cuda")
     assert sk.plan[-1] == ("inline", "pad", None)
     steps = sk.steps(sk.default_params() if seed == 0 else sk.random_params(random.Random(seed)))
-    assert ["CHR", "pad", "shared", ["conv.local"]] in steps
+    assert ["CHR", "pad", "shared", ["conv.local"], "pad.shared"] in steps
     ins, got = _run_emulated(dag, steps, np.random.default_rng(seed))
     data, weight = ins[tensors[0]], ins[tensors[1]]
     np.testing.assert_allclose(got, _conv_np(data, weight, 1), rtol=1e-4, atol=1e-4)
@@ -202,3 +206,28 @@ def test_gpu_states_assemble_with_ptxas(make, tmp_path):
         r = subprocess.run([PTXAS, "-arch=sm_90", str(path), "-o", str(tmp_path / "k.cubin")],
                            capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
+
+
+def _gpu_auto_config():
+    return Config(auto_scheduler_percent=100, max_stages=4, gpu=True)
+
+
+def test_fuzzer_gpu_auto_cases_match_the_oracle_in_both_bound_modes():
+    cfg = _gpu_auto_config()
+    for i in range(12):
+        out = run_source(RandomSource(f"auto-gpu-ci:{i}"), cfg, exact=True)
+        assert out.status == "pass", (f"case {i}: {out.status} at {out.where}\n{out.detail}\n"
+                                      f"{out.case.script(exact=True) if out.case else ''}")
+        assert out.case.gpu
+
+
+def test_fuzzer_gpu_auto_cases_cover_the_gpu_rules():
+    cfg = _gpu_auto_config()
+    seen = {r: 0 for r in ("cache_read", "'local'", "vthread", "threadIdx.x", "blockIdx.x",
+                           "compute_inline", "auto_unroll_max_step")}
+    for i in range(30):
+        case = generate_auto(RandomSource(f"auto-gpu-rules:{i}"), cfg)
+        sched = "\n".join(case.lines[case.sched_start:])
+        for r in seen:
+            seen[r] += r in sched
+    assert all(seen.values()), seen
