@@ -231,3 +231,20 @@ def test_fuzzer_gpu_auto_cases_cover_the_gpu_rules():
         for r in seen:
             seen[r] += r in sched
     assert all(seen.values()), seen
+
+
+def test_default_schedule_for_cuda_is_the_gpu_sketch():
+    a = te.placeholder((24, 20), name="a")
+    b = te.placeholder((20, 16), name="b")
+    k = te.reduce_axis((0, 20), name="k")
+    c = te.compute((24, 16), lambda i, j: te.sum(a[i, k] * b[k, j], axis=k), name="c")
+    s, args = auto_scheduler.default_schedule(c, "cuda")
+    text = str(tepad.lower(s, args, simple_mode=True))
+    assert "blockIdx.x" in text and "'shared'" in text and "'local'" in text
+    f = tepad.build(s, args, target="cuda", emulate=True)
+    rng = np.random.default_rng(2)
+    an, bn = rng.uniform(size=(24, 20)).astype("float32"), rng.uniform(size=(20, 16)).astype(
+        "float32")
+    out = tepad.nd.empty((24, 16))
+    f(tepad.nd.array(an), tepad.nd.array(bn), out)
+    np.testing.assert_allclose(out.numpy(), an @ bn, rtol=1e-5)
