@@ -248,3 +248,17 @@ def test_default_schedule_for_cuda_is_the_gpu_sketch():
     out = tepad.nd.empty((24, 16))
     f(tepad.nd.array(an), tepad.nd.array(bn), out)
     np.testing.assert_allclose(out.numpy(), an @ bn, rtol=1e-5)
+
+
+def test_gpu_states_have_gpu_features():
+    from tepad.auto_scheduler.cost_model import state_features
+    dag = ComputeDAG(matmul_add(64, 64, 64, "float32"))
+    sk = make_sketch(dag, "cuda")
+    rng = random.Random(3)
+    feats = [state_features(sk, sk.random_params(rng)) for _ in range(8)]
+    assert len({len(f) for f in feats}) == 1
+    # 3 tile keys of 5, 5, 3 levels, 8 per tiled stage, the unroll budget
+    assert len(feats[0]) == 13 + 8 + 1
+    tile = {"matmul/i": [2, 1, 4, 2, 4], "matmul/j": [4, 2, 2, 1, 1], "matmul/k": [8, 2, 4]}
+    f = state_features(sk, {"tile": tile, "unroll": 0})
+    assert f[13:19].tolist() == [3.0, 1.0, 3.0, 0.0, 3.0, 3.0]
