@@ -262,3 +262,17 @@ def test_gpu_states_have_gpu_features():
     tile = {"matmul/i": [2, 1, 4, 2, 4], "matmul/j": [4, 2, 2, 1, 1], "matmul/k": [8, 2, 4]}
     f = state_features(sk, {"tile": tile, "unroll": 0})
     assert f[13:19].tolist() == [3.0, 1.0, 3.0, 0.0, 3.0, 3.0]
+
+
+@pytest.mark.skipif(PTXAS is None, reason="ptxas not found")
+def test_fuzzer_gpu_auto_cases_assemble_with_ptxas(tmp_path):
+    cfg = _gpu_auto_config()
+    for i in range(10):
+        case = generate_auto(RandomSource(f"auto-gpu-ptx:{i}"), cfg)
+        args = [case.ns[t.name] for t in case.placeholders + case.outputs]
+        ptx = tepad.build(case.ns["s"], args, target="cuda", emulate=False).get_source()
+        path = tmp_path / f"k{i}.ptx"
+        path.write_text(ptx)
+        r = subprocess.run([PTXAS, "-arch=sm_90", str(path), "-o", str(tmp_path / "k.cubin")],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, f"case {i}:\n{r.stderr}\n{case.script()}"
