@@ -15,6 +15,10 @@ The rules, consumers before producers:
   reduction's outer tile (``R0``), its copy loops fused, split by the block's thread count
   and bound to ``threadIdx.x`` (cooperative fetching); an inlined producer (a padding) is
   inlined into that copy;
+* a reduction with no spatial loop, or one that reuses no input across loops (a row sum or
+  max) over at least two warps, is a cross-thread reduction: its spatial loops fused and
+  bound to ``blockIdx.x``, its reduction loops fused, split by a thread count and the inner
+  part bound to ``threadIdx.x`` (TVM's cross-thread reduction rule);
 * a remaining injective (output) stage fuses its loops, splits them by a thread count and
   binds the parts to ``blockIdx.x`` and ``threadIdx.x``.
 
@@ -25,8 +29,7 @@ threads at most ``MAX_VTHREAD``, the accumulators of a thread at most ``MAX_LOCA
 shared tiles (estimated from each read's index variables: the sum of their tile extents) at
 most ``max_shared_memory_per_block`` bytes.
 
-Stages outside these rules (scans, symbolic shapes, tuple reductions, reductions with no
-spatial loop) are left as they are, which a CUDA build refuses as unbound; such DAGs are not
+Stages outside these rules (scans, symbolic shapes, tuple reductions) are left as they are, which a CUDA build refuses as unbound; such DAGs are not
 searchable on GPUs yet.
 """
 from __future__ import annotations
@@ -38,11 +41,12 @@ import random
 import numpy as np
 
 from ..target import Target, is_gpu_kind
+from ..tensor.tensor import ComputeOp
 from ..tir.expr import ProducerLoad
 from ..tir.functor import collect_vars, post_order_visit
 from .loop_state import State
-from .sketch import Sketch, _const, _ext, _injective, _prime_factors, _same_shape, _tileable, \
-    divisors
+from .sketch import Sketch, _const, _ext, _has_reuse, _injective, _prime_factors, \
+    _same_shape, _tileable, divisors
 
 UNROLL_CHOICES = [0, 16, 64, 512, 1024]
 MAX_VTHREAD = 8
@@ -99,6 +103,11 @@ class GpuSketch:
                 self._add_tiled(dag.op_by_name[hosted[name]], name)
             elif _injective(op) and not dag.is_output(op):
                 self.plan.append(("inline", name, None))
+            elif self._cross_thread(op):
+                red = "@".join(iv.var.name for iv in op.reduce_axis)
+                self.tile_keys[f"{name}/{red}"] = (
+                    math.prod(_ext(iv) for iv in op.reduce_axis), 2)
+                self.plan.append(("xthread", name, None))
             elif _tileable(op):
                 self._add_tiled(op, None)
             elif _injective(op) and op.axis and all(_const(iv) for iv in op.axis):
@@ -107,6 +116,18 @@ class GpuSketch:
                 self.plan.append(("simple", name, None))
             else:
                 self.unsupported.append(name)
+
+    def _cross_thread(self, op) -> bool:
+        """TVM's cross-thread reduction rule, for a reduction with no spatial loop, or one
+        whose reads reuse nothing across loops (a row sum) over at least two warps: the
+        threads of a block share the reduction loops."""
+        if not (isinstance(op, ComputeOp) and op.reduce_axis and len(op.body) == 1 and
+                all(_const(iv) for iv in list(op.axis) + list(op.reduce_axis))):
+            return False
+        if not op.axis:
+            return True
+        red = math.prod(_ext(iv) for iv in op.reduce_axis)
+        return red >= 2 * self.warp and not _has_reuse(op)
 
     def _add_tiled(self, op, host):
         for iv in op.axis:
@@ -140,8 +161,28 @@ class GpuSketch:
                 out.append(["SP", name, fused, [tile[f"{name}/{fused}"][1]]])
                 out.append(["AN", name, f"{fused}.0", "blockIdx.x"])
                 out.append(["AN", name, f"{fused}.1", "threadIdx.x"])
+            elif kind == "xthread":
+                out.extend(self._cross_thread_steps(op, tile))
             else:
                 out.extend(self._tiled_steps(op, extra[0], extra[1], tile, unroll))
+        return out
+
+    def _cross_thread_steps(self, op, tile) -> list:
+        """Spatial loops fused and bound to ``blockIdx.x``; reduction loops fused, split by
+        the thread count and the inner part bound to ``threadIdx.x`` (an all-reduce)."""
+        name = op.name
+        sp = [iv.var.name for iv in op.axis]
+        rd = [iv.var.name for iv in op.reduce_axis]
+        red = "@".join(rd)
+        out = []
+        if sp:
+            if len(sp) > 1:
+                out.append(["FU", name, sp])
+            out.append(["AN", name, "@".join(sp), "blockIdx.x"])
+        if len(rd) > 1:
+            out.append(["FU", name, rd])
+        out.append(["SP", name, red, [tile[f"{name}/{red}"][1]]])
+        out.append(["AN", name, f"{red}.1", "threadIdx.x"])
         return out
 
     def _tiled_steps(self, op, host_name, inputs, tile, unroll) -> list:
@@ -231,7 +272,7 @@ class GpuSketch:
 
     def _ok(self, tile) -> bool:
         for kind, name, _ in self.plan:
-            if kind == "simple":
+            if kind in ("simple", "xthread"):
                 f = tile[next(k for k in self.tile_keys if k.startswith(name + "/"))][1]
                 if f > self.max_threads:
                     return False
@@ -304,6 +345,11 @@ class GpuSketch:
                 key = next(k for k in self.tile_keys if k.startswith(name + "/"))
                 n = self.tile_keys[key][0]
                 t = _largest_divisor(n, min(256, self.max_threads))
+                tile[key] = [n // t, t]
+            elif kind == "xthread":
+                key = next(k for k in self.tile_keys if k.startswith(name + "/"))
+                n = self.tile_keys[key][0]
+                t = _largest_divisor(n, min(8 * self.warp, self.max_threads))
                 tile[key] = [n // t, t]
             elif kind == "tiled":
                 sp = [iv.var.name for iv in op.axis]

@@ -276,3 +276,26 @@ def test_fuzzer_gpu_auto_cases_assemble_with_ptxas(tmp_path):
         r = subprocess.run([PTXAS, "-arch=sm_90", str(path), "-o", str(tmp_path / "k.cubin")],
                            capture_output=True, text=True)
         assert r.returncode == 0, f"case {i}:\n{r.stderr}\n{case.script()}"
+
+
+def test_cross_thread_reductions_on_the_emulator():
+    rng = np.random.default_rng(9)
+    a = te.placeholder((6, 50), name="a")
+    k1 = te.reduce_axis((0, 6), name="k1")
+    k2 = te.reduce_axis((0, 50), name="k2")
+    total = te.compute((), lambda: te.sum(a[k1, k2], axis=[k1, k2]), name="total")
+    dag = ComputeDAG([a, total])
+    sk = make_sketch(dag, "cuda")
+    assert sk.plan == [("xthread", "total", None)] and not sk.unsupported
+    steps = sk.steps(sk.random_params(random.Random(0)))
+    assert ["AN", "total", "k1@k2.1", "threadIdx.x"] in steps
+    ins, got = _run_emulated(dag, steps, rng)
+    np.testing.assert_allclose(got, ins[a].sum(), rtol=1e-4)
+
+    tensors = softmax(3, 96)            # rows of 3 warps: max and sum across threads
+    dag = ComputeDAG(tensors)
+    sk = make_sketch(dag, "cuda")
+    assert [k for k, _, _ in sk.plan] == ["simple", "xthread", "inline", "xthread"]
+    for params in (sk.default_params(), sk.random_params(random.Random(2))):
+        ins, got = _run_emulated(dag, sk.steps(params), rng)
+        np.testing.assert_allclose(got, _softmax_np(ins[tensors[0]]), rtol=1e-4, atol=1e-6)
