@@ -5,7 +5,9 @@ throughput (the task's best measured cost over the state's cost; 0 for failed st
 xgboost on loop-nest features read from the state's sketch parameters: the log2 extent of
 every tile level, and per tiled stage the accumulator block, the innermost vector length and
 whether it is a multiple of the target's lanes, the parallel extent and the inner working
-set; plus the unroll budget. It is retrained as measurements arrive; with fewer than
+set (for GPU sketches: blocks, virtual threads, threads and whether they fill warps,
+accumulators per thread, the inner reduction tile and the shared bytes); plus the unroll
+budget. It is retrained as measurements arrive; with fewer than
 ``num_warmup_sample`` successful samples of a task it scores at random."""
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from .._lazy import lazy_module
 from ..errors import TepadError
 from ..target import Target
 from .compute_dag import ComputeDAG
+from .gpu_sketch import GpuSketch, make_sketch
 from .measure_record import load_records
 from .sketch import Sketch
 from .workload_registry import workload_key_to_tensors
@@ -38,6 +41,10 @@ def state_features(sketch: Sketch, params) -> np.ndarray:
     feats = []
     for key in sorted(sketch.tile_keys):
         feats.extend(_log2(e) for e in tile[key])
+    if isinstance(sketch, GpuSketch):
+        feats += _gpu_features(sketch, tile)
+        feats.append(_log2(1 + int(params.get("unroll", 0))))
+        return np.array(feats, dtype=np.float64)
     for kind, name, _ in sketch.plan:
         if kind != "tiled":
             continue
@@ -52,6 +59,27 @@ def state_features(sketch: Sketch, params) -> np.ndarray:
                   float(block <= sketch.regs * sketch.lanes // 2), _log2(par), _log2(work)]
     feats.append(_log2(1 + int(params.get("unroll", 0))))
     return np.array(feats, dtype=np.float64)
+
+
+def _gpu_features(sketch, tile) -> list:
+    """Per tiled stage of a GPU sketch: blocks, virtual threads, threads per block (and
+    whether a multiple of the warp), accumulators per thread, inner reduction tile, shared
+    bytes per block (estimate) and blocks per shared-memory budget."""
+    out = []
+    for kind, name, _ in sketch.plan:
+        if kind != "tiled":
+            continue
+        op = sketch.dag.op_by_name[name]
+        sp = [tile[f"{name}/{iv.var.name}"] for iv in op.axis]
+        rd = [tile[f"{name}/{iv.var.name}"] for iv in op.reduce_axis]
+        threads = math.prod(lv[2] for lv in sp)
+        shared = sketch.shared_bytes(name, tile)
+        out += [_log2(math.prod(lv[0] for lv in sp)), _log2(math.prod(lv[1] for lv in sp)),
+                _log2(threads), float(threads % sketch.warp == 0),
+                _log2(math.prod(lv[3] * lv[4] for lv in sp)),
+                _log2(math.prod(lv[1] * lv[2] for lv in rd)), _log2(shared),
+                _log2(sketch.max_shared / max(1, shared))]
+    return out
 
 
 class CostModel:
@@ -105,7 +133,7 @@ class XGBModel(CostModel):
     def _sketch(self, key, target):
         k = (key, str(target))
         if k not in self._sketches:
-            self._sketches[k] = Sketch(ComputeDAG(workload_key_to_tensors(key)),
+            self._sketches[k] = make_sketch(ComputeDAG(workload_key_to_tensors(key)),
                                        Target.canon_target(target))
         return self._sketches[k]
 

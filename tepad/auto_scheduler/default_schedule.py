@@ -7,7 +7,7 @@ from ..target import Target, current_target
 from ..tensor.tensor import PlaceholderOp, Tensor
 from .compute_dag import ComputeDAG
 from .loop_state import apply_steps
-from .sketch import Sketch
+from .gpu_sketch import make_sketch
 
 
 def _with_inputs(outs) -> list:
@@ -41,6 +41,6 @@ def default_schedule(outs, target=None):
                          f"{outs!r}")
     target = Target.canon_target(target) or current_target() or Target("llvm")
     dag = ComputeDAG(_with_inputs(outs))
-    sketch = Sketch(dag, target)
+    sketch = make_sketch(dag, target)
     s, args, _ = apply_steps(dag, sketch.steps(sketch.default_params()))
     return s, args

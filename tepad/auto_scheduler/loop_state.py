@@ -7,8 +7,12 @@ A state is a list of steps, each a JSON list naming stages and loops by name:
   cache stage is named ``stage.scope`` and keeps the original loop names);
 * ``["SP", stage, loop, [f1, ..., fn]]``: split ``loop`` into ``loop.0 .. loop.n`` whose
   inner extents are ``f1 .. fn`` (the outer one takes the rest);
+* ``["CHR", tensor, scope, [readers](, name)]``: ``cache_read`` of ``tensor`` (an input or a
+  stage) for the reader stages; the cache stage is named ``name`` (default
+  ``tensor.scope``) and its loops ``ax0`` ..;
 * ``["RE", stage, [loops]]``; ``["FU", stage, [loops]]`` (the fused loop is named by joining
-  the names with ``@``); ``["AN", stage, loop, "parallel" | "vectorize" | "unroll"]``;
+  the names with ``@``); ``["AN", stage, loop, kind]`` with kind ``parallel``, ``vectorize``,
+  ``unroll`` or a thread tag (``blockIdx.x``, ``vthread``, ``threadIdx.x``, ..: ``bind``);
 * ``["CA", stage, target_stage, target_loop]``: ``compute_at``;
 * ``["PR", stage, loop, pragma, value]``: ``pragma`` (``auto_unroll_max_step``);
 * ``["RF", stage, loop, factor_axis]``: ``rfactor`` of the split reduction ``loop``; the new
@@ -23,6 +27,10 @@ import json
 
 from ..errors import TepadError
 from ..schedule import create_schedule
+from ..tensor.operation import thread_axis
+
+THREAD_TAGS = ("blockIdx.x", "blockIdx.y", "blockIdx.z", "vthread", "threadIdx.x",
+               "threadIdx.y", "threadIdx.z")
 
 
 class State:
@@ -62,6 +70,7 @@ class _Replay:
         self.dag = dag
         self.s = create_schedule([op for op in dag.output_ops])
         self.tensors = {op.name: op.output(0) for op in dag.compute_ops}
+        self.inputs = {op.name: op.output(0) for op in dag.ops}     # cache_read sources
         self.origin = {name: name for name in self.tensors}    # cache stage -> its op's name
         self.iters = {}
         self.names = {}
@@ -121,6 +130,25 @@ class _Replay:
         if kind == "SKETCH":
             return
         st_name = step[1]
+        if kind == "CHR":
+            scope, readers = step[2], step[3]
+            src = self.tensors.get(st_name, self.inputs.get(st_name))
+            if src is None:
+                raise TepadError(f"step {step}: no tensor {st_name!r}; tensors are "
+                                 f"{sorted(self.inputs)}")
+            rstages = [self.stage(r, step) for r in readers]
+            cache = self.s.cache_read(src, scope, [st.op.output(0) for st in rstages])
+            new = step[4] if len(step) > 4 else f"{st_name}.{scope}"
+            if new in self.tensors:
+                raise TepadError(f"step {step}: stage {new!r} exists already")
+            self.tensors[new] = cache
+            self.origin[new] = new
+            for r, rst in zip(readers, rstages):    # the readers' ops were rebuilt
+                self.tensors[r] = rst.op.output(0)
+                self.iters.pop(r, None)
+            self.emit(f"{self.tensor_var(new)} = s.cache_read({self.tensor_var(st_name)}, "
+                      f"{scope!r}, [{', '.join(self.tensor_var(r) for r in readers)}])")
+            return
         st = self.stage(st_name, step)
         sv = f"s[{self.tensor_var(st_name)}]"
         if kind == "CI":
@@ -190,9 +218,14 @@ class _Replay:
                           f"{', '.join(self.names[st_name][n] for n in step[2])})")
         elif kind == "AN":
             iv = self.loop(st_name, step[2], step)
+            if step[3] in THREAD_TAGS:
+                st.bind(iv, thread_axis(step[3]))
+                self.emit(f"{sv}.bind({self.names[st_name][step[2]]}, "
+                          f"te.thread_axis({step[3]!r}))")
+                return
             if step[3] not in ("parallel", "vectorize", "unroll"):
-                raise TepadError(f"step {step}: annotation must be parallel, vectorize or "
-                                 "unroll")
+                raise TepadError(f"step {step}: annotation must be parallel, vectorize, "
+                                 f"unroll or a thread tag {THREAD_TAGS}")
             getattr(st, step[3])(iv)
             self.emit(f"{sv}.{step[3]}({self.names[st_name][step[2]]})")
         elif kind == "CA":
@@ -207,7 +240,7 @@ class _Replay:
             self.emit(f"{sv}.pragma({self.names[st_name][step[2]]}, {step[3]!r}, {step[4]!r})")
         else:
             raise TepadError(f"step {step}: unknown step kind {kind!r}; kinds are SKETCH, CI, "
-                             "CHW, SP, RE, FU, AN, CA, PR, RF")
+                             "CHW, CHR, SP, RE, FU, AN, CA, PR, RF")
 
 
 def apply_steps(dag, steps, emit_code=False):

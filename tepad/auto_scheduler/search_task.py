@@ -5,13 +5,15 @@ from __future__ import annotations
 import os
 
 from ..autotvm.trial_cap import cap_trials
+from ..driver import build
 from ..errors import TepadError
-from ..target import Target
+from ..target import Target, is_gpu_kind
 from .compute_dag import ComputeDAG
 from .cost_model import HAVE_XGBOOST, RandomModel, XGBModel
 from .measure import LocalBuilder, LocalRunner, ProgramMeasurer
 from .measure_record import RecordToFile, load_best_record
 from .search_policy import SketchPolicy
+from .gpu_sketch import make_sketch
 from .sketch import Sketch
 from .workload_registry import make_workload_key, workload_key_to_tensors
 
@@ -93,7 +95,7 @@ class SearchTask:
     @property
     def sketch(self) -> Sketch:
         if self._sketch is None:
-            self._sketch = Sketch(self.compute_dag, self.target)
+            self._sketch = make_sketch(self.compute_dag, self.target)
         return self._sketch
 
     def tune(self, tuning_options, search_policy=None, adaptive_training=False):
@@ -127,11 +129,19 @@ class SearchTask:
         return self.compute_dag.apply_steps_from_state(self._best_state(log_file))
 
     def print_best(self, log_file, print_mode="schedule"):
-        """The Python schedule code of the best record (``print_mode="schedule"``); the
-        names are the workload's operation names, ``s`` the schedule."""
+        """The Python schedule code of the best record (``print_mode="schedule"``; the
+        names are the workload's operation names, ``s`` the schedule), or for a GPU target
+        with ``print_mode="cuda"`` the device code it builds to (tepad generates PTX, not
+        CUDA C; under the emulator the PTX where the NVPTX back end exists)."""
+        if print_mode == "cuda":
+            if not is_gpu_kind(self.target):
+                raise TepadError(f"print_best: print_mode 'cuda' needs a GPU target; the "
+                                 f"task's target is {self.target}")
+            sch, args = self.apply_best(log_file)
+            return build(sch, args, target=self.target).imported_modules[0].get_source()
         if print_mode != "schedule":
             raise TepadError(f"print_best: print_mode {print_mode!r} is not supported; tepad "
-                             "prints 'schedule' code")
+                             "prints 'schedule' code, or 'cuda' for a GPU target")
         return self.compute_dag.print_python_code_from_state(self._best_state(log_file))
 
     def __getstate__(self):

@@ -378,3 +378,4 @@ def _vector_tile(n: int, lanes: int) -> int:
 
 def _largest_divisor(n: int, cap: int) -> int:
     return max(d for d in divisors(n) if d <= max(1, cap))
+

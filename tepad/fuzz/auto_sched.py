@@ -11,12 +11,18 @@ function; the runner then checks the numbers against the oracle in both bound mo
 
 Every random choice goes through the case's ``Source`` (``SourceRandom`` gives the sketch
 the ``random.Random`` methods it uses), so cases replay, shrink and run under hypothesis.
+
+With ``Config(gpu=True)`` the sketch is the GPU one (``GpuSketch`` for ``"cuda"``: thread
+bindings, local accumulators, shared inputs) and the runner builds the case for ``"cuda"``
+through the emulator with its race check; computes with stages the GPU rules leave alone
+(reductions without spatial loops, scans) are drawn again.
 """
 from __future__ import annotations
 
 import tepad
 
 from ..auto_scheduler.compute_dag import ComputeDAG
+from ..auto_scheduler.gpu_sketch import GpuSketch
 from ..auto_scheduler.sketch import Sketch
 from ..errors import TepadError
 from .case import Case, Config, Tens
@@ -184,11 +190,18 @@ def generate_auto(src: Source, cfg: Config | None = None) -> Case:
     """A case whose schedule is a random annotation of the auto-scheduler's sketch of a
     drawn compute (see the module docstring)."""
     cfg = cfg or Config()
-    case = _draw_compute(src, cfg)
-    ns = case.ns
-    tensors = [ns[t.name] for t in case.placeholders + case.outputs]
-    dag = ComputeDAG(tensors)
-    sketch = Sketch(dag, "llvm")
+    for _ in range(8):
+        case = _draw_compute(src, cfg)
+        ns = case.ns
+        tensors = [ns[t.name] for t in case.placeholders + case.outputs]
+        dag = ComputeDAG(tensors)
+        sketch = GpuSketch(dag, "cuda") if cfg.gpu else Sketch(dag, "llvm")
+        if not getattr(sketch, "unsupported", None):
+            break
+    else:
+        raise TepadError("auto-scheduler GPU case: eight drawn computes had stages the GPU "
+                         f"sketch rules do not schedule ({sketch.unsupported})")
+    case.gpu = bool(cfg.gpu)
     rng = SourceRandom(src)
     params = sketch.default_params() if src.flag(15) else sketch.random_params(rng)
     for _ in range(src.int(0, 2)):

@@ -1,6 +1,6 @@
 """Workloads the auto_scheduler tests register (an importable module, so build workers that
 spawn instead of fork find them too)."""
-from tepad import auto_scheduler, te
+from tepad import auto_scheduler, te, topi
 
 
 @auto_scheduler.register_workload
@@ -50,3 +50,14 @@ def elementwise_chain(n, m):
     t2 = te.compute((n, m), lambda i, j: te.max(t1[i, j], 0.5), name="t2")
     out = te.compute((n, m), lambda i, j: t2[i, j] * b[i, j], name="out")
     return [a, b, out]
+
+
+@auto_scheduler.register_workload
+def conv2d_bias_relu(N, H, W, CO, CI, KH, KW, stride, padding):
+    """The layer of TVM's tune_conv2d_layer_cuda tutorial: topi's conv2d, a bias, a relu."""
+    data = te.placeholder((N, CI, H, W), name="data")
+    kernel = te.placeholder((CO, CI, KH, KW), name="kernel")
+    bias = te.placeholder((1, CO, 1, 1), name="bias")
+    conv = topi.nn.conv2d_nchw(data, kernel, stride, padding, dilation=1, out_dtype="float32")
+    out = topi.nn.relu(conv + bias)
+    return [data, kernel, bias, out]
