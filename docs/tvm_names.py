@@ -477,6 +477,11 @@ ROWS = [
      "tepad.topi.nn.prelu", ""),
     ("topi.nn.conv2d (NCHW / NHWC / HWCN) / conv2d_nchw / conv2d_nhwc / conv2d_hwcn",
      "tepad.topi.nn.conv2d", "no groups; HWIO filters for NHWC and HWCN"),
+    ("topi.nn.conv1d / conv1d_ncw / conv1d_nwc / group_conv1d_ncw / group_conv1d_nwc "
+     "(+ generic / x86 / cuda schedule_conv1d_*, schedule_group_conv1d_*; cuda computes)",
+     "tepad.topi.nn.group_conv1d_nwc", ""),
+    ("topi.testing.conv1d_ncw_python / group_conv1d_ncw_python",
+     "tepad.topi.testing.group_conv1d_ncw_python", ""),
     ("topi.nn.depthwise_conv2d_nchw / depthwise_conv2d_nhwc",
      "tepad.topi.nn.depthwise_conv2d_nchw", "NHWC: HWOI filters only"),
     ("topi.nn.conv2d_transpose_nchw", "tepad.topi.nn.conv2d_transpose_nchw", ""),

@@ -120,6 +120,8 @@ schedule_unique = _schedule_direct     # topi.unique: one counting reduction per
 schedule_scan = _schedule_direct
 schedule_sort = schedule_argsort = schedule_topk = _schedule_direct   # topi.sort: counting ranks
 schedule_conv2d_nchw = _schedule_direct
+schedule_conv1d_ncw = schedule_conv1d_nwc = _schedule_direct
+schedule_group_conv1d_ncw = schedule_group_conv1d_nwc = _schedule_direct
 schedule_conv2d_nhwc = _schedule_direct
 schedule_conv2d_hwcn = _schedule_direct
 schedule_depthwise_conv2d_nchw = _schedule_direct
@@ -137,7 +139,8 @@ __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_e
            "schedule_broadcast", "schedule_concatenate", "schedule_reduce", "schedule_softmax",
            "schedule_pool", "schedule_pool_grad", "schedule_unique", "schedule_scan",
            "schedule_sort", "schedule_argsort", "schedule_topk",
-           "schedule_adaptive_pool", "schedule_conv2d_nchw",
+           "schedule_adaptive_pool", "schedule_conv2d_nchw", "schedule_conv1d_ncw",
+           "schedule_conv1d_nwc", "schedule_group_conv1d_ncw", "schedule_group_conv1d_nwc",
            "schedule_conv2d_nhwc", "schedule_conv2d_hwcn", "schedule_depthwise_conv2d_nchw",
            "schedule_depthwise_conv2d_nhwc", "schedule_conv2d_transpose_nchw",
            "schedule_dense", "schedule_dense_small_batch", "schedule_dense_large_batch",

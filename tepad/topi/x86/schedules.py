@@ -352,6 +352,26 @@ def schedule_conv2d_hwcn(outs):
     return _schedule_contraction(outs, ("conv2d_hwcn",), 3, 2)
 
 
+def schedule_conv1d_ncw(outs):
+    """NCW convolution: output width vectorized, a block of output channels per tile."""
+    return _schedule_contraction(outs, ("conv1d_ncw",), 2, 1)
+
+
+def schedule_conv1d_nwc(outs):
+    """NWC convolution: output channels vectorized, a block of output columns per tile."""
+    return _schedule_contraction(outs, ("conv1d_nwc",), 2, 1)
+
+
+def schedule_group_conv1d_ncw(outs):
+    """Grouped NCW convolution: output width vectorized, a block of output channels."""
+    return _schedule_contraction(outs, ("group_conv1d_ncw",), 2, 1)
+
+
+def schedule_group_conv1d_nwc(outs):
+    """Grouped NWC convolution: output channels vectorized, a block of output columns."""
+    return _schedule_contraction(outs, ("group_conv1d_nwc",), 2, 1)
+
+
 def schedule_depthwise_conv2d_nchw(outs):
     """NCHW depthwise convolution: output width vectorized."""
     return _schedule_contraction(outs, ("depthwise_conv2d_nchw",), 3, None)
@@ -392,6 +412,8 @@ __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_e
            "schedule_adaptive_pool", "schedule_lrn",
            "schedule_batch_norm",
            "schedule_conv2d_nchw", "schedule_conv2d_nhwc", "schedule_conv2d_hwcn",
+           "schedule_conv1d_ncw", "schedule_conv1d_nwc", "schedule_group_conv1d_ncw",
+           "schedule_group_conv1d_nwc",
            "schedule_depthwise_conv2d_nchw", "schedule_depthwise_conv2d_nhwc",
            "schedule_conv2d_transpose_nchw", "schedule_dense", "schedule_matmul",
            "schedule_dense_nopack", "schedule_dense_pack",
