@@ -68,6 +68,20 @@ def schedule_injective(outs):
 
 
 schedule_elemwise = schedule_injective
+
+
+def schedule_reorg(outs):
+    """topi.vision.reorg: its gather stage (tag ``reorg_output``) inlined into the reshape,
+    which is then scheduled as an injective output."""
+    outs = as_outs(outs)
+    s = create_schedule([t.op for t in outs])
+    inline_injective(s, outs)
+    for st in list(s.stages):
+        if st.op.tag == "reorg_output" and st.op not in {t.op for t in outs}:
+            st.compute_inline()
+    for t in outs:
+        _bind_spatial(s, t)
+    return s
 schedule_broadcast = schedule_injective
 schedule_concatenate = schedule_injective
 
@@ -144,4 +158,5 @@ __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_e
            "schedule_conv2d_nhwc", "schedule_conv2d_hwcn", "schedule_depthwise_conv2d_nchw",
            "schedule_depthwise_conv2d_nhwc", "schedule_conv2d_transpose_nchw",
            "schedule_dense", "schedule_dense_small_batch", "schedule_dense_large_batch",
-           "schedule_matmul", "schedule_batch_matmul", "schedule_lrn", "schedule_batch_norm"]
+           "schedule_matmul", "schedule_batch_matmul", "schedule_lrn", "schedule_batch_norm",
+           "schedule_reorg"]

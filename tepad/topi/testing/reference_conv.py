@@ -48,4 +48,59 @@ def conv1d_ncw_python(a_np, w_np, stride, padding, dilation):
     return group_conv1d_ncw_python(a_np, w_np, stride, padding, dilation, 1)
 
 
-__all__ = ["conv1d_ncw_python", "group_conv1d_ncw_python"]
+
+
+
+def space_to_batch_nd_python(data, block_shape, pad_before, pad_after, pad_value=0):
+    """numpy: pad the spatial axes, split each into (d / b, b), move the block axes in front
+    of the batch axis and merge them with it."""
+    m = len(block_shape)
+    pads = [(0, 0)] + list(zip(pad_before, pad_after)) + [(0, 0)] * (data.ndim - m - 1)
+    x = np.pad(data, pads, constant_values=pad_value)
+    n = x.shape[0]
+    split = [n]
+    for i, b in enumerate(block_shape):
+        split += [x.shape[i + 1] // b, b]
+    split += list(x.shape[m + 1:])
+    x = x.reshape(split)
+    block_axes = [2 + 2 * i for i in range(m)]
+    outer_axes = [1 + 2 * i for i in range(m)]
+    rest = list(range(2 * m + 1, x.ndim))
+    x = x.transpose(block_axes + [0] + outer_axes + rest)
+    return x.reshape([n * int(np.prod(block_shape))] + [x.shape[m + 1 + i] for i in range(m)]
+                     + list(x.shape[2 * m + 1:]))
+
+
+def batch_to_space_nd_python(data, block_shape, crop_begin_list, crop_end_list):
+    """numpy: split the batch into (blocks..., N), interleave each block axis after its
+    spatial axis, merge, then crop."""
+    m = len(block_shape)
+    n = data.shape[0] // int(np.prod(block_shape))
+    x = data.reshape(list(block_shape) + [n] + list(data.shape[1:]))
+    order = [m]
+    for i in range(m):
+        order += [m + 1 + i, i]
+    order += list(range(2 * m + 1, x.ndim))
+    x = x.transpose(order)
+    merged = [n] + [data.shape[i + 1] * block_shape[i] for i in range(m)] + list(data.shape[m + 1:])
+    x = x.reshape(merged)
+    sl = [slice(None)] + [slice(crop_begin_list[i], merged[i + 1] - crop_end_list[i])
+                          for i in range(m)]
+    return x[tuple(sl)]
+
+
+def reorg_python(a_np, stride):
+    """YOLO's reorg as TVM defines it: the input read flat as (N, C / s^2, H * s, W * s),
+    gathered into the input's shape, then reshaped to (N, C * s^2, H / s, W / s)."""
+    n, c, h, w = a_np.shape
+    s = stride
+    x = a_np.reshape(n, c // (s * s), h * s, w * s)
+    k = np.arange(c)
+    c2, off = k % (c // (s * s)), k // (c // (s * s))
+    rows = np.arange(h)[None, :] * s + (off // s)[:, None]        # (c, h)
+    cols = np.arange(w)[None, :] * s + (off % s)[:, None]         # (c, w)
+    y = x[:, c2[:, None, None], rows[:, :, None], cols[:, None, :]]
+    return y.reshape(n, c * s * s, h // s, w // s)
+
+__all__ = ["conv1d_ncw_python", "group_conv1d_ncw_python", "space_to_batch_nd_python",
+           "batch_to_space_nd_python", "reorg_python"]

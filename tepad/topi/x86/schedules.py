@@ -131,6 +131,20 @@ def schedule_injective(outs):
 
 
 schedule_elemwise = schedule_injective
+
+
+def schedule_reorg(outs):
+    """topi.vision.reorg: its gather stage (tag ``reorg_output``) inlined into the reshape,
+    which is then scheduled as an injective output."""
+    outs = as_outs(outs)
+    s = create_schedule([t.op for t in outs])
+    inline_injective(s, outs)
+    for st in list(s.stages):
+        if st.op.tag == "reorg_output" and st.op not in {t.op for t in outs}:
+            st.compute_inline()
+    for t in outs:
+        parallel_vectorize(s, t)
+    return s
 schedule_broadcast = schedule_injective
 schedule_concatenate = schedule_injective
 
@@ -409,7 +423,7 @@ __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_e
            "schedule_broadcast", "schedule_concatenate", "schedule_reduce", "schedule_softmax",
            "schedule_pool", "schedule_pool_grad", "schedule_unique", "schedule_scan",
            "schedule_sort", "schedule_argsort", "schedule_topk",
-           "schedule_adaptive_pool", "schedule_lrn",
+           "schedule_adaptive_pool", "schedule_lrn", "schedule_reorg",
            "schedule_batch_norm",
            "schedule_conv2d_nchw", "schedule_conv2d_nhwc", "schedule_conv2d_hwcn",
            "schedule_conv1d_ncw", "schedule_conv1d_nwc", "schedule_group_conv1d_ncw",
