@@ -410,6 +410,8 @@ ROWS = [
      "tepad.testing.parametrize_targets",
      "requires_gpu / requires_cuda run where cuda(0) exists: a CUDA GPU, or the emulator "
      "under TEPAD_CUDA=emulate; requires_opencl / vulkan / rocm skip"),
+    ("tvm.testing.known_failing_targets", "tepad.testing.known_failing_targets",
+     "the named target kinds report an expected failure (pytest.xfail)"),
     ("tvm.testing.device_enabled / enabled_targets", "tepad.testing.enabled_targets",
      "llvm always; cuda where cuda(0) exists (a GPU or TEPAD_CUDA=emulate)"),
     ("tvm.testing.CompareBeforeAfter", "tepad.testing.CompareBeforeAfter",
@@ -486,6 +488,10 @@ ROWS = [
      "tepad.topi.nn.space_to_batch_nd", ""),
     ("topi.vision.reorg / generic, x86, cuda schedule_reorg / topi.testing.reorg_python",
      "tepad.topi.vision.reorg", ""),
+    ("topi.nn.conv1d_transpose_ncw (+ generic / x86 / cuda schedule_conv1d_transpose_ncw, "
+     "topi.testing.conv1d_transpose_ncw_python)", "tepad.topi.nn.conv1d_transpose_ncw", ""),
+    ("topi.x86 / cuda / arm_cpu conv2d_transpose_nchw", "tepad.topi.x86.conv2d_transpose_nchw",
+     "nn.conv2d_transpose_nchw"),
     ("topi.nn.depthwise_conv2d_nchw / depthwise_conv2d_nhwc",
      "tepad.topi.nn.depthwise_conv2d_nchw", "NHWC: HWOI filters only"),
     ("topi.nn.conv2d_transpose_nchw", "tepad.topi.nn.conv2d_transpose_nchw", ""),

@@ -90,3 +90,53 @@ def test_conv1d_errors():
         topi.nn.conv1d_ncw(A, tepad.te.placeholder((6, 4, 9), name="W"))
     with pytest.raises(tepad.TepadError, match="data_layout"):
         topi.nn.conv1d(A, tepad.te.placeholder((6, 4, 3), name="W"), data_layout="CWN")
+
+
+def _transpose_direct(x, w, stride, pl, pr, op):
+    """Scatter form: input element (c, i) adds x * w[c, o, t] at output position
+    i * stride + t - pl, for every position inside the output."""
+    n, c, width = x.shape
+    _, o, k = w.shape
+    ow = (width - 1) * stride - pl - pr + k + op
+    out = np.zeros((n, o, ow))
+    for i in range(width):
+        for t in range(k):
+            pos = i * stride + t - pl
+            if 0 <= pos < ow:
+                out[:, :, pos] += x[:, :, i] @ w[:, :, t]
+    return out
+
+
+@pytest.mark.parametrize("target", ["plain", "llvm", "cuda"])
+@pytest.mark.parametrize("c,width,o,k,stride,padding,pads,op", [
+    (3, 7, 4, 3, 1, 0, (0, 0), 0),
+    (2, 6, 5, 4, 2, 1, (1, 1), 1),
+    (4, 5, 2, 5, 3, (0, 3), (0, 3), 2),
+    (1, 9, 2, 2, 2, "VALID", (0, 0), 0),
+])
+def test_conv1d_transpose_ncw(c, width, o, k, stride, padding, pads, op, target):
+    x, w = rand((2, c, width)), rand((c, o, k))
+    ref = _transpose_direct(x.astype("float64"), w.astype("float64"), stride, *pads, op)
+    A, W = placeholder(x, "A"), placeholder(w, "W")
+    B = topi.nn.conv1d_transpose_ncw(A, W, stride, padding, "float32", (op,))
+    C = topi.nn.relu(B)
+    sched = None if target == "plain" else (
+        topi.x86 if target == "llvm" else topi.cuda).schedule_conv1d_transpose_ncw
+    tgt = "llvm" if target == "plain" else target
+    np.testing.assert_allclose(run(B, [A, W], [x, w], sched, tgt), ref, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(run(C, [A, W], [x, w], sched, tgt), np.maximum(ref, 0),
+                               rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(
+        topi.testing.conv1d_transpose_ncw_python(x, w, stride, padding, (op,)), ref,
+        rtol=1e-5, atol=1e-5)
+
+
+def test_conv1d_transpose_errors():
+    A = tepad.te.placeholder((1, 4, 8), name="A")
+    W = tepad.te.placeholder((4, 2, 3), name="W")
+    with pytest.raises(tepad.TepadError, match="output_padding"):
+        topi.nn.conv1d_transpose_ncw(A, W, 2, 0, None, (2,))
+    with pytest.raises(tepad.TepadError, match="padding"):
+        topi.nn.conv1d_transpose_ncw(A, W, 1, 3)
+    with pytest.raises(tepad.TepadError, match="input channels"):
+        topi.nn.conv1d_transpose_ncw(A, tepad.te.placeholder((3, 2, 3), name="V"), 1, 0)

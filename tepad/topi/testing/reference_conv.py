@@ -102,5 +102,25 @@ def reorg_python(a_np, stride):
     y = x[:, c2[:, None, None], rows[:, :, None], cols[:, None, :]]
     return y.reshape(n, c * s * s, h // s, w // s)
 
-__all__ = ["conv1d_ncw_python", "group_conv1d_ncw_python", "space_to_batch_nd_python",
+def conv1d_transpose_ncw_python(a_np, w_np, stride, padding, output_padding):
+    """NCW data (N, C, W), kernel (C, O, K): every input element scatters ``x * w[c, o, :]``
+    to positions ``i * stride ...``; the full result is cropped by the padding (and extended
+    by ``output_padding`` zeros-worth of positions on the right)."""
+    s = _scalar(stride)
+    op = _scalar(output_padding)
+    n, c, w = a_np.shape
+    _, o, k = w_np.shape
+    if isinstance(padding, str):
+        pl, pr = _pads1d(padding, k)
+    else:
+        pl, pr = _pads1d(padding, k)
+    full = np.zeros((n, o, (w - 1) * s + k + op))
+    contrib = np.einsum("ncw,cok->nowk", a_np.astype("float64"), w_np.astype("float64"))
+    for i in range(w):
+        full[:, :, i * s:i * s + k] += contrib[:, :, i]
+    out_w = (w - 1) * s - pl - pr + k + op
+    return full[:, :, pl:pl + out_w].astype(a_np.dtype)
+
+
+__all__ = ["conv1d_transpose_ncw_python", "conv1d_ncw_python", "group_conv1d_ncw_python", "space_to_batch_nd_python",
            "batch_to_space_nd_python", "reorg_python"]
