@@ -492,6 +492,9 @@ ROWS = [
      "topi.testing.conv1d_transpose_ncw_python)", "tepad.topi.nn.conv1d_transpose_ncw", ""),
     ("topi.x86 / cuda / arm_cpu conv2d_transpose_nchw", "tepad.topi.x86.conv2d_transpose_nchw",
      "nn.conv2d_transpose_nchw"),
+    ("topi.nn.group_conv2d_nchw / group_conv2d_nhwc (+ generic / x86 / cuda "
+     "schedule_group_conv2d_*; cuda computes)", "tepad.topi.nn.group_conv2d_nchw",
+     "topi.cuda.group_conv2d_NCHWc_int8 (dp4a) not provided"),
     ("topi.nn.depthwise_conv2d_nchw / depthwise_conv2d_nhwc",
      "tepad.topi.nn.depthwise_conv2d_nchw", "NHWC: HWOI filters only"),
     ("topi.nn.conv2d_transpose_nchw", "tepad.topi.nn.conv2d_transpose_nchw", ""),
