@@ -495,6 +495,9 @@ ROWS = [
     ("topi.nn.group_conv2d_nchw / group_conv2d_nhwc (+ generic / x86 / cuda "
      "schedule_group_conv2d_*; cuda computes)", "tepad.topi.nn.group_conv2d_nchw",
      "topi.cuda.group_conv2d_NCHWc_int8 (dp4a) not provided"),
+    ("topi.nn.conv3d_ncdhw / get_pad_tuple3d (+ generic / x86 / cuda schedule_conv3d_ncdhw, "
+     "x86 / cuda computes, topi.testing.conv3d_ncdhw_python)", "tepad.topi.nn.conv3d_ncdhw",
+     ""),
     ("topi.nn.depthwise_conv2d_nchw / depthwise_conv2d_nhwc",
      "tepad.topi.nn.depthwise_conv2d_nchw", "NHWC: HWOI filters only"),
     ("topi.nn.conv2d_transpose_nchw", "tepad.topi.nn.conv2d_transpose_nchw", ""),

@@ -124,3 +124,40 @@ def conv1d_transpose_ncw_python(a_np, w_np, stride, padding, output_padding):
 
 __all__ = ["conv1d_transpose_ncw_python", "conv1d_ncw_python", "group_conv1d_ncw_python", "space_to_batch_nd_python",
            "batch_to_space_nd_python", "reorg_python"]
+
+
+def conv3d_ncdhw_python(a_np, w_np, stride, padding, groups=1):
+    """NCDHW data, OIDHW filter (O, C // groups, KD, KH, KW): a sum over kernel taps of
+    strided slices of the zero-padded input."""
+    s = (stride,) * 3 if isinstance(stride, int) else tuple(stride)
+    n, c, *size = a_np.shape
+    o, cg, *k = w_np.shape
+    if isinstance(padding, str):
+        if padding.upper() == "VALID":
+            pads = [(0, 0)] * 3
+        else:
+            pads = [((x - 1 + 1) // 2, (x - 1) // 2) for x in k]
+    elif isinstance(padding, int):
+        pads = [(padding, padding)] * 3
+    else:
+        p = tuple(padding)
+        pads = [(x, x) for x in p] if len(p) == 3 else [(p[i], p[i + 3]) for i in range(3)]
+    x = np.pad(a_np.astype("float64"), [(0, 0), (0, 0)] + pads)
+    out_sz = [(x.shape[2 + i] - k[i]) // s[i] + 1 for i in range(3)]
+    og = o // groups
+    out = np.zeros((n, o, *out_sz))
+    for g in range(groups):
+        xg = x[:, g * cg:(g + 1) * cg]
+        wg = w_np[g * og:(g + 1) * og].astype("float64")
+        for kz in range(k[0]):
+            for ky in range(k[1]):
+                for kx in range(k[2]):
+                    patch = xg[:, :, kz:kz + (out_sz[0] - 1) * s[0] + 1:s[0],
+                               ky:ky + (out_sz[1] - 1) * s[1] + 1:s[1],
+                               kx:kx + (out_sz[2] - 1) * s[2] + 1:s[2]]
+                    out[:, g * og:(g + 1) * og] += np.einsum("ncdhw,oc->nodhw", patch,
+                                                             wg[:, :, kz, ky, kx])
+    return out.astype(a_np.dtype)
+
+
+__all__ += ["conv3d_ncdhw_python"]
