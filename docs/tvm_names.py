@@ -706,8 +706,10 @@ ROWS = [
      "solve_linear_equations / inequalities, deduce_bound, detect_clip_bound, PresburgerSet)",
      None, "analyses inside TensorIR schedules and TVM's own passes; tepad's bounds are its "
            "InferBound and ISL regions (docs/inferbound.md)"),
+    ("autotvm.tophub.context", "tepad.autotvm.tophub.context",
+     "no TopHub download: only extra_files' records, else the fallback configs"),
     ("autotvm relay integration (extract_from_program, register_topi_compute / schedule, "
-     "apply_graph_best, apply_fixed_config, get_workload, tophub, database, feature "
+     "apply_graph_best, apply_fixed_config, get_workload, database, feature "
      "extraction)", None,
      "task extraction from relay graphs, TopHub downloads and TVM's XGBoost features; "
      "tepad tunes TE templates with its own features"),
