@@ -498,6 +498,8 @@ ROWS = [
     ("topi.nn.conv3d_ncdhw / get_pad_tuple3d (+ generic / x86 / cuda schedule_conv3d_ncdhw, "
      "x86 / cuda computes, topi.testing.conv3d_ncdhw_python)", "tepad.topi.nn.conv3d_ncdhw",
      ""),
+    ("topi.nn.correlation_nchw (+ generic / x86 / cuda schedule_correlation_nchw, "
+     "topi.testing.correlation_nchw_python)", "tepad.topi.nn.correlation_nchw", ""),
     ("topi.nn.depthwise_conv2d_nchw / depthwise_conv2d_nhwc",
      "tepad.topi.nn.depthwise_conv2d_nchw", "NHWC: HWOI filters only"),
     ("topi.nn.conv2d_transpose_nchw", "tepad.topi.nn.conv2d_transpose_nchw", ""),

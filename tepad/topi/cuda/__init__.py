@@ -2,6 +2,7 @@
 ``TEPAD_CUDA=emulate``) and, for the dispatch tables, the computes they pair with."""
 from ..nn import batch_matmul, conv2d_nchw, dense  # noqa: F401
 from ..nn import conv1d_transpose_ncw, conv2d_transpose_nchw  # noqa: F401
+from ..nn import correlation_nchw  # noqa: F401
 from ..nn import conv3d_ncdhw, group_conv2d_nchw, group_conv2d_nhwc  # noqa: F401
 from ..nn import (conv1d_ncw, conv1d_nwc, conv2d_hwcn, group_conv1d_ncw,  # noqa: F401
                   group_conv1d_nwc)
@@ -34,7 +35,7 @@ from ..unique import unique  # noqa: E402
 
 __all__ = list(_sched) + ["conv1d_ncw", "conv1d_nwc", "group_conv1d_ncw", "group_conv1d_nwc",
                           "conv2d_hwcn", "conv2d_transpose_nchw", "conv1d_transpose_ncw",
-                          "group_conv2d_nchw", "group_conv2d_nhwc", "conv3d_ncdhw",
+                          "group_conv2d_nchw", "group_conv2d_nhwc", "conv3d_ncdhw", "correlation_nchw",
                           "conv2d_nchw", "dense", "dense_int8", "schedule_dense_int8",
                           "batch_matmul", "batch_matmul_int8", "schedule_batch_matmul_int8",
                           "unique", "sort", "argsort", "topk", "cumsum", "cumprod",

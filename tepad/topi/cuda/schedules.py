@@ -137,6 +137,7 @@ schedule_conv2d_nchw = _schedule_direct
 schedule_conv1d_ncw = schedule_conv1d_nwc = _schedule_direct
 schedule_conv1d_transpose_ncw = _schedule_direct
 schedule_conv3d_ncdhw = _schedule_direct
+schedule_correlation_nchw = _schedule_direct
 schedule_group_conv2d_nchw = schedule_group_conv2d_nhwc = _schedule_direct
 schedule_group_conv1d_ncw = schedule_group_conv1d_nwc = _schedule_direct
 schedule_conv2d_nhwc = _schedule_direct
@@ -158,7 +159,7 @@ __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_e
            "schedule_sort", "schedule_argsort", "schedule_topk",
            "schedule_adaptive_pool", "schedule_conv2d_nchw", "schedule_conv1d_ncw",
            "schedule_conv1d_nwc", "schedule_group_conv1d_ncw", "schedule_group_conv1d_nwc",
-           "schedule_conv1d_transpose_ncw", "schedule_conv3d_ncdhw", "schedule_group_conv2d_nchw",
+           "schedule_conv1d_transpose_ncw", "schedule_conv3d_ncdhw", "schedule_correlation_nchw", "schedule_group_conv2d_nchw",
            "schedule_group_conv2d_nhwc",
            "schedule_conv2d_nhwc", "schedule_conv2d_hwcn", "schedule_depthwise_conv2d_nchw",
            "schedule_depthwise_conv2d_nhwc", "schedule_conv2d_transpose_nchw",

@@ -7,6 +7,7 @@ those stages apply unchanged."""
 from .batch_space import batch_to_space_nd, space_to_batch_nd
 from .conv1d_transpose import conv1d_transpose_ncw
 from .group_conv2d import group_conv2d_nchw, group_conv2d_nhwc
+from .correlation import correlation_nchw
 from .conv3d import conv3d_ncdhw
 from .conv1d import conv1d, conv1d_ncw, conv1d_nwc, group_conv1d_ncw, group_conv1d_nwc
 from .conv2d import conv2d, conv2d_hwcn, conv2d_nchw, conv2d_nhwc
@@ -27,7 +28,7 @@ from .softmax import fast_softmax, log_softmax, softmax
 from .upsampling import upsampling
 from .utils import get_pad_tuple, get_pad_tuple1d, get_pad_tuple3d
 
-__all__ = ["space_to_batch_nd", "batch_to_space_nd", "conv3d_ncdhw", "get_pad_tuple3d", "group_conv2d_nchw", "group_conv2d_nhwc", "conv1d_transpose_ncw", "conv1d", "conv1d_ncw", "conv1d_nwc", "group_conv1d_ncw", "group_conv1d_nwc",
+__all__ = ["space_to_batch_nd", "batch_to_space_nd", "correlation_nchw", "conv3d_ncdhw", "get_pad_tuple3d", "group_conv2d_nchw", "group_conv2d_nhwc", "conv1d_transpose_ncw", "conv1d", "conv1d_ncw", "conv1d_nwc", "group_conv1d_ncw", "group_conv1d_nwc",
            "pad", "dilate", "conv2d", "conv2d_nchw", "conv2d_nhwc", "conv2d_hwcn",
            "conv2d_transpose_nchw", "depthwise_conv2d_nchw", "depthwise_conv2d_nhwc", "dense",
            "matmul", "batch_matmul", "relu", "leaky_relu", "prelu", "bias_add", "flatten",

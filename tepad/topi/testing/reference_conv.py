@@ -161,3 +161,33 @@ def conv3d_ncdhw_python(a_np, w_np, stride, padding, groups=1):
 
 
 __all__ += ["conv3d_ncdhw_python"]
+
+
+def correlation_nchw_python(data1, data2, kernel_size, max_displacement, stride1, stride2,
+                            padding, is_multiply):
+    """FlowNet correlation in numpy: per displacement, the elementwise product (or absolute
+    difference) of the padded inputs, box-summed over the kernel window and the channels,
+    sampled at the stride-1 grid, divided by kernel_size^2 * channels."""
+    n, c, h, w = data1.shape
+    k, md = kernel_size, max_displacement
+    p = np.pad(data1.astype("float64"), ((0, 0), (0, 0), (padding, padding), (padding, padding)))
+    q = np.pad(data2.astype("float64"), ((0, 0), (0, 0), (padding, padding), (padding, padding)))
+    border = md + (k - 1) // 2
+    oh = (h + 2 * padding - 2 * border + stride1 - 1) // stride1
+    ow = (w + 2 * padding - 2 * border + stride1 - 1) // stride1
+    rad = md // stride2
+    size = 2 * rad + 1
+    out = np.zeros((n, size * size, oh, ow))
+    ys = md + stride1 * np.arange(oh)
+    xs = md + stride1 * np.arange(ow)
+    for d in range(size * size):
+        dy, dx = (d // size - rad) * stride2, (d % size - rad) * stride2
+        for ky in range(k):
+            for kx in range(k):
+                a = p[:, :, ys[:, None] + ky, xs[None, :] + kx]
+                b = q[:, :, ys[:, None] + ky + dy, xs[None, :] + kx + dx]
+                out[:, d] += (a * b if is_multiply else np.abs(a - b)).sum(axis=1)
+    return (out / float(k * k * c)).astype(data1.dtype)
+
+
+__all__ += ["correlation_nchw_python"]

@@ -406,6 +406,11 @@ def schedule_conv3d_ncdhw(outs):
     return _schedule_contraction(outs, ("conv3d_ncdhw",), 4, 1)
 
 
+def schedule_correlation_nchw(outs):
+    """Correlation: output width vectorized (the division stage its epilogue)."""
+    return _schedule_contraction(outs, ("correlation_nchw",), 3, None)
+
+
 def schedule_depthwise_conv2d_nchw(outs):
     """NCHW depthwise convolution: output width vectorized."""
     return _schedule_contraction(outs, ("depthwise_conv2d_nchw",), 3, None)
@@ -447,7 +452,7 @@ __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_e
            "schedule_batch_norm",
            "schedule_conv2d_nchw", "schedule_conv2d_nhwc", "schedule_conv2d_hwcn",
            "schedule_conv1d_ncw", "schedule_conv1d_nwc", "schedule_group_conv1d_ncw",
-           "schedule_group_conv1d_nwc", "schedule_conv1d_transpose_ncw", "schedule_conv3d_ncdhw",
+           "schedule_group_conv1d_nwc", "schedule_conv1d_transpose_ncw", "schedule_conv3d_ncdhw", "schedule_correlation_nchw",
            "schedule_group_conv2d_nchw", "schedule_group_conv2d_nhwc",
            "schedule_depthwise_conv2d_nchw", "schedule_depthwise_conv2d_nhwc",
            "schedule_conv2d_transpose_nchw", "schedule_dense", "schedule_matmul",
