@@ -191,3 +191,17 @@ def correlation_nchw_python(data1, data2, kernel_size, max_displacement, stride1
 
 
 __all__ += ["correlation_nchw_python"]
+
+
+def affine_grid_python(data, target_shape):
+    """numpy: the (x, y, 1) grid (TVM's step (2 - 1e-7) / (size - 1) from -1) times each
+    batch's 2 x 3 matrix."""
+    h, w = target_shape
+    ys = -1.0 + np.arange(h) * ((2.0 - 1e-7) / (h - 1))
+    xs = -1.0 + np.arange(w) * ((2.0 - 1e-7) / (w - 1))
+    yy, xx = np.meshgrid(ys, xs, indexing="ij")
+    pts = np.stack([xx, yy, np.ones_like(xx)])               # (3, H, W)
+    return np.einsum("ndk,khw->ndhw", data.astype("float64"), pts).astype(data.dtype)
+
+
+__all__ += ["affine_grid_python"]
