@@ -27,6 +27,7 @@ from .math import (abs, atan, cast, ceil, clip, cos, erf, exp, fast_erf, fast_ex
 from .reduction import (all, any, argmax, argmin, collapse_sum, max, min, prod,  # noqa: A004
                         sum)
 from .einsum import einsum
+from .scatter import scatter_nd
 from .scan import cumprod, cumsum, searchsorted
 from .sort import argsort, sort, topk
 from .unique import unique
