@@ -526,6 +526,8 @@ ROWS = [
     ("topi.image.affine_grid / topi.testing.affine_grid_python", "tepad.topi.image.affine_grid",
      ""),
     ("topi.utils.nchw_pack_layout / nchw_xc_layout", "tepad.topi.utils.nchw_pack_layout", ""),
+    ("topi.image.resize3d / topi.nn.upsampling3d / topi.testing.resize3d_python",
+     "tepad.topi.image.resize3d", "nearest, (tri)linear, (tri)cubic; constant sizes"),
     ("topi.image.resize (before TVM 0.8: no roi, align_corners)", "tepad.topi.image.resize",
      ""),
     ("topi.utils (topi.util) get_const_tuple / get_const_int / simplify / traverse_inline",

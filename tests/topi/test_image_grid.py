@@ -40,3 +40,61 @@ def test_affine_grid_errors():
         topi.image.affine_grid(T, (1, 4))
     with pytest.raises(tepad.TepadError, match="3-d"):
         topi.image.affine_grid(tepad.te.placeholder((2, 3), name="U"), (4, 4))
+
+
+def _resize3d_loop(x, out_size, method, mode):
+    """NCDHW: each output voxel from its source coordinate (asymmetric or half_pixel);
+    nearest floors, linear blends the 8 clamped corners."""
+    n, c, *ins = x.shape
+    out = np.zeros((n, c, *out_size))
+    for o in itertools.product(*[range(e) for e in out_size]):
+        if mode == "asymmetric":
+            src = [o[k] * ins[k] / out_size[k] for k in range(3)]
+        else:
+            src = [(o[k] + 0.5) * ins[k] / out_size[k] - 0.5 for k in range(3)]
+        if method == "nearest_neighbor":
+            idx = [min(max(int(np.floor(s + 1e-5)), 0), ins[k] - 1) for k, s in enumerate(src)]
+            out[(slice(None), slice(None), *o)] = x[(slice(None), slice(None), *idx)]
+            continue
+        acc = 0.0
+        for corner in itertools.product((0, 1), repeat=3):
+            w, idx = 1.0, []
+            for k, bit in enumerate(corner):
+                b = int(np.floor(src[k]))
+                t = src[k] - b
+                w *= t if bit else 1 - t
+                idx.append(min(max(b + bit, 0), ins[k] - 1))
+            acc = acc + w * x[(slice(None), slice(None), *idx)]
+        out[(slice(None), slice(None), *o)] = acc
+    return out
+
+
+@pytest.mark.parametrize("target", ["llvm", "cuda"])
+@pytest.mark.parametrize("layout", ["NCDHW", "NDHWC"])
+@pytest.mark.parametrize("method,mode", [("nearest_neighbor", "asymmetric"),
+                                         ("trilinear", "asymmetric"),
+                                         ("trilinear", "half_pixel")])
+def test_upsampling3d_and_resize3d(method, mode, layout, target):
+    x = rand((1, 2, 3, 4, 5))
+    scales = (2.0, 1.5, 0.8)
+    size = tuple(int(round(n * s)) for n, s in zip(x.shape[2:], scales))
+    ref = _resize3d_loop(x.astype("float64"), size, method.replace("tri", ""), mode)
+    xa = x.transpose(0, 2, 3, 4, 1).copy() if layout == "NDHWC" else x
+    if layout == "NDHWC":
+        ref = ref.transpose(0, 2, 3, 4, 1)
+    A = placeholder(xa, "A")
+    B = topi.nn.upsampling3d(A, *scales, layout=layout, method=method,
+                             coordinate_transformation_mode=mode)
+    sched = (topi.x86 if target == "llvm" else topi.cuda).schedule_injective
+    np.testing.assert_allclose(run(B, [A], [xa], sched, target), ref, rtol=1e-5, atol=1e-6)
+    C = topi.image.resize3d(A, None, size, layout, method, mode)
+    np.testing.assert_allclose(run(C, [A], [xa], sched, target), ref, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(topi.testing.resize3d_python(xa, scales, layout, method, mode),
+                               ref, rtol=1e-5, atol=1e-6)
+
+
+def test_layout_predicates():
+    assert topi.utils.nchw_pack_layout("NCHW4n4c") and not topi.utils.nchw_pack_layout("NCHW")
+    assert topi.utils.nchw_xc_layout("NCHW16c") and not topi.utils.nchw_xc_layout("NCHW4n4c")
+    with pytest.raises(tepad.TepadError, match="NCDHW"):
+        topi.nn.upsampling3d(tepad.te.placeholder((1, 2, 3, 4), name="A"), 2, 2, 2, "NCHW")

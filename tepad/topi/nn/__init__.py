@@ -25,7 +25,7 @@ from .pooling import (adaptive_pool, adaptive_pool1d, adaptive_pool3d, global_po
 from .pooling_grad import pool_grad
 from .space_depth import depth_to_space, space_to_depth
 from .softmax import fast_softmax, log_softmax, softmax
-from .upsampling import upsampling
+from .upsampling import upsampling, upsampling3d
 from .utils import get_pad_tuple, get_pad_tuple1d, get_pad_tuple3d
 
 __all__ = ["space_to_batch_nd", "batch_to_space_nd", "correlation_nchw", "conv3d_ncdhw", "get_pad_tuple3d", "group_conv2d_nchw", "group_conv2d_nhwc", "conv1d_transpose_ncw", "conv1d", "conv1d_ncw", "conv1d_nwc", "group_conv1d_ncw", "group_conv1d_nwc",
@@ -34,6 +34,6 @@ __all__ = ["space_to_batch_nd", "batch_to_space_nd", "correlation_nchw", "conv3d
            "matmul", "batch_matmul", "relu", "leaky_relu", "prelu", "bias_add", "flatten",
            "softmax", "log_softmax", "fast_softmax", "pool", "pool1d", "pool2d", "global_pool",
            "adaptive_pool", "adaptive_pool1d", "adaptive_pool3d", "pool3d", "pool_grad",
-           "upsampling", "lrn", "batch_norm", "layer_norm", "instance_norm", "rms_norm",
+           "upsampling", "upsampling3d", "lrn", "batch_norm", "layer_norm", "instance_norm", "rms_norm",
            "group_norm", "nll_loss", "depth_to_space", "space_to_depth",
            "fifo_buffer", "get_pad_tuple", "get_pad_tuple1d"]

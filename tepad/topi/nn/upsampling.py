@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ...errors import TepadError
-from ..image.resize import resize2d
+from ..image.resize import resize2d, resize3d
 from .utils import const_extents
 
 
@@ -21,4 +21,18 @@ def upsampling(data, scale_h, scale_w, layout="NCHW", method="nearest_neighbor",
                     coordinate_transformation_mode=mode, output_shape=output_shape)
 
 
-__all__ = ["upsampling"]
+def upsampling3d(data, scale_d, scale_h, scale_w, layout="NCDHW", method="nearest_neighbor",
+                 coordinate_transformation_mode="half_pixel", output_shape=None):
+    """``data`` resized to ``round(D * scale_d) x round(H * scale_h) x round(W * scale_w)``
+    over the D, H, W axes of ``layout`` ("NCDHW" or "NDHWC") by ``image.resize3d``;
+    ``method`` "nearest_neighbor", "trilinear" or "tricubic"."""
+    if layout not in ("NCDHW", "NDHWC"):
+        raise TepadError(f"upsampling3d: layout {layout!r}; use 'NCDHW' or 'NDHWC'")
+    axes = [layout.index(c) for c in "DHW"]
+    dims = const_extents([data.shape[a] for a in axes], "upsampling3d", ("D", "H", "W"))
+    size = tuple(int(round(n * s)) for n, s in zip(dims, (scale_d, scale_h, scale_w)))
+    return resize3d(data, [0.0] * 6, size, layout=layout, method=method,
+                    coordinate_transformation_mode=coordinate_transformation_mode)
+
+
+__all__ = ["upsampling", "upsampling3d"]

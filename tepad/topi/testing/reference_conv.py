@@ -205,3 +205,48 @@ def affine_grid_python(data, target_shape):
 
 
 __all__ += ["affine_grid_python"]
+
+
+def _axis_matrix(n_in, n_out, method, mode):
+    """(n_out, n_in) interpolation weights of one axis (indices clamped to the image)."""
+    m = np.zeros((n_out, n_in))
+    for o in range(n_out):
+        if mode == "align_corners":
+            c = o * (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+        elif mode == "asymmetric":
+            c = o * n_in / n_out
+        else:                                    # half_pixel
+            c = (o + 0.5) * n_in / n_out - 0.5
+        if method == "nearest_neighbor":
+            i = int(np.floor(c + 0.5)) if mode == "align_corners" else int(np.floor(c + 1e-5))
+            m[o, min(max(i, 0), n_in - 1)] = 1.0
+            continue
+        base = int(np.floor(c))
+        t = c - base
+        if method == "linear":
+            taps = {base: 1 - t, base + 1: t}
+        else:                                    # cubic, Keys a = -0.5
+            a = -0.5
+            ws = [a * (t ** 3 - 2 * t ** 2 + t), (a + 2) * t ** 3 - (3 + a) * t ** 2 + 1,
+                  -(a + 2) * t ** 3 + (3 + 2 * a) * t ** 2 - a * t, -a * t ** 3 + a * t ** 2]
+            taps = {base - 1 + j: w for j, w in enumerate(ws)}
+        for i, w in taps.items():
+            m[o, min(max(i, 0), n_in - 1)] += w
+    return m
+
+
+def resize3d_python(data, scale, layout="NCDHW", method="nearest_neighbor",
+                    coordinate_transformation_mode="align_corners"):
+    """Resizing D, H and W by ``scale`` (sizes ``round(n * s)``), one axis at a time with a
+    per-axis weight matrix (nearest, linear or cubic)."""
+    method = {"trilinear": "linear", "tricubic": "cubic"}.get(method, method)
+    x = data.astype("float64")
+    for axis_name, s in zip("DHW", scale):
+        ax = layout.index(axis_name)
+        n_in = x.shape[ax]
+        mat = _axis_matrix(n_in, int(round(n_in * s)), method, coordinate_transformation_mode)
+        x = np.moveaxis(np.tensordot(mat, np.moveaxis(x, ax, 0), axes=([1], [0])), 0, ax)
+    return x.astype(data.dtype)
+
+
+__all__ += ["resize3d_python"]
