@@ -98,3 +98,21 @@ def test_layout_predicates():
     assert topi.utils.nchw_xc_layout("NCHW16c") and not topi.utils.nchw_xc_layout("NCHW4n4c")
     with pytest.raises(tepad.TepadError, match="NCDHW"):
         topi.nn.upsampling3d(tepad.te.placeholder((1, 2, 3, 4), name="A"), 2, 2, 2, "NCHW")
+
+
+@pytest.mark.parametrize("method", ["nearest_neighbor", "bilinear"])
+def test_upsampling_packed_layout_is_per_block_nchw(method):
+    """A packed NCHW2n4c tensor upsamples as each (n, c) block on its own: compare with the
+    NCHW result of every block, built separately."""
+    x = rand((1, 2, 3, 4, 2, 4))
+    A = placeholder(x, "A")
+    B = topi.nn.upsampling(A, 2.0, 1.5, layout="NCHW2n4c", method=method)
+    got = run(B, [A], [x], topi.x86.schedule_injective)
+    for bn, bc in itertools.product(range(2), range(4)):
+        blk = np.ascontiguousarray(x[..., bn, bc])
+        P = placeholder(blk, "P")
+        Q = topi.nn.upsampling(P, 2.0, 1.5, layout="NCHW", method=method)
+        np.testing.assert_allclose(got[..., bn, bc], run(Q, [P], [blk]), rtol=1e-6)
+    np.testing.assert_allclose(
+        topi.testing.resize2d_python(x, (2.0, 1.5), "NCHW2n4c", method.replace("bi", ""),
+                                     "asymmetric"), got, rtol=1e-5, atol=1e-6)

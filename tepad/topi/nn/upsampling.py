@@ -3,16 +3,24 @@ from __future__ import annotations
 
 from ...errors import TepadError
 from ..image.resize import resize2d, resize3d
+from ..utils import nchw_pack_layout
 from .utils import const_extents
 
 
 def upsampling(data, scale_h, scale_w, layout="NCHW", method="nearest_neighbor",
                align_corners=False, output_shape=None):
-    """``data`` resized to ``round(H * scale_h) x round(W * scale_w)`` with ``method``
+    """``data`` (layout "NCHW", "NHWC" or packed "NCHW<i>n<j>c", a 6-d (N, C, H, W, n, c)
+    tensor) resized to ``round(H * scale_h) x round(W * scale_w)`` with ``method``
     ("nearest_neighbor", "bilinear" / "linear" or "bicubic"), coordinates "align_corners"
     when ``align_corners`` else "asymmetric" (TVM's mapping)."""
-    if layout not in ("NCHW", "NHWC"):
-        raise TepadError(f"upsampling: layout {layout!r}; use 'NCHW' or 'NHWC'")
+    if layout not in ("NCHW", "NHWC") and not nchw_pack_layout(layout):
+        raise TepadError(f"upsampling: layout {layout!r}; use 'NCHW', 'NHWC' or a packed "
+                         "'NCHW<i>n<j>c'")
+    if nchw_pack_layout(layout):
+        if len(data.shape) != 6:
+            raise TepadError(f"upsampling: the packed layout {layout!r} needs a 6-d "
+                             f"(N, C, H, W, n, c) tensor, got {list(data.shape)}")
+        layout = "NCHWnc"      # the inner batch and channel blocks are just more images
     hx, wx = layout.index("H"), layout.index("W")
     H, W = const_extents((data.shape[hx], data.shape[wx]), "upsampling", ("H", "W"))
     size = (int(round(H * scale_h)), int(round(W * scale_w)))
