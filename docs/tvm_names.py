@@ -529,6 +529,8 @@ ROWS = [
     ("topi.utils.nchw_pack_layout / nchw_xc_layout", "tepad.topi.utils.nchw_pack_layout", ""),
     ("topi.image.resize3d / topi.nn.upsampling3d / topi.testing.resize3d_python",
      "tepad.topi.image.resize3d", "nearest, (tri)linear, (tri)cubic; constant sizes"),
+    ("topi.image.crop_and_resize / topi.testing.crop_and_resize_python",
+     "tepad.topi.image.crop_and_resize", "bilinear or nearest; boxes read at run time"),
     ("topi.image.resize (before TVM 0.8: no roi, align_corners)", "tepad.topi.image.resize",
      ""),
     ("topi.utils (topi.util) get_const_tuple / get_const_int / simplify / traverse_inline",

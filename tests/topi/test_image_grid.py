@@ -116,3 +116,49 @@ def test_upsampling_packed_layout_is_per_block_nchw(method):
     np.testing.assert_allclose(
         topi.testing.resize2d_python(x, (2.0, 1.5), "NCHW2n4c", method.replace("bi", ""),
                                      "asymmetric"), got, rtol=1e-5, atol=1e-6)
+
+
+def _crop_loop(img, boxes, inds, size, method, extrap):
+    """NCHW, pixel by pixel: the box's sample point, then nearest (half up) or the four
+    floor/ceil neighbours blended."""
+    _, c, h, w = img.shape
+    th, tw = size
+    out = np.zeros((len(inds), c, th, tw))
+    for b, y, x in itertools.product(range(len(inds)), range(th), range(tw)):
+        y1, x1, y2, x2 = (float(v) for v in boxes[b])
+        iy = y1 * (h - 1) + y * (y2 - y1) * (h - 1) / (th - 1) if th > 1 else 0.5 * (y1 + y2) * (h - 1)
+        ix = x1 * (w - 1) + x * (x2 - x1) * (w - 1) / (tw - 1) if tw > 1 else 0.5 * (x1 + x2) * (w - 1)
+        if not (0 <= iy <= h - 1 and 0 <= ix <= w - 1):
+            out[b, :, y, x] = extrap
+            continue
+        im = img[inds[b]].astype("float64")
+        if method == "nearest_neighbor":
+            out[b, :, y, x] = im[:, int(np.floor(iy + 0.5)), int(np.floor(ix + 0.5))]
+            continue
+        ya, yb, xa, xb = int(np.floor(iy)), int(np.ceil(iy)), int(np.floor(ix)), int(np.ceil(ix))
+        fy, fx = iy - ya, ix - xa
+        out[b, :, y, x] = ((im[:, ya, xa] * (1 - fx) + im[:, ya, xb] * fx) * (1 - fy) +
+                           (im[:, yb, xa] * (1 - fx) + im[:, yb, xb] * fx) * fy)
+    return out
+
+
+@pytest.mark.parametrize("target", ["llvm", "cuda"])
+@pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
+@pytest.mark.parametrize("method,size", [("bilinear", (5, 7)), ("nearest_neighbor", (4, 3)),
+                                         ("bilinear", (1, 6))])
+def test_crop_and_resize(method, size, layout, target):
+    img = rand((3, 2, 9, 8))
+    boxes = np.array([[0.1, 0.2, 0.7, 0.9], [-0.2, 0.0, 0.5, 1.3]], "float32")
+    inds = np.array([2, 0], "int32")
+    ref = _crop_loop(img, boxes, inds, size, method, 0.25)
+    ia = img.transpose(0, 2, 3, 1).copy() if layout == "NHWC" else img
+    if layout == "NHWC":
+        ref = ref.transpose(0, 2, 3, 1)
+    I, B, K = placeholder(ia, "images"), placeholder(boxes, "boxes"), placeholder(inds, "ind")
+    out = topi.image.crop_and_resize(I, B, K, size, layout, method, 0.25)
+    sched = (topi.x86 if target == "llvm" else topi.cuda).schedule_injective
+    got = run(out, [I, B, K], [ia, boxes, inds], sched, target)
+    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(
+        topi.testing.crop_and_resize_python(ia, boxes, inds, size, layout, method, 0.25), ref,
+        rtol=1e-5, atol=1e-5)

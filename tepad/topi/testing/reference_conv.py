@@ -250,3 +250,40 @@ def resize3d_python(data, scale, layout="NCDHW", method="nearest_neighbor",
 
 
 __all__ += ["resize3d_python"]
+
+
+def crop_and_resize_python(image, boxes, box_indices, crop_size, layout, method="bilinear",
+                           extrapolation_value=0.0):
+    """numpy, vectorized per box: the sample coordinates of the crop grid, bilinear (floor /
+    ceil neighbours) or nearest (rounded), points outside the image set to
+    ``extrapolation_value``."""
+    img = image.transpose(0, 3, 1, 2) if layout == "NHWC" else image
+    _, c, h, w = img.shape
+    th, tw = crop_size
+    out = np.zeros((len(box_indices), c, th, tw))
+
+    def grid(lo, hi, size, n):
+        if n > 1:
+            return lo * (size - 1) + np.arange(n) * ((hi - lo) * (size - 1) / (n - 1))
+        return np.array([0.5 * (lo + hi) * (size - 1)])
+    for b, (box, k) in enumerate(zip(boxes.astype("float64"), box_indices)):
+        ys, xs = grid(box[0], box[2], h, th), grid(box[1], box[3], w, tw)
+        src = img[k].astype("float64")
+        if method == "nearest_neighbor":
+            yi = np.clip(np.floor(ys + 0.5).astype(int), 0, h - 1)
+            xi = np.clip(np.floor(xs + 0.5).astype(int), 0, w - 1)
+            val = src[:, yi[:, None], xi[None, :]]
+        else:
+            y0, y1 = np.clip(np.floor(ys).astype(int), 0, h - 1), np.clip(np.ceil(ys).astype(int), 0, h - 1)
+            x0, x1 = np.clip(np.floor(xs).astype(int), 0, w - 1), np.clip(np.ceil(xs).astype(int), 0, w - 1)
+            fy, fx = (ys - np.floor(ys))[:, None], (xs - np.floor(xs))[None, :]
+            top = src[:, y0[:, None], x0[None, :]] * (1 - fx) + src[:, y0[:, None], x1[None, :]] * fx
+            bot = src[:, y1[:, None], x0[None, :]] * (1 - fx) + src[:, y1[:, None], x1[None, :]] * fx
+            val = top * (1 - fy) + bot * fy
+        bad = ((ys < 0) | (ys > h - 1))[:, None] | ((xs < 0) | (xs > w - 1))[None, :]
+        out[b] = np.where(bad[None], extrapolation_value, val)
+    out = out.astype(image.dtype)
+    return out.transpose(0, 2, 3, 1) if layout == "NHWC" else out
+
+
+__all__ += ["crop_and_resize_python"]
