@@ -475,6 +475,8 @@ ROWS = [
     ("topi.scatter_nd / topi.cuda.scatter_nd (update, add, mul, min, max)",
      "tepad.topi.scatter_nd",
      "a reduction over every update position per output element (TVM: an extern kernel)"),
+    ("topi.argwhere / topi.cuda.argwhere (+ generic / cuda schedule_argwhere)",
+     "tepad.topi.argwhere", "an extern walk with a row counter; one GPU thread under CUDA"),
     ("topi.einsum", "tepad.topi.einsum",
      "a shared letter whose extents are two different te.var's is not broadcast at run time"),
     ("topi.reinterpret", "tepad.topi.reinterpret", ""),

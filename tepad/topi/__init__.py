@@ -28,6 +28,7 @@ from .reduction import (all, any, argmax, argmin, collapse_sum, max, min, prod, 
                         sum)
 from .einsum import einsum
 from .scatter import scatter_nd
+from .argwhere import argwhere
 from .scan import cumprod, cumsum, searchsorted
 from .sort import argsort, sort, topk
 from .unique import unique

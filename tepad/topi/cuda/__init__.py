@@ -33,6 +33,7 @@ from ..sort import argsort, sort, topk  # noqa: E402 - TVM's topi.cuda ones: the
 from ..scan import cumprod, cumsum, searchsorted  # noqa: E402
 from ..unique import unique  # noqa: E402
 from ..scatter import scatter_nd  # noqa: E402
+from ..argwhere import argwhere  # noqa: E402
 
 __all__ = list(_sched) + ["conv1d_ncw", "conv1d_nwc", "group_conv1d_ncw", "group_conv1d_nwc",
                           "conv2d_hwcn", "conv2d_transpose_nchw", "conv1d_transpose_ncw",
@@ -40,4 +41,4 @@ __all__ = list(_sched) + ["conv1d_ncw", "conv1d_nwc", "group_conv1d_ncw", "group
                           "conv2d_nchw", "dense", "dense_int8", "schedule_dense_int8",
                           "batch_matmul", "batch_matmul_int8", "schedule_batch_matmul_int8",
                           "unique", "sort", "argsort", "topk", "cumsum", "cumprod",
-                          "searchsorted", "schedule_extern", "scatter_nd"]
+                          "searchsorted", "schedule_extern", "scatter_nd", "argwhere"]

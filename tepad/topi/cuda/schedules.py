@@ -70,6 +70,12 @@ def schedule_injective(outs):
 schedule_elemwise = schedule_injective
 
 
+def schedule_argwhere(outs):
+    """topi.argwhere: its extern walk binds its own single GPU thread."""
+    outs = as_outs(outs)
+    return create_schedule([t.op for t in outs])
+
+
 def schedule_reorg(outs):
     """topi.vision.reorg: its gather stage (tag ``reorg_output``) inlined into the reshape,
     which is then scheduled as an injective output."""
@@ -165,4 +171,4 @@ __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_e
            "schedule_depthwise_conv2d_nhwc", "schedule_conv2d_transpose_nchw",
            "schedule_dense", "schedule_dense_small_batch", "schedule_dense_large_batch",
            "schedule_matmul", "schedule_batch_matmul", "schedule_lrn", "schedule_batch_norm",
-           "schedule_reorg"]
+           "schedule_reorg", "schedule_argwhere"]

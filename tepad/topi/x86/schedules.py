@@ -133,6 +133,12 @@ def schedule_injective(outs):
 schedule_elemwise = schedule_injective
 
 
+def schedule_argwhere(outs):
+    """topi.argwhere: its extern walk as written (nothing to schedule)."""
+    outs = as_outs(outs)
+    return create_schedule([t.op for t in outs])
+
+
 def schedule_reorg(outs):
     """topi.vision.reorg: its gather stage (tag ``reorg_output``) inlined into the reshape,
     which is then scheduled as an injective output."""
@@ -448,7 +454,7 @@ __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_e
            "schedule_broadcast", "schedule_concatenate", "schedule_reduce", "schedule_softmax",
            "schedule_pool", "schedule_pool_grad", "schedule_unique", "schedule_scan",
            "schedule_sort", "schedule_argsort", "schedule_topk",
-           "schedule_adaptive_pool", "schedule_lrn", "schedule_reorg",
+           "schedule_adaptive_pool", "schedule_lrn", "schedule_reorg", "schedule_argwhere",
            "schedule_batch_norm",
            "schedule_conv2d_nchw", "schedule_conv2d_nhwc", "schedule_conv2d_hwcn",
            "schedule_conv1d_ncw", "schedule_conv1d_nwc", "schedule_group_conv1d_ncw",
