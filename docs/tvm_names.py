@@ -533,6 +533,9 @@ ROWS = [
      "tepad.topi.image.resize3d", "nearest, (tri)linear, (tri)cubic; constant sizes"),
     ("topi.image.crop_and_resize / topi.testing.crop_and_resize_python",
      "tepad.topi.image.crop_and_resize", "bilinear or nearest; boxes read at run time"),
+    ("topi.image.grid_sample / topi.testing.grid_sample_python", "tepad.topi.image.grid_sample",
+     "NCHW (nearest, bilinear, bicubic) and NCDHW (nearest, bilinear); zeros / border / "
+     "reflection padding"),
     ("topi.image.resize (before TVM 0.8: no roi, align_corners)", "tepad.topi.image.resize",
      ""),
     ("topi.utils (topi.util) get_const_tuple / get_const_int / simplify / traverse_inline",

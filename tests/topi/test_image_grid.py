@@ -162,3 +162,71 @@ def test_crop_and_resize(method, size, layout, target):
     np.testing.assert_allclose(
         topi.testing.crop_and_resize_python(ia, boxes, inds, size, layout, method, 0.25), ref,
         rtol=1e-5, atol=1e-5)
+
+
+def _gs_point(img, gx, gy, method, pad, align):
+    """One 2-D sample, written out pixel by pixel (nearest / bilinear)."""
+    _, h, w = img.shape
+
+    def unnorm(g, s):
+        return (g + 1) * (s - 1) / 2 if align else (g + 1) * s / 2 - 0.5
+
+    def fix(v, s):
+        if pad == "border":
+            return min(max(v, 0.0), s - 1.0)
+        if pad == "reflection":
+            lo, hi = (0.0, s - 1.0) if align else (-0.5, s - 0.5)
+            while v < lo or v > hi:           # mirror until inside
+                v = 2 * lo - v if v < lo else 2 * hi - v
+            return min(max(v, 0.0), s - 1.0)
+        return v
+    y, x = fix(unnorm(gy, h), h), fix(unnorm(gx, w), w)
+
+    def px(yy, xx):
+        return img[:, yy, xx] if 0 <= yy < h and 0 <= xx < w else np.zeros(img.shape[0])
+    if method == "nearest":
+        return px(int(np.rint(y)), int(np.rint(x)))
+    y0, x0 = int(np.floor(y)), int(np.floor(x))
+    fy, fx = y - y0, x - x0
+    return (px(y0, x0) * (1 - fy) * (1 - fx) + px(y0, x0 + 1) * (1 - fy) * fx +
+            px(y0 + 1, x0) * fy * (1 - fx) + px(y0 + 1, x0 + 1) * fy * fx)
+
+
+@pytest.mark.parametrize("target", ["llvm", "cuda"])
+@pytest.mark.parametrize("method", ["nearest", "bilinear"])
+@pytest.mark.parametrize("pad", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align", [True, False])
+def test_grid_sample_2d(method, pad, align, target):
+    data = rand((1, 2, 4, 5))
+    grid = rand((1, 2, 3, 4), lo=-1.6, hi=1.6)
+    ref = np.zeros((1, 2, 3, 4))
+    for i, j in itertools.product(range(3), range(4)):
+        ref[0, :, i, j] = _gs_point(data[0].astype("float64"), grid[0, 0, i, j],
+                                    grid[0, 1, i, j], method, pad, align)
+    D, G = placeholder(data, "data"), placeholder(grid, "grid")
+    out = topi.image.grid_sample(D, G, method, "NCHW", pad, align)
+    sched = (topi.x86 if target == "llvm" else topi.cuda).schedule_injective
+    got = run(out, [D, G], [data, grid], sched, target)
+    np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(
+        topi.testing.grid_sample_python(data, grid, method, "NCHW", pad, align), ref,
+        rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("pad", ["zeros", "border", "reflection"])
+def test_grid_sample_bicubic_and_3d_match_reference(pad):
+    data, grid = rand((1, 1, 4, 4)), rand((1, 2, 3, 3), lo=-1.4, hi=1.4)
+    D, G = placeholder(data, "data"), placeholder(grid, "grid")
+    got = run(topi.image.grid_sample(D, G, "bicubic", "NCHW", pad, False), [D, G], [data, grid])
+    np.testing.assert_allclose(
+        got, topi.testing.grid_sample_python(data, grid, "bicubic", "NCHW", pad, False),
+        rtol=1e-4, atol=1e-5)
+    data3, grid3 = rand((1, 1, 3, 3, 4)), rand((1, 3, 2, 2, 2), lo=-1.3, hi=1.3)
+    D3, G3 = placeholder(data3, "data"), placeholder(grid3, "grid")
+    got3 = run(topi.image.grid_sample(D3, G3, "bilinear", "NCDHW", pad, True), [D3, G3],
+               [data3, grid3])
+    np.testing.assert_allclose(
+        got3, topi.testing.grid_sample_python(data3, grid3, "bilinear", "NCDHW", pad, True),
+        rtol=1e-4, atol=1e-5)
+    with pytest.raises(tepad.TepadError, match="bicubic"):
+        topi.image.grid_sample(D3, G3, "bicubic", "NCDHW", pad, True)

@@ -287,3 +287,85 @@ def crop_and_resize_python(image, boxes, box_indices, crop_size, layout, method=
 
 
 __all__ += ["crop_and_resize_python"]
+
+
+def _gs_reflect(x, size, align):
+    span, start = (size - 1, 0.0) if align else (size, -0.5)
+    if span == 0:
+        return np.zeros_like(x)
+    a = np.abs(x - start)
+    times = np.trunc(np.trunc(a) / span)
+    extra = a - times * span
+    mirrored = np.where(times % 2 == 0, extra + start, span - extra + start)
+    return np.where((x >= start) & (x <= span + start), x, mirrored)
+
+
+def _gs_pad(x, size, mode, align):
+    if mode == "reflection":
+        x = _gs_reflect(x, size, align)
+    if mode in ("reflection", "border"):
+        x = np.clip(x, 0, size - 1)
+    return x
+
+
+def grid_sample_python(data, grid, method="bilinear", layout="NCHW", padding_mode="zeros",
+                       align_corners=True):
+    """numpy grid_sample (NCHW or NCDHW): all output points of a batch at once; grid channel
+    0 is x (the last axis), 1 y, 2 z."""
+    d = data.ndim - 2
+    n, c, *sizes = data.shape
+    out = np.zeros((n, c) + grid.shape[2:])
+    for b in range(n):
+        img = data[b].astype("float64")
+        raw = []
+        for k in range(d):
+            g = grid[b, d - 1 - k].astype("float64")
+            s = sizes[k]
+            raw.append((g + 1) * (s - 1) / 2 if align_corners else (g + 1) * s / 2 - 0.5)
+
+        def pixel(pos):
+            ok = np.ones(pos[0].shape, bool)
+            for q, s in zip(pos, sizes):
+                ok &= (q >= 0) & (q < s)
+            safe = [np.clip(q, 0, s - 1) for q, s in zip(pos, sizes)]
+            return np.where(ok[None], img[(slice(None), *safe)], 0.0)
+        if method == "bicubic":
+            a = -0.75
+
+            def weights(t):
+                near = lambda u: ((a + 2) * u - (a + 3)) * u * u + 1          # noqa: E731
+                far = lambda u: ((a * u - 5 * a) * u + 8 * a) * u - 4 * a     # noqa: E731
+                return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+            base = [np.floor(r) for r in raw]
+            wy, wx = weights(raw[0] - base[0]), weights(raw[1] - base[1])
+
+            def tap(k, j):
+                q = base[k] + j - 1
+                if padding_mode != "zeros":
+                    q = _gs_pad(q, sizes[k], padding_mode, align_corners)
+                return np.trunc(q).astype(int)
+            acc = 0.0
+            for i in range(4):
+                for j in range(4):
+                    acc = acc + pixel([tap(0, i), tap(1, j)]) * (wy[i] * wx[j])[None]
+            out[b] = acc
+            continue
+        src = [_gs_pad(r, s, padding_mode, align_corners) for r, s in zip(raw, sizes)]
+        if method == "nearest":
+            out[b] = pixel([np.rint(x).astype(int) for x in src])
+            continue
+        base = [np.floor(x) for x in src]
+        frac = [x - f for x, f in zip(src, base)]
+        acc = 0.0
+        for corner in range(1 << d):
+            w, pos = 1.0, []
+            for k in range(d):
+                bit = (corner >> (d - 1 - k)) & 1
+                pos.append(base[k].astype(int) + bit)
+                w = w * (frac[k] if bit else 1 - frac[k])
+            acc = acc + pixel(pos) * w[None]
+        out[b] = acc
+    return out.astype(data.dtype)
+
+
+__all__ += ["grid_sample_python"]
