@@ -435,6 +435,8 @@ ROWS = [
      "tepad.testing.parametrize_targets",
      "requires_gpu / requires_cuda run where cuda(0) exists: a CUDA GPU, or the emulator "
      "under TEPAD_CUDA=emulate; requires_opencl / vulkan / rocm skip"),
+    ("tvm.testing.known_failing_targets", "tepad.testing.known_failing_targets",
+     "the named target kinds report an expected failure (pytest.xfail)"),
     ("tvm.testing.device_enabled / enabled_targets", "tepad.testing.enabled_targets",
      "llvm always; cuda where cuda(0) exists (a GPU or TEPAD_CUDA=emulate)"),
     ("tvm.testing.CompareBeforeAfter", "tepad.testing.CompareBeforeAfter",
@@ -495,6 +497,11 @@ ROWS = [
     ("topi.unique / topi.cuda.unique (+ generic / cuda schedule_unique, schedule_scan)",
      "tepad.topi.unique",
      "counting reductions over all pairs (O(n^2) work, no sort or scan stages)"),
+    ("topi.scatter_nd / topi.cuda.scatter_nd (update, add, mul, min, max)",
+     "tepad.topi.scatter_nd",
+     "a reduction over every update position per output element (TVM: an extern kernel)"),
+    ("topi.argwhere / topi.cuda.argwhere (+ generic / cuda schedule_argwhere)",
+     "tepad.topi.argwhere", "an extern walk with a row counter; one GPU thread under CUDA"),
     ("topi.einsum", "tepad.topi.einsum",
      "a shared letter whose extents are two different te.var's is not broadcast at run time"),
     ("topi.reinterpret", "tepad.topi.reinterpret", ""),
@@ -502,6 +509,27 @@ ROWS = [
      "tepad.topi.nn.prelu", ""),
     ("topi.nn.conv2d (NCHW / NHWC / HWCN) / conv2d_nchw / conv2d_nhwc / conv2d_hwcn",
      "tepad.topi.nn.conv2d", "no groups; HWIO filters for NHWC and HWCN"),
+    ("topi.nn.conv1d / conv1d_ncw / conv1d_nwc / group_conv1d_ncw / group_conv1d_nwc "
+     "(+ generic / x86 / cuda schedule_conv1d_*, schedule_group_conv1d_*; cuda computes)",
+     "tepad.topi.nn.group_conv1d_nwc", ""),
+    ("topi.testing.conv1d_ncw_python / group_conv1d_ncw_python",
+     "tepad.topi.testing.group_conv1d_ncw_python", ""),
+    ("topi.nn.space_to_batch_nd / batch_to_space_nd (+ topi.testing *_python)",
+     "tepad.topi.nn.space_to_batch_nd", ""),
+    ("topi.vision.reorg / generic, x86, cuda schedule_reorg / topi.testing.reorg_python",
+     "tepad.topi.vision.reorg", ""),
+    ("topi.nn.conv1d_transpose_ncw (+ generic / x86 / cuda schedule_conv1d_transpose_ncw, "
+     "topi.testing.conv1d_transpose_ncw_python)", "tepad.topi.nn.conv1d_transpose_ncw", ""),
+    ("topi.x86 / cuda / arm_cpu conv2d_transpose_nchw", "tepad.topi.x86.conv2d_transpose_nchw",
+     "nn.conv2d_transpose_nchw"),
+    ("topi.nn.group_conv2d_nchw / group_conv2d_nhwc (+ generic / x86 / cuda "
+     "schedule_group_conv2d_*; cuda computes)", "tepad.topi.nn.group_conv2d_nchw",
+     "topi.cuda.group_conv2d_NCHWc_int8 (dp4a) not provided"),
+    ("topi.nn.conv3d_ncdhw / get_pad_tuple3d (+ generic / x86 / cuda schedule_conv3d_ncdhw, "
+     "x86 / cuda computes, topi.testing.conv3d_ncdhw_python)", "tepad.topi.nn.conv3d_ncdhw",
+     ""),
+    ("topi.nn.correlation_nchw (+ generic / x86 / cuda schedule_correlation_nchw, "
+     "topi.testing.correlation_nchw_python)", "tepad.topi.nn.correlation_nchw", ""),
     ("topi.nn.depthwise_conv2d_nchw / depthwise_conv2d_nhwc",
      "tepad.topi.nn.depthwise_conv2d_nchw", "NHWC: HWOI filters only"),
     ("topi.nn.conv2d_transpose_nchw", "tepad.topi.nn.conv2d_transpose_nchw", ""),
@@ -511,7 +539,8 @@ ROWS = [
     ("topi.nn.pool1d / pool2d / global_pool / adaptive_pool / adaptive_pool1d",
      "tepad.topi.nn.pooling.pool2d", ""),
     ("topi.nn.pool (TVM 0.6: 2-D pooling without dilation)", "tepad.topi.nn.pool", ""),
-    ("topi.nn.upsampling / lrn / batch_norm", "tepad.topi.nn.batch_norm", ""),
+    ("topi.nn.upsampling / lrn / batch_norm", "tepad.topi.nn.batch_norm",
+     "upsampling: NCHW, NHWC and packed NCHW<i>n<j>c"),
     ("topi.nn.layer_norm / instance_norm / rms_norm / group_norm", "tepad.topi.nn.group_norm",
      ""),
     ("topi.nn.nll_loss", "tepad.topi.nn.nll_loss", ""),
@@ -522,6 +551,16 @@ ROWS = [
     ("topi.nn.get_pad_tuple", "tepad.topi.nn.get_pad_tuple", ""),
     ("topi.image.resize1d / resize2d", "tepad.topi.image.resize2d",
      "nearest, linear, cubic; constant sizes"),
+    ("topi.image.affine_grid / topi.testing.affine_grid_python", "tepad.topi.image.affine_grid",
+     ""),
+    ("topi.utils.nchw_pack_layout / nchw_xc_layout", "tepad.topi.utils.nchw_pack_layout", ""),
+    ("topi.image.resize3d / topi.nn.upsampling3d / topi.testing.resize3d_python",
+     "tepad.topi.image.resize3d", "nearest, (tri)linear, (tri)cubic; constant sizes"),
+    ("topi.image.crop_and_resize / topi.testing.crop_and_resize_python",
+     "tepad.topi.image.crop_and_resize", "bilinear or nearest; boxes read at run time"),
+    ("topi.image.grid_sample / topi.testing.grid_sample_python", "tepad.topi.image.grid_sample",
+     "NCHW (nearest, bilinear, bicubic) and NCDHW (nearest, bilinear); zeros / border / "
+     "reflection padding"),
     ("topi.image.resize (before TVM 0.8: no roi, align_corners)", "tepad.topi.image.resize",
      ""),
     ("topi.utils (topi.util) get_const_tuple / get_const_int / simplify / traverse_inline",
@@ -713,8 +752,10 @@ ROWS = [
      "solve_linear_equations / inequalities, deduce_bound, detect_clip_bound, PresburgerSet)",
      None, "analyses inside TensorIR schedules and TVM's own passes; tepad's bounds are its "
            "InferBound and ISL regions (docs/inferbound.md)"),
+    ("autotvm.tophub.context", "tepad.autotvm.tophub.context",
+     "no TopHub download: only extra_files' records, else the fallback configs"),
     ("autotvm relay integration (extract_from_program, register_topi_compute / schedule, "
-     "apply_graph_best, apply_fixed_config, get_workload, tophub, database, feature "
+     "apply_graph_best, apply_fixed_config, get_workload, database, feature "
      "extraction)", None,
      "task extraction from relay graphs, TopHub downloads and TVM's XGBoost features; "
      "tepad tunes TE templates with its own features"),

@@ -33,6 +33,7 @@ from .env import GLOBAL_SCOPE
 from .task.task import create
 from . import utils
 from . import utils as util
+from . import tophub
 
 __all__ = ["space", "task", "record", "callback", "feature", "measure", "tuner", "env",
            "ApplyConfig", "DispatchContext", "FallbackContext", "get_config",
@@ -40,6 +41,6 @@ __all__ = ["space", "task", "record", "callback", "feature", "measure", "tuner",
            "Runner", "RayRunner", "create_measure_batch", "measure_option", "MeasureErrorNo",
            "MeasureInput", "MeasureResult", "ConfigEntity", "ConfigSpace",
            "FallbackConfigEntity", "InstantiationError", "template", "GATuner",
-           "GridSearchTuner", "RandomTuner", "XGBTuner", "GLOBAL_SCOPE", "create", "utils",
+           "GridSearchTuner", "RandomTuner", "XGBTuner", "GLOBAL_SCOPE", "create", "utils", "tophub",
            "DropletTuner",
            "util"]

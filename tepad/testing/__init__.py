@@ -7,7 +7,8 @@ from .reference import reference
 from .arrays import random_array
 from .compare import CompareBeforeAfter
 from .tvm_helpers import (assert_allclose, assert_prim_expr_equal, check_numerical_grads,
-                          device_enabled, enabled_targets, fixture, main, parameter,
+                          device_enabled, enabled_targets, fixture,
+                          known_failing_targets, main, parameter,
                           parameters, parametrize_targets, requires_cuda, requires_gpu,
                           requires_llvm, requires_opencl, requires_rocm, requires_tensorcore,
                           requires_vulkan, skip_if_32bit, skip_if_wheel_test, uses_gpu)
@@ -17,4 +18,4 @@ __all__ = ["reference", "assert_allclose", "assert_prim_expr_equal", "fixture", 
            "requires_llvm", "requires_opencl", "requires_rocm", "requires_vulkan",
            "skip_if_32bit", "uses_gpu", "device_enabled", "enabled_targets",
            "check_numerical_grads", "requires_tensorcore", "skip_if_wheel_test",
-           "CompareBeforeAfter", "random_array"]
+           "CompareBeforeAfter", "random_array", "known_failing_targets"]

@@ -13,6 +13,7 @@
   loaded on first use)."""
 from . import cuda, generic, image, math, nn, tag, transform, utils, x86
 from . import arm_cpu, bifrost, gpu, hls, mali
+from . import vision
 from . import util  # noqa: F401 - TVM's old module name
 from .broadcast import (bitwise_and, bitwise_or, bitwise_xor, left_shift, right_shift)
 from .math import bitwise_not
@@ -26,6 +27,8 @@ from .math import (abs, atan, cast, ceil, clip, cos, erf, exp, fast_erf, fast_ex
 from .reduction import (all, any, argmax, argmin, collapse_sum, max, min, prod,  # noqa: A004
                         sum)
 from .einsum import einsum
+from .scatter import scatter_nd
+from .argwhere import argwhere
 from .scan import cumprod, cumsum, searchsorted
 from .sort import argsort, sort, topk
 from .unique import unique

@@ -36,10 +36,14 @@ def _generic(name):
 _NAMES = ["schedule_injective", "schedule_elemwise", "schedule_broadcast",
           "schedule_concatenate", "schedule_reduce", "schedule_softmax", "schedule_pool",
           "schedule_pool_grad", "schedule_adaptive_pool", "schedule_conv2d_nchw",
-          "schedule_conv2d_nhwc",
+          "schedule_conv2d_nhwc", "schedule_conv1d_ncw", "schedule_conv1d_nwc",
+          "schedule_group_conv1d_ncw", "schedule_group_conv1d_nwc",
+          "schedule_conv1d_transpose_ncw", "schedule_group_conv2d_nchw",
+          "schedule_group_conv2d_nhwc", "schedule_conv3d_ncdhw",
+          "schedule_correlation_nchw",
           "schedule_conv2d_hwcn", "schedule_depthwise_conv2d_nchw",
           "schedule_depthwise_conv2d_nhwc", "schedule_conv2d_transpose_nchw", "schedule_dense",
-          "schedule_matmul", "schedule_batch_matmul", "schedule_lrn", "schedule_batch_norm",
+          "schedule_matmul", "schedule_batch_matmul", "schedule_lrn", "schedule_batch_norm", "schedule_reorg", "schedule_argwhere",
           "schedule_unique", "schedule_scan", "schedule_sort", "schedule_argsort",
           "schedule_topk"]
 for _n in _NAMES:

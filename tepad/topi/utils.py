@@ -99,5 +99,17 @@ def get_shape(src_shape, src_layout: str, dst_layout: str) -> tuple:
     return tuple(get_const_int(src_shape[k]) for k in perm)
 
 
+def nchw_pack_layout(layout_info: str) -> bool:
+    """Whether ``layout_info`` names a packed NCHW layout with inner n and c blocks
+    ("NCHW4n4c")."""
+    return layout_info[:4] == "NCHW" and "c" in layout_info and "n" in layout_info
+
+
+def nchw_xc_layout(layout_info: str) -> bool:
+    """Whether ``layout_info`` names a channel-blocked NCHW layout ("NCHW16c")."""
+    return layout_info[:4] == "NCHW" and "c" in layout_info and layout_info[4:-1].isnumeric()
+
+
 __all__ = ["get_const_int", "get_const_float", "get_const_tuple", "equal_const_int",
-           "simplify", "prod", "traverse_inline", "get_shape"]
+           "simplify", "prod", "traverse_inline", "get_shape", "nchw_pack_layout",
+           "nchw_xc_layout"]

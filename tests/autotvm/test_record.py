@@ -4,6 +4,7 @@ import json
 import time
 
 import numpy as np
+import pytest
 
 import tepad
 from tepad import autotvm
@@ -122,3 +123,17 @@ def test_history_contexts_nest_and_prefer_the_same_target(tmp_path):
             # not in the inner log: the outer context answers
             assert cur.query(tepad.target.Target("llvm"), task.workload).index == 2
         assert autotvm.DispatchContext.current is outer
+
+
+def test_tophub_context_holds_only_extra_files(tmp_path):
+    task = autotvm.task.create("test/matmul", args=(16, 16, 16, "float32"), target="llvm")
+    llvm = tepad.target.Target("llvm")
+    with autotvm.tophub.context(llvm) as ctx:      # nothing downloaded: the fallback config
+        assert isinstance(ctx.query(llvm, task.workload), FallbackConfigEntity)
+    path = str(tmp_path / "log.json")
+    recs = _records(task, {4: 0.3, 7: 0.1})
+    autotvm.callback.log_to_file(path)(None, [r[0] for r in recs], [r[1] for r in recs])
+    with autotvm.tophub.context(["llvm"], extra_files=[path]) as ctx:
+        assert ctx.query(llvm, task.workload).index == 7
+    with pytest.raises(tepad.TepadError, match="tophub.context"):
+        autotvm.tophub.context(None)

@@ -125,3 +125,17 @@ def test_check_numerical_grads_compiled_function():
         tvm.testing.check_numerical_grads(forward, [x, y], [x * y, x * x])
     with pytest.raises(tvm.TepadError, match="both"):
         tvm.testing.check_numerical_grads(forward, [x, y], {"x": x})
+
+
+RAN_KNOWN_FAILING = []
+
+
+@pytest.mark.parametrize("target", ["llvm", "vulkan -from_device=0", "cuda"])
+@tvm.testing.known_failing_targets("vulkan", "cuda")
+def test_known_failing_targets_xfails_only_those_kinds(target):
+    RAN_KNOWN_FAILING.append(target)
+    assert target == "llvm"
+
+
+def test_known_failing_targets_ran_the_others():
+    assert RAN_KNOWN_FAILING == ["llvm"]

@@ -4,6 +4,7 @@ vector width from the target they run under (NEON's 128-bit registers on an ARM 
 so they apply to any LLVM CPU target. ``compute_matmul_sme`` is the SME strategy's compute;
 schedules built on ARM-only intrinsics (SME, dot-product tensorization) raise a TepadError."""
 from ..nn import conv2d_nchw, conv2d_nhwc, dense, depthwise_conv2d_nchw  # noqa: F401
+from ..nn import conv2d_transpose_nchw  # noqa: F401
 from ..x86.schedules import (schedule_adaptive_pool, schedule_batch_matmul,  # noqa: F401
                              schedule_broadcast, schedule_concatenate, schedule_conv2d_nchw,
                              schedule_conv2d_nhwc, schedule_conv2d_transpose_nchw,
@@ -14,7 +15,7 @@ from ..x86.schedules import (schedule_adaptive_pool, schedule_batch_matmul,  # n
 from . import matmul
 from .matmul import compute_matmul_sme, tir_schedule_matmul_sme  # noqa: F401
 
-__all__ = ["conv2d_nchw", "conv2d_nhwc", "dense", "depthwise_conv2d_nchw",
+__all__ = ["conv2d_nchw", "conv2d_transpose_nchw", "conv2d_nhwc", "dense", "depthwise_conv2d_nchw",
            "schedule_adaptive_pool", "schedule_batch_matmul", "schedule_broadcast",
            "schedule_concatenate", "schedule_conv2d_nchw", "schedule_conv2d_nhwc",
            "schedule_conv2d_transpose_nchw", "schedule_dense", "schedule_depthwise_conv2d_nchw",

@@ -1,6 +1,11 @@
 """TVM's ``topi.cuda``: thread-binding schedules for CUDA targets (run them on the CPU with
 ``TEPAD_CUDA=emulate``) and, for the dispatch tables, the computes they pair with."""
 from ..nn import batch_matmul, conv2d_nchw, dense  # noqa: F401
+from ..nn import conv1d_transpose_ncw, conv2d_transpose_nchw  # noqa: F401
+from ..nn import correlation_nchw  # noqa: F401
+from ..nn import conv3d_ncdhw, group_conv2d_nchw, group_conv2d_nhwc  # noqa: F401
+from ..nn import (conv1d_ncw, conv1d_nwc, conv2d_hwcn, group_conv1d_ncw,  # noqa: F401
+                  group_conv1d_nwc)
 from .schedules import *  # noqa: F401,F403
 from .schedules import __all__ as _sched
 
@@ -27,8 +32,13 @@ schedule_extern = schedule_scan  # noqa: F405 - from .schedules
 from ..sort import argsort, sort, topk  # noqa: E402 - TVM's topi.cuda ones: the same computes
 from ..scan import cumprod, cumsum, searchsorted  # noqa: E402
 from ..unique import unique  # noqa: E402
+from ..scatter import scatter_nd  # noqa: E402
+from ..argwhere import argwhere  # noqa: E402
 
-__all__ = list(_sched) + ["conv2d_nchw", "dense", "dense_int8", "schedule_dense_int8",
+__all__ = list(_sched) + ["conv1d_ncw", "conv1d_nwc", "group_conv1d_ncw", "group_conv1d_nwc",
+                          "conv2d_hwcn", "conv2d_transpose_nchw", "conv1d_transpose_ncw",
+                          "group_conv2d_nchw", "group_conv2d_nhwc", "conv3d_ncdhw", "correlation_nchw",
+                          "conv2d_nchw", "dense", "dense_int8", "schedule_dense_int8",
                           "batch_matmul", "batch_matmul_int8", "schedule_batch_matmul_int8",
                           "unique", "sort", "argsort", "topk", "cumsum", "cumprod",
-                          "searchsorted", "schedule_extern"]
+                          "searchsorted", "schedule_extern", "scatter_nd", "argwhere"]

@@ -68,6 +68,26 @@ def schedule_injective(outs):
 
 
 schedule_elemwise = schedule_injective
+
+
+def schedule_argwhere(outs):
+    """topi.argwhere: its extern walk binds its own single GPU thread."""
+    outs = as_outs(outs)
+    return create_schedule([t.op for t in outs])
+
+
+def schedule_reorg(outs):
+    """topi.vision.reorg: its gather stage (tag ``reorg_output``) inlined into the reshape,
+    which is then scheduled as an injective output."""
+    outs = as_outs(outs)
+    s = create_schedule([t.op for t in outs])
+    inline_injective(s, outs)
+    for st in list(s.stages):
+        if st.op.tag == "reorg_output" and st.op not in {t.op for t in outs}:
+            st.compute_inline()
+    for t in outs:
+        _bind_spatial(s, t)
+    return s
 schedule_broadcast = schedule_injective
 schedule_concatenate = schedule_injective
 
@@ -120,6 +140,12 @@ schedule_unique = _schedule_direct     # topi.unique: one counting reduction per
 schedule_scan = _schedule_direct
 schedule_sort = schedule_argsort = schedule_topk = _schedule_direct   # topi.sort: counting ranks
 schedule_conv2d_nchw = _schedule_direct
+schedule_conv1d_ncw = schedule_conv1d_nwc = _schedule_direct
+schedule_conv1d_transpose_ncw = _schedule_direct
+schedule_conv3d_ncdhw = _schedule_direct
+schedule_correlation_nchw = _schedule_direct
+schedule_group_conv2d_nchw = schedule_group_conv2d_nhwc = _schedule_direct
+schedule_group_conv1d_ncw = schedule_group_conv1d_nwc = _schedule_direct
 schedule_conv2d_nhwc = _schedule_direct
 schedule_conv2d_hwcn = _schedule_direct
 schedule_depthwise_conv2d_nchw = _schedule_direct
@@ -137,8 +163,12 @@ __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_e
            "schedule_broadcast", "schedule_concatenate", "schedule_reduce", "schedule_softmax",
            "schedule_pool", "schedule_pool_grad", "schedule_unique", "schedule_scan",
            "schedule_sort", "schedule_argsort", "schedule_topk",
-           "schedule_adaptive_pool", "schedule_conv2d_nchw",
+           "schedule_adaptive_pool", "schedule_conv2d_nchw", "schedule_conv1d_ncw",
+           "schedule_conv1d_nwc", "schedule_group_conv1d_ncw", "schedule_group_conv1d_nwc",
+           "schedule_conv1d_transpose_ncw", "schedule_conv3d_ncdhw", "schedule_correlation_nchw", "schedule_group_conv2d_nchw",
+           "schedule_group_conv2d_nhwc",
            "schedule_conv2d_nhwc", "schedule_conv2d_hwcn", "schedule_depthwise_conv2d_nchw",
            "schedule_depthwise_conv2d_nhwc", "schedule_conv2d_transpose_nchw",
            "schedule_dense", "schedule_dense_small_batch", "schedule_dense_large_batch",
-           "schedule_matmul", "schedule_batch_matmul", "schedule_lrn", "schedule_batch_norm"]
+           "schedule_matmul", "schedule_batch_matmul", "schedule_lrn", "schedule_batch_norm",
+           "schedule_reorg", "schedule_argwhere"]

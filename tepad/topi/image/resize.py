@@ -154,6 +154,20 @@ def resize2d(data, roi, size, layout="NCHW", method="linear",
                    bicubic_exclude, extrapolation_value, out_dtype, ("H", "W"))
 
 
+def resize3d(data, roi, size, layout="NCDHW", method="linear",
+             coordinate_transformation_mode="half_pixel", rounding_method="",
+             bicubic_alpha=-0.5, bicubic_exclude=0, extrapolation_value=0.0, out_dtype=None,
+             output_shape=None):
+    """``resize2d`` over the D, H and W axes (``size``: (out_d, out_h, out_w), ``roi``:
+    (z1, y1, x1, z2, y2, x2)); "trilinear" / "tricubic" read as "linear" / "cubic"."""
+    del output_shape
+    if isinstance(method, str) and method.lower().startswith("tri"):
+        method = method[3:]
+    return _resize("resize3d", data, roi, size, layout, method,
+                   coordinate_transformation_mode, rounding_method, bicubic_alpha,
+                   bicubic_exclude, extrapolation_value, out_dtype, ("D", "H", "W"))
+
+
 def resize1d(data, roi, size, layout="NCW", method="linear",
              coordinate_transformation_mode="half_pixel", rounding_method="",
              bicubic_alpha=-0.5, bicubic_exclude=0, extrapolation_value=0.0, out_dtype=None,
@@ -180,4 +194,4 @@ def resize(data, size, layout="NCHW", method="bilinear",
                     output_shape)
 
 
-__all__ = ["resize", "resize1d", "resize2d"]
+__all__ = ["resize", "resize1d", "resize2d", "resize3d"]

@@ -4,6 +4,12 @@ log_softmax, pooling (1-d, 2-d, global, adaptive), upsampling, lrn, batch_norm, 
 bias_add. Each is ordinary ``te.compute`` stages named as TVM names them (a padded input is
 a ``pad_temp`` stage, a pooling result a ``tensor`` stage), so TVM schedules written against
 those stages apply unchanged."""
+from .batch_space import batch_to_space_nd, space_to_batch_nd
+from .conv1d_transpose import conv1d_transpose_ncw
+from .group_conv2d import group_conv2d_nchw, group_conv2d_nhwc
+from .correlation import correlation_nchw
+from .conv3d import conv3d_ncdhw
+from .conv1d import conv1d, conv1d_ncw, conv1d_nwc, group_conv1d_ncw, group_conv1d_nwc
 from .conv2d import conv2d, conv2d_hwcn, conv2d_nchw, conv2d_nhwc
 from .conv2d_transpose import conv2d_transpose_nchw
 from .dense import batch_matmul, dense, matmul
@@ -19,14 +25,15 @@ from .pooling import (adaptive_pool, adaptive_pool1d, adaptive_pool3d, global_po
 from .pooling_grad import pool_grad
 from .space_depth import depth_to_space, space_to_depth
 from .softmax import fast_softmax, log_softmax, softmax
-from .upsampling import upsampling
-from .utils import get_pad_tuple, get_pad_tuple1d
+from .upsampling import upsampling, upsampling3d
+from .utils import get_pad_tuple, get_pad_tuple1d, get_pad_tuple3d
 
-__all__ = ["pad", "dilate", "conv2d", "conv2d_nchw", "conv2d_nhwc", "conv2d_hwcn",
+__all__ = ["space_to_batch_nd", "batch_to_space_nd", "correlation_nchw", "conv3d_ncdhw", "get_pad_tuple3d", "group_conv2d_nchw", "group_conv2d_nhwc", "conv1d_transpose_ncw", "conv1d", "conv1d_ncw", "conv1d_nwc", "group_conv1d_ncw", "group_conv1d_nwc",
+           "pad", "dilate", "conv2d", "conv2d_nchw", "conv2d_nhwc", "conv2d_hwcn",
            "conv2d_transpose_nchw", "depthwise_conv2d_nchw", "depthwise_conv2d_nhwc", "dense",
            "matmul", "batch_matmul", "relu", "leaky_relu", "prelu", "bias_add", "flatten",
            "softmax", "log_softmax", "fast_softmax", "pool", "pool1d", "pool2d", "global_pool",
            "adaptive_pool", "adaptive_pool1d", "adaptive_pool3d", "pool3d", "pool_grad",
-           "upsampling", "lrn", "batch_norm", "layer_norm", "instance_norm", "rms_norm",
+           "upsampling", "upsampling3d", "lrn", "batch_norm", "layer_norm", "instance_norm", "rms_norm",
            "group_norm", "nll_loss", "depth_to_space", "space_to_depth",
            "fifo_buffer", "get_pad_tuple", "get_pad_tuple1d"]

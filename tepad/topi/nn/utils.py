@@ -70,4 +70,27 @@ def get_pad_tuple1d(padding, kernel):
     raise TepadError(f"1-D padding must be an int or 2 ints; got {padding!r}")
 
 
-__all__ = ["ints", "const_extents", "get_pad_tuple", "get_pad_tuple1d"]
+def get_pad_tuple3d(padding, kernel):
+    """3-D windows: ``(front, top, left, back, bottom, right)`` from an int (all sides), 3
+    ints (depth, height, width: both sides), 6 ints (as returned), "VALID" or "SAME" (the
+    odd cell before)."""
+    k = ints(kernel, 3, "get_pad_tuple3d: kernel")
+    if isinstance(padding, str):
+        if padding.upper() == "VALID":
+            return (0,) * 6
+        if padding.upper() == "SAME":
+            full = [x - 1 for x in k]
+            return tuple((f + 1) // 2 for f in full) + tuple(f // 2 for f in full)
+        raise TepadError(f"padding {padding!r}: the strings are 'SAME' and 'VALID'")
+    if isinstance(padding, int):
+        return (padding,) * 6
+    p = ints(padding, len(padding), "padding")
+    if len(p) == 3:
+        return tuple(p) * 2
+    if len(p) == 6:
+        return tuple(p)
+    raise TepadError(f"3-D padding must be an int, 3 or 6 ints, 'SAME' or 'VALID'; got "
+                     f"{padding!r}")
+
+
+__all__ = ["ints", "const_extents", "get_pad_tuple", "get_pad_tuple1d", "get_pad_tuple3d"]

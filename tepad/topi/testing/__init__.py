@@ -5,7 +5,9 @@ from .common import *  # noqa: F401,F403
 from .common import __all__ as _common
 from .reference import *  # noqa: F401,F403
 from .reference import __all__ as _ref
+from .reference_conv import *  # noqa: F401,F403
+from .reference_conv import __all__ as _ref_conv
 from .reference_transform import *  # noqa: F401,F403
 from .reference_transform import __all__ as _ref_transform
 
-__all__ = list(_common) + list(_ref) + list(_ref_transform)
+__all__ = list(_common) + list(_ref) + list(_ref_transform) + list(_ref_conv)

@@ -200,7 +200,12 @@ def resize2d_python(data, scale, layout="NCHW", method="nearest_neighbor",
                     coordinate_transformation_mode="align_corners"):
     """Resizing H and W by ``scale`` (sizes ``round(n * s)``): nearest (round half up for
     align_corners, else floor), linear or cubic (Keys, a = -0.5), indices clamped to the
-    image."""
+    image. A packed layout "NCHW<i>n<j>c" (6-d) resizes each inner block as its own image."""
+    if layout[:4] == "NCHW" and "n" in layout and "c" in layout:
+        n, c, h, w, bn, bc = data.shape
+        flat = data.transpose(0, 4, 1, 5, 2, 3).reshape(n * bn, c * bc, h, w)
+        res = resize2d_python(flat, scale, "NCHW", method, coordinate_transformation_mode)
+        return res.reshape(n, bn, c, bc, *res.shape[2:]).transpose(0, 2, 4, 5, 1, 3)
     x = data.transpose(0, 3, 1, 2) if layout == "NHWC" else data
     n, c, h, w = x.shape
     oh, ow = int(round(h * scale[0])), int(round(w * scale[1]))

@@ -3,6 +3,7 @@ and, for the dispatch tables, the computes they pair with (``x86.conv2d_nchw`` i
 ``nn.conv2d_nchw``)."""
 from ..nn import (batch_matmul, conv2d_nchw, conv2d_nhwc, dense,  # noqa: F401
                   depthwise_conv2d_nchw)
+from ..nn import conv2d_transpose_nchw, conv3d_ncdhw  # noqa: F401
 from .schedules import *  # noqa: F401,F403
 from .schedules import __all__ as _sched
 
@@ -11,5 +12,5 @@ dense_nopack = dense_pack = dense_dynamic = dense
 schedule_dense_dynamic = schedule_dense  # noqa: F405 - from .schedules
 
 __all__ = list(_sched) + ["conv2d_nchw", "conv2d_nhwc", "dense", "dense_nopack", "dense_pack",
-                          "dense_dynamic", "schedule_dense_dynamic", "depthwise_conv2d_nchw",
+                          "dense_dynamic", "schedule_dense_dynamic", "conv2d_transpose_nchw", "conv3d_ncdhw", "depthwise_conv2d_nchw",
                           "batch_matmul"]

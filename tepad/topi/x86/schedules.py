@@ -131,6 +131,26 @@ def schedule_injective(outs):
 
 
 schedule_elemwise = schedule_injective
+
+
+def schedule_argwhere(outs):
+    """topi.argwhere: its extern walk as written (nothing to schedule)."""
+    outs = as_outs(outs)
+    return create_schedule([t.op for t in outs])
+
+
+def schedule_reorg(outs):
+    """topi.vision.reorg: its gather stage (tag ``reorg_output``) inlined into the reshape,
+    which is then scheduled as an injective output."""
+    outs = as_outs(outs)
+    s = create_schedule([t.op for t in outs])
+    inline_injective(s, outs)
+    for st in list(s.stages):
+        if st.op.tag == "reorg_output" and st.op not in {t.op for t in outs}:
+            st.compute_inline()
+    for t in outs:
+        parallel_vectorize(s, t)
+    return s
 schedule_broadcast = schedule_injective
 schedule_concatenate = schedule_injective
 
@@ -352,6 +372,51 @@ def schedule_conv2d_hwcn(outs):
     return _schedule_contraction(outs, ("conv2d_hwcn",), 3, 2)
 
 
+def schedule_conv1d_ncw(outs):
+    """NCW convolution: output width vectorized, a block of output channels per tile."""
+    return _schedule_contraction(outs, ("conv1d_ncw",), 2, 1)
+
+
+def schedule_conv1d_nwc(outs):
+    """NWC convolution: output channels vectorized, a block of output columns per tile."""
+    return _schedule_contraction(outs, ("conv1d_nwc",), 2, 1)
+
+
+def schedule_group_conv1d_ncw(outs):
+    """Grouped NCW convolution: output width vectorized, a block of output channels."""
+    return _schedule_contraction(outs, ("group_conv1d_ncw",), 2, 1)
+
+
+def schedule_group_conv1d_nwc(outs):
+    """Grouped NWC convolution: output channels vectorized, a block of output columns."""
+    return _schedule_contraction(outs, ("group_conv1d_nwc",), 2, 1)
+
+
+def schedule_conv1d_transpose_ncw(outs):
+    """Transposed NCW convolution (its dilated, padded input computed at the root)."""
+    return _schedule_contraction(outs, ("conv1d_transpose_ncw",), 2, 1)
+
+
+def schedule_group_conv2d_nchw(outs):
+    """Grouped NCHW convolution: output width vectorized, a block of output channels."""
+    return _schedule_contraction(outs, ("group_conv2d_nchw",), 3, 1)
+
+
+def schedule_group_conv2d_nhwc(outs):
+    """Grouped NHWC convolution: output channels vectorized, a block of output columns."""
+    return _schedule_contraction(outs, ("group_conv2d_nhwc",), 3, 2)
+
+
+def schedule_conv3d_ncdhw(outs):
+    """NCDHW convolution: output width vectorized, a block of output channels per tile."""
+    return _schedule_contraction(outs, ("conv3d_ncdhw",), 4, 1)
+
+
+def schedule_correlation_nchw(outs):
+    """Correlation: output width vectorized (the division stage its epilogue)."""
+    return _schedule_contraction(outs, ("correlation_nchw",), 3, None)
+
+
 def schedule_depthwise_conv2d_nchw(outs):
     """NCHW depthwise convolution: output width vectorized."""
     return _schedule_contraction(outs, ("depthwise_conv2d_nchw",), 3, None)
@@ -389,9 +454,12 @@ __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_e
            "schedule_broadcast", "schedule_concatenate", "schedule_reduce", "schedule_softmax",
            "schedule_pool", "schedule_pool_grad", "schedule_unique", "schedule_scan",
            "schedule_sort", "schedule_argsort", "schedule_topk",
-           "schedule_adaptive_pool", "schedule_lrn",
+           "schedule_adaptive_pool", "schedule_lrn", "schedule_reorg", "schedule_argwhere",
            "schedule_batch_norm",
            "schedule_conv2d_nchw", "schedule_conv2d_nhwc", "schedule_conv2d_hwcn",
+           "schedule_conv1d_ncw", "schedule_conv1d_nwc", "schedule_group_conv1d_ncw",
+           "schedule_group_conv1d_nwc", "schedule_conv1d_transpose_ncw", "schedule_conv3d_ncdhw", "schedule_correlation_nchw",
+           "schedule_group_conv2d_nchw", "schedule_group_conv2d_nhwc",
            "schedule_depthwise_conv2d_nchw", "schedule_depthwise_conv2d_nhwc",
            "schedule_conv2d_transpose_nchw", "schedule_dense", "schedule_matmul",
            "schedule_dense_nopack", "schedule_dense_pack",
