@@ -34,7 +34,6 @@ searchable on GPUs yet.
 """
 from __future__ import annotations
 
-import copy
 import math
 import random
 
@@ -46,7 +45,7 @@ from ..tir.expr import ProducerLoad
 from ..tir.functor import collect_vars, post_order_visit
 from .loop_state import State
 from .sketch import Sketch, _const, _ext, _has_reuse, _injective, _prime_factors, \
-    _same_shape, _tileable, divisors
+    _same_shape, _tileable, crossover_tiles, divisors, mutate_tiles
 
 UNROLL_CHOICES = [0, 16, 64, 512, 1024]
 MAX_VTHREAD = 8
@@ -306,32 +305,10 @@ class GpuSketch:
     def mutate(self, params, rng: random.Random) -> dict:
         """A copy of ``params`` with one prime factor moved between two levels of one split
         (or, one time in five, another unroll budget), within the target's limits."""
-        p = copy.deepcopy(params)
-        if rng.random() < 0.2 or not self.tile_keys:
-            p["unroll"] = rng.choice(UNROLL_CHOICES)
-            return p
-        for _ in range(20):
-            key = rng.choice(sorted(self.tile_keys))
-            lv = p["tile"][key]
-            src = [i for i, e in enumerate(lv) if e > 1]
-            if not src or len(lv) < 2:
-                continue
-            a = rng.choice(src)
-            b = rng.choice([i for i in range(len(lv)) if i != a])
-            f = rng.choice(_prime_factors(lv[a]))
-            new = list(lv)
-            new[a] //= f
-            new[b] *= f
-            trial = dict(p["tile"], **{key: new})
-            if self._ok(trial):
-                p["tile"] = trial
-                return p
-        return p
+        return mutate_tiles(params, rng, self.tile_keys, self._ok, UNROLL_CHOICES)
 
     def crossover(self, a, b, rng: random.Random):
-        tile = {k: list((a if rng.random() < 0.5 else b)["tile"][k]) for k in self.tile_keys}
-        child = {"tile": tile, "unroll": (a if rng.random() < 0.5 else b)["unroll"]}
-        return child if self._ok(tile) else None
+        return crossover_tiles(a, b, rng, self.tile_keys, self._ok)
 
     def default_params(self) -> dict:
         """Analytical tile sizes: threads from the innermost spatial loops up to a warp

@@ -100,6 +100,42 @@ def _same_shape(a, b) -> bool:
     return [_ext(iv) for iv in a.axis] == [_ext(iv) for iv in b.axis]
 
 
+
+def mutate_tiles(params, rng: random.Random, tile_keys, ok, unroll_choices) -> dict:
+    """A copy of ``params`` (``{"tile": {key: levels}, "unroll": n}``) with one prime factor
+    moved between two levels of one split, kept only where ``ok(tile)`` holds (20 tries), or,
+    one time in five, another unroll budget from ``unroll_choices``."""
+    p = copy.deepcopy(params)
+    if rng.random() < 0.2 or not tile_keys:
+        p["unroll"] = rng.choice(unroll_choices)
+        return p
+    for _ in range(20):
+        key = rng.choice(sorted(tile_keys))
+        lv = p["tile"][key]
+        src = [i for i, e in enumerate(lv) if e > 1]
+        if not src or len(lv) < 2:
+            continue
+        a = rng.choice(src)
+        b = rng.choice([i for i in range(len(lv)) if i != a])
+        f = rng.choice(_prime_factors(lv[a]))
+        new = list(lv)
+        new[a] //= f
+        new[b] *= f
+        trial = dict(p["tile"], **{key: new})
+        if ok(trial):
+            p["tile"] = trial
+            return p
+    return p
+
+
+def crossover_tiles(a, b, rng: random.Random, tile_keys, ok):
+    """A child taking each split loop's tile levels and the unroll budget from ``a`` or ``b``
+    at random; None when ``ok`` refuses its tiles."""
+    tile = {k: list((a if rng.random() < 0.5 else b)["tile"][k]) for k in tile_keys}
+    child = {"tile": tile, "unroll": (a if rng.random() < 0.5 else b)["unroll"]}
+    return child if ok(tile) else None
+
+
 class Sketch:
     """The rule-made structure of one DAG's programs for ``target`` (see the module
     docstring); ``plan`` lists ``(kind, stage, extra)`` in the order their steps go."""
@@ -286,34 +322,12 @@ class Sketch:
     def mutate(self, params, rng: random.Random) -> dict:
         """A copy of ``params`` with one prime factor moved between two levels of one split
         (or, one time in five, another unroll budget)."""
-        p = copy.deepcopy(params)
-        if rng.random() < 0.2 or not self.tile_keys:
-            p["unroll"] = rng.choice(UNROLL_CHOICES)
-            return p
-        for _ in range(20):
-            key = rng.choice(sorted(self.tile_keys))
-            lv = p["tile"][key]
-            src = [i for i, e in enumerate(lv) if e > 1]
-            if not src or len(lv) < 2:
-                continue
-            a = rng.choice(src)
-            b = rng.choice([i for i in range(len(lv)) if i != a])
-            f = rng.choice(_prime_factors(lv[a]))
-            new = list(lv)
-            new[a] //= f
-            new[b] *= f
-            trial = dict(p["tile"], **{key: new})
-            if self._register_ok(trial):
-                p["tile"] = trial
-                return p
-        return p
+        return mutate_tiles(params, rng, self.tile_keys, self._register_ok, UNROLL_CHOICES)
 
     def crossover(self, a, b, rng: random.Random):
         """A child taking each split loop's tile levels and the unroll budget from ``a`` or
         ``b`` at random; None when the child breaks the register bound."""
-        tile = {k: list((a if rng.random() < 0.5 else b)["tile"][k]) for k in self.tile_keys}
-        child = {"tile": tile, "unroll": (a if rng.random() < 0.5 else b)["unroll"]}
-        return child if self._register_ok(tile) else None
+        return crossover_tiles(a, b, rng, self.tile_keys, self._register_ok)
 
     def default_params(self) -> dict:
         """Analytical tile sizes from the target: the innermost spatial tile is two whole
