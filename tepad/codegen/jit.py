@@ -47,6 +47,10 @@ def _init() -> bool:
     global _gomp_handle
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
+    try:    # float16 conversions on CPUs without F16C are calls into libgcc (GCC >= 12)
+        llvm.load_library_permanently("libgcc_s.so.1")
+    except RuntimeError as err:  # pragma: no cover - depends on the machine
+        log.warning("libgcc_s not loaded (%s): float16 needs an F16C CPU", err)
     # only while libgomp loads (it reads its settings then), so child processes do not inherit it
     ours = "OMP_WAIT_POLICY" not in os.environ and "GOMP_SPINCOUNT" not in os.environ
     if ours:
@@ -151,6 +155,25 @@ def add_provided_symbols() -> None:
             _added_symbols[name] = address
 
 
+# the C functions LLVM calls for float16 <-> float32/float64 where the CPU has no F16C
+HALF_LIBCALLS = ("__extendhfsf2", "__extendhfdf2", "__truncsfhf2", "__truncdfhf2")
+
+
+def check_half_libcalls(llvm_ir: str, features: str, name: str = "kernel") -> None:
+    """A TepadError when code using float16 is built for a CPU without F16C and the process
+    has not loaded the C functions LLVM calls for the conversions (libgcc_s of GCC 12 or
+    later has them): the kernel would jump to a null address."""
+    if " half" not in llvm_ir or "+f16c" in features.split(","):
+        return
+    _init()
+    missing = [s for s in HALF_LIBCALLS if not llvm.address_of_symbol(s)]
+    if missing:
+        raise TepadError(f"{name} uses float16 on a CPU without F16C, where LLVM calls "
+                         f"{', '.join(missing)}, which no library loaded in this process "
+                         "defines (libgcc_s.so.1 of GCC 12 or later does); build for a CPU "
+                         "with F16C or use float32")
+
+
 def unresolved_symbols(mod: llvm.ModuleRef) -> list:
     """Names of the functions ``mod`` declares but does not define (LLVM intrinsics aside)
     that no library loaded in this process provides."""
@@ -185,6 +208,7 @@ class JitModule:
         features = features if features is not None else host_feature_string()
         self._cpu, self._features = cpu, features
         self.cpu, self.features = cpu, features
+        check_half_libcalls(llvm_ir, features)
         with _lock:  # LLVM context operations are not guaranteed thread-safe
             add_provided_symbols()
             tm = host_target_machine(cpu=cpu, features=features)
