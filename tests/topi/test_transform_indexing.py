@@ -155,9 +155,10 @@ def test_tensordot_matmul_shape_and_size():
     outs = [topi.tensordot(A, B, ((0, 1), (1, 0))), topi.tensordot(A, B, 0),
             topi.matmul(M, N, True, True), topi.shape(A, "int64"), topi.ndarray_size(A)]
     got = run(outs, [A, B, M, N], [a, b, m, n], topi.generic.schedule_injective)
-    np.testing.assert_allclose(got[0], np.tensordot(a, b, ((0, 1), (1, 0))), rtol=1e-5)
+    np.testing.assert_allclose(got[0], np.tensordot(a, b, ((0, 1), (1, 0))), rtol=1e-5,
+                               atol=1e-6)
     np.testing.assert_allclose(got[1], np.tensordot(a, b, 0), rtol=1e-6)
-    np.testing.assert_allclose(got[2], m.T @ n.T, rtol=1e-5)
+    np.testing.assert_allclose(got[2], m.T @ n.T, rtol=1e-5, atol=1e-6)
     np.testing.assert_array_equal(got[3], [3, 4, 5])
     assert got[4] == 60 and got[4].dtype == np.int32
 
