@@ -7,16 +7,13 @@ matmul's register block follows it (examples/matmul.py).
 """
 from __future__ import annotations
 
-import importlib.util
 import time
-from pathlib import Path
 
 import numpy as np
 
-from . import te
+from . import demo_matmul, te
 from .bound import attach_paths, infer_bound
 from .driver import build
-from .errors import TepadError
 from .lower import lower
 from .runtime.timing import busy_note, sample_times
 from .schedule.relations import Rebase
@@ -89,30 +86,12 @@ def blur_kernel(n=2048, tile=64):
     return "two-stage 3x3 blur (tiled, Bx computed at By's tile)", s, [A, By], inputs, ref
 
 
-#: the matmul schedule the demo runs: the repository's examples/matmul.py (one copy, read from
-#: the source tree next to the package, as ``pip install -e .`` leaves it)
-MATMUL_EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "matmul.py"
-
-
-def _matmul_example():
-    """The module examples/matmul.py; a TepadError when the package runs without its source
-    tree (an installed wheel has no examples/)."""
-    if not MATMUL_EXAMPLE.is_file():
-        raise TepadError(f"tepad demo: the matmul kernel is the repository's examples/matmul.py, "
-                         f"not found at {MATMUL_EXAMPLE}; run the demo from a source checkout "
-                         "(pip install -e .)")
-    spec = importlib.util.spec_from_file_location("tepad_example_matmul", MATMUL_EXAMPLE)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def matmul_kernel(n=1024, target=None):
-    """examples/matmul.py's schedule for ``target`` (default: the host, as
+    """tepad.demo_matmul's schedule (examples/matmul.py) for ``target`` (default: the host, as
     ``$TEPAD_HOST_TARGET`` may set it): packed B, an accumulator tile whose register block
     fits the target's vector registers (8 x 2V with 32 registers; 4 x 3V and padded panels
     with 16), parallel row tiles."""
-    ex = _matmul_example()
+    ex = demo_matmul
     tgt = as_target(target)
     bn, rows = ex.widths(tgt)
     kb = ex.k_block(tgt)

@@ -63,3 +63,20 @@ def test_demo_module_imports_and_is_an_attribute():
 def test_slow_marker_is_registered():
     markers = PYPROJECT["tool"]["pytest"]["ini_options"]["markers"]
     assert any(m.startswith("slow:") for m in markers)
+
+
+def test_demo_kernel_lives_in_the_package():
+    """The demo's matmul schedule is package code (an installed wheel has no examples/), and
+    examples/matmul.py re-exports that one copy."""
+    import importlib.util
+    from pathlib import Path
+
+    import tepad
+    import tepad.demo_matmul
+    pkg = Path(tepad.__file__).resolve().parent
+    assert Path(tepad.demo_matmul.__file__).resolve().parent == pkg
+    example = pkg.parent / "examples" / "matmul.py"
+    spec = importlib.util.spec_from_file_location("_example_matmul", example)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.schedule is tepad.demo_matmul.schedule
