@@ -50,6 +50,7 @@ _CALLS = {"tir.call_extern": "call_extern", "tir.call_pure_extern": "call_extern
           "tir.call_llvm_intrin": "call_llvm_intrin",
           "tir.call_llvm_pure_intrin": "call_llvm_intrin",
           "tir.prefetch": "prefetch", "tir.address_of": "address_of",
+          "tir.tvm_access_ptr": "access_ptr",
           "tir.atomic_add": "atomic_add", "tir.tvm_call_packed": "call_packed",
           "tir.tvm_call_cpacked": "call_packed"}
 
@@ -257,6 +258,21 @@ class CallEmitter:
         elem_t = ll_type(load.buffer.dtype, memory=True)
         return self.b.gep(self.buffer_ptr(load.buffer), [self.expr(load.indices[0])],
                           inbounds=True, source_etype=elem_t)
+
+    def access_ptr(self, e):
+        """``tir.tvm_access_ptr(type_annotation(dtype), data, offset, extent, mask)``: the
+        address of element ``offset`` (in units of ``dtype``) of the buffer ``data`` points
+        to, as an extern function receives a tensorized region."""
+        if len(e.args) != 5:
+            raise TepadError(f"tir.tvm_access_ptr takes (type_annotation, data, offset, extent, "
+                             f"rw_mask), got {len(e.args)} arguments: {e!r}")
+        ptype, data, offset = e.args[:3]
+        base = self.expr(data)
+        if not isinstance(base.type, ir.PointerType):
+            raise TepadError(f"tir.tvm_access_ptr: its data argument must be a buffer's data "
+                             f"pointer, got {data!r}")
+        elem_t = ll_type(ptype.dtype, memory=True)
+        return self.b.gep(base, [self.expr(offset)], inbounds=True, source_etype=elem_t)
 
     def prefetch(self, e):
         """``tir.prefetch(address, rw, locality, cache_type)``: ``llvm.prefetch`` (value 0)."""

@@ -196,6 +196,29 @@ def _parse_import(text: str, k: int, tm) -> "llvm.ModuleRef":
     return m
 
 
+def _link_imports(mod, imports, tm) -> None:
+    """Link the ``import_llvm`` modules into ``mod``. A function two imports define alike
+    (the same micro-kernel compiled twice, its IR differing only in file names) is kept
+    once; defined differently, it is a TepadError naming it."""
+    defined = {}
+    for k, text in enumerate(imports):
+        imp = _parse_import(text, k, tm)
+        for f in imp.functions:
+            if f.is_declaration:
+                continue
+            body = str(f).split("{", 1)[-1]
+            if f.name in defined:
+                first_k, first_body = defined[f.name]
+                if first_body != body:
+                    raise TepadError(f"pragma import_llvm #{k} defines {f.name!r} differently "
+                                     f"from import #{first_k}; give one of them another name")
+                f.linkage = llvm.Linkage.linkonce_odr
+                mod.get_function(f.name).linkage = llvm.Linkage.linkonce_odr
+            else:
+                defined[f.name] = (k, body)
+        mod.link_in(imp)
+
+
 class JitModule:
     """Parse, verify, optimize and JIT one LLVM module; keeps the engine alive."""
 
@@ -221,8 +244,7 @@ class JitModule:
                 e = InternalError(f"tepad generated invalid LLVM IR: {err}")
                 e.add_note(llvm_ir)
                 raise e from None
-            for k, text in enumerate(imports):
-                mod.link_in(_parse_import(text, k, tm))
+            _link_imports(mod, imports, tm)
             self.loop_depth = loop_depth
             with deep_nest_options(loop_depth):
                 optimize(mod, tm, opt_level)

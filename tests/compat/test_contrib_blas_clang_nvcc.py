@@ -104,8 +104,25 @@ def test_create_llvm_from_c_and_import_it():
 
 def test_create_llvm_without_clang_says_so(monkeypatch):
     monkeypatch.setenv("PATH", "")
-    with pytest.raises(tvm.TepadError, match="no clang on PATH"):
+    monkeypatch.setattr(clang, "_zig", lambda: None)
+    with pytest.raises(tvm.TepadError, match="no clang found"):
         clang.create_llvm("int f() { return 1; }")
+
+
+@pytest.mark.skipif(clang._zig() is None, reason="the ziglang wheel is not installed")
+def test_create_llvm_with_the_ziglang_clang(monkeypatch):
+    """Without a clang on PATH, the ziglang wheel's clang compiles the C++ micro-kernel, and
+    its IR links into a kernel."""
+    monkeypatch.setenv("PATH", "")
+    assert clang.find_clang() == [clang._zig()]
+    ll = clang.create_llvm('extern "C" float compat_my_mul(float a, float b) '
+                           '{ return a * b + 1.0f; }')
+    assert "define" in ll and "compat_my_mul" in ll and "!dbg" not in ll
+    f = _import_llvm_kernel(ll.replace("compat_my_mul", "compat_my_add"))
+    a, b = RNG.random(16).astype("float32"), RNG.random(16).astype("float32")
+    c = np.zeros(16, "float32")
+    f(a, b, c)
+    np.testing.assert_allclose(c, a * b + 1.0, rtol=1e-6)
 
 
 def test_compute_version_helpers():
