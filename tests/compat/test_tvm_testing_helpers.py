@@ -89,6 +89,16 @@ def test_assert_prim_expr_equal():
         tvm.testing.assert_allclose(np.ones(3), np.ones(4))
 
 
+def test_assert_allclose_takes_a_one_element_result_against_a_scalar():
+    """TVM 0.6's tests check a (1,)-shaped sum against ``np.sum(a)``, a scalar."""
+    a = np.arange(5, dtype="float32")
+    tvm.testing.assert_allclose(np.array([a.sum()]), np.sum(a))
+    with pytest.raises(AssertionError):
+        tvm.testing.assert_allclose(np.array([a.sum() + 1]), np.sum(a))
+    with pytest.raises(AssertionError):
+        tvm.testing.assert_allclose(np.ones((1, 2)), np.ones(2))
+
+
 def test_device_enabled_and_enabled_targets(monkeypatch):
     monkeypatch.delenv("TEPAD_CUDA", raising=False)
     assert tvm.testing.device_enabled("llvm -mcpu=generic")
