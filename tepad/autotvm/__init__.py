@@ -12,6 +12,8 @@ and Ray measurement, tuners, logs in TVM's format and ``apply_history_best``.
     with autotvm.apply_history_best("matmul.log"):
         s, args = matmul(512, 512, 512, "float32")
 """
+import sys as _sys
+
 from . import task
 from .task import space
 from . import record
@@ -34,6 +36,13 @@ from .task.task import create
 from . import utils
 from . import utils as util
 from . import tophub
+
+# TVM's module paths of these names: autotvm.measure is a package there (measure.measure,
+# measure.measure_methods), and TVM 0.6's record module re-exported ApplyHistoryBest
+for _sub in ("measure", "measure_methods"):
+    setattr(measure, _sub, measure)
+    _sys.modules.setdefault(f"{__name__}.measure.{_sub}", measure)
+record.ApplyHistoryBest = ApplyHistoryBest
 
 __all__ = ["space", "task", "record", "callback", "feature", "measure", "tuner", "env",
            "ApplyConfig", "DispatchContext", "FallbackContext", "get_config",

@@ -12,12 +12,36 @@ the face (``tepad/__init__`` imports this module):
 """
 from __future__ import annotations
 
+import importlib.machinery
 import sys
 
 from .. import arith, codegen, container, nd, runtime, schedule, tensor, tir
 from ..errors import warn_deprecated
 from ..tensor import comm_reducer, sum as _sum
-from . import resolve, runtime_names, tir_analysis
+from . import MODULES, old_module, resolve, runtime_names, tir_analysis
+
+class _OldModuleFinder:
+    """Makes ``import tepad.hybrid`` / ``from tepad.ir_pass import Simplify`` (TVM 0.6's
+    modules, ``compat.MODULES``) find their alias modules, as attribute access does."""
+
+    @staticmethod
+    def find_spec(fullname, path=None, target=None):
+        parent, _, name = fullname.rpartition(".")
+        if parent != "tepad" or name not in MODULES:
+            return None
+        return importlib.machinery.ModuleSpec(fullname, _OldModuleFinder)
+
+    @staticmethod
+    def create_module(spec):
+        return old_module(spec.name.rpartition(".")[2])
+
+    @staticmethod
+    def exec_module(module):
+        pass
+
+
+if not any(isinstance(f, type) and f.__name__ == "_OldModuleFinder" for f in sys.meta_path):
+    sys.meta_path.append(_OldModuleFinder)
 
 tir.comm_reducer = comm_reducer
 tir.sum = _sum

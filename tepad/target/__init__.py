@@ -51,7 +51,7 @@ import shlex
 
 from .._lazy import lazy_module
 from ..errors import TepadError, warn_deprecated
-from ..support.context_stack import ContextStack
+from .current import current_targets
 from . import codegen  # TVM's tvm.target.codegen
 from .cpu_model import vector_features
 from .host import (ENV as HOST_TARGET_ENV, describe_host, host_cpu_name, host_feature_string,
@@ -61,7 +61,7 @@ _binding = lazy_module("llvmlite.binding")
 
 _CPU_KINDS = {"llvm": "llvm", "c": "llvm", "cpu": "llvm"}
 _KNOWN_KINDS = set(_CPU_KINDS) | {"cuda", "nvptx", "rocm", "opencl", "vulkan", "metal"}
-_current = ContextStack()      # the targets of this thread's ``with Target(...)`` blocks
+_current = current_targets      # the targets of this thread's ``with Target(...)`` blocks
 _GPU_KINDS = ("cuda", "nvptx")
 
 # TVM's CUDA target-kind defaults (target_kind.cc), integers as TVM stores them
@@ -478,3 +478,9 @@ __all__ = ["Target", "TargetKind", "as_target", "cuda", "llvm", "create", "curre
            "describe_host", "host_cpu_name", "host_feature_string", "host_features",
            "native_cpu_name", "native_features", "HOST_TARGET_ENV", "DEFAULT_CUDA_ARCH",
            "GPU_KINDS", "FLAT_MEMORY_KINDS", "CPU_TEST_NAMES", "CUDA_TEST_NAMES", "kind_of", "is_gpu_kind", "has_flat_memory", "is_cpu_kind"]
+
+from .generic_func import (GenericFunc, generic_func, get_native_generic_func,  # noqa: E402
+                           override_native_generic_func)
+
+__all__ += ["GenericFunc", "generic_func", "get_native_generic_func",
+            "override_native_generic_func"]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..errors import TepadError
 from . import dtype as dt
-from .expr import BufferLoad, Call, PrimExpr, Var, convert, add, mul, const, sub
+from .expr import BufferLoad, Call, PrimExpr, Ramp, Var, convert, add, mul, const, sub
 from .stmt import BufferStore
 
 
@@ -91,18 +91,37 @@ class Buffer:
             out[0] = add(self.elem_offset, out[0])
         return out
 
+    def _vector_index(self, begin, lanes: int, what: str) -> list:
+        """``begin`` (one index per dimension) with its last index the ``lanes`` consecutive
+        elements from there (a Ramp) when ``lanes > 1``."""
+        begin = [convert(i) for i in (begin if isinstance(begin, (list, tuple)) else [begin])]
+        if lanes > 1:
+            if not begin:
+                raise TepadError(f"buffer {self.name}: {what} of {lanes} lanes needs an index")
+            begin[-1] = Ramp(begin[-1], 1, lanes)
+        return begin
+
     def vload(self, begin, dtype=None):
-        """The element at ``begin`` (one index per dimension) as a BufferLoad."""
-        if dtype is not None and dt.canonical(dtype) != self.dtype:
-            raise TepadError(f"buffer {self.name}: vload of dtype {dtype} from a {self.dtype} "
-                             "buffer; vector loads are not supported, load the buffer's dtype")
-        begin = begin if isinstance(begin, (list, tuple)) else [begin]
-        return self[tuple(begin)]
+        """The element at ``begin`` (one index per dimension) as a BufferLoad; with a vector
+        ``dtype`` of the buffer's element type (``"float32x4"``), the consecutive elements
+        from ``begin`` along the last dimension."""
+        lanes = 1
+        if dtype is not None:
+            d = dt.parse(dtype)
+            if d.scalar != dt.parse(self.dtype).scalar:
+                raise TepadError(f"buffer {self.name}: vload of dtype {dtype} from a "
+                                 f"{self.dtype} buffer; load {self.dtype} (or a vector of it, "
+                                 f"e.g. {self.dtype}x4) and cast")
+            lanes = d.lanes
+        return BufferLoad(self, self._vector_index(begin, lanes, "vload"))
 
     def vstore(self, begin, value):
-        """``BufferStore(self, value, begin)``: store ``value`` at ``begin``."""
-        begin = begin if isinstance(begin, (list, tuple)) else [begin]
-        return BufferStore(self, convert(value), [convert(i) for i in begin])
+        """``BufferStore(self, value, begin)``: store ``value`` at ``begin`` (a vector value
+        of the buffer's element type fills that many consecutive elements along the last
+        dimension)."""
+        value = convert(value)
+        lanes = dt.parse(value.dtype).lanes
+        return BufferStore(self, value, self._vector_index(begin, lanes, "vstore"))
 
     def access_ptr(self, access_mask, ptr_type="handle", content_lanes=1, offset=0,
                    extent=None):

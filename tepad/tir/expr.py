@@ -15,7 +15,7 @@ from operator import attrgetter
 
 import numpy as np
 
-from ..errors import TepadError
+from ..errors import TepadError, warn_deprecated
 from . import dtype as dt
 
 
@@ -420,6 +420,17 @@ class Call(PrimExpr):
         object.__setattr__(self, "args", args)
         object.__setattr__(self, "_hash", None)
 
+    @property
+    def name(self) -> str:
+        """TVM 0.6's ``Call.name`` (warns once): the function an extern call names, else the
+        op's name without its ``tir.`` prefix (``"exp"``)."""
+        warn_deprecated("Call.name", "Call.op.name")
+        op = str(self.op)
+        if op in ("tir.call_extern", "tir.call_pure_extern") and self.args and \
+                isinstance(self.args[0], StringImm):
+            return self.args[0].value
+        return op[4:] if op.startswith("tir.") else op
+
 
 class ProducerLoad(PrimExpr):
     """Read of a tensor (``producer`` is a te.Tensor) at ``indices``; exists before flattening."""
@@ -454,8 +465,11 @@ class Ramp(PrimExpr):
     _fields = ("base", "stride", "lanes")
 
     def __init__(self, base, stride, lanes: int):
+        base = convert(base)
+        if isinstance(stride, (int, np.integer)) and not isinstance(stride, bool):
+            stride = const(int(stride), base.dtype)   # Python numbers take the base's dtype
         object.__setattr__(self, "base", base)
-        object.__setattr__(self, "stride", stride)
+        object.__setattr__(self, "stride", convert(stride))
         object.__setattr__(self, "lanes", int(lanes))
         object.__setattr__(self, "dtype", dt.with_lanes(base.dtype, int(lanes)))
         object.__setattr__(self, "_hash", None)

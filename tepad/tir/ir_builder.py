@@ -20,7 +20,7 @@ consecutive elements at ``index * lanes``.
 """
 from __future__ import annotations
 
-from ..errors import TepadError
+from ..errors import TepadError, warn_deprecated
 from . import dtype as dt
 from .buffer import Buffer
 from .expr import BufferLoad, IntImm, PrimExpr, Ramp, StringImm, Var, const, convert
@@ -61,6 +61,11 @@ class BufferVar:
         self._content_type = content_type
 
     def asobject(self) -> Buffer:
+        return self._buffer
+
+    def asnode(self) -> Buffer:
+        """TVM 0.6's name of ``asobject()`` (warns once)."""
+        warn_deprecated("BufferVar.asnode", "BufferVar.asobject")
         return self._buffer
 
     @property
@@ -150,11 +155,14 @@ class IRBuilder:
             value = StringImm(value)
         self.emit(lambda body: AttrStmt(node, attr_key, value, body))
 
-    def for_range(self, begin, end, name="i", dtype=None, kind="serial"):
+    def for_range(self, begin, end, name="i", dtype=None, kind="serial", for_type=None):
         """``with ib.for_range(begin, end, name, kind=...) as i``: a loop over ``[begin, end)``
-        (kind ``serial``, ``parallel``, ``vectorize`` or ``unroll``). The loop variable is
-        ``dtype``; by default int64 when ``begin`` or ``end`` is an int64 expression, else
-        int32 (as TVM)."""
+        (kind ``serial``, ``parallel``, ``vectorize`` or ``unroll``; ``for_type`` is its name
+        before TVM 0.7). The loop variable is ``dtype``; by default int64 when ``begin`` or
+        ``end`` is an int64 expression, else int32 (as TVM)."""
+        if for_type is not None:
+            warn_deprecated("ir_builder.for_range(for_type=...)", "for_range(kind=...)")
+            kind = for_type
         if kind not in _KINDS:
             raise TepadError(f"for_range: unknown kind {kind!r}; use one of {sorted(_KINDS)}")
         if name == "i":

@@ -19,6 +19,7 @@ from ...tir.expr import Add, Sub, Mul, Div, Mod, FloorDiv, FloorMod, Min, Max, I
 from ...tir.reduce import Reduce
 from ...tir.functor import post_order_visit
 from . import space
+from .flop import FlopCalculationError, compute_flop
 from .dispatcher import ApplyConfig, DispatchContext
 from .space import ConfigSpace, InstantiationError
 
@@ -235,4 +236,5 @@ def create(task_name, args, target="llvm", target_host=None) -> Task:
 
 
 __all__ = ["template", "create", "Task", "TASK_TABLE", "get_template", "serialize_args",
+           "compute_flop", "FlopCalculationError",
            "deserialize_args", "args_to_workload", "space", "ConfigSpace"]
