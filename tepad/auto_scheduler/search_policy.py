@@ -17,6 +17,7 @@ import numpy as np
 
 from ..errors import TepadError
 from .cost_model import CostModel, RandomModel
+from .custom_sketch import CustomSketch, PreloadCustomSketchRule
 from .measure_record import load_records
 
 
@@ -49,7 +50,8 @@ class PreloadMeasuredStates(SearchCallback):
 
 class SketchPolicy:
     """``SketchPolicy(task, program_cost_model=RandomModel(), params=None, seed=None,
-    verbose=1, init_search_callbacks=None)``. ``params`` (TVM's names, tepad's defaults):
+    verbose=1, init_search_callbacks=None)``; ``PreloadCustomSketchRule`` callbacks replace
+    the built-in sketch rules' sketch (see ``custom_sketch``). ``params`` (TVM's names, tepad's defaults):
     ``eps_greedy`` (0.05), ``evolutionary_search_population`` (128),
     ``evolutionary_search_num_iters`` (3), ``evolutionary_search_mutation_prob`` (0.85),
     ``evolutionary_search_crossover_prob`` (0.15: a child takes each loop's tiles from one
@@ -76,10 +78,16 @@ class SketchPolicy:
         self.params = dict(self.DEFAULT_PARAMS, **(params or {}))
         self.rng = random.Random(seed)
         self.verbose = verbose
-        self.sketch = task.sketch
         self.measured = {}          # state key -> (state, mean cost or inf)
         self._preloaded = False
         self.init_search_callbacks = list(init_search_callbacks or [])
+        rules = [cb for cb in self.init_search_callbacks
+                 if isinstance(cb, PreloadCustomSketchRule)]
+        if rules:
+            # the task's sketch becomes this one: the cost model reads it for features
+            self.sketch = task._sketch = CustomSketch(self, rules)
+        else:
+            self.sketch = task.sketch
 
     def record(self, state, res):
         cost = float(np.mean(res.costs)) if res.error_no == 0 and res.costs else float("inf")

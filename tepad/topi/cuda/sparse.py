@@ -1,0 +1,54 @@
+"""``topi.cuda.sparse_dense`` / ``schedule_sparse_dense``: sparse products on CUDA targets
+(run on the CPU with ``TEPAD_CUDA=emulate``)."""
+from __future__ import annotations
+
+from ...schedule import create_schedule
+from ...target import Target
+from ...tensor.operation import thread_axis
+from ..nn.sparse import sparse_dense
+from ..schedule_utils import as_outs
+from ..utils import traverse_inline
+
+_BSR = ("sparse_dense_sp_rhs_bsrmm", "sparse_dense_sp_lhs_bsrmm")
+_CSR = ("sparse_dense_sp_rhs_csrmm", "sparse_dense_sp_lhs_csrmm")
+
+
+def _threads() -> int:
+    t = Target.current()
+    return (t if t is not None and t.is_gpu else Target("cuda")).max_num_threads
+
+
+def _bind(st, axes, num_thread):
+    fused = st.fuse(*axes) if len(axes) > 1 else axes[0]
+    bx, tx = st.split(fused, factor=num_thread)
+    st.bind(bx, thread_axis("blockIdx.x"))
+    st.bind(tx, thread_axis("threadIdx.x"))
+    return tx
+
+
+def schedule_sparse_dense(outs):
+    """One thread per output element: the output's loops fused and split over blocks and
+    threads; a BSR block stage computes the thread's one value at the thread loop (the
+    reshape inlined into its consumer)."""
+    outs = as_outs(outs)
+    s = create_schedule([t.op for t in outs])
+    out = outs[0]
+    num_thread = _threads()
+
+    def callback(op):
+        if op.tag in _CSR:
+            _bind(s[op], list(op.axis), num_thread)
+        elif op.tag in _BSR:
+            block = op.input_tensors[0]
+            host = op
+            if op not in s.outputs:
+                s[op].compute_inline()
+                host = out.op
+            tx = _bind(s[host], list(host.axis), num_thread)
+            s[block].compute_at(s[host], tx)
+
+    traverse_inline(s, out.op, callback)
+    return s
+
+
+__all__ = ["sparse_dense", "schedule_sparse_dense"]
