@@ -139,6 +139,9 @@ def _extent(iv) -> int:
 def _flops(op) -> int:
     if not isinstance(op, ComputeOp):
         return 0
+    given = (op.attrs or {}).get("FLOP")      # a stage whose loop extents are data-dependent
+    if given is not None:
+        return int(given)
     n = 1
     for iv in list(op.axis) + list(op.reduce_axis):
         n *= _extent(iv)

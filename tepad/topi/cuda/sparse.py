@@ -28,8 +28,8 @@ def _bind(st, axes, num_thread):
 
 def schedule_sparse_dense(outs):
     """One thread per output element: the output's loops fused and split over blocks and
-    threads; a BSR block stage computes the thread's one value at the thread loop (the
-    reshape inlined into its consumer)."""
+    threads; a CSR product that is not the output, or a BSR block stage, computes the
+    thread's one value at the thread loop (a BSR reshape is inlined into its consumer)."""
     outs = as_outs(outs)
     s = create_schedule([t.op for t in outs])
     out = outs[0]
@@ -37,7 +37,10 @@ def schedule_sparse_dense(outs):
 
     def callback(op):
         if op.tag in _CSR:
-            _bind(s[op], list(op.axis), num_thread)
+            if op in s.outputs:
+                _bind(s[op], list(op.axis), num_thread)
+            else:
+                s[op].compute_at(s[out], _bind(s[out], list(out.op.axis), num_thread))
         elif op.tag in _BSR:
             block = op.input_tensors[0]
             host = op
