@@ -240,3 +240,17 @@ def test_sparse_dense_layer(sparse_side):
 def test_sparse_dense_layer_needs_one_sparse_operand():
     with pytest.raises(TepadError, match="exactly one"):
         topi.sparse.dense(te.placeholder((2, 2)), te.placeholder((2, 2)))
+
+
+def test_cuda_sparse_dense_padded_matches_scipy():
+    np.random.seed(12)
+    w = random_bsr_matrix(64, 16, 1, 1, 0.1, "float32")
+    padded = topi.cuda.pad_sparse_matrix(w, 8)
+    assert (np.diff(padded.indptr) % 8 == 0).all()
+    np.testing.assert_array_equal(padded.toarray(), w.toarray())
+    x = rand((8, 16))
+    X = placeholder(x, "X")
+    ws, wa = _sparse_placeholders(padded)
+    Y = topi.cuda.sparse_dense_padded(X, *ws)
+    got = run(Y, [X, *ws], [x, *wa], topi.cuda.schedule_sparse_dense_padded, target="cuda")
+    np.testing.assert_allclose(got, x @ w.toarray().T, rtol=1e-5, atol=1e-5)

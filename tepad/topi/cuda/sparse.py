@@ -2,6 +2,9 @@
 (run on the CPU with ``TEPAD_CUDA=emulate``)."""
 from __future__ import annotations
 
+import numpy as np
+
+from ...errors import TepadError
 from ...schedule import create_schedule
 from ...target import Target
 from ...tensor.operation import thread_axis
@@ -54,4 +57,40 @@ def schedule_sparse_dense(outs):
     return s
 
 
-__all__ = ["sparse_dense", "schedule_sparse_dense"]
+def sparse_dense_padded(data, weight_data, weight_indices, weight_indptr, sparse_lhs=False):
+    """``sparse_dense`` for a sparse weight whose rows hold a multiple of the warp size of
+    entries (``pad_sparse_matrix``); the padded zero entries add nothing. TVM's padded
+    kernel is a warp-level ir_builder program; tepad computes the same product with
+    ``sparse_dense`` (schedule it with ``schedule_sparse_dense_padded``)."""
+    if sparse_lhs:
+        raise TepadError("topi.cuda.sparse_dense_padded: only a sparse weight "
+                         "(sparse_lhs=False) is supported, as in TVM")
+    return sparse_dense(data, weight_data, weight_indices, weight_indptr)
+
+
+def schedule_sparse_dense_padded(outs):
+    """The schedule of ``sparse_dense_padded`` (``schedule_sparse_dense``)."""
+    return schedule_sparse_dense(outs)
+
+
+def pad_sparse_matrix(matrix, blocksize):
+    """A copy of the scipy BSR ``matrix`` whose every block row holds a multiple of
+    ``blocksize`` blocks (zero blocks at column 0 appended to short rows)."""
+    import scipy.sparse as sp   # noqa: PLC0415 -- scipy is optional and slow to import
+    if not isinstance(matrix, sp.bsr_matrix):
+        raise TepadError(f"pad_sparse_matrix: expects a scipy.sparse.bsr_matrix, got "
+                         f"{type(matrix).__name__}")
+    ptr = matrix.indptr
+    lengths = np.diff(ptr)
+    padded = -(-lengths // blocksize) * blocksize
+    new_ptr = np.concatenate([[0], np.cumsum(padded)]).astype(ptr.dtype)
+    data = np.zeros((int(new_ptr[-1]),) + matrix.data.shape[1:], matrix.data.dtype)
+    indices = np.zeros(int(new_ptr[-1]), matrix.indices.dtype)
+    for r, n in enumerate(lengths):
+        data[new_ptr[r]:new_ptr[r] + n] = matrix.data[ptr[r]:ptr[r + 1]]
+        indices[new_ptr[r]:new_ptr[r] + n] = matrix.indices[ptr[r]:ptr[r + 1]]
+    return sp.bsr_matrix((data, indices, new_ptr), matrix.shape)
+
+
+__all__ = ["sparse_dense", "schedule_sparse_dense", "sparse_dense_padded",
+           "schedule_sparse_dense_padded", "pad_sparse_matrix"]
