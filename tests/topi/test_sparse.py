@@ -122,13 +122,17 @@ def test_sparse_add_rejects_mixed_dtypes():
                            te.placeholder((5,), "int32"))
 
 
+@pytest.mark.parametrize("bs_c", [3, 1])
 @pytest.mark.parametrize("layout", ["NHWC", "NCHW"])
-def test_sparse_conv2d_1x1_matches_numpy(layout):
+def test_sparse_conv2d_1x1_matches_numpy(layout, bs_c):
     np.random.seed(9)
-    w = random_bsr_matrix(8, 6, 2, 3, 0.5, "float32")         # (out, in) channels
+    w = random_bsr_matrix(8, 6, 2, bs_c, 0.5, "float32")         # (out, in) channels
     x = rand((2, 3, 4, 6) if layout == "NHWC" else (2, 6, 3, 4))
     X = placeholder(x, "X")
     ws, wa = _sparse_placeholders(w)
+    if bs_c == 1:                   # TVM's 2-d data for 1-wide blocks: no c reduction
+        wa[0] = wa[0].reshape(wa[0].shape[:2])
+        ws[0] = placeholder(wa[0], "w_data")
     Y = topi.nn.sparse_conv2d(X, *ws, layout)
     dense = w.toarray()
     expect = np.einsum("nhwc,oc->nhwo", x, dense) if layout == "NHWC" else \
@@ -173,6 +177,11 @@ def test_try_get_sparse_input_names_the_weight_arrays():
     assert names == {ws[0]: prefix + "W_data", ws[1]: prefix + "W_indices",
                      ws[2]: prefix + "W_indptr"}
     assert topi.nn.try_get_sparse_input([X]) == {}
+    C = te.placeholder((1, 4, 5, 16))
+    conv = topi.nn.sparse_conv2d(C, *ws, "NHWC")
+    names = topi.nn.try_get_conv2d_sparse_input([C, *ws, conv])
+    assert names[ws[1]] == (f"sparse_conv2d_bsr_1_4_5_32_16_4_2_{w.indices.shape[0]}_"
+                            f"{w.indptr.shape[0]}_W_indices")
 
 
 # --- topi.sparse over contrib.sparse ---------------------------------------------------------

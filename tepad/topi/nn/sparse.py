@@ -202,46 +202,53 @@ def sparse_add(dense_data, sparse_data, sparse_indices, sparse_indptr):
 def sparse_conv2d(dense_data, sparse_data, sparse_indices, sparse_indptr, layout="NHWC",
                   kernel_size=1):
     """A 1x1 convolution with a BSR weight ``(out_channels, in_channels)``: ``layout``
-    "NHWC" (data ``(N, H, W, C)``, result ``(N, H, W, out_channels)``) or "NCHW". Only
-    ``kernel_size=1`` (TVM's 3x3 variant is an x86 AutoTVM template)."""
+    "NHWC" (data ``(N, H, W, C)``, result ``(N, H, W, out_channels)``) or "NCHW".
+    ``sparse_data`` is ``(nnz_blocks, bs_r, bs_c)``, or ``(nnz_blocks, bs_r)`` for 1-wide
+    blocks (then the block stage has no ``c`` reduction). Only ``kernel_size=1`` (TVM's 3x3
+    variant is an x86 AutoTVM template)."""
     _check(dense_data, "dense_data", "sparse_conv2d", (4,))
-    _check(sparse_data, "sparse_data", "sparse_conv2d", (3,))
+    _check(sparse_data, "sparse_data", "sparse_conv2d", (2, 3))
     if layout not in ("NHWC", "NCHW"):
         raise TepadError(f"topi.nn.sparse_conv2d: layout must be 'NHWC' or 'NCHW', got "
                          f"{layout!r}")
     if kernel_size != 1:
         raise TepadError(f"topi.nn.sparse_conv2d: kernel_size must be 1, got {kernel_size}")
-    _, bs_r, bs_c = get_const_tuple(sparse_data.shape)
+    wide = len(sparse_data.shape) == 3
+    bs_r = get_const_tuple(sparse_data.shape)[1]
+    bs_c = get_const_tuple(sparse_data.shape)[2] if wide else 1
     num_blocks = get_const_tuple(sparse_indptr.shape)[0] - 1
-    if layout == "NHWC":
-        n, h, w, _ = get_const_tuple(dense_data.shape)
+    nhwc = layout == "NHWC"
 
-        def block(i, y, x, nb_j, j):
-            start, e = _row_reduce(sparse_indptr, nb_j)
-            c = reduce_axis((0, bs_c), name="c")
-            off = start + e
-            return te_op.sum(sparse_data[off, j, c] *
-                             dense_data[i, y, x, sparse_indices[off] * bs_c + c], axis=[e, c])
-
-        blk = compute((n, h, w, num_blocks, bs_r), block, name="sparse_conv2d_block",
-                      tag="sparse_conv2d_sp_bsrmm_block", attrs={"layout": "NHWC"})
-        return compute((n, h, w, num_blocks * bs_r),
-                       lambda i, y, x, o: blk[i, y, x, indexdiv(o, bs_r), indexmod(o, bs_r)],
-                       name="sparse_conv2d", tag="sparse_conv2d_sp_bsrmm")
-    n, _, h, w = get_const_tuple(dense_data.shape)
-
-    def block_nchw(i, nb_j, j, y, x):
+    def block_value(i, y, x, nb_j, j):
         start, e = _row_reduce(sparse_indptr, nb_j)
-        c = reduce_axis((0, bs_c), name="c")
         off = start + e
-        return te_op.sum(sparse_data[off, j, c] *
-                         dense_data[i, sparse_indices[off] * bs_c + c, y, x], axis=[e, c])
+        if wide:
+            c = reduce_axis((0, bs_c), name="c")
+            col = sparse_indices[off] * bs_c + c
+            w, axes = sparse_data[off, j, c], [e, c]
+        else:
+            col = sparse_indices[off]
+            w, axes = sparse_data[off, j], [e]
+        d = dense_data[i, y, x, col] if nhwc else dense_data[i, col, y, x]
+        return te_op.sum(w * d, axis=axes)
 
-    blk = compute((n, num_blocks, bs_r, h, w), block_nchw, name="sparse_conv2d_block",
-                  tag="sparse_conv2d_sp_bsrmm_block", attrs={"layout": "NCHW"})
-    return compute((n, num_blocks * bs_r, h, w),
+    attrs = {"layout": layout}
+    if nhwc:
+        n, h, w_, _ = get_const_tuple(dense_data.shape)
+        blk = compute((n, h, w_, num_blocks, bs_r),
+                      lambda i, h, w, nb_j, j: block_value(i, h, w, nb_j, j),
+                      name="sparse_conv2d_block", tag="sparse_conv2d_sp_bsrmm_block",
+                      attrs=attrs)
+        return compute((n, h, w_, num_blocks * bs_r),
+                       lambda i, y, x, o: blk[i, y, x, indexdiv(o, bs_r), indexmod(o, bs_r)],
+                       name="sparse_conv2d", tag="sparse_conv2d_sp_bsrmm", attrs=attrs)
+    n, _, h, w_ = get_const_tuple(dense_data.shape)
+    blk = compute((n, num_blocks, bs_r, h, w_),
+                  lambda i, nb_j, j, h, w: block_value(i, h, w, nb_j, j),
+                  name="sparse_conv2d_block", tag="sparse_conv2d_sp_bsrmm_block", attrs=attrs)
+    return compute((n, num_blocks * bs_r, h, w_),
                    lambda i, o, y, x: blk[i, indexdiv(o, bs_r), indexmod(o, bs_r), y, x],
-                   name="sparse_conv2d", tag="sparse_conv2d_sp_bsrmm")
+                   name="sparse_conv2d", tag="sparse_conv2d_sp_bsrmm", attrs=attrs)
 
 
 def sparse_dense_alter_layout(_attrs, _inputs, _tinfos, _out_type):
@@ -261,20 +268,21 @@ def try_get_sparse_input(args):
     ``sparse_dense`` found among ``args``' producers, named as the auto-scheduler's task
     inputs expect: ``sparse_dense_bsr_{N}_{K}_{bs_r}_{bs_c}_{nnz_blocks}_{len(indptr)}_``
     followed by ``W_data``, ``W_indices``, ``W_indptr``; ``{}`` when there is none."""
-    return _find_sparse(args, "sparse_dense_sp_rhs_bsrmm", _dense_names)
+    return _find_sparse(args, "sparse_dense_sp_rhs_bsrmm", 2, _dense_names)
 
 
 def try_get_conv2d_sparse_input(args):
     """As ``try_get_sparse_input`` for ``sparse_conv2d`` (prefix ``sparse_conv2d_bsr_{M}_{H}
     _{W}_{N}_{K}_{bs_r}_{bs_c}_{nnz_blocks}_{len(indptr)}_``)."""
-    return _find_sparse(args, "sparse_conv2d_sp_bsrmm", _conv_names)
+    return _find_sparse(args, "sparse_conv2d_sp_bsrmm", 4, _conv_names)
 
 
-def _weights(block):
-    """The BSR arrays (data, indices, indptr) among the block stage's inputs: data is the
-    3-d one, indices the 1-d one as long as data, indptr the other 1-d one."""
-    ins = list(block.op.input_tensors)
-    data = [t for t in ins if len(t.shape) == 3]
+def _weights(block, dense):
+    """The BSR arrays (data, indices, indptr) among the block stage's inputs other than
+    ``dense``: data is the 2-d or 3-d one, indices the 1-d one as long as data, indptr the
+    other 1-d one."""
+    ins = [t for t in block.op.input_tensors if t is not dense]
+    data = [t for t in ins if len(t.shape) in (2, 3)]
     if len(data) != 1:
         return None
     nnz = _const_int(data[0].shape[0])
@@ -287,7 +295,7 @@ def _weights(block):
 
 
 def _dense_names(out, block, dense):
-    data, idx, ptr = _weights(block)
+    data, idx, ptr = _weights(block, dense)
     n = _const_int(out.shape[1])
     k = _const_int(dense.shape[1])
     _, bs_r, bs_c = get_const_tuple(data.shape)
@@ -296,8 +304,9 @@ def _dense_names(out, block, dense):
 
 
 def _conv_names(out, block, dense):
-    data, idx, ptr = _weights(block)
-    _, bs_r, bs_c = get_const_tuple(data.shape)
+    data, idx, ptr = _weights(block, dense)
+    bs_r = get_const_tuple(data.shape)[1]
+    bs_c = get_const_tuple(data.shape)[2] if len(data.shape) == 3 else 1
     shape = get_const_tuple(dense.shape)
     if block.op.attrs.get("layout") == "NCHW":
         m, k, h, w = shape
@@ -308,7 +317,7 @@ def _conv_names(out, block, dense):
                             f"{_const_int(idx.shape[0])}_{_const_int(ptr.shape[0])}_")
 
 
-def _find_sparse(args, tag, names):
+def _find_sparse(args, tag, dense_rank, names):
     seen = set()
     stack = [t for t in args if isinstance(t, Tensor)]
     while stack:
@@ -318,10 +327,10 @@ def _find_sparse(args, tag, names):
         seen.add(id(t.op))
         if getattr(t.op, "tag", "") == tag and len(t.op.input_tensors) == 1:
             block = t.op.input_tensors[0]
-            dense = [x for x in block.op.input_tensors
-                     if len(x.shape) in (2, 4) and x.op is not None]
+            dense = [x for x in block.op.input_tensors if len(x.shape) == dense_rank]
             try:
-                got = _weights(block) and dense and names(t, block, dense[0])
+                got = len(dense) == 1 and _weights(block, dense[0]) and \
+                    names(t, block, dense[0])
             except (TepadError, TypeError, ValueError):
                 got = None
             if got:

@@ -119,14 +119,15 @@ def sparse_conv2d_apply_func(search_policy, state, stage_id):
     if s.stages[stage_id].op.tag == "sparse_conv2d_sp_bsrmm_block":
         return [s.state_object, stage_id - 1]
     block = s.stages[stage_id - 1].op
-    layout = block.attrs.get("layout", "NHWC")
+    layout = (block.attrs or {}).get("layout", "NHWC")
     host = _host(search_policy, s, stage_id)
-    it = s[block].iters
+    it = list(s[block].iters)
+    reduce = it[5:]                         # elem_idx, and c unless the blocks are 1 wide
     if layout == "NHWC":
-        i, h, w, nb_j, j, row_offset, c = it
+        i, h, w, nb_j, j = it[:5]
         m, x, y, n = s[host].iters
     else:
-        i, nb_j, j, h, w, row_offset, c = it
+        i, nb_j, j, h, w = it[:5]
         m, n, x, y = s[host].iters
     parts = {}
     for name, loop, hloop, levels in (("i", i, m, 2), ("h", h, x, 2), ("w", w, y, 2),
@@ -137,11 +138,12 @@ def sparse_conv2d_apply_func(search_policy, state, stage_id):
     j0, j1 = parts["j"]
     (m0, m1), (x0, x1), (y0, y1), (n0, n1) = (parts["i_host"], parts["h_host"],
                                               parts["w_host"], parts["j_host"])
+    row_offset, c = reduce[0], reduce[1:]
     if layout == "NHWC":
-        s.reorder(block, [i0, h0, w0, j0, i1, h1, w1, j1, row_offset, i2, h2, w2, j, c])
+        s.reorder(block, [i0, h0, w0, j0, i1, h1, w1, j1, row_offset, i2, h2, w2, j, *c])
         s.reorder(host, [m0, x0, y0, n0, m1, x1, y1, n1])
     else:
-        s.reorder(block, [i0, j0, h0, w0, i1, j1, h1, w1, row_offset, i2, j, c, h2, w2])
+        s.reorder(block, [i0, j0, h0, w0, i1, j1, h1, w1, row_offset, i2, j, *c, h2, w2])
         s.reorder(host, [m0, n0, x0, y0, m1, n1, x1, y1])
     s.compute_at(block, host, n0)
     return [[s.state_object, stage_id - 2]]
