@@ -229,3 +229,55 @@ def test_custom_rules_refuse_gpu_targets(weight):
               "float32"), target="cuda")
     with pytest.raises(TepadError, match="CPU targets only"):
         auto_scheduler.SketchPolicy(task, init_search_callbacks=[_rule()])
+
+
+def test_apply_keeps_the_builtin_sketch_too(weight):
+    task = _task(weight)
+    policy = auto_scheduler.SketchPolicy(task, auto_scheduler.RandomModel(seed=0), seed=0)
+
+    def meet_apply(pol, state, stage_id):
+        cond = meet(pol, state, stage_id)
+        return auto_scheduler.PreloadCustomSketchRule.APPLY if cond else cond
+
+    rule = auto_scheduler.PreloadCustomSketchRule(meet_apply, apply)
+    sketches = generate_sketches(policy, task.compute_dag, [rule])
+    assert len(sketches) == 2
+    assert sum(any(s[0] == "CA" for s in sk.steps) for sk in sketches) == 1
+
+
+@auto_scheduler.register_workload
+def small_sparse_conv2d(n, h, w, k, w_data_shape, w_indices_shape, w_indptr_shape):
+    X = te.placeholder((n, h, w, k))
+    W_data = te.placeholder(w_data_shape)
+    W_indices = te.placeholder(w_indices_shape, dtype="int32")
+    W_indptr = te.placeholder(w_indptr_shape, dtype="int32")
+    out = topi.nn.sparse_conv2d(X, W_data, W_indices, W_indptr, "NHWC")
+    return [X, W_data, W_indices, W_indptr, topi.nn.relu(out)]
+
+
+def test_topi_sparse_sketch_rules_tune_conv2d(tmp_path):
+    np.random.seed(31)
+    w = random_bsr_matrix(16, 8, 4, 2, 0.5, "float32")
+    shape = (1, 4, 6, 8)
+    args = shape + (w.data.shape, w.indices.shape, w.indptr.shape)
+    prefix = (f"sparse_conv2d_bsr_1_4_6_16_8_4_2_{w.indices.shape[0]}_"
+              f"{w.indptr.shape[0]}_")
+    task = auto_scheduler.SearchTask(
+        func=small_sparse_conv2d, args=args, target="llvm",
+        task_inputs={prefix + "W_data": w.data, prefix + "W_indices": w.indices,
+                     prefix + "W_indptr": w.indptr})
+    log = str(tmp_path / "conv.json")
+    policy = auto_scheduler.SketchPolicy(
+        task, auto_scheduler.RandomModel(seed=2), seed=2, verbose=0,
+        init_search_callbacks=topi.sparse.utils.sparse_sketch_rules())
+    task.tune(auto_scheduler.TuningOptions(
+        num_measure_trials=2, num_measures_per_round=2, verbose=0,
+        measure_callbacks=[auto_scheduler.RecordToFile(log)]), policy)
+    assert [r.error_no for _, r in auto_scheduler.load_records(log)] == [0, 0]
+    sch, targs = task.apply_best(log)
+    f = tepad.build(sch, targs, "llvm")
+    x = np.random.randn(*shape).astype("float32")
+    y = np.zeros((1, 4, 6, 16), "float32")
+    f(x, w.data, w.indices, w.indptr, y)
+    np.testing.assert_allclose(y, np.maximum(np.einsum("nhwc,oc->nhwo", x, w.toarray()), 0),
+                               rtol=1e-4, atol=1e-4)
