@@ -17,7 +17,8 @@ are the search's parameters (``params["tile"]``, keyed ``"k:stage/loop@step"`` f
 ``k``; a ``follow_split`` takes its factors from the split it follows); every root stage
 fuses its leading spatial loops (up to the first loop other stages are computed at) into a
 ``parallel`` loop carrying the ``auto_unroll_max_step`` pragma (``params["unroll"]``), and
-vectorizes its innermost spatial loop where that is at most 64 long. States are plain step
+every stage vectorizes its innermost spatial loop (loops of extent 1 inside it aside) where
+that is at most 64 long. States are plain step
 lists (``compute_at`` steps last, on the fused loop names), so the log replays them.
 """
 from __future__ import annotations
@@ -188,9 +189,12 @@ class _Template:
                     steps.append(["AN", st.name, fused, "parallel"])
                     steps.append(["PR?", st.name, fused])
                     iters = iters[len(lead):]
-            if iters and iters[-1].iter_kind == IterView.SPATIAL and \
-                    not obj.attached_at(idx, iters[-1].name):
-                vec.append((st.name, iters[-1]))
+            inner = list(iters)
+            while inner and inner[-1].src is None and inner[-1].extent == 1:
+                inner.pop()             # a 1-long loop inside (c of 1-wide blocks)
+            if inner and inner[-1].iter_kind == IterView.SPATIAL and \
+                    not obj.attached_at(idx, inner[-1].name):
+                vec.append((st.name, inner[-1]))
         return steps, renamed, vec
 
     def resolve(self, tile) -> dict:
