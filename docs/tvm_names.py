@@ -493,8 +493,11 @@ ROWS = [
     ("topi.nn.sparse_transpose / sparse_add", "tepad.topi.nn.sparse_transpose", ""),
     ("topi.nn.sparse_conv2d", "tepad.topi.nn.sparse_conv2d",
      "kernel_size 1 only (TVM's 3x3 is an x86 AutoTVM template)"),
-    ("topi.nn.sparse_dense_alter_layout / try_get_sparse_input / "
-     "try_get_conv2d_sparse_input", "tepad.topi.nn.try_get_sparse_input", ""),
+    ("topi.nn.try_get_sparse_input / try_get_conv2d_sparse_input",
+     "tepad.topi.nn.try_get_sparse_input", ""),
+    ("topi.nn.sparse_dense_alter_layout", "tepad.topi.nn.sparse_dense_alter_layout",
+     "a plain function returning None (TVM's generic version); no per-target .register, "
+     "which only relay's AlterOpLayout calls"),
     ("topi.x86.schedule_sparse_dense / topi.cuda.schedule_sparse_dense / "
      "topi.cuda.sparse_dense / topi.generic.schedule_sparse_dense",
      "tepad.topi.x86.schedule_sparse_dense",
