@@ -281,3 +281,20 @@ def test_topi_sparse_sketch_rules_tune_conv2d(tmp_path):
     f(x, w.data, w.indices, w.indptr, y)
     np.testing.assert_allclose(y, np.maximum(np.einsum("nhwc,oc->nhwo", x, w.toarray()), 0),
                                rtol=1e-4, atol=1e-4)
+
+
+def test_cost_model_trains_on_custom_states_apart(weight, tmp_path):
+    from tepad.auto_scheduler.cost_model import HAVE_XGBOOST
+    from tepad.auto_scheduler.custom_sketch import CustomSketch
+    if not HAVE_XGBOOST:
+        pytest.skip("xgboost is not installed")
+    task = _task(weight)
+    model = auto_scheduler.XGBModel(num_warmup_sample=2, seed=0)
+    policy = auto_scheduler.SketchPolicy(task, model, seed=3, verbose=0,
+                                         init_search_callbacks=[_rule()])
+    task.tune(auto_scheduler.TuningOptions(num_measure_trials=4, num_measures_per_round=2,
+                                           verbose=0), policy)
+    assert list(model.boosters) == [task.workload_key + "#custom-sketch"]
+    assert not isinstance(task.sketch, CustomSketch)    # the task itself is untouched
+    states = [policy.sketch.state(policy.sketch.random_params(policy.rng)) for _ in range(3)]
+    assert len(model.predict(policy._model_task, states)) == 3
