@@ -146,7 +146,9 @@ class _Template:
                 ext = self._extent(step[1], step[2], i)
                 if ext is None:
                     raise TepadError(f"custom sketch: split {step} leaves factors to the "
-                                     "search but the loop's extent is not a constant")
+                                     "search, which needs an original loop of the stage "
+                                     "with a constant extent (give the factors of a split "
+                                     "of a split part, or of a data-dependent loop)")
                 self.free[i] = (f"{k}:{step[1]}/{step[2]}@{i}", ext, len(step[3]) + 1)
         self.annotations = self._annotations()
 

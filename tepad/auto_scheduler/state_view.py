@@ -18,7 +18,7 @@ from __future__ import annotations
 import copy
 
 from ..errors import TepadError
-from ..tensor.tensor import ComputeOp, Operation, PlaceholderOp, Tensor
+from ..tensor.tensor import ComputeOp, Operation, Tensor
 
 
 class IterView:
@@ -288,7 +288,3 @@ class StateView:
 
     def __str__(self):
         return "\n".join(repr(s) for s in self.state_object.steps)
-
-
-def is_placeholder(op) -> bool:
-    return isinstance(op, PlaceholderOp)

@@ -17,7 +17,6 @@ from ...tensor import Tensor, compute, reduce_axis
 from ...tensor import operation as te_op
 from ...tensor.extern import extern
 from ...tir import ir_builder
-from ...tir.expr import const
 from ...tir.op import indexdiv, indexmod
 from ..utils import get_const_tuple
 
