@@ -298,3 +298,28 @@ def test_cost_model_trains_on_custom_states_apart(weight, tmp_path):
     assert not isinstance(task.sketch, CustomSketch)    # the task itself is untouched
     states = [policy.sketch.state(policy.sketch.random_params(policy.rng)) for _ in range(3)]
     assert len(model.predict(policy._model_task, states)) == 3
+
+
+def test_repeated_op_names_get_distinct_stage_names(weight):
+    """TVM's topi names many stages "compute" (relu among them): the DAG names the later
+    ones compute_1, ..; steps, printing and the built-in sketch use those names."""
+    dag = _task(weight).compute_dag
+    names = [dag.name_of(op) for op in dag.ops]
+    assert names == ["placeholder", "placeholder_1", "placeholder_2", "placeholder_3",
+                     "placeholder_4", "compute", "sparse_dense_block", "sparse_dense",
+                     "BiasAdd", "compute_1"]
+    assert "compute_1(i0, i1) =" in str(dag)
+    A = te.placeholder((16, 32), name="A")
+    B = te.placeholder((32, 8), name="B")
+    k = te.reduce_axis((0, 32), name="k")
+    C = te.compute((16, 8), lambda i, j: te.sum(topi.nn.relu(A)[i, k] * B[k, j], axis=k),
+                   name="C")
+    D = topi.nn.relu(C)
+    assert D.op.name == C.op.input_tensors[0].op.name == "compute"
+    sch, args = auto_scheduler.default_schedule(D, "llvm")
+    f = tepad.build(sch, args, "llvm")
+    a, b = np.random.randn(16, 32).astype("float32"), np.random.randn(32, 8).astype("float32")
+    out = np.zeros((16, 8), "float32")
+    f(a, b, out)
+    np.testing.assert_allclose(out, np.maximum(np.maximum(a, 0) @ b, 0), rtol=1e-5,
+                               atol=1e-5)
