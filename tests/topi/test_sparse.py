@@ -55,8 +55,9 @@ def test_sparse_dense_lhs_matches_scipy(fmt):
     W = placeholder(wt, "W")
     As, aa = _sparse_placeholders(a, "a")
     Y = topi.nn.sparse_dense(W, *As, sparse_lhs=True)
-    for schedule in (None, topi.x86.schedule_sparse_dense):
-        got = run(Y, [W, *As], [wt, *aa], schedule)
+    for schedule, target in ((None, "llvm"), (topi.x86.schedule_sparse_dense, "llvm"),
+                             (topi.cuda.schedule_sparse_dense, "cuda")):
+        got = run(Y, [W, *As], [wt, *aa], schedule, target=target)
         np.testing.assert_allclose(got, a.toarray() @ wt.T, rtol=1e-5, atol=1e-5)
 
 
