@@ -10,7 +10,8 @@ Each row builds the topi definition with its ``topi.x86`` schedule for the targe
 by default: the schedules read its vector lanes and registers), checks it against numpy and
 times both in the same process (median of ``--reps`` runs after a warm-up, aligned arrays).
 numpy's convolution is im2col + one BLAS sgemm, its dense is BLAS (on as many threads as
-tepad's kernels); the others are numpy array expressions.
+tepad's kernels); sparse_dense is compared with scipy's BSR product; the others are numpy
+array expressions.
 """
 from __future__ import annotations
 
@@ -24,12 +25,14 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(HERE))
 
 import numpy as np  # noqa: E402
+import scipy.sparse as sp  # noqa: E402
 from numpy.lib.stride_tricks import sliding_window_view  # noqa: E402
 
 import tepad  # noqa: E402
 from tepad import te, topi  # noqa: E402
 from tepad.codegen import default_num_threads  # noqa: E402
 from tepad.target import Target  # noqa: E402
+from tepad.topi.sparse.utils import random_bsr_matrix  # noqa: E402
 from results_sections import write_section  # noqa: E402
 from run import blas_threads, call_args, cpu_info, fmt_ms, median_time, np_conv2d  # noqa: E402
 
@@ -101,7 +104,24 @@ def cases():
         X = te.placeholder((2048, 2048), name="X")
         return topi.fast_exp(X), [X], topi.x86.schedule_injective
 
+    np.random.seed(5)
+    bsr = random_bsr_matrix(512, 256, 16, 1, 0.6, "float32")
+
+    def sparse_dense():
+        X = te.placeholder((128, 256), name="X")
+        ws = [te.placeholder(a.shape, str(a.dtype), name=n) for a, n in
+              ((bsr.data, "W_data"), (bsr.indices, "W_indices"), (bsr.indptr, "W_indptr"))]
+        fixed = {1: bsr.data, 2: bsr.indices, 3: bsr.indptr}
+        return (topi.nn.relu(topi.nn.sparse_dense(X, *ws)), [X, *ws],
+                topi.x86.schedule_sparse_dense, fixed)
+
+    def np_sparse_dense(x, data, indices, indptr):
+        w = sp.bsr_matrix((data, indices, indptr), shape=(512, 256))
+        return np.maximum((w @ x.T).T, 0)
+
     return [
+        ("sparse_dense relu(X 128x256 @ W^T), W 512x256 BSR 16x1 60 %", sparse_dense,
+         np_sparse_dense, 2 * 128 * bsr.data.size, "scipy BSR @ dense"),
         ("conv2d_nchw 1x64x56x56, 64x3x3, pad 1", conv, lambda x, w: np_conv2d(x, w),
          2 * 64 * 64 * 9 * 56 * 56, "im2col + BLAS"),
         ("depthwise_conv2d_nchw 1x64x56x56, 3x3, pad 1", depthwise, _np_depthwise,
@@ -120,11 +140,13 @@ def cases():
 
 def run_case(name, build, ref, flops, np_desc, reps, target):
     with Target(target):
-        out, inputs, sched = build()
+        out, inputs, sched, *fixed = build()
         s = sched(out)
     mod = tepad.build(s, inputs + [out], target=target)
-    arrays = [RNG.standard_normal([int(d) for d in t.shape]).astype("float32")
-              for t in inputs]
+    fixed = fixed[0] if fixed else {}       # inputs that are not random (sparse indices)
+    arrays = [fixed[i] if i in fixed else
+              RNG.standard_normal([int(d) for d in t.shape]).astype("float32")
+              for i, t in enumerate(inputs)]
     args, (res,) = call_args(inputs + [out], arrays)
     want = ref(*arrays)
     mod(*args)

@@ -310,6 +310,22 @@ ROWS = [
     ("auto_scheduler.ApplyHistoryBest", "tepad.auto_scheduler.ApplyHistoryBest",
      "query(target, workload_key) gives the best state; no Relay integration"),
     ("auto_scheduler.auto_schedule", "tepad.auto_scheduler.auto_schedule", ""),
+    ("auto_scheduler.PreloadCustomSketchRule (PASS / APPLY / APPLY_AND_SKIP_REST)",
+     "tepad.auto_scheduler.PreloadCustomSketchRule",
+     "the sketches of a DAG with custom rules use the rules and inlining only (no built-in "
+     "multi-level tiling of other stages); CPU targets only"),
+    ("auto_scheduler.loop_state.State(state, dag): stages / iters / split / follow_split / "
+     "reorder / fuse / compute_at / compute_inline / compute_root / transform_steps / "
+     "state_object", "tepad.auto_scheduler.state_view.StateView",
+     "splits may leave factors None for the search; a state is tepad's step list"),
+    ("auto_scheduler._ffi_api.SearchPolicyUtilsGetConsumers / "
+     "SearchPolicyUtilsIsElementwiseMatch",
+     "tepad.auto_scheduler._ffi_api.SearchPolicyUtilsGetConsumers", ""),
+    ("SearchTask(task_inputs=, task_inputs_overwrite=, task_inputs_save_to_file=)",
+     "tepad.auto_scheduler.SearchTask", ""),
+    ("auto_scheduler.search_task.register_task_input_buffer / get_task_input_buffer / "
+     "register_task_input_check_func", "tepad.auto_scheduler.register_task_input_buffer",
+     ""),
     # --- tvm.contrib ------------------------------------------------------------------------
     ("tvm.contrib.cblas.matmul / batch_matmul (transa, transb)", "tepad.contrib.cblas.matmul",
      "computed by the BLAS numpy ships (OpenBLAS in numpy's wheels) through a registered "
@@ -485,6 +501,34 @@ ROWS = [
      "tepad.topi.transform.strided_slice", "extents, split points and slice bounds constant"),
     ("topi.repeat / tile / where / full / full_like / arange", "tepad.topi.transform.tile", ""),
     ("topi.elemwise_sum", "tepad.topi.elemwise_sum", ""),
+    ("topi.nn.sparse_dense (CSR / BSR, sparse_lhs) / sparse_dense_sp_rhs / "
+     "sparse_dense_sp_lhs", "tepad.topi.nn.sparse_dense", ""),
+    ("topi.nn.sparse_transpose / sparse_add", "tepad.topi.nn.sparse_transpose", ""),
+    ("topi.nn.sparse_conv2d", "tepad.topi.nn.sparse_conv2d",
+     "kernel_size 1 only (TVM's 3x3 is an x86 AutoTVM template)"),
+    ("topi.nn.try_get_sparse_input / try_get_conv2d_sparse_input",
+     "tepad.topi.nn.try_get_sparse_input", ""),
+    ("topi.nn.sparse_dense_alter_layout", "tepad.topi.nn.sparse_dense_alter_layout",
+     "a plain function returning None (TVM's generic version); no per-target .register, "
+     "which only relay's AlterOpLayout calls"),
+    ("topi.x86.schedule_sparse_dense / topi.cuda.schedule_sparse_dense / "
+     "topi.cuda.sparse_dense / topi.generic.schedule_sparse_dense",
+     "tepad.topi.x86.schedule_sparse_dense",
+     "CUDA: one thread per output element (TVM's cross-thread rfactor of the block is not "
+     "used)"),
+    ("topi.sparse.csrmv / csrmm / dense", "tepad.topi.sparse.csrmv",
+     "reductions over a row's stored entries (TVM writes them as ir_builder extern stages)"),
+    ("topi.sparse.utils.random_bsr_matrix / sparse_sketch_rules / "
+     "sparse_dense_apply_func / sparse_conv2d_apply_func",
+     "tepad.topi.sparse.utils.random_bsr_matrix", ""),
+    ("topi.sparse.utils.random_sparse_dense_params / convert_model_dense_to_sparse", None,
+     "relay model rewrites (tepad has no relay)"),
+    ("topi.cuda.sparse_dense_padded / schedule_sparse_dense_padded / pad_sparse_matrix",
+     "tepad.topi.cuda.sparse_dense_padded",
+     "the product is sparse_dense with one thread per output (TVM's is a warp-level "
+     "ir_builder kernel)"),
+    ("tvm.contrib.sparse.array / placeholder / CSRNDArray / CSRPlaceholderOp",
+     "tepad.contrib.sparse.placeholder", "CSR only, as TVM"),
     ("topi.gather_nd / adv_index / one_hot / unravel_index / sparse_to_dense",
      "tepad.topi.transform.sparse_to_dense",
      "sparse_to_dense: the number of sparse indices is a constant (one select per index)"),

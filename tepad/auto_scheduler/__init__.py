@@ -15,7 +15,9 @@ See docs/auto_scheduler.md.
 """
 from ..autotvm.result import MeasureErrorNo
 from .compute_dag import ComputeDAG
+from . import _ffi_api, loop_state
 from .cost_model import CostModel, RandomModel, XGBModel
+from .custom_sketch import PreloadCustomSketchRule
 from .default_schedule import default_schedule
 from .dispatcher import ApplyHistoryBest
 from .loop_state import State
@@ -27,6 +29,8 @@ from .search_policy import EmptyPolicy, PreloadMeasuredStates, SearchCallback, S
 from .search_task import (HardwareParams, SearchTask, TuneSummary, TuningOptions,
                           auto_schedule, create_task, tune_workload)
 from .sketch import Sketch
+from .task_input import (get_task_input_buffer, prepare_input_map,
+                         register_task_input_buffer, register_task_input_check_func)
 from .workload_registry import make_workload_key, register_workload
 
 __all__ = ["ComputeDAG", "CostModel", "RandomModel", "XGBModel", "default_schedule",
@@ -36,4 +40,6 @@ __all__ = ["ComputeDAG", "CostModel", "RandomModel", "XGBModel", "default_schedu
            "PreloadMeasuredStates", "SearchCallback", "SketchPolicy", "HardwareParams",
            "SearchTask", "TuningOptions", "auto_schedule", "Sketch", "make_workload_key",
            "register_workload", "MeasureErrorNo", "create_task", "load_best",
-           "TuneSummary", "tune_workload"]
+           "TuneSummary", "tune_workload", "PreloadCustomSketchRule", "loop_state",
+           "register_task_input_buffer", "get_task_input_buffer",
+           "register_task_input_check_func", "prepare_input_map"]

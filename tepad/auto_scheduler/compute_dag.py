@@ -39,23 +39,24 @@ class ComputeDAG:
 
         for t in tensors:
             visit(t.op)
-        names = [op.name for op in self.ops]
-        dup = sorted({n for n in names if names.count(n) > 1})
-        if dup:
-            raise TepadError(f"ComputeDAG: operation names {dup} are used more than once; the "
-                             "auto-scheduler names stages by their operation's name, so give "
-                             "each te.compute / te.placeholder its own name")
-        self.op_by_name = {op.name: op for op in self.ops}
+        self._names = _stage_names(self.ops)
+        self.op_by_name = {self._names[id(op)]: op for op in self.ops}
         self.output_ops = [t.op for t in tensors if not isinstance(t.op, PlaceholderOp)]
         if not self.output_ops:
             raise TepadError("ComputeDAG: the tensors include no computed tensor; list the "
                              "outputs after the inputs")
-        self.consumers = {op.name: [] for op in self.ops}
+        self.consumers = {self.name_of(op): [] for op in self.ops}
         for op in self.ops:
             for t in op.input_tensors:
-                if op not in self.consumers[t.op.name]:
-                    self.consumers[t.op.name].append(op)
+                if op not in self.consumers[self.name_of(t.op)]:
+                    self.consumers[self.name_of(t.op)].append(op)
         self.flop_ct = float(sum(_flops(op) for op in self.ops))
+
+    def name_of(self, op) -> str:
+        """The stage name of ``op``: its operation's name, or, for the second and later
+        operations sharing a name (TVM's topi names many stages "compute"), that name with
+        ``_1``, ``_2``, .. appended (in topological order)."""
+        return self._names[id(op)]
 
     @property
     def compute_ops(self) -> list:
@@ -85,17 +86,37 @@ class ComputeDAG:
         for op in self.ops:
             if isinstance(op, PlaceholderOp):
                 shape = ", ".join(str(d) for d in op.shape)
-                lines.append(f"{op.name} = PLACEHOLDER [{shape}]")
+                lines.append(f"{self.name_of(op)} = PLACEHOLDER [{shape}]")
             elif isinstance(op, ComputeOp):
                 axes = ", ".join(iv.var.name for iv in op.axis)
                 for i, body in enumerate(op.body):
-                    name = op.name if len(op.body) == 1 else f"{op.name}.v{i}"
+                    name = self.name_of(op) if len(op.body) == 1 else f"{self.name_of(op)}.v{i}"
                     lines.append(f"{name}({axes}) {_body_str(body)}")
             else:
-                lines.append(f"{op.name} = {type(op).__name__}")
+                lines.append(f"{self.name_of(op)} = {type(op).__name__}")
         return "\n".join(lines) + "\n"
 
     __repr__ = __str__
+
+
+def _stage_names(ops) -> dict:
+    """``{id(op): unique stage name}`` (see ``ComputeDAG.name_of``)."""
+    taken = {op.name for op in ops}
+    used, out, counts = set(), {}, {}
+    for op in ops:
+        name = op.name
+        if name in used:
+            k = counts.get(name, 0)
+            while True:
+                k += 1
+                cand = f"{name}_{k}"
+                if cand not in taken and cand not in used:
+                    break
+            counts[name] = k
+            name = cand
+        used.add(name)
+        out[id(op)] = name
+    return out
 
 
 def _body_str(body) -> str:
@@ -118,6 +139,9 @@ def _extent(iv) -> int:
 def _flops(op) -> int:
     if not isinstance(op, ComputeOp):
         return 0
+    given = (op.attrs or {}).get("FLOP")      # a stage whose loop extents are data-dependent
+    if given is not None:
+        return int(given)
     n = 1
     for iv in list(op.axis) + list(op.reduce_axis):
         n *= _extent(iv)

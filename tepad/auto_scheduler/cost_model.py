@@ -37,6 +37,8 @@ def _log2(x) -> float:
 
 def state_features(sketch: Sketch, params) -> np.ndarray:
     """The feature vector of a state made from ``params`` (fixed length per sketch)."""
+    if hasattr(sketch, "features"):
+        return np.array(sketch.features(params), dtype=np.float64)
     tile = params["tile"]
     feats = []
     for key in sorted(sketch.tile_keys):

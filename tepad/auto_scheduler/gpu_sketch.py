@@ -57,7 +57,7 @@ def _fusion_host(dag, op):
     ``op``'s shape (all but the last inlined), or None."""
     cur = op
     while True:
-        cons = dag.consumers[cur.name]
+        cons = dag.consumers[dag.name_of(cur)]
         if len(cons) != 1 or not _injective(cons[0]) or not _same_shape(op, cons[0]):
             return None
         cur = cons[0]
@@ -91,11 +91,11 @@ class GpuSketch:
         for op in dag.compute_ops:
             if _tileable(op) and not dag.is_output(op):
                 host = _fusion_host(dag, op)
-                if host is not None and host.name not in hosted:
-                    hosted[host.name] = op.name
+                if host is not None and dag.name_of(host) not in hosted:
+                    hosted[dag.name_of(host)] = dag.name_of(op)
         tiled_by_host = set(hosted.values())
         for op in reversed(dag.compute_ops):
-            name = op.name
+            name = dag.name_of(op)
             if name in tiled_by_host:
                 continue
             if name in hosted:
@@ -129,20 +129,22 @@ class GpuSketch:
         return red >= 2 * self.warp and not _has_reuse(op)
 
     def _add_tiled(self, op, host):
+        oname = self.dag.name_of(op)
         for iv in op.axis:
-            self.tile_keys[f"{op.name}/{iv.var.name}"] = (_ext(iv), 5)
+            self.tile_keys[f"{oname}/{iv.var.name}"] = (_ext(iv), 5)
         for iv in op.reduce_axis:
-            self.tile_keys[f"{op.name}/{iv.var.name}"] = (_ext(iv), 3)
+            self.tile_keys[f"{oname}/{iv.var.name}"] = (_ext(iv), 3)
         inputs = []
         for t in op.input_tensors:
-            if t.op.name not in inputs:
-                inputs.append(t.op.name)
+            tname = self.dag.name_of(t.op)
+            if tname not in inputs:
+                inputs.append(tname)
                 taken = set(self._shared_names.values())
-                shared, k = f"{t.op.name}.shared", 1
+                shared, k = f"{tname}.shared", 1
                 while shared in taken:          # another tiled stage reads it too
-                    shared, k = f"{t.op.name}.shared{k}", k + 1
-                self._shared_names[(op.name, t.op.name)] = shared
-        self.plan.append(("tiled", op.name, (host, inputs)))
+                    shared, k = f"{tname}.shared{k}", k + 1
+                self._shared_names[(oname, tname)] = shared
+        self.plan.append(("tiled", oname, (host, inputs)))
 
     # --- steps ------------------------------------------------------------------------------
     def steps(self, params) -> list:
@@ -169,7 +171,7 @@ class GpuSketch:
     def _cross_thread_steps(self, op, tile) -> list:
         """Spatial loops fused and bound to ``blockIdx.x``; reduction loops fused, split by
         the thread count and the inner part bound to ``threadIdx.x`` (an all-reduce)."""
-        name = op.name
+        name = self.dag.name_of(op)
         sp = [iv.var.name for iv in op.axis]
         rd = [iv.var.name for iv in op.reduce_axis]
         red = "@".join(rd)
@@ -185,7 +187,7 @@ class GpuSketch:
         return out
 
     def _tiled_steps(self, op, host_name, inputs, tile, unroll) -> list:
-        name = op.name
+        name = self.dag.name_of(op)
         sp = [iv.var.name for iv in op.axis]
         rd = [iv.var.name for iv in op.reduce_axis]
         lv = {a: tile[f"{name}/{a}"] for a in sp + rd}
@@ -255,7 +257,7 @@ class GpuSketch:
             ext[iv.var] = lv[1] * lv[2]
         total, seen = 0, set()
         for load in self._direct_reads(op):
-            key = (load.producer.op.name, str(load.indices))
+            key = (self.dag.name_of(load.producer.op), str(load.indices))
             if key in seen:
                 continue
             seen.add(key)

@@ -3,7 +3,7 @@
 A state is a list of steps, each a JSON list naming stages and loops by name:
 
 * ``["SKETCH", params]``: which sketch parameters made the state (no effect on replay);
-* ``["CI", stage]``: ``compute_inline``; ``["CHW", stage, scope]``: ``cache_write`` (the
+* ``["CI", stage]``: ``compute_inline``; ``["CR", stage]``: ``compute_root``; ``["CHW", stage, scope]``: ``cache_write`` (the
   cache stage is named ``stage.scope`` and keeps the original loop names);
 * ``["SP", stage, loop, [f1, ..., fn]]``: split ``loop`` into ``loop.0 .. loop.n`` whose
   inner extents are ``f1 .. fn`` (the outer one takes the rest);
@@ -28,6 +28,7 @@ import json
 from ..errors import TepadError
 from ..schedule import create_schedule
 from ..tensor.operation import thread_axis
+from .state_view import SketchStateObject, StateView
 
 THREAD_TAGS = ("blockIdx.x", "blockIdx.y", "blockIdx.z", "vthread", "threadIdx.x",
                "threadIdx.y", "threadIdx.z")
@@ -35,7 +36,15 @@ THREAD_TAGS = ("blockIdx.x", "blockIdx.y", "blockIdx.z", "vthread", "threadIdx.x
 
 class State:
     """A candidate program: its steps (see the module docstring) and, for states the search
-    made, the sketch parameters they came from (``params``)."""
+    made, the sketch parameters they came from (``params``).
+
+    ``State(state_object, dag)`` with the state object a custom sketch rule is given is
+    TVM's editing face over it instead (a ``state_view.StateView``)."""
+
+    def __new__(cls, steps=None, params=None):
+        if isinstance(steps, (SketchStateObject, StateView)):
+            return StateView(steps, params)
+        return super().__new__(cls)
 
     def __init__(self, steps, params=None):
         self.steps = [list(s) for s in steps]
@@ -69,8 +78,8 @@ class _Replay:
     def __init__(self, dag, emit_code):
         self.dag = dag
         self.s = create_schedule([op for op in dag.output_ops])
-        self.tensors = {op.name: op.output(0) for op in dag.compute_ops}
-        self.inputs = {op.name: op.output(0) for op in dag.ops}     # cache_read sources
+        self.tensors = {dag.name_of(op): op.output(0) for op in dag.compute_ops}
+        self.inputs = {dag.name_of(op): op.output(0) for op in dag.ops}   # cache_read sources
         self.origin = {name: name for name in self.tensors}    # cache stage -> its op's name
         self.iters = {}
         self.names = {}
@@ -154,6 +163,9 @@ class _Replay:
         if kind == "CI":
             st.compute_inline()
             self.emit(f"{sv}.compute_inline()")
+        elif kind == "CR":
+            st.compute_root()
+            self.emit(f"{sv}.compute_root()")
         elif kind == "CHW":
             scope = step[2]
             cache = self.s.cache_write(self.tensors[st_name], scope)
@@ -239,7 +251,7 @@ class _Replay:
             st.pragma(iv, step[3], step[4])
             self.emit(f"{sv}.pragma({self.names[st_name][step[2]]}, {step[3]!r}, {step[4]!r})")
         else:
-            raise TepadError(f"step {step}: unknown step kind {kind!r}; kinds are SKETCH, CI, "
+            raise TepadError(f"step {step}: unknown step kind {kind!r}; kinds are SKETCH, CI, CR, "
                              "CHW, CHR, SP, RE, FU, AN, CA, PR, RF")
 
 
@@ -247,7 +259,7 @@ def apply_steps(dag, steps, emit_code=False):
     """``(schedule, tensors, code)``: the steps replayed on a fresh schedule of ``dag``;
     ``code`` is the Python schedule code (None unless ``emit_code``)."""
     r = _Replay(dag, emit_code)
-    outs = ", ".join(_ident(op.name) for op in dag.output_ops)
+    outs = ", ".join(_ident(dag.name_of(op)) for op in dag.output_ops)
     r.emit(f"s = te.create_schedule([{', '.join(f'{o}.op' for o in outs.split(', '))}])")
     for step in steps:
         if not isinstance(step, (list, tuple)) or not step or not isinstance(step[0], str):

@@ -22,6 +22,7 @@ from ..errors import TepadError
 from ..tensor.tensor import PlaceholderOp
 from ..testing import reference
 from .loop_state import State, apply_steps
+from .task_input import get_task_input_buffer, has_task_input_buffer, prepare_input_map
 
 logger = logging.getLogger("auto_scheduler")
 
@@ -93,14 +94,26 @@ class LocalRPCMeasureContext:
 
 
 def write_reference(task, path, check=True, seed=0) -> dict:
-    """Random inputs for the task's tensors and, when ``check``, the oracle's outputs, saved
-    to ``path`` (npz); ``{"path", "n_args", "outputs"}`` as autotvm's runner reads it."""
+    """Inputs for the task's tensors (a registered task input where the argument has one,
+    see ``task_input``; else random) and, when ``check``, the oracle's outputs, saved to
+    ``path`` (npz); ``{"path", "n_args", "outputs"}`` as autotvm's runner reads it."""
     rng = np.random.default_rng(seed)
     arrays, inputs, outputs = {}, {}, []
     args = task.compute_dag.tensors
+    names = prepare_input_map(args, task.workload_key)
     for i, t in enumerate(args):
         shape = tuple(int(d) for d in t.shape)
-        if isinstance(t.op, PlaceholderOp):
+        name = names.get(t)
+        if isinstance(t.op, PlaceholderOp) and name is not None and \
+                has_task_input_buffer(task.workload_key, name):
+            given = get_task_input_buffer(task.workload_key, name).numpy()
+            if given.shape != shape or str(given.dtype) != t.dtype:
+                raise TepadError(f"task input {name!r}: the registered array is "
+                                 f"{given.dtype}{list(given.shape)} but the argument is "
+                                 f"{t.dtype}{list(shape)}")
+            arrays[f"arg{i}"] = given
+            inputs[t] = given
+        elif isinstance(t.op, PlaceholderOp):
             arrays[f"arg{i}"] = tvm_measure.random_array(shape, t.dtype, rng)
             inputs[t] = arrays[f"arg{i}"]
         else:

@@ -17,6 +17,8 @@ import numpy as np
 
 from ..errors import TepadError
 from .cost_model import CostModel, RandomModel
+from .custom_sketch import CustomSketch, PreloadCustomSketchRule
+from .measure import MeasureInput
 from .measure_record import load_records
 
 
@@ -44,12 +46,25 @@ class PreloadMeasuredStates(SearchCallback):
             inputs.append(inp)
             results.append(res)
             policy.record(inp.state, res)
-        policy.program_cost_model.update(inputs, results)
+        policy.program_cost_model.update(
+            [MeasureInput(policy._model_task, inp.state) for inp in inputs], results)
+
+
+class _ModelTask:
+    """What the cost model sees of a task searched with custom sketch rules: its own
+    sketch (the features come from its parameters) and a workload key of its own, so the
+    model never mixes these samples with the built-in sketch's."""
+
+    def __init__(self, task, sketch):
+        self.workload_key = f"{task.workload_key}#custom-sketch"
+        self.target = task.target
+        self.sketch = sketch
 
 
 class SketchPolicy:
     """``SketchPolicy(task, program_cost_model=RandomModel(), params=None, seed=None,
-    verbose=1, init_search_callbacks=None)``. ``params`` (TVM's names, tepad's defaults):
+    verbose=1, init_search_callbacks=None)``; ``PreloadCustomSketchRule`` callbacks replace
+    the built-in sketch rules' sketch (see ``custom_sketch``). ``params`` (TVM's names, tepad's defaults):
     ``eps_greedy`` (0.05), ``evolutionary_search_population`` (128),
     ``evolutionary_search_num_iters`` (3), ``evolutionary_search_mutation_prob`` (0.85),
     ``evolutionary_search_crossover_prob`` (0.15: a child takes each loop's tiles from one
@@ -76,10 +91,17 @@ class SketchPolicy:
         self.params = dict(self.DEFAULT_PARAMS, **(params or {}))
         self.rng = random.Random(seed)
         self.verbose = verbose
-        self.sketch = task.sketch
         self.measured = {}          # state key -> (state, mean cost or inf)
         self._preloaded = False
         self.init_search_callbacks = list(init_search_callbacks or [])
+        rules = [cb for cb in self.init_search_callbacks
+                 if isinstance(cb, PreloadCustomSketchRule)]
+        if rules:
+            self.sketch = CustomSketch(self, rules)
+            self._model_task = _ModelTask(task, self.sketch)
+        else:
+            self.sketch = task.sketch
+            self._model_task = task
 
     def record(self, state, res):
         cost = float(np.mean(res.costs)) if res.error_no == 0 and res.costs else float("inf")
@@ -109,7 +131,7 @@ class SketchPolicy:
         seen = {}
         for _ in range(self.params["evolutionary_search_num_iters"] + 1):
             pop = [st for st in pop if st.params is not None]
-            scores = self.program_cost_model.predict(self.search_task, pop)
+            scores = self.program_cost_model.predict(self._model_task, pop)
             for st, sc in zip(pop, scores):
                 if st.key() not in self.measured:
                     seen[st.key()] = (sc, st)
@@ -170,7 +192,8 @@ class SketchPolicy:
             trials += len(states)
             for inp, res in zip(inputs, results):
                 self.record(inp.state, res)
-            self.program_cost_model.update(inputs, results)
+            self.program_cost_model.update(
+                [MeasureInput(self._model_task, inp.state) for inp in inputs], results)
             if measurer.best_cost < best:
                 best, best_at = measurer.best_cost, trials
             if early_stopping is not None and early_stopping >= 0 and \

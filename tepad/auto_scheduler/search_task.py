@@ -15,6 +15,8 @@ from .measure_record import RecordToFile, load_best_record
 from .search_policy import SketchPolicy
 from .gpu_sketch import make_sketch
 from .sketch import Sketch
+from .task_input import (TASK_INPUT_BUFFER_TABLE, get_task_input_buffer,  # noqa: F401
+                         register_task_input_buffer, register_task_input_check_func)
 from .workload_registry import make_workload_key, workload_key_to_tensors
 
 # DAGs given directly (not through a registered workload), by key: forked build workers
@@ -59,7 +61,13 @@ class TuningOptions:
 class SearchTask:
     """A workload to tune for a target: ``SearchTask(func=f, args=(...), target="llvm")``
     with ``f`` registered by ``@register_workload``, or ``SearchTask(workload_key=key,
-    target=...)``, or ``SearchTask(compute_dag=dag, workload_key=..., target=...)``."""
+    target=...)``, or ``SearchTask(compute_dag=dag, workload_key=..., target=...)``.
+
+    ``task_inputs`` (``{name: NDArray or numpy array}``) registers arrays fed, instead of
+    random data, to the placeholder arguments of that name (see ``task_input``; a sparse
+    weight's ``indices`` / ``indptr``); ``task_inputs_overwrite`` replaces an array already
+    registered under a name, ``task_inputs_save_to_file`` also writes it to the working
+    directory."""
 
     def __init__(self, func=None, args=None, compute_dag=None, workload_key=None,
                  target=None, target_host=None, hardware_params=None,
@@ -90,6 +98,13 @@ class SearchTask:
         self.workload_key = workload_key
         self.hardware_params = hardware_params or HardwareParams()
         self.desc = desc
+        if task_inputs is not None and not isinstance(task_inputs, dict):
+            raise TepadError(f"SearchTask: task_inputs must be a dict of name -> array, got "
+                             f"{type(task_inputs).__name__}")
+        self.task_input_names = list(task_inputs or {})
+        for name, data in (task_inputs or {}).items():
+            register_task_input_buffer(workload_key, name, data, task_inputs_overwrite,
+                                       task_inputs_save_to_file)
         self._sketch = None
 
     @property

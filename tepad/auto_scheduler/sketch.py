@@ -151,14 +151,14 @@ class Sketch:
         self.tile_keys = {}             # key -> (extent, levels)
         host_of = {}
         for op in dag.compute_ops:
-            cons = dag.consumers[op.name]
+            cons = dag.consumers[dag.name_of(op)]
             if _tileable(op) and not dag.is_output(op) and len(cons) == 1 and \
                     dag.is_output(cons[0]) and _injective(cons[0]) and \
-                    _same_shape(op, cons[0]) and cons[0].name not in host_of.values():
-                host_of[op.name] = cons[0].name
+                    _same_shape(op, cons[0]) and dag.name_of(cons[0]) not in host_of.values():
+                host_of[dag.name_of(op)] = dag.name_of(cons[0])
         hosted = {v: k for k, v in host_of.items()}
         for op in reversed(dag.compute_ops):
-            name = op.name
+            name = dag.name_of(op)
             if name in host_of:
                 continue                        # tiled together with its host
             if name in hosted:
@@ -191,11 +191,12 @@ class Sketch:
         return red >= 16 * space or not _has_reuse(op)
 
     def _add_tiled(self, host, tiled, mode):
+        tname = self.dag.name_of(tiled)
         for iv in tiled.axis:
-            self.tile_keys[f"{tiled.name}/{iv.var.name}"] = (_ext(iv), 4)
+            self.tile_keys[f"{tname}/{iv.var.name}"] = (_ext(iv), 4)
         for iv in tiled.reduce_axis:
-            self.tile_keys[f"{tiled.name}/{iv.var.name}"] = (_ext(iv), 2)
-        self.plan.append(("tiled", tiled.name, (host.name, mode)))
+            self.tile_keys[f"{tname}/{iv.var.name}"] = (_ext(iv), 2)
+        self.plan.append(("tiled", tname, (self.dag.name_of(host), mode)))
 
     # --- steps ------------------------------------------------------------------------------
     def steps(self, params) -> list:
@@ -223,7 +224,7 @@ class Sketch:
         """Split the reduction (``k.0`` outer, ``k.1`` inner), rfactor ``k.1`` into the
         last axis of a ``.rf`` stage that sums over ``k.0`` with ``k.1`` vectorized; the
         stage then sums the ``k.1`` partial sums. Spatial loops are fused and parallel."""
-        name = op.name
+        name = self.dag.name_of(op)
         sp = [iv.var.name for iv in op.axis]
         k = op.reduce_axis[0].var.name
         rf = f"{name}.rf"
@@ -239,7 +240,7 @@ class Sketch:
         return out
 
     def _tiled_steps(self, op, host_name, mode, tile, unroll) -> list:
-        name = op.name
+        name = self.dag.name_of(op)
         sp = [iv.var.name for iv in op.axis]
         rd = [iv.var.name for iv in op.reduce_axis]
         lv = {a: tile[f"{name}/{a}"] for a in sp + rd}

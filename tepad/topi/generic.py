@@ -45,7 +45,7 @@ _NAMES = ["schedule_injective", "schedule_elemwise", "schedule_broadcast",
           "schedule_depthwise_conv2d_nhwc", "schedule_conv2d_transpose_nchw", "schedule_dense",
           "schedule_matmul", "schedule_batch_matmul", "schedule_lrn", "schedule_batch_norm", "schedule_reorg", "schedule_argwhere",
           "schedule_unique", "schedule_scan", "schedule_sort", "schedule_argsort",
-          "schedule_topk"]
+          "schedule_topk", "schedule_sparse_dense"]
 for _n in _NAMES:
     globals()[_n] = _generic(_n)
 

@@ -7,6 +7,8 @@ from ..nn import conv3d_ncdhw, group_conv2d_nchw, group_conv2d_nhwc  # noqa: F40
 from ..nn import (conv1d_ncw, conv1d_nwc, conv2d_hwcn, group_conv1d_ncw,  # noqa: F401
                   group_conv1d_nwc)
 from .schedules import *  # noqa: F401,F403
+from .sparse import (pad_sparse_matrix, schedule_sparse_dense,  # noqa: F401
+                     schedule_sparse_dense_padded, sparse_dense, sparse_dense_padded)
 from .schedules import __all__ as _sched
 
 
@@ -35,7 +37,8 @@ from ..unique import unique  # noqa: E402
 from ..scatter import scatter_nd  # noqa: E402
 from ..argwhere import argwhere  # noqa: E402
 
-__all__ = list(_sched) + ["conv1d_ncw", "conv1d_nwc", "group_conv1d_ncw", "group_conv1d_nwc",
+__all__ = list(_sched) + ["sparse_dense", "schedule_sparse_dense", "sparse_dense_padded",
+                          "schedule_sparse_dense_padded", "pad_sparse_matrix", "conv1d_ncw", "conv1d_nwc", "group_conv1d_ncw", "group_conv1d_nwc",
                           "conv2d_hwcn", "conv2d_transpose_nchw", "conv1d_transpose_ncw",
                           "group_conv2d_nchw", "group_conv2d_nhwc", "conv3d_ncdhw", "correlation_nchw",
                           "conv2d_nchw", "dense", "dense_int8", "schedule_dense_int8",

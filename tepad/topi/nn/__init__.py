@@ -25,6 +25,9 @@ from .pooling import (adaptive_pool, adaptive_pool1d, adaptive_pool3d, global_po
 from .pooling_grad import pool_grad
 from .space_depth import depth_to_space, space_to_depth
 from .softmax import fast_softmax, log_softmax, softmax
+from .sparse import (sparse_add, sparse_conv2d, sparse_dense, sparse_dense_alter_layout,
+                     sparse_dense_sp_lhs, sparse_dense_sp_rhs, sparse_transpose,
+                     try_get_conv2d_sparse_input, try_get_sparse_input)
 from .upsampling import upsampling, upsampling3d
 from .utils import get_pad_tuple, get_pad_tuple1d, get_pad_tuple3d
 
@@ -36,4 +39,7 @@ __all__ = ["space_to_batch_nd", "batch_to_space_nd", "correlation_nchw", "conv3d
            "adaptive_pool", "adaptive_pool1d", "adaptive_pool3d", "pool3d", "pool_grad",
            "upsampling", "upsampling3d", "lrn", "batch_norm", "layer_norm", "instance_norm", "rms_norm",
            "group_norm", "nll_loss", "depth_to_space", "space_to_depth",
-           "fifo_buffer", "get_pad_tuple", "get_pad_tuple1d"]
+           "fifo_buffer", "get_pad_tuple", "get_pad_tuple1d",
+           "sparse_dense", "sparse_dense_sp_rhs", "sparse_dense_sp_lhs", "sparse_transpose",
+           "sparse_add", "sparse_conv2d", "sparse_dense_alter_layout", "try_get_sparse_input",
+           "try_get_conv2d_sparse_input"]

@@ -5,6 +5,7 @@ from ..nn import (batch_matmul, conv2d_nchw, conv2d_nhwc, dense,  # noqa: F401
                   depthwise_conv2d_nchw)
 from ..nn import conv2d_transpose_nchw, conv3d_ncdhw  # noqa: F401
 from .schedules import *  # noqa: F401,F403
+from .sparse import schedule_sparse_dense  # noqa: F401
 from .schedules import __all__ as _sched
 
 # the schedule packs the weight; one compute serves all three of TVM's x86 dense strategies
@@ -13,4 +14,4 @@ schedule_dense_dynamic = schedule_dense  # noqa: F405 - from .schedules
 
 __all__ = list(_sched) + ["conv2d_nchw", "conv2d_nhwc", "dense", "dense_nopack", "dense_pack",
                           "dense_dynamic", "schedule_dense_dynamic", "conv2d_transpose_nchw", "conv3d_ncdhw", "depthwise_conv2d_nchw",
-                          "batch_matmul"]
+                          "batch_matmul", "schedule_sparse_dense"]
