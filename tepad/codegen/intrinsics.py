@@ -50,7 +50,8 @@ _CALLS = {"tir.call_extern": "call_extern", "tir.call_pure_extern": "call_extern
           "tir.call_llvm_intrin": "call_llvm_intrin",
           "tir.call_llvm_pure_intrin": "call_llvm_intrin",
           "tir.prefetch": "prefetch", "tir.address_of": "address_of",
-          "tir.tvm_access_ptr": "access_ptr",
+          "tir.tvm_access_ptr": "access_ptr", "tir.tvm_static_handle": "static_handle",
+          "tir.isnullptr": "isnullptr",
           "tir.atomic_add": "atomic_add", "tir.tvm_call_packed": "call_packed",
           "tir.tvm_call_cpacked": "call_packed"}
 
@@ -273,6 +274,22 @@ class CallEmitter:
                              f"pointer, got {data!r}")
         elem_t = ll_type(ptype.dtype, memory=True)
         return self.b.gep(base, [self.expr(offset)], inbounds=True, source_etype=elem_t)
+
+    def static_handle(self, e):
+        """``tir.tvm_static_handle()``: the address of a pointer-sized slot of this call site,
+        null when the module loads and kept across calls (TVM's per-call-site cache handle,
+        e.g. for ``tvm_call_packed``)."""
+        g = ir.GlobalVariable(self.module, PTR, self.module.get_unique_name("static_handle"))
+        g.linkage = "internal"
+        g.initializer = ir.Constant(PTR, None)
+        return g
+
+    def isnullptr(self, e):
+        """``tir.isnullptr(handle)``: whether the pointer is null."""
+        p = self.expr(e.args[0])
+        if not isinstance(p.type, ir.PointerType):
+            raise TepadError(f"tir.isnullptr takes a handle, got {e.args[0]!r}")
+        return self.b.icmp_unsigned("==", p, ir.Constant(p.type, None))
 
     def prefetch(self, e):
         """``tir.prefetch(address, rw, locality, cache_type)``: ``llvm.prefetch`` (value 0)."""

@@ -13,6 +13,11 @@ from ..tir.reduce import Reduce
 class Tensor:
     """Output ``value_index`` of ``op``. Equal to another Tensor that is the same output."""
 
+    def same_as(self, other) -> bool:
+        """TVM's ``Object.same_as``: ``other`` is this output of this op."""
+        return self is other or (isinstance(other, Tensor) and other.op is self.op
+                                 and other.value_index == self.value_index)
+
     def __init__(self, op, value_index, shape, dtype):
         self.op = op
         self.value_index = value_index
@@ -160,6 +165,10 @@ def _index_str(i):
 
 class Operation:
     """Base of operations. Compared and hashed by identity."""
+
+    def same_as(self, other) -> bool:
+        """TVM's ``Object.same_as``: ``other`` is this very object."""
+        return self is other
 
     num_outputs = 1
 

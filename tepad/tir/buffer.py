@@ -102,9 +102,9 @@ class Buffer:
         return begin
 
     def vload(self, begin, dtype=None):
-        """The element at ``begin`` (one index per dimension) as a BufferLoad; with a vector
-        ``dtype`` of the buffer's element type (``"float32x4"``), the consecutive elements
-        from ``begin`` along the last dimension."""
+        """The element at ``begin`` (one index per dimension) as a BufferLoad; with a ``dtype``
+        of more lanes than the buffer's element (``"float32x4"`` from a float32 buffer), the
+        consecutive elements from ``begin`` along the last dimension."""
         lanes = 1
         if dtype is not None:
             d = dt.parse(dtype)
@@ -112,7 +112,7 @@ class Buffer:
                 raise TepadError(f"buffer {self.name}: vload of dtype {dtype} from a "
                                  f"{self.dtype} buffer; load {self.dtype} (or a vector of it, "
                                  f"e.g. {self.dtype}x4) and cast")
-            lanes = d.lanes
+            lanes = max(1, d.lanes // dt.lanes(self.dtype))
         return BufferLoad(self, self._vector_index(begin, lanes, "vload"))
 
     def vstore(self, begin, value):
@@ -120,7 +120,7 @@ class Buffer:
         of the buffer's element type fills that many consecutive elements along the last
         dimension)."""
         value = convert(value)
-        lanes = dt.parse(value.dtype).lanes
+        lanes = max(1, dt.lanes(value.dtype) // dt.lanes(self.dtype))
         return BufferStore(self, value, self._vector_index(begin, lanes, "vstore"))
 
     def access_ptr(self, access_mask, ptr_type="handle", content_lanes=1, offset=0,

@@ -58,6 +58,14 @@ class Node:
         """The node as TVMScript-like text (``tir.printer.to_script``)."""
         return _script(self)
 
+    def astext(self, show_meta_data: bool = True) -> str:
+        """TVM's older name of ``script()``."""
+        return _script(self)
+
+    def same_as(self, other) -> bool:
+        """TVM's ``Object.same_as``: ``other`` is this very node (not an equal one)."""
+        return self is other
+
 
 def _script(node) -> str:
     from .printer import to_script      # tir.printer is written over this module's classes
@@ -449,7 +457,7 @@ class BufferLoad(PrimExpr):
     _fields = ("buffer", "indices")
 
     def __init__(self, buffer, indices):
-        indices = tuple(indices)
+        indices = tuple(convert(i) if isinstance(i, (int, np.integer)) else i for i in indices)
         object.__setattr__(self, "buffer", buffer)
         object.__setattr__(self, "indices", indices)
         lanes = max([dt.lanes(i.dtype) for i in indices] + [1])

@@ -29,6 +29,10 @@ class IterVar:
     Compared and hashed by identity. Usable directly in index expressions (``i + 1``).
     """
 
+    def same_as(self, other) -> bool:
+        """TVM's ``Object.same_as``: ``other`` is this very object."""
+        return self is other
+
     DataPar = IterVarType.DataPar
     ThreadIndex = IterVarType.ThreadIndex
     CommReduce = IterVarType.CommReduce

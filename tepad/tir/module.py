@@ -32,6 +32,10 @@ class GlobalVar:
 class IRModule:
     """An ordered mapping of names to PrimFuncs. Immutable by convention, like PrimFunc."""
 
+    def same_as(self, other) -> bool:
+        """TVM's ``Object.same_as``: ``other`` is this very object."""
+        return self is other
+
     def __init__(self, functions=None):
         functions = dict(functions or {})
         for k, f in functions.items():

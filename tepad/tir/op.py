@@ -73,6 +73,15 @@ def _float_call(name, x):
     return Call(x.dtype, name, [x])
 
 
+def _rounding_call(name, x):
+    """A rounding op: an integer or boolean ``x`` is already integral and is returned as it is
+    (as TVM does); a float ``x`` gets the call in its dtype."""
+    x = convert(x)
+    if not dt.is_float(x.dtype):
+        return x
+    return Call(x.dtype, name, [x])
+
+
 def exp(x):
     """``e ** x`` (``tir.exp``). A float ``x`` keeps its dtype; an integer
     ``x`` is cast to float32 first."""
@@ -99,14 +108,14 @@ def tanh(x):
 
 def floor(x):
     """``x`` rounded down to an integral value (``tir.floor``). A float ``x`` keeps its
-    dtype; an integer ``x`` is cast to float32 first."""
-    return _float_call("tir.floor", x)
+    dtype; an integer ``x`` is returned as it is."""
+    return _rounding_call("tir.floor", x)
 
 
 def ceil(x):
     """``x`` rounded up to an integral value (``tir.ceil``). A float ``x`` keeps its
-    dtype; an integer ``x`` is cast to float32 first."""
-    return _float_call("tir.ceil", x)
+    dtype; an integer ``x`` is returned as it is."""
+    return _rounding_call("tir.ceil", x)
 
 
 def sigmoid(x):
@@ -117,8 +126,8 @@ def sigmoid(x):
 
 def round(x):  # noqa: A001
     """``x`` rounded to the nearest integral value (``tir.round``). A float ``x`` keeps its
-    dtype; an integer ``x`` is cast to float32 first."""
-    return _float_call("tir.round", x)
+    dtype; an integer ``x`` is returned as it is."""
+    return _rounding_call("tir.round", x)
 
 
 def sin(x):
@@ -174,8 +183,8 @@ def rsqrt(x):
 
 
 def trunc(x):
-    """``x`` rounded toward zero (``tir.trunc``); integers are cast to float32 first."""
-    return _float_call("tir.trunc", x)
+    """``x`` rounded toward zero (``tir.trunc``); an integer ``x`` is returned as it is."""
+    return _rounding_call("tir.trunc", x)
 
 
 def fmod(x, y):

@@ -15,7 +15,7 @@ from __future__ import annotations
 from ..errors import TepadError
 from . import dtype as dt
 from .expr import Call, FloatImm, Mul, _match, cast, const, convert, floordiv
-from .op import _float_call, call_intrin
+from .op import _float_call, _rounding_call, call_intrin
 from .stmt import SeqStmt, Stmt, Evaluate
 
 # tir calls added here that the code generator maps to the C library (one or two arguments)
@@ -62,8 +62,8 @@ def sinh(x):
 
 def nearbyint(x):
     """``x`` rounded to the nearest integral value, ties to even (``tir.nearbyint``, LLVM's
-    nearbyint). An integer ``x`` is cast to float32."""
-    return _float_call("tir.nearbyint", x)
+    nearbyint). An integer ``x`` is returned as it is."""
+    return _rounding_call("tir.nearbyint", x)
 
 
 def exp10(x):

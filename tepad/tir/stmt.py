@@ -159,7 +159,8 @@ class BufferStore(Stmt):
     _fields = ("buffer", "value", "indices")
 
     def __init__(self, buffer, value, indices):
-        _set(self, buffer=buffer, value=convert(value), indices=tuple(indices))
+        _set(self, buffer=buffer, value=convert(value),
+             indices=tuple(convert(i) if isinstance(i, int) else i for i in indices))
 
 
 class BufferRealize(Stmt):
