@@ -394,6 +394,16 @@ ROWS = [
      "launches that name the faulting kernel"),
     ("tvm.runtime.convert", "tepad.runtime.convert", ""),
     ("tvm.register_func / tvm.get_global_func", "tepad.register_func", ""),
+    ("tvm.ir.register_intrin_lowering", "tepad.ir.register_intrin_lowering",
+     "rules of the built target's kind (else 'default') are applied at build time, before "
+     "tepad's own math lowering"),
+    ("tvm.ir.register_op_attr", "tepad.ir.register_op_attr",
+     "values are recorded; tepad acts on '<kind>.FLowerIntrinsic' only"),
+    ("tvm.tir.CallEffectKind", "tepad.tir.CallEffectKind", ""),
+    ("tvm.target.register_intrin_rule / tvm.register_intrin_rule (0.6-0.7) and "
+     "register_func('tvm.intrin.rule.<kind>.<op>')", "tepad.target.register_intrin_rule",
+     "the same registry as register_intrin_lowering"),
+    ("Call.name (TVM 0.6)", "tepad.tir.Call.name", "the operator without its 'tir.' prefix"),
     ("get_global_func('test.op.InferTensorizeRegion' / 'test.op.MatchTensorizeBody')",
      "tepad.lower.tensorize.infer_tensorize_region",
      "TVM's C++ test hooks; match_tensorize_body is the second"),

@@ -63,6 +63,7 @@ from .passes.lower_thread_allreduce import lower_thread_allreduce
 from .passes.remove_assume import remove_assume
 from .passes.remove_skipped_regions import remove_skipped_regions
 from .passes.remove_store_undef import remove_store_undef
+from .passes.apply_intrin_lowering import apply_intrin_lowering
 from .scan_ops import scan_state_outputs
 from .passes.simplify import simplify
 from .passes.storage_flatten import storage_flatten
@@ -276,6 +277,9 @@ PIPELINE: tuple = (
          when=lambda o: o.checked),
     Pass(remove_assume, BUILD, "facts are not code: tir.assume goes before codegen"),
     Pass(remove_store_undef, BUILD, "stores of tir.undef (padding nobody reads) go"),
+    Pass(lambda f, o: apply_intrin_lowering(f, o.target), BUILD,
+         "intrinsic lowering rules the program registered (tvm.ir.register_intrin_lowering) "
+         "for the target's kind", name="apply_intrin_lowering", with_options=True),
     Pass(storage_flatten, BUILD,
          "a function lowered with flatten=False (or hand-built) is flattened here; "
          "unchanged when the lower phase flattened it", label="storage_flatten.build"),

@@ -53,6 +53,8 @@ from .._lazy import lazy_module
 from ..errors import TepadError, warn_deprecated
 from ..support.context_stack import ContextStack
 from . import codegen  # TVM's tvm.target.codegen
+from . import intrin  # TVM's tvm.target.intrin (intrinsic lowering rules)
+from .intrin import register_intrin_rule
 from .cpu_model import vector_features
 from .host import (ENV as HOST_TARGET_ENV, describe_host, host_cpu_name, host_feature_string,
                    host_features, native_cpu_name, native_features, turn_off as _turn_off)
@@ -477,4 +479,5 @@ def create(target) -> Target:
 __all__ = ["Target", "TargetKind", "as_target", "cuda", "llvm", "create", "current_target",
            "describe_host", "host_cpu_name", "host_feature_string", "host_features",
            "native_cpu_name", "native_features", "HOST_TARGET_ENV", "DEFAULT_CUDA_ARCH",
-           "GPU_KINDS", "FLAT_MEMORY_KINDS", "CPU_TEST_NAMES", "CUDA_TEST_NAMES", "kind_of", "is_gpu_kind", "has_flat_memory", "is_cpu_kind"]
+           "GPU_KINDS", "FLAT_MEMORY_KINDS", "CPU_TEST_NAMES", "CUDA_TEST_NAMES", "kind_of", "is_gpu_kind", "has_flat_memory", "is_cpu_kind",
+           "intrin", "register_intrin_rule"]

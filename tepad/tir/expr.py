@@ -420,6 +420,13 @@ class Call(PrimExpr):
         object.__setattr__(self, "args", args)
         object.__setattr__(self, "_hash", None)
 
+    @property
+    def name(self) -> str:
+        """TVM 0.6's ``Call.name``: the operator's name without the ``tir.`` prefix later
+        releases put on it (``"exp"``; ``call.op.name`` is ``"tir.exp"``)."""
+        op = str(self.op)
+        return op[4:] if op.startswith("tir.") else op
+
 
 class ProducerLoad(PrimExpr):
     """Read of a tensor (``producer`` is a te.Tensor) at ``indices``; exists before flattening."""
