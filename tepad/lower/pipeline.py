@@ -31,7 +31,7 @@ from ..bound import infer_bound
 from ..bound.read_check import check_reads
 from ..errors import InternalError, TepadError
 from ..schedule import Schedule
-from ..target import as_target, has_flat_memory, is_gpu_kind
+from ..target import as_target, has_flat_memory, is_cpu_kind, is_gpu_kind
 from ..tensor.tensor import PlaceholderOp, Tensor
 from ..tir.buffer import Buffer
 from ..tir.expr import IntImm, Var
@@ -64,6 +64,7 @@ from .passes.remove_assume import remove_assume
 from .passes.remove_skipped_regions import remove_skipped_regions
 from .passes.remove_store_undef import remove_store_undef
 from .passes.apply_intrin_lowering import apply_intrin_lowering
+from .passes.check_parallel_races import check_parallel_races
 from .scan_ops import scan_state_outputs
 from .passes.simplify import simplify
 from .passes.storage_flatten import storage_flatten
@@ -287,6 +288,9 @@ PIPELINE: tuple = (
          skip_if_unchanged=True, label="simplify.build_flattened"),
     user_phase_point(2, BUILD, "TVM's phase 2: user passes after storage_flatten and its "
                      "simplify"),
+    Pass(check_parallel_races, BUILD, "CPU: a parallel loop whose iterations all update one "
+         "element (parallel on a reduction axis, which lower shows as TVM does) is refused",
+         when=lambda o: is_cpu_kind(o.target)),
     Pass(hoist_expression, BUILD, "what the lower phase did, for a function it did not "
          "flatten", optional=True, skip_if_unchanged=True, label="hoist_expression.build"),
     Pass(_double_buffer_step, BUILD,
