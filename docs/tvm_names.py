@@ -404,6 +404,9 @@ ROWS = [
      "register_func('tvm.intrin.rule.<kind>.<op>')", "tepad.target.register_intrin_rule",
      "the same registry as register_intrin_lowering"),
     ("Call.name (TVM 0.6)", "tepad.tir.Call.name", "the operator without its 'tir.' prefix"),
+    ("topi's per-operator modules (topi.nn.dilate / nn.util / nn.pad, topi.cuda.depthwise_conv2d, "
+     "topi.x86.conv2d, topi.generic.nn, ...)", "tepad.topi.legacy_modules.MODULES",
+     "a module path without a module of its own is a view of its package's names"),
     ("get_global_func('test.op.InferTensorizeRegion' / 'test.op.MatchTensorizeBody')",
      "tepad.lower.tensorize.infer_tensorize_region",
      "TVM's C++ test hooks; match_tensorize_body is the second"),
