@@ -187,6 +187,12 @@ class Target:
         return self.attrs.get("model", "unknown")
 
     @property
+    def target_name(self) -> str:
+        """TVM 0.6's ``Target.target_name``: the kind's name (``target.kind.name``)."""
+        warn_deprecated("Target.target_name", "Target.kind.name")
+        return self.kind.name
+
+    @property
     def is_gpu(self) -> bool:
         """Whether this is a ``cuda`` / ``nvptx`` target."""
         return self.kind.name in _GPU_KINDS
@@ -476,8 +482,16 @@ def create(target) -> Target:
     return Target(target)
 
 
+# TVM's tvm.target.generic_func (dispatch on the current target's keys)
+from . import generic_func as _generic_func_module  # noqa: E402
+from .generic_func import (GenericFunc, generic_func, get_native_generic_func,  # noqa: E402
+                           override_native_generic_func)
+_generic_func_module.current_target = Target.current
+
+
 __all__ = ["Target", "TargetKind", "as_target", "cuda", "llvm", "create", "current_target",
            "describe_host", "host_cpu_name", "host_feature_string", "host_features",
            "native_cpu_name", "native_features", "HOST_TARGET_ENV", "DEFAULT_CUDA_ARCH",
            "GPU_KINDS", "FLAT_MEMORY_KINDS", "CPU_TEST_NAMES", "CUDA_TEST_NAMES", "kind_of", "is_gpu_kind", "has_flat_memory", "is_cpu_kind",
-           "intrin", "register_intrin_rule"]
+           "intrin", "register_intrin_rule", "GenericFunc", "generic_func",
+           "get_native_generic_func", "override_native_generic_func"]
