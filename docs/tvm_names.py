@@ -404,6 +404,10 @@ ROWS = [
      "register_func('tvm.intrin.rule.<kind>.<op>')", "tepad.target.register_intrin_rule",
      "the same registry as register_intrin_lowering"),
     ("Call.name (TVM 0.6)", "tepad.tir.Call.name", "the operator without its 'tir.' prefix"),
+    ("autotvm.register_topi_compute / autotvm.register_topi_schedule",
+     "tepad.autotvm.register_topi_compute",
+     "TVM 0.7+'s form (a task name); the schedule finds the workload on the compute's "
+     "outputs; autotvm.task.create tunes the pair"),
     ("tvm.target.generic_func (and .register)", "tepad.target.generic_func",
      "dispatch on Target.current()'s keys in order, else the default"),
     ("tvm.target.override_native_generic_func / get_native_generic_func / GenericFunc",
