@@ -33,6 +33,7 @@ from .task.task import template
 from .tuner import DropletTuner, GATuner, GridSearchTuner, RandomTuner, XGBTuner
 from .env import GLOBAL_SCOPE
 from .task.task import create
+from .task.topi_integration import register_topi_compute, register_topi_schedule
 from . import utils
 from . import utils as util
 from . import tophub
@@ -52,4 +53,4 @@ __all__ = ["space", "task", "record", "callback", "feature", "measure", "tuner",
            "FallbackConfigEntity", "InstantiationError", "template", "GATuner",
            "GridSearchTuner", "RandomTuner", "XGBTuner", "GLOBAL_SCOPE", "create", "utils", "tophub",
            "DropletTuner",
-           "util"]
+           "util", "register_topi_compute", "register_topi_schedule"]

@@ -31,7 +31,7 @@ from ..bound import infer_bound
 from ..bound.read_check import check_reads
 from ..errors import InternalError, TepadError
 from ..schedule import Schedule
-from ..target import as_target, has_flat_memory, is_gpu_kind
+from ..target import as_target, has_flat_memory, is_cpu_kind, is_gpu_kind
 from ..tensor.tensor import PlaceholderOp, Tensor
 from ..tir.buffer import Buffer
 from ..tir.expr import IntImm, Var
@@ -63,6 +63,8 @@ from .passes.lower_thread_allreduce import lower_thread_allreduce
 from .passes.remove_assume import remove_assume
 from .passes.remove_skipped_regions import remove_skipped_regions
 from .passes.remove_store_undef import remove_store_undef
+from .passes.apply_intrin_lowering import apply_intrin_lowering
+from .passes.check_parallel_races import check_parallel_races
 from .scan_ops import scan_state_outputs
 from .passes.simplify import simplify
 from .passes.storage_flatten import storage_flatten
@@ -276,6 +278,9 @@ PIPELINE: tuple = (
          when=lambda o: o.checked),
     Pass(remove_assume, BUILD, "facts are not code: tir.assume goes before codegen"),
     Pass(remove_store_undef, BUILD, "stores of tir.undef (padding nobody reads) go"),
+    Pass(lambda f, o: apply_intrin_lowering(f, o.target), BUILD,
+         "intrinsic lowering rules the program registered (tvm.ir.register_intrin_lowering) "
+         "for the target's kind", name="apply_intrin_lowering", with_options=True),
     Pass(storage_flatten, BUILD,
          "a function lowered with flatten=False (or hand-built) is flattened here; "
          "unchanged when the lower phase flattened it", label="storage_flatten.build"),
@@ -283,6 +288,9 @@ PIPELINE: tuple = (
          skip_if_unchanged=True, label="simplify.build_flattened"),
     user_phase_point(2, BUILD, "TVM's phase 2: user passes after storage_flatten and its "
                      "simplify"),
+    Pass(check_parallel_races, BUILD, "CPU: a parallel loop whose iterations all update one "
+         "element (parallel on a reduction axis, which lower shows as TVM does) is refused",
+         when=lambda o: is_cpu_kind(o.target)),
     Pass(hoist_expression, BUILD, "what the lower phase did, for a function it did not "
          "flatten", optional=True, skip_if_unchanged=True, label="hoist_expression.build"),
     Pass(_double_buffer_step, BUILD,

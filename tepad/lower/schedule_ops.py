@@ -370,10 +370,8 @@ def _cross_thread_reduction(stage, rmap, ana, nest, value, preds, vmap, flag):
         else:
             common.items.extend(items)
             if flag.get(iv, 0) & 2:
-                if not tag.startswith("threadIdx"):
-                    raise TepadError(f"stage {stage.name}: reduce axis {iv.name} is bound to "
-                                     f"{tag}; a reduction runs across threadIdx only (bind it "
-                                     f"to threadIdx.x/y/z, or leave it a loop)")
+                # bound to blockIdx: lowered as TVM lowers it (an allreduce over blocks,
+                # which lower_thread_allreduce refuses to build)
                 if not isinstance(rmap[iv].extent, IntImm):
                     raise TepadError(
                         f"stage {stage.name}: reduce axis {iv.name} is bound to {tag} with "

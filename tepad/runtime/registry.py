@@ -26,6 +26,7 @@ import numpy as np
 from .._lazy import lazy_module
 from ..codegen.symbols import CALL_PACKED_SYMBOL, provide
 from ..errors import TepadError
+from ..target.intrin import register_intrin_rule
 from ..tir import dtype as dt
 from .container import Array, Map
 from .ndarray import NDArray
@@ -35,6 +36,8 @@ _tensorize = lazy_module("tepad.lower.tensorize")
 
 
 _funcs: dict = {}
+# global functions named so are intrinsic lowering rules (tvm.intrin.rule.<kind>.<op>)
+INTRIN_RULE_PREFIX = "tvm.intrin.rule."
 _lock = threading.Lock()
 _last_error = [None]
 
@@ -56,6 +59,10 @@ def register_func(func_name, f=None, override=False):
                 raise TepadError(f"global function {func_name!r} is already registered; pass "
                                  "override=True to replace it")
             _funcs[func_name] = fn
+        if func_name.startswith(INTRIN_RULE_PREFIX):     # TVM 0.6's way to add a rule
+            kind, _, intrin = func_name[len(INTRIN_RULE_PREFIX):].partition(".")
+            if kind and intrin:
+                register_intrin_rule(kind, intrin, fn, override=True)
         return fn
 
     return register if f is None else register(f)

@@ -413,8 +413,7 @@ class Stage:
     def _annotate(self, iv, kind, what):
         self._check_compute(what)
         self._leaf_index(iv, what)
-        if kind in (IterVarType.Vectorized, IterVarType.Parallelized) and \
-                iv.iter_type == IterVarType.CommReduce:
+        if kind == IterVarType.Vectorized and iv.iter_type == IterVarType.CommReduce:
             raise TepadError(f"stage {self.name}: cannot {what} reduction axis {iv.name}")
         self.iter_var_attrs.setdefault(iv, IterVarAttr()).iter_type = kind
 
@@ -428,8 +427,9 @@ class Stage:
         self._annotate(iv, IterVarType.Unrolled, "unroll")
 
     def parallel(self, iv):
-        """Mark leaf ``iv`` as a parallel loop (threads on the CPU); a reduction axis is
-        refused."""
+        """Mark leaf ``iv`` as a parallel loop (threads on the CPU). On a reduction axis, as
+        in TVM, ``lower`` shows the parallel loop, and ``build`` refuses it (every iteration
+        updates the same element: a data race)."""
         self._annotate(iv, IterVarType.Parallelized, "parallel")
 
     def tensorize(self, var, tensor_intrin):

@@ -53,6 +53,8 @@ from .._lazy import lazy_module
 from ..errors import TepadError, warn_deprecated
 from .current import current_targets
 from . import codegen  # TVM's tvm.target.codegen
+from . import intrin  # TVM's tvm.target.intrin (intrinsic lowering rules)
+from .intrin import register_intrin_rule
 from .cpu_model import vector_features
 from .host import (ENV as HOST_TARGET_ENV, describe_host, host_cpu_name, host_feature_string,
                    host_features, native_cpu_name, native_features, turn_off as _turn_off)
@@ -183,6 +185,12 @@ class Target:
     def model(self) -> str:
         """The GPU model a cuda target names (``-model=``), ``"unknown"`` otherwise."""
         return self.attrs.get("model", "unknown")
+
+    @property
+    def target_name(self) -> str:
+        """TVM 0.6's ``Target.target_name``: the kind's name (``target.kind.name``)."""
+        warn_deprecated("Target.target_name", "Target.kind.name")
+        return self.kind.name
 
     @property
     def is_gpu(self) -> bool:
@@ -474,13 +482,14 @@ def create(target) -> Target:
     return Target(target)
 
 
-__all__ = ["Target", "TargetKind", "as_target", "cuda", "llvm", "create", "current_target",
-           "describe_host", "host_cpu_name", "host_feature_string", "host_features",
-           "native_cpu_name", "native_features", "HOST_TARGET_ENV", "DEFAULT_CUDA_ARCH",
-           "GPU_KINDS", "FLAT_MEMORY_KINDS", "CPU_TEST_NAMES", "CUDA_TEST_NAMES", "kind_of", "is_gpu_kind", "has_flat_memory", "is_cpu_kind"]
-
+# TVM's tvm.target.generic_func (dispatch on the current target's keys)
 from .generic_func import (GenericFunc, generic_func, get_native_generic_func,  # noqa: E402
                            override_native_generic_func)
 
-__all__ += ["GenericFunc", "generic_func", "get_native_generic_func",
-            "override_native_generic_func"]
+
+__all__ = ["Target", "TargetKind", "as_target", "cuda", "llvm", "create", "current_target",
+           "describe_host", "host_cpu_name", "host_feature_string", "host_features",
+           "native_cpu_name", "native_features", "HOST_TARGET_ENV", "DEFAULT_CUDA_ARCH",
+           "GPU_KINDS", "FLAT_MEMORY_KINDS", "CPU_TEST_NAMES", "CUDA_TEST_NAMES", "kind_of", "is_gpu_kind", "has_flat_memory", "is_cpu_kind",
+           "intrin", "register_intrin_rule", "GenericFunc", "generic_func",
+           "get_native_generic_func", "override_native_generic_func"]

@@ -1,17 +1,17 @@
-"""TVM's generic functions (``tvm.target.generic_func``): one Python function with
-per-target-key specializations, chosen at call time by the keys of ``Target.current()``
-(``["cpu"]`` for llvm, ``["cuda", "gpu"]`` for cuda, ...). Operator libraries of the TE era
-write their schedule dispatch this way::
+"""TVM's ``tvm.target.generic_func``: a function with per-target specializations, chosen by the
+current target (``with tvm.target.Target("cuda"): f(x)`` calls what was registered for a key
+of that target, ``"cuda"`` or ``"gpu"``; otherwise the default).
 
-    @tvm.target.generic_func
-    def schedule_my_op(outs):            # the default
-        return te.create_schedule([x.op for x in outs])
+* ``@generic_func`` on a default function gives the dispatching function; its
+  ``.register(key_or_keys, func=None, override=False)`` adds a specialization (a decorator
+  without ``func``). Registering a key twice without ``override`` is a TepadError.
+* ``@override_native_generic_func("name")`` does the same and records the function under
+  ``name``, where ``get_native_generic_func("name")`` finds it (TVM keeps those in C++).
+* ``GenericFunc`` is that record: ``set_default``, ``register(func, key_list)``, callable.
 
-    @schedule_my_op.register(["cuda", "gpu"])
-    def _(outs): ...
-
-    with tvm.target.Target("cuda"):
-        s = schedule_my_op(outs)          # the cuda specialization
+The keys of a target are ``Target.keys`` (``llvm`` -> ``("cpu",)``; ``cuda`` ->
+``("cuda", "gpu")``), tried in order; the target is the innermost ``with Target(...)``
+(``tepad.target.current``).
 """
 from __future__ import annotations
 
@@ -20,103 +20,95 @@ import functools
 from ..errors import TepadError
 from .current import current_targets
 
-_NATIVE: dict = {}
+_native: dict = {}
 
 
 class GenericFunc:
-    """A function with a default and specializations per target key; calling it runs the
-    specialization of the first key of the current target that has one, else the default
-    (a TepadError when there is none)."""
+    """A default function and its specializations by target key."""
 
-    def __init__(self, name: str = "generic_func", default=None):
+    def __init__(self, name: str, fdefault=None):
         self.name = name
-        self.default = default
+        self.fdefault = fdefault
         self.dispatch: dict = {}
 
-    def set_default(self, func, allow_override: bool = False):
-        """Make ``func`` the default; replacing one needs ``allow_override``."""
-        if self.default is not None and not allow_override:
-            raise TepadError(f"generic function {self.name}: a default is already set; pass "
+    def set_default(self, func, allow_override=False):
+        """Make ``func`` the function called when no key of the target is registered."""
+        if self.fdefault is not None and not allow_override:
+            raise TepadError(f"generic function {self.name!r} has a default already; pass "
                              "allow_override=True to replace it")
-        self.default = func
-        return self
+        self.fdefault = func
 
-    def register(self, func, key_list, allow_override: bool = False):
-        """Register ``func`` for the target keys ``key_list`` (a key or a list of keys); a key
-        registered before needs ``allow_override``."""
-        return self._register(key_list, allow_override)(func)
-
-    def _register(self, key_list, override: bool):
+    def register(self, func, key_list, allow_override=False):
+        """Make ``func`` the specialization of every key of ``key_list`` (a str or a list)."""
         keys = [key_list] if isinstance(key_list, str) else list(key_list)
-
-        def add(f):
-            for k in keys:
-                if not isinstance(k, str):
-                    raise TepadError(f"generic function {self.name}.register: target keys are "
-                                     f"strings such as 'cpu' or 'cuda', got {k!r}")
-                if k in self.dispatch and not override:
-                    raise TepadError(f"generic function {self.name}: key {k!r} is already "
-                                     "registered; pass override=True to replace it")
-                self.dispatch[k] = f
-            return f
-        return add
+        if not keys or not all(isinstance(k, str) and k for k in keys):
+            raise TepadError(f"generic function {self.name!r}: register takes target keys "
+                             f"such as 'cpu', 'cuda', 'gpu', got {key_list!r}")
+        if not callable(func):
+            raise TepadError(f"generic function {self.name!r}: {func!r} is not callable")
+        for k in keys:
+            if k in self.dispatch and not allow_override:
+                raise TepadError(f"generic function {self.name!r}: key {k!r} is already "
+                                 "registered; pass override=True to replace it")
+            self.dispatch[k] = func
+        return func
 
     def get_packed_func(self):
-        return self
-
-    def __call__(self, *args, **kwargs):
+        """The function the current target would call."""
         target = current_targets.top()
         if target is not None:
-            for key in target.keys:
-                f = self.dispatch.get(key)
-                if f is not None:
-                    return f(*args, **kwargs)
-        if self.default is None:
-            where = f"target {target}" if target is not None else "no current target"
-            raise TepadError(f"generic function {self.name}: no specialization for {where} "
-                             f"(keys {sorted(self.dispatch)}) and no default")
-        return self.default(*args, **kwargs)
+            for k in target.keys:
+                if k in self.dispatch:
+                    return self.dispatch[k]
+        if self.fdefault is None:
+            raise TepadError(f"generic function {self.name!r} has no default and nothing "
+                             f"registered for the target {target}")
+        return self.fdefault
+
+    def __call__(self, *args, **kwargs):
+        return self.get_packed_func()(*args, **kwargs)
 
 
-def _dispatcher(gf: GenericFunc, fdefault):
-    """A Python function calling ``gf``, with TVM's ``register(key, func=None,
-    override=False)`` decorator method."""
+def _wrap(gf: GenericFunc, fdefault):
     @functools.wraps(fdefault)
     def dispatch(*args, **kwargs):
         return gf(*args, **kwargs)
 
     def register(key, func=None, override=False):
-        add = gf._register(key, override)
-        return add if func is None else add(func)
+        def do(f):
+            return gf.register(f, key, allow_override=override)
+        return do if func is None else do(func)
+
     dispatch.register = register
     dispatch.fdefault = fdefault
     dispatch.generic_func_node = gf
+    dispatch.get_packed_func = gf.get_packed_func
     return dispatch
 
 
 def generic_func(fdefault):
-    """Decorator: ``fdefault`` becomes the default of a generic function with a
-    ``register(key_list, func=None, override=False)`` method."""
-    return _dispatcher(GenericFunc(getattr(fdefault, "__name__", "generic_func"), fdefault),
-                       fdefault)
+    """``fdefault`` as a target-dispatched function with ``.register`` (module docstring)."""
+    if not callable(fdefault):
+        raise TepadError(f"generic_func decorates a function, got {fdefault!r}")
+    return _wrap(GenericFunc(fdefault.__name__, fdefault), fdefault)
 
 
 def get_native_generic_func(name: str) -> GenericFunc:
-    """The generic function registered under ``name`` (made empty on first use)."""
-    gf = _NATIVE.get(name)
-    if gf is None:
-        gf = _NATIVE[name] = GenericFunc(name)
-    return gf
+    """The GenericFunc recorded under ``name`` (created empty on first use, as in TVM)."""
+    if not isinstance(name, str) or not name:
+        raise TepadError(f"get_native_generic_func: the name is a non-empty string, got "
+                         f"{name!r}")
+    return _native.setdefault(name, GenericFunc(name))
 
 
 def override_native_generic_func(func_name: str):
-    """Decorator factory: the decorated function becomes the default of the generic function
-    named ``func_name`` (replacing an earlier default), with ``register``."""
-    def wrap(fdefault):
+    """A decorator: the function becomes the default of the GenericFunc ``func_name`` and is
+    returned dispatching through it (with ``.register``)."""
+    def decorate(fdefault):
         gf = get_native_generic_func(func_name)
         gf.set_default(fdefault, allow_override=True)
-        return _dispatcher(gf, fdefault)
-    return wrap
+        return _wrap(gf, fdefault)
+    return decorate
 
 
 __all__ = ["GenericFunc", "generic_func", "get_native_generic_func",

@@ -51,3 +51,7 @@ def __getattr__(name):
 
 
 __all__ = [n for n in dir() if not n.startswith("_")] + ["testing"]
+
+# TVM's per-operator module paths (topi.nn.dilate, topi.cuda.depthwise_conv2d, ...)
+from . import legacy_modules as _legacy_modules  # noqa: E402
+_legacy_modules.install()

@@ -12,7 +12,7 @@ import sys
 import types
 
 from ..schedule import create_schedule
-from ..target import Target
+from ..target import GenericFunc, Target
 from . import cuda, x86
 from .schedule_utils import as_outs, inline_injective
 
@@ -25,11 +25,28 @@ def _module():
 
 
 def _generic(name):
+    # TVM's schedules were generic functions: a program may register its own for target keys
+    # (``@topi.generic.schedule_injective.register(["cpu"])``); those come first
+    own = GenericFunc(name)
+
     def schedule(outs, *args, **kwargs):
+        t = Target.current()
+        for k in (t.keys if t is not None else ()):
+            if k in own.dispatch:
+                return own.dispatch[k](outs, *args, **kwargs)
         return getattr(_module(), name)(outs, *args, **kwargs)
+
+    def register(key, func=None, override=False):
+        def do(f):
+            return own.register(f, key, allow_override=override)
+        return do if func is None else do(func)
+
     schedule.__name__ = name
     schedule.__doc__ = (f"``topi.cuda.{name}`` under a CUDA target, else "
-                        f"``topi.x86.{name}`` (see the module doc).")
+                        f"``topi.x86.{name}`` (see the module doc); ``.register(keys)`` adds a "
+                        "program's own schedule for those target keys, as TVM's generic "
+                        "functions did.")
+    schedule.register = register
     return schedule
 
 

@@ -6,6 +6,8 @@ from ...errors import warn_deprecated
 from . import space
 from . import dispatcher
 from . import task
+from . import topi_integration
+from .topi_integration import register_topi_compute, register_topi_schedule
 from .dispatcher import (ApplyConfig, DispatchContext, FallbackContext, get_config,
                          clear_fallback_cache)
 from .space import (ConfigEntity, ConfigSpace, FallbackConfigEntity, InstantiationError,
@@ -18,7 +20,8 @@ __all__ = ["space", "dispatcher", "task", "ApplyConfig", "DispatchContext", "Fal
            "InstantiationError", "AnnotateEntity", "OtherOptionEntity", "ReorderEntity",
            "SplitEntity", "TASK_TABLE", "Task", "args_to_workload", "create",
            "deserialize_args", "get_template", "serialize_args", "template",
-           "clear_fallback_cache", "ApplyHistoryBest", "register"]
+           "clear_fallback_cache", "ApplyHistoryBest", "register", "topi_integration",
+           "register_topi_compute", "register_topi_schedule"]
 
 
 def __getattr__(name):

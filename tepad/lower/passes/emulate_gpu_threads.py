@@ -201,7 +201,30 @@ class _Strip(Mutator):
                              "GPU emulator runs threads one after another and does not "
                              "emulate warps (lower cross-thread reductions through shared "
                              "memory)")
-        return self.generic_visit(e)
+        e = self.generic_visit(e)
+        if isinstance(e, Call) and e.op in EXTERN_CALLS and e.args and \
+                isinstance(e.args[0], StringImm):
+            host = host_math_name(e.args[0].value)
+            if host != e.args[0].value:
+                return Call(e.dtype, e.op, [StringImm(host), *e.args[1:]])
+        return e
+
+
+EXTERN_CALLS = ("tir.call_extern", "tir.call_pure_extern")
+# CUDA's fast-math device intrinsics whose C library function (the name without "__")
+# computes the same within their documented error
+CUDA_FAST_MATH = frozenset({"__expf", "__exp10f", "__logf", "__log2f", "__log10f", "__sinf",
+                            "__cosf", "__tanf", "__powf"})
+
+
+def host_math_name(name: str) -> str:
+    """The C library function the CPU runs for device math function ``name`` called by a
+    kernel: libdevice's ``__nv_fast_expf`` / ``__nv_expf`` and CUDA's ``__expf`` are
+    ``expf``; any other name is itself."""
+    for prefix in ("__nv_fast_", "__nv_"):
+        if name.startswith(prefix) and len(name) > len(prefix):
+            return name[len(prefix):]
+    return name[2:] if name in CUDA_FAST_MATH else name
 
 
 class _BufferScopes(Visitor):

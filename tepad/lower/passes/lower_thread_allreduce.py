@@ -129,6 +129,11 @@ class _Lower(Mutator):
             if tag is None:
                 raise TepadError(f"kernel {self.func_name}: a cross-thread reduction over "
                                  f"{v.name}, which is no thread launched around it")
+            if not tag.startswith("threadIdx"):
+                raise TepadError(f"kernel {self.func_name}: a reduction across {tag} ({v.name}): "
+                                 "blocks cannot combine values; a reduction runs across "
+                                 "threadIdx only (bind its axis to threadIdx.x/y/z, or leave "
+                                 "it a loop)")
             red_tags.append(tag)
         for tag in THREAD_TAGS:
             if tag in here and here[tag][1] is None:
