@@ -69,7 +69,8 @@ def test_fact_dropped_after_a_write():
     body = tir.seq(assume, tir.BufferStore(A, tir.const(5.0), [15]),
                    tir.BufferStore(B, A[15], [0]))
     g = simplify_with_facts(func([A, B], body))
-    assert "A[15]" in str(nodes(g, S.BufferStore)[-1].value)
+    # the assumed 0.0 is gone: the load stays, or the value just stored replaces it
+    assert str(nodes(g, S.BufferStore)[-1].value) in ("A[15]", "T.float32(5.0)")
 
 
 def test_padding_loop_is_a_fact_for_later_reads():
