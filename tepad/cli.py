@@ -644,9 +644,9 @@ def build_parser():
     sp.add_argument("--name", default="main", help="kernel name (default: main)")
     sp.add_argument("--target", default=None,
                     help="the target whose backend's steps follow PIPELINE (default llvm; "
-                         "'cuda': the host/device split and warp lowering)")
+                         "'cuda' / 'opencl': the host/device split and warp lowering)")
     sp.add_argument("--emulate", action="store_true",
-                    help="with a cuda target: the GPU emulator's steps (default: "
+                    help="with a cuda or opencl target: the GPU emulator's steps (default: "
                          "TEPAD_CUDA=emulate)")
 
     sp = with_file("bounds", "the InferBound table per stage; --plot draws one producer's "

@@ -1,5 +1,6 @@
-"""The CUDA backend (``cuda`` / ``nvptx`` on a real GPU): after ``PIPELINE``, the host/device
-split (``split_host_device``) and warp memory lowered in the kernels (``lower_warp_memory``),
+"""The CUDA backend (``cuda`` / ``nvptx`` on a real GPU): after ``PIPELINE``, the intrinsic
+lowering rules registered for the kind (``apply_intrin_rules``), the host/device split
+(``split_host_device``) and warp memory lowered in the kernels (``lower_warp_memory``),
 both steps of the pass log; PTX from the NVPTX code generator (``tepad.codegen.nvptx``); a
 ``CudaModule`` that checks arguments and launches through the CUDA driver.
 
@@ -22,12 +23,14 @@ from ..codegen.nvptx import compile_ptx
 from ..codegen.nvptx_target import DEFAULT_ARCH, arch_of_target
 from ..support.deep_stack import deep_stack
 from ..lower.pipeline import BUILD, Options, Pass, PassLog, lower_for_codegen
+from ..lower.passes.apply_intrin_rules import apply_intrin_rules
 from ..lower.passes.lower_warp_memory import lower_warp_memory
 from ..lower.passes.split_host_device import split_host_device
 from ..runtime.args import arg_info_of
 from ..runtime.cuda_module import CudaModule
 from ..runtime.cuda_driver import cuda_available, get_driver
 from ..target import Target, as_target
+from ..target.intrin_rules import rules_version
 from ..tir.launch import SplitFunc
 from ..tir.module import IRModule
 from .base import Backend, named
@@ -41,8 +44,14 @@ def _warp_memory_in_kernels(split: SplitFunc) -> SplitFunc:
     return split.with_kernels(out)
 
 
+# the intrinsic lowering rules registered for the target's kind (register_intrin_lowering)
+INTRIN_RULES = Pass(apply_intrin_rules, BUILD, "calls with a lowering rule registered for the "
+                    "target kind -> what the rule returns (TVM's LowerIntrin)",
+                    with_options=True)
+
 # After PIPELINE: what the NVPTX code generator and the CUDA runtime take.
 DEVICE_PASSES = (
+    INTRIN_RULES,
     Pass(split_host_device, BUILD, "each outermost launch region -> a device kernel; the host "
          "function launches them (TVM's SplitHostDevice)"),
     Pass(_warp_memory_in_kernels, BUILD, "warp buffers of each kernel -> per-lane registers, "
@@ -93,7 +102,7 @@ class CudaBackend(Backend):
         arch = cuda_arch(target)
         blocking = _launch_blocking_attr(target) or config.launch_blocking()
         key = self._cache.key(s_or_func, args, name, opts, bool(exact_bounds), str(target),
-                              arch, blocking)
+                              arch, blocking, rules_version())
         hit = self._cache.get(key)
         if hit is not None:
             return hit
@@ -111,14 +120,15 @@ class CudaBackend(Backend):
 _DEVICE = CudaBackend()       # runs DEVICE_PASSES for ptx_of (its rebuild cache stays empty)
 
 
-def device_kernels(func) -> tuple:
+def device_kernels(func, target="cuda") -> tuple:
     """The device kernels of a lowered GPU function (a PrimFunc or a one-function IRModule),
-    after ``DEVICE_PASSES``: itself when it is one already (a kernel the split made)."""
+    after ``DEVICE_PASSES`` for ``target`` (a GPU Target or kind: whose intrinsic rules
+    apply): itself when it is one already (a kernel the split made)."""
     if isinstance(func, IRModule):
         func = func.only_function("ptx_of")
     if func.attrs.get("tepad.device_kernel"):
         return (lower_warp_memory(func),)
-    return _DEVICE.run_passes(func, Options(target="cuda")).kernels
+    return _DEVICE.run_passes(func, Options(target=target)).kernels
 
 
 def ptx_of(func, target=None) -> str:
@@ -128,4 +138,4 @@ def ptx_of(func, target=None) -> str:
     return compile_ptx(device_kernels(func), arch_of_target(target))[0]
 
 
-__all__ = ["CudaBackend", "DEVICE_PASSES", "cuda_arch", "ptx_of", "device_kernels"]
+__all__ = ["CudaBackend", "DEVICE_PASSES", "INTRIN_RULES", "cuda_arch", "ptx_of", "device_kernels"]

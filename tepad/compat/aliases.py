@@ -38,6 +38,8 @@ TOP_LEVEL = {
     "decl_buffer": ("tepad.tir.decl_buffer", "tvm.tir.decl_buffer"),
     "select": ("tepad.tir.select", "tvm.tir.Select"),
     "call_pure_intrin": ("tepad.tir.call_intrin", "tvm.tir.call_intrin"),
+    "register_intrin_rule": ("tepad.target.register_intrin_rule",
+                             "tvm.ir.register_intrin_lowering"),
     "convert": ("tepad.runtime.convert", "tvm.runtime.convert"),
     "ir_builder": ("tepad.tir.ir_builder", "tvm.tir.ir_builder"),
     "context": ("tepad.runtime.device.context", "tvm.device"),

@@ -9,7 +9,9 @@ from .json_io import load_json, save_json
 from .base_names import (GlobalVar, BaseFunc, BaseExpr, CallingConv, PrimType, PointerType,
                          Node, make_node)
 from ..tir import structural_hash
+from ..target.intrin_rules import register_intrin_lowering, register_op_attr
 
 __all__ = ["transform", "PrimExpr", "Range", "IRModule", "assert_structural_equal", "structural_equal",
            "container", "instrument", "Array", "Map", "save_json", "load_json", "Op", "GlobalVar", "BaseFunc", "BaseExpr", "CallingConv",
-           "PrimType", "PointerType", "Node", "make_node", "structural_hash"]
+           "PrimType", "PointerType", "Node", "make_node", "structural_hash",
+           "register_intrin_lowering", "register_op_attr"]

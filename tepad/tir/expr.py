@@ -420,6 +420,12 @@ class Call(PrimExpr):
         object.__setattr__(self, "args", args)
         object.__setattr__(self, "_hash", None)
 
+    @property
+    def name(self) -> str:
+        """TVM 0.6's ``Call.name``: the operator's name without its ``tir.`` prefix
+        (``"exp"``)."""
+        return self.op[len("tir."):] if self.op.startswith("tir.") else str(self.op)
+
 
 class ProducerLoad(PrimExpr):
     """Read of a tensor (``producer`` is a te.Tensor) at ``indices``; exists before flattening."""

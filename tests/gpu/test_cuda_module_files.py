@@ -44,7 +44,7 @@ def test_export_library_round_trip_carries_the_ptx(fake, tmp_path):
     f.export_library(str(path))
     g = tvm.runtime.load_module(str(path))
     assert isinstance(g, CudaModule) and g is not f
-    assert g.get_source() == f.get_source() and ".entry myadd_kernel(" in g.get_source()
+    assert g.get_source("ptx") == f.get_source("ptx") and ".entry myadd_kernel(" in g.get_source("ptx")
     assert g.imported_modules[0].get_source("ll") == f.ll
     assert g.arch == f.arch and g.entry_name == "myadd"
     assert [a.name for a in g.arg_info] == ["A", "B", "C"]
@@ -62,7 +62,7 @@ def test_loading_needs_no_gpu(tmp_path, monkeypatch):
         f = _build()
         f.export_library(str(tmp_path / "k.so"))
         g = tvm.runtime.load_module(str(tmp_path / "k.so"))
-        assert ".entry myadd_kernel(" in g.imported_modules[0].get_source()
+        assert ".entry myadd_kernel(" in g.imported_modules[0].get_source("ptx")
         with pytest.raises(TepadError, match="TEPAD_CUDA=emulate"):
             g(*[np.zeros(4, "float32")] * 3)
 
@@ -81,7 +81,7 @@ def test_tutorial_save_host_and_ptx_then_import(fake, tmp_path):
     f = _build()
     f.save(str(tmp_path / "myadd.o"))
     f.imported_modules[0].save(str(tmp_path / "myadd.ptx"))
-    assert (tmp_path / "myadd.ptx").read_text() == f.get_source()
+    assert (tmp_path / "myadd.ptx").read_text() == f.get_source("ptx")
     tvm.contrib.cc.create_shared(str(tmp_path / "myadd.so"), [str(tmp_path / "myadd.o")])
     host = tvm.runtime.load_module(str(tmp_path / "myadd.so"))
     assert isinstance(host, CudaModule) and host.imported_modules == []

@@ -131,7 +131,7 @@ def test_real_cuda_build_launches_with_c_by_pointer(monkeypatch):
         s, args, _ = wmma_matmul(32, (1, 2), tensorize_with=tensorize_wmma)
         f = tepad.build(s, args, "cuda -arch=sm_80")
         assert "wmma.mma.sync.aligned.row.row.m16n16k16.f32.f32" in \
-            f.imported_modules[0].get_source()
+            f.imported_modules[0].get_source("ptx")
         dev = tepad.cuda(0)
         a = tepad.nd.array(np.ones((32, 32), "float16"), dev)
         b = tepad.nd.array(np.ones((32, 32), "float16"), dev)
