@@ -1,4 +1,4 @@
-"""The emulated CUDA backend: GPU schedules without a GPU, on the CPU.
+"""The emulated GPU backend (cuda, opencl): GPU schedules without a GPU, on the CPU.
 
 ``tepad.build(s, args, target="cuda", emulate=True)`` (or a cuda target under
 ``TEPAD_CUDA=emulate``). The schedule is lowered exactly as for the GPU (``PIPELINE`` with
@@ -9,10 +9,12 @@ log) turn each kernel into CPU loops: warp buffers into per-warp-row shared buff
 blocks outermost and parallel with each block's threads as serial loops split into phases at
 the barriers (``emulate_gpu_threads``), then flat memory and a simplify; the LLVM code
 generator compiles the result. The Module checks its arguments as a CPU module does and takes
-numpy arrays and NDArrays (host memory stands for the emulated device's). ``get_source()``
-gives the PTX the NVPTX back end makes of the same function, or, for a kernel it refuses, the
-emulated LLVM IR under a header saying why. docs/gpu.md says what the emulator checks and what
-it cannot.
+numpy arrays and NDArrays (host memory stands for the emulated device's). ``opencl`` targets
+take the same path (``tepad.build(s, args, "opencl")`` under ``TEPAD_CUDA=emulate``).
+``get_source()`` gives the kernels as CUDA C (OpenCL C for an opencl target), printed from
+their TIR; ``get_source("ptx")`` the PTX the NVPTX back end makes of the same function, or,
+for a kernel it refuses, the emulated LLVM IR under a header saying why. docs/gpu.md says what
+the emulator checks and what it cannot.
 """
 from __future__ import annotations
 

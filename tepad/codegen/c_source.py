@@ -304,6 +304,9 @@ class _KernelPrinter:
         def see(n):
             if isinstance(n, (tir.BufferLoad, tir.BufferStore)):
                 self.elem_of.setdefault(n.buffer.data, n.buffer.dtype)
+            elif isinstance(n, tir.Call) and wmma_op(n) == "tir.tvm_access_ptr" and \
+                    len(n.args) > 1 and isinstance(n.args[1], tir.Var):
+                self.elem_of.setdefault(n.args[1], n.args[0].dtype)
         tir.stmt_functor.post_order_visit(body, see)
 
     def emit(self, text):
@@ -488,7 +491,7 @@ class _KernelPrinter:
         elif math.isinf(v):
             text = "INFINITY" if v > 0 else "-INFINITY"
         else:
-            text = f"{v:.9e}"
+            text = repr(v)          # the shortest text that reads back as the same double
         if e.dtype == "float32":
             return text + ("f" if text[-1].isdigit() else "")
         if e.dtype == "float64":
