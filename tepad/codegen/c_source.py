@@ -61,6 +61,12 @@ _BINARY = {tir.Add: "+", tir.Sub: "-", tir.Mul: "*", tir.LT: "<", tir.LE: "<=", 
 _BITWISE = {"tir.bitwise_and": "&", "tir.bitwise_or": "|", "tir.bitwise_xor": "^",
             "tir.shift_left": "<<", "tir.shift_right": ">>"}
 _LANES = "xyzw"
+# C / CUDA / OpenCL words a variable cannot be named
+_RESERVED = frozenset(
+    "auto bool break case char const continue default do double else enum extern float for "
+    "goto half if inline int long register restrict return short signed sizeof static struct "
+    "switch typedef union unsigned void volatile while uchar ushort uint ulong kernel global "
+    "local constant private threadIdx blockIdx blockDim gridDim warpSize min max".split())
 _SHUFFLES = {"tir.tvm_warp_shuffle": "", "tir.tvm_warp_shuffle_up": "_up",
              "tir.tvm_warp_shuffle_down": "_down"}
 
@@ -69,6 +75,7 @@ class Dialect:
     """What differs between the C dialects: names of types, indices, memories and calls."""
 
     name = ""
+    lane_by_lane = False        # vector arithmetic written lane by lane (no vector operators)
 
     def scalar_type(self, d) -> str:
         if d.scalar == "handle":
@@ -96,6 +103,7 @@ class Dialect:
 
 class CudaDialect(Dialect):
     name = "cuda"
+    lane_by_lane = True
     int64 = "int64_t"
     bfloat16 = "nv_bfloat16"
 
@@ -140,7 +148,12 @@ class CudaDialect(Dialect):
         return f"(({vec_t}*)({ptr}))[0] = {value};"
 
     def cast(self, to, value, src) -> str:
-        return f"(({self.type_name(to)}){value})"
+        lanes = dt.lanes(to)
+        if lanes == 1:
+            return f"(({self.type_name(to)}){value})"
+        # CUDA has no vector casts: lane by lane into make_<type>
+        elem = self.type_name(dt.element_of(to))
+        return self.vector(to, [f"(({elem}){self.lane(value, k, lanes)})" for k in range(lanes)])
 
     def shuffle(self, kind, mask, value, lane, width) -> str:
         return f"__shfl{kind}_sync({mask}, {value}, {lane}, {width})"
@@ -262,6 +275,8 @@ class _KernelPrinter:
         base = "".join(c if c.isalnum() or c == "_" else "_" for c in var.name) or "v"
         if base[0].isdigit():
             base = "v" + base
+        if base in _RESERVED:
+            base += "_"
         name, k = base, 0
         while name in self.taken:
             k += 1
@@ -463,18 +478,54 @@ class _KernelPrinter:
                 self.emit(f"{buf}[{self.d.lane(idx, k, lanes)}] = {self.d.lane(vec, k, lanes)};")
 
     def temp(self, dtype, value) -> str:
-        name = self.ident(tir.Var("v_", dtype))
+        name = self.ident(tir.Var("vec", dtype))
         self.emit(f"{self.ty(dtype)} {name} = {value};")
         return name
 
     # ------------------------------------------------------------------ expressions
     def expr(self, e) -> str:
+        if self.d.lane_by_lane and isinstance(e, _LANEWISE) and dt.lanes(e.dtype) > 1:
+            return self._lanewise(e)
         method = getattr(self, "expr_" + type(e).__name__, None)
         if method is None:
             if type(e) in _BINARY:
                 return f"({self.expr(e.a)} {_BINARY[type(e)]} {self.expr(e.b)})"
             raise self.fail(f"expression {type(e).__name__}")
         return method(e)
+
+    def _lanewise(self, e) -> str:
+        """A vector operation of a dialect without vector operators (CUDA): the operation
+        lane by lane, each operand held once (a broadcast as its scalar, a ramp as its
+        lanes, anything else in a declared temporary)."""
+        lanes = dt.lanes(e.dtype)
+        a, b = self._lanes(e.a, lanes), self._lanes(e.b, lanes)
+        if isinstance(e, (tir.Min, tir.Max)):
+            fn = "min" if isinstance(e, tir.Min) else "max"
+            parts = [f"{fn}({x}, {y})" for x, y in zip(a, b)]
+        else:
+            op = "%" if isinstance(e, (tir.Mod, tir.FloorMod)) else \
+                "/" if isinstance(e, (tir.Div, tir.FloorDiv)) else _BINARY[type(e)]
+            if isinstance(e, (tir.FloorDiv, tir.FloorMod)) and not dt.is_float(e.dtype):
+                scalar = dt.element_of(e.dtype)
+                parts = [self.expr(type(e)(_Text(x, scalar), _Text(y, scalar)))
+                         for x, y in zip(a, b)]
+                return self.d.vector(e.dtype, parts)
+            parts = [f"({x} {op} {y})" for x, y in zip(a, b)]
+        return self.d.vector(e.dtype, parts)
+
+    def _lanes(self, e, lanes) -> list:
+        if isinstance(e, tir.Broadcast):
+            return [self.expr(e.value)] * lanes
+        if isinstance(e, tir.Ramp):
+            base, stride = self.expr(e.base), self.expr(e.stride)
+            return [base] + [f"({base} + ({stride} * {k}))" for k in range(1, lanes)]
+        text = self.expr(e)
+        if not re.fullmatch(r"\w+", text):
+            text = self.temp(e.dtype, text)
+        return [self.d.lane(text, k, lanes) for k in range(lanes)]
+
+    def expr__Text(self, e):
+        return e.text
 
     def expr_IntImm(self, e):
         d = dt.parse(e.dtype)
@@ -679,6 +730,19 @@ class _KernelPrinter:
             return f"nvcuda::wmma::load_matrix_sync({target}, {ptr}, {stride})"
         return f"nvcuda::wmma::store_matrix_sync({ptr}, {frag(args[0], args[4])}, {stride}, " \
                f"nvcuda::wmma::mem_{layout})"
+
+
+class _Text(tir.Var):
+    """An operand already printed (a lane of a vector), for the scalar printing rules."""
+    __slots__ = ("text",)
+
+    def __init__(self, text, dtype):
+        super().__init__("lane", dtype)
+        object.__setattr__(self, "text", text)
+
+
+_LANEWISE = (tir.Add, tir.Sub, tir.Mul, tir.Div, tir.Mod, tir.FloorDiv, tir.FloorMod, tir.Min,
+             tir.Max)
 
 
 def _flat(node, indices):

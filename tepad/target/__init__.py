@@ -15,6 +15,11 @@ as TVM's Target exposes them::
     t.attrs["max_shared_memory_per_block"]          # 49152 bytes
     tvm.target.cuda(model="h100", arch="sm_90")     # TVM's helper
 
+``opencl`` is a GPU kind too, with TVM's OpenCL limits (256 threads per block, 16 KiB of
+local memory, ``thread_warp_size`` 1); tepad prints its kernels as OpenCL C and runs them only
+through the GPU emulator. ``intrin_rules`` holds the intrinsic lowering rules registered per
+target kind (``register_intrin_lowering``).
+
  ``-mcpu`` picks the CPU LLVM tunes and schedules for, and, as in TVM, its vector instruction
 sets: ``-mcpu=haswell`` builds AVX2 + FMA code on an AVX-512 host, ``-mcpu=generic`` SSE2
 (``cpu_model``: AVX, AVX2, FMA and AVX-512F as LLVM's model of the CPU has them; the other

@@ -7,6 +7,7 @@ vector accesses, and the statements the device IR can hold. The kernels built wi
 emulator are also run and compared with numpy, so the printed kernel is one that computes the
 right thing."""
 import re
+import shutil
 
 import numpy as np
 import pytest
@@ -157,8 +158,10 @@ def test_vectorized_float4_accesses():
     mod = tepad.build(s, [A, B], "cuda", name="scale4")
     cu = mod.imported_modules[0].get_source()
     base = "((((int)blockIdx.x) * 128) + (((int)threadIdx.x) * 4))"
-    assert f"((float4*)(B + {base}))[0] = (((float4*)(A + {base}))[0] * " \
-           f"make_float4(2.0f, 2.0f, 2.0f, 2.0f));" in cu
+    # CUDA has no float4 operators: the product is written lane by lane
+    assert f"float4 vec = ((float4*)(A + {base}))[0];" in cu
+    assert f"((float4*)(B + {base}))[0] = make_float4(((vec).x * 2.0f), ((vec).y * 2.0f), " \
+           f"((vec).z * 2.0f), ((vec).w * 2.0f));" in cu
     a = np.arange(n, dtype="float32")
     b = np.empty_like(a)
     mod(a, b)
@@ -273,3 +276,49 @@ def test_a_kernel_with_no_opencl_form_is_an_error():
         kernel_source(kernels, "opencl")
     with pytest.raises(TepadError, match="dialect 'metal'"):
         kernel_source(kernels, "metal")
+
+
+needs_nvcc = pytest.mark.skipif(shutil.which("nvcc") is None,
+                                reason="nvcc (the CUDA toolkit) is not installed")
+
+
+@needs_nvcc
+def test_the_printed_cuda_c_compiles_with_nvcc():
+    """Where the CUDA toolkit is installed, nvcc accepts every kernel above (the extern
+    function the statements kernel calls by name is defined first)."""
+    from tepad.contrib.nvcc import compile_cuda
+
+    sources = []
+    s, args = _elementwise()
+    sources.append(tepad.build(s, args, "cuda", name="ew").imported_modules[0].get_source())
+    n, m = 64, 32
+    A = te.placeholder((n, m), name="A")
+    k = te.reduce_axis((0, m), "k")
+    B = te.compute((n,), lambda i: te.sum(A[i, k], axis=k), name="B")
+    s = te.create_schedule(B.op)
+    s[B].bind(B.op.axis[0], te.thread_axis("blockIdx.x"))
+    s[B].bind(k, te.thread_axis("threadIdx.x"))
+    sources.append(tepad.build(s, [A, B], "cuda", name="red").imported_modules[0].get_source())
+    sources.append(kernel_source(device_kernels(_warp_shuffle_sum()), "cuda"))
+    sources.append("__device__ float my_device_fn(float x) { return x; }\n" +
+                   kernel_source(device_kernels(_statements()), "cuda"))
+    A = te.placeholder((1024,), name="A")
+    B = te.compute((1024,), lambda i: A[i] * 2.0 + A[i], name="B")
+    s = te.create_schedule(B.op)
+    outer, lanes = s[B].split(B.op.axis[0], factor=4)
+    bx, tx = s[B].split(outer, factor=32)
+    s[B].bind(bx, te.thread_axis("blockIdx.x"))
+    s[B].bind(tx, te.thread_axis("threadIdx.x"))
+    s[B].vectorize(lanes)
+    sources.append(tepad.build(s, [A, B], "cuda", name="vec").imported_modules[0].get_source())
+    H = te.placeholder((256,), "float16", name="H")
+    G = te.compute((256,), lambda i: H[i] * H[i] + tir.const(1, "float16"), name="G")
+    s = te.create_schedule(G.op)
+    bx, tx = s[G].split(G.op.axis[0], factor=64)
+    s[G].bind(bx, te.thread_axis("blockIdx.x"))
+    s[G].bind(tx, te.thread_axis("threadIdx.x"))
+    sources.append(tepad.build(s, [H, G], "cuda", name="hf").imported_modules[0].get_source())
+    ptx = compile_cuda("\n".join(sources), "ptx", arch="sm_80").decode()
+    entries = re.findall(r"\.entry (\w+)\(", ptx)
+    assert sorted(entries) == sorted(["ew_kernel", "red_kernel", "warp_sum_kernel",
+                                      "stmts_kernel", "vec_kernel", "hf_kernel"])
