@@ -45,7 +45,7 @@ from .tensor.tensor import PlaceholderOp
 from . import config
 from .runtime import cuda_driver
 from .runtime.timing import bounded_times, busy_note
-from .target import Target
+from .target import Target, is_opencl_kind
 from .testing import random_array as testing_random_array, reference
 from .tir.expr import Var
 from .viz import MissingDependency
@@ -387,6 +387,10 @@ def run_target(ns, s, out):
         gpu = target is not None and Target(target).is_gpu
     except TepadError as e:
         raise CliError(f"--target {target!r}: {e}") from None
+    if gpu and not emulate_env and is_opencl_kind(target):
+        out.write(f"tepad has no OpenCL runtime: running the {target!r} build on the GPU "
+                  "emulator (TEPAD_CUDA=emulate, docs/gpu.md)\n")
+        return target, True
     if gpu and not emulate_env and not cuda_driver.cuda_available(0):
         out.write(f"no CUDA GPU here: running the {target!r} build on the GPU emulator "
                   "(TEPAD_CUDA=emulate, docs/gpu.md)\n")

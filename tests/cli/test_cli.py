@@ -112,6 +112,14 @@ def test_run_checks_oracle(capsys):
     assert "over 3 calls" in out
 
 
+def test_run_opencl_goes_to_the_emulator(capsys, monkeypatch):
+    """tepad has no OpenCL runtime: `tepad run --target opencl` says so and emulates."""
+    monkeypatch.delenv("TEPAD_CUDA", raising=False)
+    code, out, _ = run(capsys, "run", EX / "gpu" / "elementwise.py", "--target", "opencl",
+                       "--repeat", "2")
+    assert code == 0 and "no OpenCL runtime" in out and "matches the oracle" in out
+
+
 def test_run_transformed_arguments(capsys):
     code, out, _ = run(capsys, "run", EX / "padded_conv1d.py", "--repeat", "2")
     assert code == 0, out
