@@ -19,9 +19,13 @@ compiled here and is meant to say exactly what the IR says:
   declaration, a ``Let`` expression one hoisted before the statement that holds it);
 * vectors: ``float4`` types, a contiguous vector access ``((float4*)(A + i))[0]`` (CUDA) or
   ``vload4(0, A + i)`` / ``vstore4`` (OpenCL), broadcasts and ramps ``make_float4(...)`` /
-  ``((float4)(...))``, other index vectors lane by lane;
-* calls: math intrinsics by the dialect's names (CUDA: ``__expf`` for float32 ``exp``, as
-  TVM's CUDA fast-math rule, ``expf`` style otherwise, ``hexp`` for half; OpenCL: ``exp``),
+  ``((float4)(...))``, other index vectors lane by lane; CUDA has no vector operators, so
+  vector arithmetic, comparisons, selects, casts and math are written lane by lane into
+  ``make_float4(...)``, each loaded vector held once in a declared temporary;
+* calls: math intrinsics by the names TVM's rules give them (CUDA: ``__expf`` for float32
+  ``exp``, TVM's fast-math rule, ``expf`` style otherwise, ``hexp`` for half; OpenCL:
+  ``exp``; tepad's own PTX takes libdevice's functions, and a rule registered with
+  ``register_intrin_lowering`` has been applied before printing),
   ``call_extern`` / ``call_pure_extern`` by the name given, barriers (``__syncthreads()`` /
   ``barrier(CLK_LOCAL_MEM_FENCE)``), warp shuffles (``__shfl_sync``, ``__shfl_up_sync``,
   ``__shfl_down_sync``, ``__activemask()``; OpenCL's sub-group shuffles), atomics
@@ -484,48 +488,49 @@ class _KernelPrinter:
 
     # ------------------------------------------------------------------ expressions
     def expr(self, e) -> str:
-        if self.d.lane_by_lane and isinstance(e, _LANEWISE) and dt.lanes(e.dtype) > 1:
-            return self._lanewise(e)
+        lanes = dt.lanes(e.dtype) if isinstance(e, tir.PrimExpr) else 1
+        if lanes > 1 and self.d.lane_by_lane and _lanewise(e):
+            return self.d.vector(e.dtype, self._lanes(e, lanes))
+        if isinstance(e, tir.BinaryOp):
+            return self._binary(e)
         method = getattr(self, "expr_" + type(e).__name__, None)
         if method is None:
-            if type(e) in _BINARY:
-                return f"({self.expr(e.a)} {_BINARY[type(e)]} {self.expr(e.b)})"
             raise self.fail(f"expression {type(e).__name__}")
         return method(e)
 
-    def _lanewise(self, e) -> str:
-        """A vector operation of a dialect without vector operators (CUDA): the operation
-        lane by lane, each operand held once (a broadcast as its scalar, a ramp as its
-        lanes, anything else in a declared temporary)."""
-        lanes = dt.lanes(e.dtype)
-        a, b = self._lanes(e.a, lanes), self._lanes(e.b, lanes)
-        if isinstance(e, (tir.Min, tir.Max)):
-            fn = "min" if isinstance(e, tir.Min) else "max"
-            parts = [f"{fn}({x}, {y})" for x, y in zip(a, b)]
-        else:
-            op = "%" if isinstance(e, (tir.Mod, tir.FloorMod)) else \
-                "/" if isinstance(e, (tir.Div, tir.FloorDiv)) else _BINARY[type(e)]
-            if isinstance(e, (tir.FloorDiv, tir.FloorMod)) and not dt.is_float(e.dtype):
-                scalar = dt.element_of(e.dtype)
-                parts = [self.expr(type(e)(_Text(x, scalar), _Text(y, scalar)))
-                         for x, y in zip(a, b)]
-                return self.d.vector(e.dtype, parts)
-            parts = [f"({x} {op} {y})" for x, y in zip(a, b)]
-        return self.d.vector(e.dtype, parts)
-
     def _lanes(self, e, lanes) -> list:
+        """The C of each lane of the vector ``e``, for a dialect without vector operators
+        (CUDA): arithmetic, comparisons, selects, casts and math calls lane by lane, a
+        broadcast as its scalar, a ramp as its lanes; any other vector (a load) is held
+        once in a declared temporary and read by lane."""
         if isinstance(e, tir.Broadcast):
             return [self.expr(e.value)] * lanes
         if isinstance(e, tir.Ramp):
             base, stride = self.expr(e.base), self.expr(e.stride)
             return [base] + [f"({base} + ({stride} * {k}))" for k in range(1, lanes)]
+        if _lanewise(e):
+            elem = dt.element_of(e.dtype)
+            if isinstance(e, tir.BinaryOp):
+                a, b = self._lanes(e.a, lanes), self._lanes(e.b, lanes)
+                return [self._binary_text(type(e), dt.element_of(e.a.dtype), x, y)
+                        for x, y in zip(a, b)]
+            if isinstance(e, tir.Not):
+                return [f"(!{x})" for x in self._lanes(e.a, lanes)]
+            if isinstance(e, tir.Select):
+                parts = zip(self._lanes(e.condition, lanes), self._lanes(e.true_value, lanes),
+                            self._lanes(e.false_value, lanes))
+                return [f"({c} ? {t} : {f})" for c, t, f in parts]
+            if isinstance(e, tir.Cast):
+                return [f"(({self.ty(elem)}){x})" for x in self._lanes(e.value, lanes)]
+            # a math call or if_then_else: the scalar call on each lane's arguments
+            args = [self._lanes(a, lanes) if dt.lanes(a.dtype) == lanes else
+                    [self.expr(a)] * lanes for a in e.args]
+            return [self._call_text(_op(e), elem, [a[k] for a in args])
+                    for k in range(lanes)]
         text = self.expr(e)
         if not re.fullmatch(r"\w+", text):
             text = self.temp(e.dtype, text)
         return [self.d.lane(text, k, lanes) for k in range(lanes)]
-
-    def expr__Text(self, e):
-        return e.text
 
     def expr_IntImm(self, e):
         d = dt.parse(e.dtype)
@@ -557,40 +562,39 @@ class _KernelPrinter:
 
     expr_SizeVar = expr_Var
 
-    def expr_Div(self, e):
-        return f"({self.expr(e.a)} / {self.expr(e.b)})"
-
-    def expr_Mod(self, e):
-        if dt.is_float(e.dtype):
-            return f"{self.d.math('fmod', e.dtype)}({self.expr(e.a)}, {self.expr(e.b)})"
-        return f"({self.expr(e.a)} % {self.expr(e.b)})"
-
     def _c_division(self, e) -> bool:
         """Whether C's truncating division gives ``e``'s floor division (both sides >= 0)."""
         return self.an.can_prove(e.b > 0) and self.an.can_prove(e.a >= 0)
 
-    def expr_FloorDiv(self, e):
-        a, b = self.expr(e.a), self.expr(e.b)
-        if dt.is_float(e.dtype):
-            return f"{self.d.math('floor', e.dtype)}(({a} / {b}))"
-        if self._c_division(e):
+    def _binary(self, e) -> str:
+        c_div = isinstance(e, (tir.FloorDiv, tir.FloorMod)) and not dt.is_float(e.dtype) and \
+            self._c_division(e)
+        return self._binary_text(type(e), e.dtype, self.expr(e.a), self.expr(e.b), c_div)
+
+    def _binary_text(self, cls, dtype, a, b, c_division=False) -> str:
+        """The C of the binary operation ``cls`` of scalar type ``dtype`` on printed operands
+        (``c_division``: floor division / modulo proved to be C's)."""
+        if cls in _BINARY:
+            return f"({a} {_BINARY[cls]} {b})"
+        if cls in (tir.Min, tir.Max):
+            return f"{'min' if cls is tir.Min else 'max'}({a}, {b})"
+        is_float = dt.is_float(dtype)
+        if cls is tir.Div:
             return f"({a} / {b})"
-        # floor of the quotient for either sign (what was not proved non-negative)
-        return f"(({a} / {b}) - ((({a} % {b}) != 0) && ((({a} < 0)) != (({b} < 0)))))"
-
-    def expr_FloorMod(self, e):
-        a, b = self.expr(e.a), self.expr(e.b)
-        if dt.is_float(e.dtype):
-            return f"({a} - {self.d.math('floor', e.dtype)}(({a} / {b})) * {b})"
-        if self._c_division(e):
-            return f"({a} % {b})"
-        return f"(((({a} % {b}) + {b}) % {b}))"
-
-    def expr_Min(self, e):
-        return f"min({self.expr(e.a)}, {self.expr(e.b)})"
-
-    def expr_Max(self, e):
-        return f"max({self.expr(e.a)}, {self.expr(e.b)})"
+        if cls is tir.Mod:
+            return f"{self.d.math('fmod', dtype)}({a}, {b})" if is_float else f"({a} % {b})"
+        if cls is tir.FloorDiv:
+            if is_float:
+                return f"{self.d.math('floor', dtype)}(({a} / {b}))"
+            if c_division:
+                return f"({a} / {b})"
+            # the floor of the quotient for either sign (what was not proved non-negative)
+            return f"(({a} / {b}) - ((({a} % {b}) != 0) && ((({a} < 0)) != (({b} < 0)))))"
+        if cls is tir.FloorMod:
+            if is_float:
+                return f"({a} - {self.d.math('floor', dtype)}(({a} / {b})) * {b})"
+            return f"({a} % {b})" if c_division else f"(((({a} % {b}) + {b}) % {b}))"
+        raise self.fail(f"expression {cls.__name__}")
 
     def expr_Not(self, e):
         return f"(!{self.expr(e.a)})"
@@ -651,7 +655,7 @@ class _KernelPrinter:
         if op == "tir.likely":
             return self.expr(args[0])
         if op == "tir.if_then_else":
-            return f"({self.expr(args[0])} ? {self.expr(args[1])} : {self.expr(args[2])})"
+            return self._call_text(op, e.dtype, [self.expr(a) for a in args])
         if op == "tir.tvm_storage_sync":
             scope = args[0].value if args and isinstance(args[0], tir.StringImm) else "shared"
             return self.d.sync(scope)
@@ -692,10 +696,16 @@ class _KernelPrinter:
         if op == "tir.tvm_thread_allreduce":
             raise self.fail("a cross-thread reduction (lower_thread_allreduce lowers it first)")
         if short in _MATH:
-            name = self.d.math(short, e.dtype)
-            return f"{name}({', '.join(self.expr(a) for a in args)})"
+            return self._call_text(op, e.dtype, [self.expr(a) for a in args])
         # an intrinsic no rule lowered: printed as the call it is
         return f"{short.replace('.', '_')}({', '.join(self.expr(a) for a in args)})"
+
+    def _call_text(self, op, dtype, args) -> str:
+        """A math intrinsic (by the dialect's name for ``dtype``) or ``if_then_else`` on
+        printed arguments."""
+        if op == "tir.if_then_else":
+            return f"({args[0]} ? {args[1]} : {args[2]})"
+        return f"{self.d.math(op[len('tir.'):], dtype)}({', '.join(args)})"
 
     def _reinterpret(self, e):
         src, to = dt.parse(e.args[0].dtype), dt.parse(e.dtype)
@@ -732,17 +742,17 @@ class _KernelPrinter:
                f"nvcuda::wmma::mem_{layout})"
 
 
-class _Text(tir.Var):
-    """An operand already printed (a lane of a vector), for the scalar printing rules."""
-    __slots__ = ("text",)
-
-    def __init__(self, text, dtype):
-        super().__init__("lane", dtype)
-        object.__setattr__(self, "text", text)
+def _op(call) -> str:
+    return call.op if call.op.startswith("tir.") else "tir." + call.op
 
 
-_LANEWISE = (tir.Add, tir.Sub, tir.Mul, tir.Div, tir.Mod, tir.FloorDiv, tir.FloorMod, tir.Min,
-             tir.Max)
+def _lanewise(e) -> bool:
+    """Whether a vector ``e`` is written lane by lane in a dialect without vector operators
+    (CUDA): arithmetic, comparisons, logic, selects, casts, math calls."""
+    if isinstance(e, (tir.BinaryOp, tir.Not, tir.Select, tir.Cast)):
+        return True
+    return isinstance(e, tir.Call) and (_op(e)[len("tir."):] in _MATH or
+                                        _op(e) == "tir.if_then_else")
 
 
 def _flat(node, indices):

@@ -171,6 +171,41 @@ def test_vectorized_float4_accesses():
            " * ((float4)(2.0f))), 0, B + " in cl
 
 
+def _vector_select(n=1024):
+    A = te.placeholder((n,), name="A")
+    I = te.placeholder((n,), "int32", name="I")
+    B = te.compute((n,), lambda i: te.if_then_else(A[i] > 0, te.exp(A[i]),
+                                                   I[i].astype("float32") // 3.0)
+                   + te.max(A[i], 1.0), name="B")
+    s = te.create_schedule(B.op)
+    outer, lanes = s[B].split(B.op.axis[0], factor=4)
+    bx, tx = s[B].split(outer, factor=32)
+    s[B].bind(bx, te.thread_axis("blockIdx.x"))
+    s[B].bind(tx, te.thread_axis("threadIdx.x"))
+    s[B].vectorize(lanes)
+    return s, [A, I, B]
+
+
+def test_vector_selects_math_and_casts():
+    """CUDA: lane by lane (no vector operators or vector math); OpenCL: vector expressions."""
+    s, args = _vector_select()
+    mod = tepad.build(s, args, "cuda", name="vsel")
+    cu = mod.imported_modules[0].get_source()
+    assert "int4 vec_2 = ((int4*)(I + " in cu
+    assert "make_float4(((((vec).x > 0.0f) ? __expf((vec_1).x) : floorf((((float)(vec_2).x) " \
+           "/ 3.0f))) + max((vec_3).x, 1.0f))" in cu
+    cl = mod.imported_modules[0].get_source("opencl")
+    assert "> ((float4)(0.0f))) ? exp(vload4(0, A + " in cl
+    assert "floor((convert_float4(vload4(0, I + " in cl and "vstore4(" in cl
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal(1024).astype("float32")
+    i = rng.integers(-500, 500, 1024).astype("int32")
+    b = np.empty_like(a)
+    mod(a, i, b)
+    want = np.where(a > 0, np.exp(a), np.floor(i.astype("float32") / 3)) + np.maximum(a, 1)
+    np.testing.assert_allclose(b, want, rtol=1e-5, atol=1e-6)
+
+
 def test_half_kernels_name_the_type_and_what_it_needs():
     A = te.placeholder((256,), "float16", name="A")
     B = te.compute((256,), lambda i: A[i] + tir.const(1, "float16"), name="B")
@@ -318,7 +353,10 @@ def test_the_printed_cuda_c_compiles_with_nvcc():
     s[G].bind(bx, te.thread_axis("blockIdx.x"))
     s[G].bind(tx, te.thread_axis("threadIdx.x"))
     sources.append(tepad.build(s, [H, G], "cuda", name="hf").imported_modules[0].get_source())
+    s, args = _vector_select()
+    sources.append(tepad.build(s, args, "cuda", name="vsel").imported_modules[0].get_source())
     ptx = compile_cuda("\n".join(sources), "ptx", arch="sm_80").decode()
     entries = re.findall(r"\.entry (\w+)\(", ptx)
     assert sorted(entries) == sorted(["ew_kernel", "red_kernel", "warp_sum_kernel",
-                                      "stmts_kernel", "vec_kernel", "hf_kernel"])
+                                      "stmts_kernel", "vec_kernel", "hf_kernel",
+                                      "vsel_kernel"])
