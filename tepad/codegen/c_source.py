@@ -65,6 +65,8 @@ _BINARY = {tir.Add: "+", tir.Sub: "-", tir.Mul: "*", tir.LT: "<", tir.LE: "<=", 
 _BITWISE = {"tir.bitwise_and": "&", "tir.bitwise_or": "|", "tir.bitwise_xor": "^",
             "tir.shift_left": "<<", "tir.shift_right": ">>"}
 _LANES = "xyzw"
+_WMMA = ("tir.tvm_fill_fragment", "tir.tvm_load_matrix_sync", "tir.tvm_mma_sync",
+         "tir.tvm_store_matrix_sync")
 # C / CUDA / OpenCL words a variable cannot be named
 _RESERVED = frozenset(
     "auto bool break case char const continue default do double else enum extern float for "
@@ -418,7 +420,7 @@ class _KernelPrinter:
         for e in s.extents:
             count = count * int(e.value) if isinstance(e, tir.IntImm) and count is not None \
                 else None
-        if isinstance(raw, str) and raw.startswith("wmma."):
+        if isinstance(raw, str) and raw.startswith("wmma.") and self._by_intrinsics(s):
             self._fragment(s, raw, name, count)
         else:
             scope = storage_rank(raw or self._default_scope())
@@ -455,6 +457,20 @@ class _KernelPrinter:
         frags = max(1, -(-count // 256))
         self.emit(f"nvcuda::wmma::fragment<{', '.join(parts)}> {name}[{frags}];")
 
+    @staticmethod
+    def _by_intrinsics(s) -> bool:
+        """Whether the tensor-core intrinsics use allocation ``s`` (a fragment); one used
+        element by element only (an untensorized schedule) is a per-thread local array, as
+        the NVPTX back end makes it."""
+        found = []
+
+        def see(n):
+            if isinstance(n, tir.Call) and wmma_op(n) in _WMMA and \
+                    any(a is s.buffer_var for a in n.args):
+                found.append(n)
+        tir.stmt_functor.post_order_visit(s.body, see)
+        return bool(found)
+
     def _fragment_layout(self, s) -> str:
         found = []
 
@@ -488,6 +504,8 @@ class _KernelPrinter:
 
     # ------------------------------------------------------------------ expressions
     def expr(self, e) -> str:
+        if isinstance(e, (bool, int, float)):       # a Python number an index list kept
+            e = tir.const(e)
         lanes = dt.lanes(e.dtype) if isinstance(e, tir.PrimExpr) else 1
         if lanes > 1 and self.d.lane_by_lane and _lanewise(e):
             return self.d.vector(e.dtype, self._lanes(e, lanes))
@@ -506,13 +524,14 @@ class _KernelPrinter:
         if isinstance(e, tir.Broadcast):
             return [self.expr(e.value)] * lanes
         if isinstance(e, tir.Ramp):
-            base, stride = self.expr(e.base), self.expr(e.stride)
-            return [base] + [f"({base} + ({stride} * {k}))" for k in range(1, lanes)]
+            return self._ramp_lanes(e)
         if _lanewise(e):
             elem = dt.element_of(e.dtype)
             if isinstance(e, tir.BinaryOp):
+                c_div = isinstance(e, (tir.FloorDiv, tir.FloorMod)) and \
+                    self._vector_c_division(e)
                 a, b = self._lanes(e.a, lanes), self._lanes(e.b, lanes)
-                return [self._binary_text(type(e), dt.element_of(e.a.dtype), x, y)
+                return [self._binary_text(type(e), dt.element_of(e.a.dtype), x, y, c_div)
                         for x, y in zip(a, b)]
             if isinstance(e, tir.Not):
                 return [f"(!{x})" for x in self._lanes(e.a, lanes)]
@@ -566,6 +585,21 @@ class _KernelPrinter:
         """Whether C's truncating division gives ``e``'s floor division (both sides >= 0)."""
         return self.an.can_prove(e.b > 0) and self.an.can_prove(e.a >= 0)
 
+    def _vector_c_division(self, e) -> bool:
+        """``_c_division`` of a vector floor division: a ramp (or broadcast) of non-negative
+        lanes by a broadcast positive divisor."""
+        a, b = e.a, e.b
+        if dt.is_float(e.dtype) or not isinstance(b, tir.Broadcast):
+            return False
+        if isinstance(a, tir.Broadcast):
+            lo = a.value
+        elif isinstance(a, tir.Ramp) and isinstance(a.stride, tir.IntImm) and \
+                a.stride.value >= 0:
+            lo = a.base
+        else:
+            return False
+        return self.an.can_prove(b.value > 0) and self.an.can_prove(lo >= 0)
+
     def _binary(self, e) -> str:
         c_div = isinstance(e, (tir.FloorDiv, tir.FloorMod)) and not dt.is_float(e.dtype) and \
             self._c_division(e)
@@ -611,10 +645,15 @@ class _KernelPrinter:
                             f"{self.expr(e.value)};")
         return self.expr(e.body)
 
+    def _ramp_lanes(self, e) -> list:
+        base = self.expr(e.base)
+        if isinstance(e.stride, tir.IntImm):
+            return [base] + [f"({base} + {e.stride.value * k})" for k in range(1, e.lanes)]
+        stride = self.expr(e.stride)
+        return [base] + [f"({base} + ({stride} * {k}))" for k in range(1, e.lanes)]
+
     def expr_Ramp(self, e):
-        base, stride = self.expr(e.base), self.expr(e.stride)
-        parts = [base] + [f"({base} + ({stride} * {k}))" for k in range(1, e.lanes)]
-        return self.d.vector(e.dtype, parts)
+        return self.d.vector(e.dtype, self._ramp_lanes(e))
 
     def expr_Broadcast(self, e):
         return self.d.broadcast(e.dtype, self.expr(e.value), e.lanes)
