@@ -154,6 +154,11 @@ ROWS = [
      "a -mattr feature the host lacks is refused (kernels run in this process)"),
     ("tvm.target.cuda / Target('cuda -arch=sm_80').max_num_threads", "tepad.target.cuda",
      ""),
+    ("Target('opencl') / tvm.target.opencl / tvm.build(s, args, 'opencl')",
+     "tepad.target.opencl",
+     "lowered as for cuda with TVM's OpenCL limits (256 threads, no warps); the module holds "
+     "OpenCL C source; it runs only through the GPU emulator (TEPAD_CUDA=emulate), "
+     "otherwise calling it is a TepadError (tepad has no OpenCL runtime)"),
     ("tvm.target.codegen.llvm_lookup_intrinsic_id", "tepad.target.codegen.llvm_lookup_intrinsic_id",
      ""),
     ("tvm.transform.PassContext", "tepad.transform.PassContext",
@@ -240,7 +245,16 @@ ROWS = [
      "lowering never produces"),
     ("tvm.nd.array / tvm.nd.empty", "tepad.nd.array", ""),
     ("tvm.cpu / tvm.device / tvm.cuda", "tepad.device", ""),
+    ("tvm.opencl(0) / tvm.cl(0)", "tepad.opencl",
+     "exists (and holds arrays in host memory) only under TEPAD_CUDA=emulate"),
     ("Module: mod(...), mod[name], entry_name, get_source", "tepad.runtime.Module", ""),
+    ("cuda module: imported_modules[0].get_source() / get_source('ptx')",
+     "tepad.runtime.cuda_module.DeviceSourceModule.get_source",
+     "CUDA C printed from the kernels' TIR (for reading: tepad runs the PTX, made by its "
+     "NVPTX back end); 'ptx' the PTX, 'll' the device LLVM IR"),
+    ("opencl module: imported_modules[0].get_source()",
+     "tepad.runtime.opencl_module.OpenCLSourceModule.get_source",
+     "OpenCL C printed from the kernels' TIR"),
     ("Module.time_evaluator", "tepad.runtime.Module.time_evaluator", ""),
     ("time_evaluator's native loop (number calls in C, timed around the loop)",
      "tepad.runtime.native_loop.NativeRepeat",
@@ -255,7 +269,7 @@ ROWS = [
      "tepad.autotvm.measure", "module paths of TVM 0.6-0.18 code"),
     ("import tvm.hybrid / from tvm.ir_pass import ... (TVM 0.6 modules)",
      "tepad.compat.install", "importable as modules, not only as attributes"),
-    ("ir_builder for_range(for_type=...), BufferVar.asnode, Call.name",
+    ("ir_builder for_range(for_type=...), BufferVar.asnode",
      "tepad.tir.ir_builder.IRBuilder.for_range",
      "TVM 0.6 spellings, deprecated aliases"),
     ("Buffer.vload / vstore of a vector dtype (\"float32x4\")", "tepad.tir.Buffer.vload",
@@ -430,7 +444,8 @@ ROWS = [
     ("tvm.target.register_intrin_rule / tvm.register_intrin_rule (0.6-0.7) and "
      "register_func('tvm.intrin.rule.<kind>.<op>')", "tepad.target.register_intrin_rule",
      "the same registry as register_intrin_lowering"),
-    ("Call.name (TVM 0.6)", "tepad.tir.Call.name", "the operator without its 'tir.' prefix"),
+    ("Call.name (TVM 0.6)", "tepad.tir.Call.name",
+     "the operator without its 'tir.' prefix; an extern call's function name"),
     ("autotvm.register_topi_compute / autotvm.register_topi_schedule",
      "tepad.autotvm.register_topi_compute",
      "TVM 0.7+'s form (a task name); the schedule finds the workload on the compute's "

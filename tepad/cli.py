@@ -45,7 +45,7 @@ from .tensor.tensor import PlaceholderOp
 from . import config
 from .runtime import cuda_driver
 from .runtime.timing import bounded_times, busy_note
-from .target import Target
+from .target import Target, is_opencl_kind
 from .testing import random_array as testing_random_array, reference
 from .tir.expr import Var
 from .viz import MissingDependency
@@ -387,6 +387,10 @@ def run_target(ns, s, out):
         gpu = target is not None and Target(target).is_gpu
     except TepadError as e:
         raise CliError(f"--target {target!r}: {e}") from None
+    if gpu and not emulate_env and is_opencl_kind(target):
+        out.write(f"tepad has no OpenCL runtime: running the {target!r} build on the GPU "
+                  "emulator (TEPAD_CUDA=emulate, docs/gpu.md)\n")
+        return target, True
     if gpu and not emulate_env and not cuda_driver.cuda_available(0):
         out.write(f"no CUDA GPU here: running the {target!r} build on the GPU emulator "
                   "(TEPAD_CUDA=emulate, docs/gpu.md)\n")
@@ -644,9 +648,9 @@ def build_parser():
     sp.add_argument("--name", default="main", help="kernel name (default: main)")
     sp.add_argument("--target", default=None,
                     help="the target whose backend's steps follow PIPELINE (default llvm; "
-                         "'cuda': the host/device split and warp lowering)")
+                         "'cuda' / 'opencl': the host/device split and warp lowering)")
     sp.add_argument("--emulate", action="store_true",
-                    help="with a cuda target: the GPU emulator's steps (default: "
+                    help="with a cuda or opencl target: the GPU emulator's steps (default: "
                          "TEPAD_CUDA=emulate)")
 
     sp = with_file("bounds", "the InferBound table per stage; --plot draws one producer's "

@@ -146,8 +146,8 @@ class SearchTask:
     def print_best(self, log_file, print_mode="schedule"):
         """The Python schedule code of the best record (``print_mode="schedule"``; the
         names are the workload's operation names, ``s`` the schedule), or for a GPU target
-        with ``print_mode="cuda"`` the device code it builds to (tepad generates PTX, not
-        CUDA C; under the emulator the PTX where the NVPTX back end exists)."""
+        with ``print_mode="cuda"`` the CUDA C source of the kernels it builds to (printed
+        from their TIR, as the module's ``imported_modules[0].get_source()`` is)."""
         if print_mode == "cuda":
             if not is_gpu_kind(self.target):
                 raise TepadError(f"print_best: print_mode 'cuda' needs a GPU target; the "

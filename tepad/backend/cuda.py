@@ -1,5 +1,6 @@
-"""The CUDA backend (``cuda`` / ``nvptx`` on a real GPU): after ``PIPELINE``, the host/device
-split (``split_host_device``) and warp memory lowered in the kernels (``lower_warp_memory``),
+"""The CUDA backend (``cuda`` / ``nvptx`` on a real GPU): after ``PIPELINE`` (whose build
+phase applies the intrinsic lowering rules registered for the kind), the host/device split
+(``split_host_device``) and warp memory lowered in the kernels (``lower_warp_memory``),
 both steps of the pass log; PTX from the NVPTX code generator (``tepad.codegen.nvptx``); a
 ``CudaModule`` that checks arguments and launches through the CUDA driver.
 
@@ -28,6 +29,7 @@ from ..runtime.args import arg_info_of
 from ..runtime.cuda_module import CudaModule
 from ..runtime.cuda_driver import cuda_available, get_driver
 from ..target import Target, as_target
+from ..target.intrin import rules_version
 from ..tir.launch import SplitFunc
 from ..tir.module import IRModule
 from .base import Backend, named
@@ -93,7 +95,7 @@ class CudaBackend(Backend):
         arch = cuda_arch(target)
         blocking = _launch_blocking_attr(target) or config.launch_blocking()
         key = self._cache.key(s_or_func, args, name, opts, bool(exact_bounds), str(target),
-                              arch, blocking)
+                              arch, blocking, rules_version())
         hit = self._cache.get(key)
         if hit is not None:
             return hit
@@ -111,14 +113,15 @@ class CudaBackend(Backend):
 _DEVICE = CudaBackend()       # runs DEVICE_PASSES for ptx_of (its rebuild cache stays empty)
 
 
-def device_kernels(func) -> tuple:
+def device_kernels(func, target="cuda") -> tuple:
     """The device kernels of a lowered GPU function (a PrimFunc or a one-function IRModule),
-    after ``DEVICE_PASSES``: itself when it is one already (a kernel the split made)."""
+    after ``DEVICE_PASSES`` for ``target`` (a GPU Target or kind: whose intrinsic rules
+    apply): itself when it is one already (a kernel the split made)."""
     if isinstance(func, IRModule):
         func = func.only_function("ptx_of")
     if func.attrs.get("tepad.device_kernel"):
         return (lower_warp_memory(func),)
-    return _DEVICE.run_passes(func, Options(target="cuda")).kernels
+    return _DEVICE.run_passes(func, Options(target=target)).kernels
 
 
 def ptx_of(func, target=None) -> str:

@@ -1,4 +1,4 @@
-"""The emulated CUDA backend: GPU schedules without a GPU, on the CPU.
+"""The emulated GPU backend (cuda, opencl): GPU schedules without a GPU, on the CPU.
 
 ``tepad.build(s, args, target="cuda", emulate=True)`` (or a cuda target under
 ``TEPAD_CUDA=emulate``). The schedule is lowered exactly as for the GPU (``PIPELINE`` with
@@ -9,10 +9,12 @@ log) turn each kernel into CPU loops: warp buffers into per-warp-row shared buff
 blocks outermost and parallel with each block's threads as serial loops split into phases at
 the barriers (``emulate_gpu_threads``), then flat memory and a simplify; the LLVM code
 generator compiles the result. The Module checks its arguments as a CPU module does and takes
-numpy arrays and NDArrays (host memory stands for the emulated device's). ``get_source()``
-gives the PTX the NVPTX back end makes of the same function, or, for a kernel it refuses, the
-emulated LLVM IR under a header saying why. docs/gpu.md says what the emulator checks and what
-it cannot.
+numpy arrays and NDArrays (host memory stands for the emulated device's). ``opencl`` targets
+take the same path (``tepad.build(s, args, "opencl")`` under ``TEPAD_CUDA=emulate``).
+``get_source()`` gives the kernels as CUDA C (OpenCL C for an opencl target), printed from
+their TIR; ``get_source("ptx")`` the PTX the NVPTX back end makes of the same function, or,
+for a kernel it refuses, the emulated LLVM IR under a header saying why. docs/gpu.md says what
+the emulator checks and what it cannot.
 """
 from __future__ import annotations
 
@@ -37,7 +39,9 @@ from ..runtime.ndarray import numpy_of
 from ..target import Target, as_target
 from ..tir.function import PrimFunc
 from .base import Backend, named
-from .cuda import ptx_of
+from ..codegen.c_source import kernel_source
+from ..target import is_opencl_kind
+from .cuda import device_kernels, ptx_of
 
 RACE_ENV = config.CUDA_RACECHECK
 
@@ -69,9 +73,11 @@ _REVERSE_PASSES = emulator_passes(reverse=True)
 
 
 class EmulatedCudaBackend(Backend):
-    """``cuda`` / ``nvptx`` emulated on the CPU (``EmulatedModule``)."""
+    """GPU targets (``cuda`` / ``nvptx``, ``opencl``) emulated on the CPU
+    (``EmulatedModule``): ``EMULATOR_PASSES`` after ``PIPELINE`` (whose build phase applied
+    the intrinsic rules of the target's kind)."""
 
-    name = "cuda (emulated)"
+    name = "gpu (emulated)"
     passes = EMULATOR_PASSES
 
     def __init__(self, race_check: bool = False):
@@ -94,16 +100,17 @@ class EmulatedCudaBackend(Backend):
 @deep_stack
 def emulated_function(s_or_func, args=None, name="main", bounds_check=False, checked=False,
                       exact_bounds=False, log=None, target=None, index_check=None):
-    """``(gpu_func, cpu_func)``: the lowered GPU function (what the GPU back ends take) and
-    the CPU function the emulator makes of it (ready for the LLVM code generator), both
-    recorded in ``log``. ``target``: the cuda Target whose device limits verify_gpu_code
-    checks (default ``cuda``'s)."""
+    """``(gpu_func, cpu_func)``: the lowered GPU function (what the GPU back ends take, the
+    intrinsic rules of the target's kind applied) and the CPU function the emulator makes of
+    it (ready for the LLVM code generator), both recorded in ``log``. ``target``: the GPU
+    Target (cuda or opencl) whose device limits verify_gpu_code checks (default
+    ``cuda``'s)."""
     log = log if log is not None else PassLog()
     opts = Options.from_context(checked=checked, bounds_check=bounds_check,
                                 target=as_target(target) if target is not None else "cuda",
                                 index_check=index_check)
     gpu = lower_for_codegen(s_or_func, args, name, opts, exact_bounds, log)
-    return gpu, _EMULATOR.run_passes(gpu, opts, log)
+    return gpu, _EMULATOR.run_passes(gpu, opts, log, EMULATOR_PASSES)
 
 
 def cpu_function(gpu: PrimFunc, reverse=False, log=None) -> PrimFunc:
@@ -140,7 +147,7 @@ class EmulatedModule(Module):
         super().__init__(kernel, arg_info)
         self.gpu_func = gpu_func
         self.target = target
-        self._source = None
+        self._sources: dict = {}        # format -> text
         self._reverse = reverse
 
     def __call__(self, *arrays):
@@ -167,28 +174,34 @@ class EmulatedModule(Module):
 
     @property
     def type_key(self) -> str:
-        return "cuda"
+        return "opencl" if is_opencl_kind(self.target) else "cuda"
 
     @property
     def imported_modules(self) -> list:
         return [_DeviceModule(self)]
 
     def get_source(self, fmt: str = "") -> str:
-        """The PTX of the kernel (``fmt`` "", "ptx", "cuda") when the NVPTX back end can make
-        it; otherwise the LLVM IR of the emulated kernel, after a comment saying why.
-        ``"ll"`` / ``"asm"``: the emulated CPU code."""
+        """The device kernels' source: in the target's C dialect (``fmt`` ""; CUDA C for a
+        cuda target, OpenCL C for opencl), CUDA C ("cuda", "cu"), OpenCL C ("opencl", "cl"),
+        or the PTX ("ptx"; where the NVPTX back end refuses a kernel, the LLVM IR of the
+        emulated kernel after a comment saying why). ``"ll"`` / ``"asm"``: the emulated CPU
+        code."""
         if fmt in ("ll", "llvm", "asm", "s"):
             return super().get_source(fmt)
-        if fmt not in ("", "ptx", "cuda"):
-            raise TepadError(f"unknown source format {fmt!r}; use 'ptx', 'll' (the emulated "
-                             "CPU code) or 'asm'")
-        if self._source is None:
-            self._source = self._ptx_or_ll()
-        return self._source
+        dialect = {"cuda": "cuda", "cu": "cuda", "opencl": "opencl", "cl": "opencl",
+                   "": self.type_key, "ptx": "ptx"}.get(fmt)
+        if dialect is None:
+            raise TepadError(f"unknown source format {fmt!r}; use '' (the target's C dialect), "
+                             "'cuda', 'opencl', 'ptx', 'll' (the emulated CPU code) or 'asm'")
+        if dialect not in self._sources:
+            self._sources[dialect] = self._ptx_or_ll() if dialect == "ptx" else \
+                kernel_source(device_kernels(self.gpu_func, self.target), dialect)
+        return self._sources[dialect]
 
     def _ptx_or_ll(self) -> str:
         try:
-            return ptx_of(self.gpu_func, self.target)
+            return ptx_of(self.gpu_func, self.target if not is_opencl_kind(self.target)
+                          else None)
         except TepadError as e:
             why = f"the NVPTX back end could not make PTX: {e}"
         return (f"; tepad GPU emulator (TEPAD_CUDA=emulate): no PTX, {why}.\n"
@@ -199,13 +212,13 @@ class EmulatedModule(Module):
                        **kwargs):
         """As ``Module.time_evaluator``; the emulated cuda device times on the CPU (the
         figures are the emulator's, not a GPU's)."""
-        if isinstance(dev, Device) and dev.device_type == Device.kDLCUDA:
+        if isinstance(dev, Device) and dev.device_type in (Device.kDLCUDA, Device.kDLOpenCL):
             dev = None
         return super().time_evaluator(func_name, dev, number, repeat, min_repeat_ms, **kwargs)
 
     def __repr__(self):
         args = ", ".join(f"{a.name}: {a.dtype}" for a in self.arg_info)
-        return f"<tepad.runtime.Module {self.name}({args}) cuda, emulated on the CPU>"
+        return f"<tepad.runtime.Module {self.name}({args}) {self.type_key}, emulated on the CPU>"
 
 
 def _first_difference(a: np.ndarray, b: np.ndarray):
@@ -225,20 +238,25 @@ def _first_difference(a: np.ndarray, b: np.ndarray):
 
 
 class _DeviceModule(ModuleBase):
-    """The device part of an emulated CUDA module (TVM's imported cuda module)."""
+    """The device part of an emulated GPU module (TVM's imported cuda / opencl module)."""
 
     def __init__(self, host: EmulatedModule):
         self._host = host
 
-    type_key = "cuda"
+    @property
+    def type_key(self) -> str:
+        return self._host.type_key
 
     def get_source(self, fmt: str = "") -> str:
         return self._host.get_source(fmt)
 
     def save(self, file_name, fmt: str = "") -> None:
-        """Write ``get_source()`` (the PTX, or the labelled emulated IR) to ``file_name``."""
+        """Write the source of ``fmt``, by default the one the file's extension names
+        (``.ptx``, ``.cu``, ``.cl``, ``.ll``; otherwise the target's C dialect)."""
+        ext = str(file_name).rsplit(".", 1)[-1] if "." in str(file_name) else ""
+        fmt = fmt or (ext if ext in ("ptx", "cu", "cl", "ll") else "")
         with open(file_name, "w") as f:
-            f.write(self.get_source())
+            f.write(self.get_source(fmt))
 
 
 __all__ = ["EmulatedCudaBackend", "EMULATOR_PASSES", "emulator_passes", "emulated_function",

@@ -10,7 +10,7 @@ import re
 import llvmlite.ir as ir
 
 from .._lazy import lazy_module
-from ..errors import InternalError, TepadError
+from ..errors import TepadError
 from ..tir import dtype as dt
 from ..target.codegen import llvm_get_intrinsic_name
 from ..tir.op_more import LIBM_BINARY, LIBM_UNARY
@@ -122,7 +122,9 @@ class CallEmitter:
                              "kernel, but tepad's targets have fixed-width vectors; use a "
                              "constant split factor or vector width")
         if base is None:
-            raise InternalError(f"codegen: unknown call {e.op!r} in {e!r}")
+            raise TepadError(f"codegen: the intrinsic {e.op!r} (in {e!r}) has no code of its "
+                             "own and no lowering rule for this target; register one with "
+                             "tvm.ir.register_intrin_lowering(op_name, target=kind, f=rule)")
         return self.call_intrinsic(base, [self.expr(a) for a in e.args])
 
     def call_libm(self, name, x, *more):

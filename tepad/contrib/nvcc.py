@@ -50,7 +50,7 @@ def get_target_compute_version(target=None) -> str:
     when neither says."""
     tgt = target if isinstance(target, Target) or target is None else Target(target)
     tgt = tgt or Target.current()
-    if tgt is not None and tgt.is_gpu:
+    if tgt is not None and tgt.is_gpu and tgt.arch:          # cuda / nvptx (opencl has none)
         major, minor = parse_compute_version(tgt.arch)
         return f"{major}.{minor}"
     dev = _cuda(0)

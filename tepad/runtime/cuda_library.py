@@ -55,18 +55,18 @@ def host_object(payload: bytes) -> bytes:
 
 
 def save_cuda_module(mod, file_name, fmt: str = "") -> None:
-    """``CudaModule.save``: ``.o`` / ``.obj`` the host part; ``.ptx`` / ``.ll`` the device
-    code."""
+    """``CudaModule.save``: ``.o`` / ``.obj`` the host part; ``.ptx`` / ``.ll`` / ``.cu`` the
+    device code."""
     path = os.fspath(file_name)
     fmt = (fmt or os.path.splitext(path)[1].lstrip(".")).lower()
-    if fmt in ("ptx", "ll"):
+    if fmt in ("ptx", "ll", "cu"):
         if not mod.imported_modules:
             raise TepadError(f"module {mod.name}: no device code to save (import it first)")
         mod.imported_modules[0].save(path, fmt)
         return
     if fmt not in ("o", "obj"):
         raise TepadError(f"CudaModule.save({path!r}): unknown format {fmt!r}; use .o (the host "
-                         "part), .ptx or .ll (the device code), or export_library for both")
+                         "part), .ptx, .ll or .cu (the device code), or export_library for both")
     with open(path, "wb") as f:
         f.write(host_object(payload_of(mod, with_device=False)))
 

@@ -30,6 +30,7 @@ from .. import config
 from .. import tir
 from .._lazy import lazy_module
 from ..codegen.analysis import shape_vars
+from ..codegen.c_source import kernel_source
 from ..errors import TepadError, TepadTypeError
 from ..tir.launch import LAUNCH_OP, SplitFunc, is_launch
 from ..tir import dtype as dt
@@ -192,14 +193,28 @@ class _CudaArrays:
 register_device_arrays(2, _CudaArrays)
 
 
+# get_source / save formats of a CUDA device module
+CUDA_C_FORMATS = ("", "cu", "cuda", "c")
+PTX_FORMATS = ("ptx", "s", "asm")
+LL_FORMATS = ("ll", "llvm")
+
+
 class DeviceSourceModule(ModuleBase):
-    """The device part of a CUDA module (``mod.imported_modules[0]``): its PTX (and the
-    device LLVM IR when built here; a module loaded from a ``.ptx`` file has none)."""
+    """The device part of a CUDA module (``mod.imported_modules[0]``): its PTX, the device
+    LLVM IR when built here, and the kernels' TIR when it has them (built here or loaded from
+    an exported library; a module loaded from a ``.ptx`` file has only the PTX).
+
+    ``get_source()`` is the CUDA C source of the kernels, as TVM's CUDA module shows it
+    (``tepad.codegen.c_source``: for reading; tepad runs the PTX); ``get_source("ptx")`` the
+    PTX, ``get_source("ll")`` the device LLVM IR. Without the kernels' TIR, ``get_source()``
+    is the PTX."""
 
     type_key = "cuda"
 
-    def __init__(self, ptx: str, ll: str = ""):
+    def __init__(self, ptx: str, ll: str = "", kernels: tuple = ()):
         self.ptx, self.ll = ptx, ll
+        self.kernels = tuple(kernels)
+        self._cuda_c = None
 
     @classmethod
     def load(cls, path) -> "DeviceSourceModule":
@@ -213,22 +228,33 @@ class DeviceSourceModule(ModuleBase):
         return cls(ptx)
 
     def get_source(self, fmt: str = "") -> str:
-        """The PTX (``fmt`` "", "ptx", "cuda"), or the device LLVM IR ("ll", "llvm")."""
-        if fmt in ("", "ptx", "cuda", "s", "asm"):
+        """The CUDA C source (``fmt`` "", "cu", "cuda"; the PTX for "" when this module has
+        no kernel TIR), the PTX ("ptx", "asm") or the device LLVM IR ("ll", "llvm")."""
+        if fmt in CUDA_C_FORMATS:
+            if self.kernels:
+                if self._cuda_c is None:
+                    self._cuda_c = kernel_source(self.kernels, "cuda")
+                return self._cuda_c
+            if fmt == "":
+                return self.ptx
+            raise TepadError("this device module was loaded from PTX: it has no CUDA C "
+                             "source (get_source('ptx') gives the PTX)")
+        if fmt in PTX_FORMATS:
             return self.ptx
-        if fmt in ("ll", "llvm"):
+        if fmt in LL_FORMATS:
             if not self.ll:
                 raise TepadError("this device module was loaded from PTX: it has no LLVM IR")
             return self.ll
-        raise TepadError(f"unknown source format {fmt!r}; use 'ptx' or 'll'")
+        raise TepadError(f"unknown source format {fmt!r}; use '' or 'cuda' (CUDA C), 'ptx' or "
+                         "'ll'")
 
     def save(self, file_name, fmt: str = "") -> None:
-        """Write the PTX (``.ptx``, as TVM's tutorial saves ``myadd.ptx``) or LLVM IR
-        (``.ll``)."""
+        """Write the PTX (``.ptx``, as TVM's tutorial saves ``myadd.ptx``), the LLVM IR
+        (``.ll``) or the CUDA C source (``.cu``)."""
         fmt = fmt or str(file_name).rsplit(".", 1)[-1]
-        if fmt not in ("ptx", "ll"):
-            raise TepadError(f"a CUDA device module saves its PTX (.ptx) or LLVM IR (.ll), not "
-                             f"{fmt!r}")
+        if fmt not in ("ptx", "ll", "cu"):
+            raise TepadError(f"a CUDA device module saves its PTX (.ptx), LLVM IR (.ll) or "
+                             f"CUDA C (.cu), not {fmt!r}")
         with open(file_name, "w") as f:
             f.write(self.get_source(fmt))
 
@@ -297,7 +323,8 @@ class CudaModule(ModuleBase):
         self._checker = ArgChecker(func, self.arg_info, self.shape_vars)
         self._checker.device_memory = True
         self._kernels = {k.attrs["global_symbol"]: k for k in split.kernels}
-        self._device = [DeviceSourceModule(ptx, ll)] if ptx is not None else []
+        self._device = [DeviceSourceModule(ptx, ll, split.kernels)] if ptx is not None \
+            else []
         self._loaded: dict = {}
         self._plans: dict = {}
         self._lock = threading.RLock()
@@ -489,7 +516,8 @@ class CudaModule(ModuleBase):
         return list(self._device)
 
     def get_source(self, fmt: str = "") -> str:
-        """The kernels' PTX (``fmt`` "", "ptx"), or their LLVM IR ("ll")."""
+        """The device module's source: the kernels' CUDA C (``fmt`` "", "cuda"), PTX
+        ("ptx") or LLVM IR ("ll"); see ``DeviceSourceModule.get_source``."""
         if not self._device:
             raise TepadError(f"module {self.name}: no device code (import it first)")
         return self._device[0].get_source(fmt)

@@ -41,6 +41,7 @@ class Device:
 
     kDLCPU = 1
     kDLCUDA = 2
+    kDLOpenCL = 4
 
     def __init__(self, device_type: int, device_id: int = 0):
         if device_type not in DEVICE_TYPE_TO_NAME:
@@ -54,17 +55,21 @@ class Device:
     @property
     def exist(self) -> bool:
         """Whether the device is there: the host CPU (any id, as in TVM); a cuda device when
-        the driver sees it or under ``TEPAD_CUDA=emulate``."""
+        the driver sees it or under ``TEPAD_CUDA=emulate``; an opencl device only under
+        ``TEPAD_CUDA=emulate`` (tepad has no OpenCL runtime: the emulator runs its kernels)."""
         if self.device_type == 1:
             return True
         if self.device_type == 2:
             return cuda_emulated() or cuda_available(self.device_id)
+        if self.device_type == 4:
+            return cuda_emulated()
         return False
 
     @property
     def is_emulated(self) -> bool:
-        """Whether this is a cuda device emulated on the CPU (``TEPAD_CUDA=emulate``)."""
-        return self.device_type == 2 and cuda_emulated()
+        """Whether this is a cuda or opencl device emulated on the CPU
+        (``TEPAD_CUDA=emulate``)."""
+        return self.device_type in (2, 4) and cuda_emulated()
 
     def sync(self) -> None:
         """Wait for the device's pending work: CPU kernels (and emulated GPU ones) run
@@ -98,16 +103,17 @@ class Device:
 
     @property
     def max_threads_per_block(self) -> int | None:
-        return 1024 if self.device_type == 2 else None
+        return {2: 1024, 4: 256}.get(self.device_type)
 
     @property
     def warp_size(self) -> int | None:
-        return 32 if self.device_type == 2 else None
+        return {2: 32, 4: 1}.get(self.device_type)
 
     @property
     def max_shared_memory_per_block(self) -> int | None:
-        """Bytes of shared memory a block gets without opting in (CUDA's 48 KiB)."""
-        return 48 * 1024 if self.device_type == 2 else None
+        """Bytes of shared memory a block gets without opting in (CUDA's 48 KiB; TVM's
+        OpenCL default 16 KiB)."""
+        return {2: 48 * 1024, 4: 16 * 1024}.get(self.device_type)
 
     def __eq__(self, other):
         return isinstance(other, Device) and other.device_type == self.device_type and \
@@ -196,6 +202,8 @@ def enabled(target) -> bool:
         return True
     if code == 2:
         return cuda(0).exist
+    if code == 4:
+        return opencl(0).exist
     return False
 
 
@@ -213,6 +221,8 @@ def take_ctx(dev, ctx, what: str):
 
 
 def opencl(dev_id: int = 0) -> Device:
+    """OpenCL device ``dev_id``: there (``.exist``) only under ``TEPAD_CUDA=emulate``, where
+    its arrays live in host memory and opencl modules run through the GPU emulator."""
     return Device(4, dev_id)
 
 
@@ -238,6 +248,9 @@ def missing_message(dev: Device, what: str = "") -> str:
     if dev.device_type == 2:
         return (f"{head}device {dev!r} does not exist on this machine "
                 f"({get_driver().unavailable_reason()}); {EMULATE_HINT}, or use cpu(0)")
+    if dev.device_type == 4:
+        return (f"{head}device {dev!r} does not exist: tepad has no OpenCL runtime; OpenCL "
+                f"kernels run through its GPU emulator on the CPU: set TEPAD_CUDA=emulate")
     return f"{head}device {dev!r} does not exist on this machine; tepad runs on the host CPU, " \
         "cpu(0), and on CUDA GPUs"
 

@@ -15,6 +15,11 @@ as TVM's Target exposes them::
     t.attrs["max_shared_memory_per_block"]          # 49152 bytes
     tvm.target.cuda(model="h100", arch="sm_90")     # TVM's helper
 
+``opencl`` is a GPU kind too, with TVM's OpenCL limits (256 threads per block, 16 KiB of
+local memory, ``thread_warp_size`` 1); tepad prints its kernels as OpenCL C and runs them only
+through the GPU emulator. ``intrin`` holds the intrinsic lowering rules registered per
+target kind (``register_intrin_lowering``).
+
  ``-mcpu`` picks the CPU LLVM tunes and schedules for, and, as in TVM, its vector instruction
 sets: ``-mcpu=haswell`` builds AVX2 + FMA code on an AVX-512 host, ``-mcpu=generic`` SSE2
 (``cpu_model``: AVX, AVX2, FMA and AVX-512F as LLVM's model of the CPU has them; the other
@@ -64,12 +69,17 @@ _binding = lazy_module("llvmlite.binding")
 _CPU_KINDS = {"llvm": "llvm", "c": "llvm", "cpu": "llvm"}
 _KNOWN_KINDS = set(_CPU_KINDS) | {"cuda", "nvptx", "rocm", "opencl", "vulkan", "metal"}
 _current = current_targets      # the targets of this thread's ``with Target(...)`` blocks
-_GPU_KINDS = ("cuda", "nvptx")
+_CUDA_KINDS = ("cuda", "nvptx")
+_GPU_KINDS = _CUDA_KINDS + ("opencl",)
 
 # TVM's CUDA target-kind defaults (target_kind.cc), integers as TVM stores them
 _GPU_DEFAULTS = {"max_num_threads": 1024, "max_threads_per_block": 1024,
                  "max_shared_memory_per_block": 49152, "thread_warp_size": 32,
                  "registers_per_block": 65536}
+# TVM's OpenCL target-kind defaults: no warps (thread_warp_size 1), smaller blocks
+_OPENCL_DEFAULTS = {"max_num_threads": 256, "max_threads_per_block": 256,
+                    "max_shared_memory_per_block": 16384, "thread_warp_size": 1,
+                    "max_function_args": 128}
 DEFAULT_CUDA_ARCH = "sm_90"
 
 _DEFAULT_KEYS = {"llvm": ["cpu"], "cuda": ["cuda", "gpu"], "nvptx": ["cuda", "gpu"],
@@ -119,8 +129,11 @@ class Target:
             else:
                 self.attrs[key] = value if eq else True
         self.attrs.setdefault("keys", _DEFAULT_KEYS.get(self.kind.name, [self.kind.name]))
-        if self.kind.name in _GPU_KINDS:
+        if self.kind.name in _CUDA_KINDS:
             self._gpu_attrs(target)
+        elif self.kind.name == "opencl":
+            self._limits(target, _OPENCL_DEFAULTS)
+            self.attrs.setdefault("model", "unknown")
         self.host = Target(host) if host is not None and not isinstance(host, Target) else host
         self._text = target.strip()
 
@@ -136,7 +149,13 @@ class Target:
         self.attrs["arch"] = arch
         if self.kind.name == "nvptx":
             self.attrs["mcpu"] = arch
-        for key, default in _GPU_DEFAULTS.items():
+        self._limits(text, _GPU_DEFAULTS)
+        self.attrs.setdefault("model", "unknown")
+
+    def _limits(self, text, defaults):
+        """The device limits of a GPU target: TVM's ``defaults``, or the positive integers
+        the text gives."""
+        for key, default in defaults.items():
             value = self.attrs.get(key, default)
             value = None if value is True else value     # "-max_num_threads" with no value
             try:
@@ -147,7 +166,6 @@ class Target:
                 raise TepadError(f"target {text!r}: -{key} must be a positive integer, got "
                                  f"{self.attrs.get(key)!r}")
             self.attrs[key] = value
-        self.attrs.setdefault("model", "unknown")
 
     # --- GPU limits, as TVM's Target exposes them ---------------------------------------------
     @property
@@ -194,7 +212,7 @@ class Target:
 
     @property
     def is_gpu(self) -> bool:
-        """Whether this is a ``cuda`` / ``nvptx`` target."""
+        """Whether this is a GPU target (``cuda`` / ``nvptx`` / ``opencl``)."""
         return self.kind.name in _GPU_KINDS
 
     # --- what the CPU code generator reads --------------------------------------------------
@@ -209,7 +227,7 @@ class Target:
         """The CPU LLVM builds for: ``-mcpu``, else the host's (``$TEPAD_HOST_TARGET``'s
         when set, else this machine's); a GPU target's ``sm_XX``."""
         if self.kind.name in _GPU_KINDS:
-            return self.attrs["arch"]
+            return self.attrs.get("arch", "")
         return self.attrs.get("mcpu") or host_cpu_name()
 
     @property
@@ -387,12 +405,14 @@ class Target:
         return self.attrs.get(attr_name)
 
     def get_target_device_type(self) -> int:
-        """TVM's device type code: 1 for a CPU target, 2 for cuda / nvptx."""
+        """TVM's device type code: 1 for a CPU target, 2 for cuda / nvptx, 4 for opencl."""
+        if self.kind.name == "opencl":
+            return 4
         return 2 if self.is_gpu else 1
 
     @staticmethod
     def list_kinds() -> list:
-        """The target kinds tepad parses (it builds for llvm and cuda / nvptx)."""
+        """The target kinds tepad parses (it builds for llvm, cuda / nvptx and opencl)."""
         return sorted(_KNOWN_KINDS)
 
     @staticmethod
@@ -413,8 +433,10 @@ def _element_bits(dtype) -> int:
 
 
 # Target kinds by what the compiler does for them: the one place that names them.
-GPU_KINDS = _GPU_KINDS
-FLAT_MEMORY_KINDS = ("llvm", "cuda", "nvptx")     # memory is flat: one index per access
+GPU_KINDS = _GPU_KINDS                             # lowered for a thread grid
+CUDA_KINDS = _CUDA_KINDS                           # NVIDIA GPUs: PTX, the CUDA driver
+OPENCL_KINDS = ("opencl",)                         # OpenCL C source (run by the emulator)
+FLAT_MEMORY_KINDS = ("llvm", "cuda", "nvptx", "opencl")  # flat memory: one index per access
 # the names TVM's tests give the CPU and a CUDA GPU (target kinds and device names)
 CPU_TEST_NAMES = ("llvm", "c", "cpu", "stackvm")
 CUDA_TEST_NAMES = ("cuda", "gpu")
@@ -431,6 +453,17 @@ def kind_of(target) -> str:
 def is_gpu_kind(target) -> bool:
     """Whether ``target`` (a Target or a target string) runs kernels on a GPU thread grid."""
     return kind_of(target) in GPU_KINDS
+
+
+def is_cuda_kind(target) -> bool:
+    """Whether ``target`` (a Target or a target string) is an NVIDIA GPU (``cuda`` /
+    ``nvptx``)."""
+    return kind_of(target) in CUDA_KINDS
+
+
+def is_opencl_kind(target) -> bool:
+    """Whether ``target`` (a Target or a target string) is an OpenCL device."""
+    return kind_of(target) in OPENCL_KINDS
 
 
 def has_flat_memory(target) -> bool:
@@ -455,6 +488,15 @@ def cuda(model="unknown", arch=None, options=None) -> Target:
     """TVM's ``tvm.target.cuda``: a ``cuda`` Target for GPU ``model`` with compute capability
     ``arch`` (default sm_90); ``options``: more ``-key=value`` words (a string or a list)."""
     words = ["cuda", f"-model={model}", f"-arch={arch or DEFAULT_CUDA_ARCH}"]
+    if options:
+        words += options.split() if isinstance(options, str) else list(options)
+    return Target(" ".join(words))
+
+
+def opencl(model="unknown", options=None) -> Target:
+    """An ``opencl`` Target for device ``model`` (TVM's OpenCL limits: 256 threads per block,
+    no warps); ``options``: more ``-key=value`` words (a string or a list)."""
+    words = ["opencl", f"-model={model}"]
     if options:
         words += options.split() if isinstance(options, str) else list(options)
     return Target(" ".join(words))
@@ -490,6 +532,8 @@ from .generic_func import (GenericFunc, generic_func, get_native_generic_func,  
 __all__ = ["Target", "TargetKind", "as_target", "cuda", "llvm", "create", "current_target",
            "describe_host", "host_cpu_name", "host_feature_string", "host_features",
            "native_cpu_name", "native_features", "HOST_TARGET_ENV", "DEFAULT_CUDA_ARCH",
-           "GPU_KINDS", "FLAT_MEMORY_KINDS", "CPU_TEST_NAMES", "CUDA_TEST_NAMES", "kind_of", "is_gpu_kind", "has_flat_memory", "is_cpu_kind",
-           "intrin", "register_intrin_rule", "GenericFunc", "generic_func",
-           "get_native_generic_func", "override_native_generic_func"]
+           "GPU_KINDS", "CUDA_KINDS", "OPENCL_KINDS", "FLAT_MEMORY_KINDS", "opencl",
+           "is_cuda_kind", "is_opencl_kind", "CPU_TEST_NAMES", "CUDA_TEST_NAMES", "kind_of",
+           "is_gpu_kind", "has_flat_memory", "is_cpu_kind", "intrin", "register_intrin_rule",
+           "GenericFunc", "generic_func", "get_native_generic_func",
+           "override_native_generic_func"]

@@ -21,6 +21,7 @@ from ..errors import TepadError
 
 DEFAULT_LEVEL = 10
 _attrs: dict = {}          # (op_name, key) -> (value, level)
+_version = [0]             # registrations so far (part of the rebuild caches' keys)
 _lock = threading.Lock()
 
 
@@ -65,6 +66,7 @@ def register_op_attr(op_name, attr_key, value=None, level=DEFAULT_LEVEL):
                                  "to replace it")
             if old is None or old[1] < level:
                 _attrs[(name, attr_key)] = (v, level)
+                _version[0] += 1
         return v
 
     return register if value is None else register(value)
@@ -74,6 +76,7 @@ def reset_op_attr(op_name, attr_key) -> None:
     """Forget attribute ``attr_key`` of operator ``op_name`` (TVM's ``Op.reset_attr``)."""
     with _lock:
         _attrs.pop((_op_name(op_name), attr_key), None)
+        _version[0] += 1
 
 
 def get_op_attr(op_name, attr_key, default=None):
@@ -130,10 +133,17 @@ def lowering_rule(op_name: str, target_kind: str):
     return rule if rule is not None else get_op_attr(name, "default.FLowerIntrinsic")
 
 
+def rules_version() -> int:
+    """How many attributes have been registered in this process: a build cached before a
+    registration is not reused after it."""
+    return _version[0]
+
+
 def has_lowering_rules() -> bool:
     """Whether any lowering rule is registered (the pass skips its walk otherwise)."""
     return any(key.endswith(".FLowerIntrinsic") for _, key in _attrs)
 
 
 __all__ = ["CallEffectKind", "register_op_attr", "reset_op_attr", "get_op_attr", "register_intrin_lowering",
-           "register_intrin_rule", "lowering_rule", "has_lowering_rules", "intrin_op_name"]
+           "register_intrin_rule", "lowering_rule", "has_lowering_rules", "intrin_op_name",
+           "rules_version"]

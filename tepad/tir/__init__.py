@@ -34,7 +34,7 @@ from .itervar import IterVar, IterVarType
 from .reduce import CommReducer, Reduce
 from .ssa import convert_ssa
 from .verify import verify, verify_well_formed
-from . import stmt_functor, transform, ir_builder, generic
 from ..target.intrin import CallEffectKind
+from . import stmt_functor, transform, ir_builder, generic
 
 __all__ = [n for n in dir() if not n.startswith("_")]

@@ -200,7 +200,7 @@ def test_gpu_states_assemble_with_ptxas(make, tmp_path):
     rng = random.Random(4)
     for i, params in enumerate([sk.default_params(), sk.random_params(rng)]):
         s, args, _ = apply_steps(dag, sk.steps(params))
-        ptx = tepad.build(s, args, target="cuda", emulate=False).get_source()
+        ptx = tepad.build(s, args, target="cuda", emulate=False).get_source("ptx")
         path = tmp_path / f"k{i}.ptx"
         path.write_text(ptx)
         r = subprocess.run([PTXAS, "-arch=sm_90", str(path), "-o", str(tmp_path / "k.cubin")],
@@ -270,7 +270,7 @@ def test_fuzzer_gpu_auto_cases_assemble_with_ptxas(tmp_path):
     for i in range(10):
         case = generate_auto(RandomSource(f"auto-gpu-ptx:{i}"), cfg)
         args = [case.ns[t.name] for t in case.placeholders + case.outputs]
-        ptx = tepad.build(case.ns["s"], args, target="cuda", emulate=False).get_source()
+        ptx = tepad.build(case.ns["s"], args, target="cuda", emulate=False).get_source("ptx")
         path = tmp_path / f"k{i}.ptx"
         path.write_text(ptx)
         r = subprocess.run([PTXAS, "-arch=sm_90", str(path), "-o", str(tmp_path / "k.cubin")],

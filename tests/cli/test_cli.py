@@ -71,8 +71,10 @@ def test_lower_for_cuda_prints_the_backend_steps(capsys, monkeypatch):
     assert code == 0 and "after emulate_gpu_threads" in out and "split_host_device" not in out
     code, out, _ = run(capsys, "lower", gpu, "--target", "cuda", "--list-passes")
     assert code == 0 and "split_host_device" in out and "backend" in out
-    code, _, err = run(capsys, "lower", gpu, "--target", "opencl")
-    assert code == 2 and "opencl" in err
+    code, out, _ = run(capsys, "lower", gpu, "--target", "opencl")
+    assert code == 0 and "split_host_device" in out        # lowered as for cuda
+    code, _, err = run(capsys, "lower", gpu, "--target", "vulkan")
+    assert code == 2 and "vulkan" in err
 
 
 def test_lower_unknown_pass_and_func(capsys):
@@ -108,6 +110,14 @@ def test_run_checks_oracle(capsys):
     assert code == 0
     assert "C: matches the oracle" in out
     assert "over 3 calls" in out
+
+
+def test_run_opencl_goes_to_the_emulator(capsys, monkeypatch):
+    """tepad has no OpenCL runtime: `tepad run --target opencl` says so and emulates."""
+    monkeypatch.delenv("TEPAD_CUDA", raising=False)
+    code, out, _ = run(capsys, "run", EX / "gpu" / "elementwise.py", "--target", "opencl",
+                       "--repeat", "2")
+    assert code == 0 and "no OpenCL runtime" in out and "matches the oracle" in out
 
 
 def test_run_transformed_arguments(capsys):

@@ -116,11 +116,14 @@ def test_lower_leaves_unbound_scalars_free_and_build_refuses_them():
     np.testing.assert_allclose(b, a * 2.5, rtol=1e-6)
 
 
-def test_runtime_enabled():
+def test_runtime_enabled(monkeypatch):
+    monkeypatch.delenv("TEPAD_CUDA", raising=False)
     assert tvm.runtime.enabled("llvm") and tvm.runtime.enabled("llvm -mcpu=skylake")
     assert tvm.runtime.enabled(tvm.target.Target("llvm"))
     assert tvm.runtime.enabled("cuda") == tvm.cuda(0).exist
-    assert not tvm.runtime.enabled("opencl")
+    assert not tvm.runtime.enabled("opencl") and not tvm.runtime.enabled("vulkan")
+    monkeypatch.setenv("TEPAD_CUDA", "emulate")     # opencl runs only through the emulator
+    assert tvm.runtime.enabled("opencl")
 
 
 def test_canon_target_and_host():

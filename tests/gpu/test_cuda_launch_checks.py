@@ -63,7 +63,7 @@ def test_a_grid_too_tall_is_refused_before_launching(fake):
 
 def test_maxntid_for_known_thread_extents(fake):
     s, args = vadd_schedule(factor=128)
-    assert ".maxntid 128, 1, 1" in tvm.build(s, args, target="cuda").get_source()
+    assert ".maxntid 128, 1, 1" in tvm.build(s, args, target="cuda").get_source("ptx")
 
 
 def test_one_array_as_input_and_output_is_refused(fake):
@@ -101,7 +101,7 @@ def test_vector_kernels_need_16_byte_aligned_arrays(monkeypatch):
     monkeypatch.delenv("TEPAD_CUDA", raising=False)
     with use_driver(MisalignedDriver()) as d:
         f = _vector_double()
-        assert "ld.global.nc.v4" in f.get_source() or "ld.global.v4" in f.get_source()
+        assert "ld.global.nc.v4" in f.get_source("ptx") or "ld.global.v4" in f.get_source("ptx")
         a, b = _arrays(1024, 2)
         with pytest.raises(TepadError, match=r"kernel vdouble_kernel .* uses 16-byte vector "
                                              r"accesses.*not on a 16-byte boundary"):

@@ -44,7 +44,10 @@ def test_export_library_round_trip_carries_the_ptx(fake, tmp_path):
     f.export_library(str(path))
     g = tvm.runtime.load_module(str(path))
     assert isinstance(g, CudaModule) and g is not f
-    assert g.get_source() == f.get_source() and ".entry myadd_kernel(" in g.get_source()
+    assert g.get_source("ptx") == f.get_source("ptx") and ".entry myadd_kernel(" in g.get_source("ptx")
+    # the kernels' TIR travels with the host part: the CUDA C source is there too
+    assert g.imported_modules[0].get_source() == f.imported_modules[0].get_source()
+    assert 'extern "C" __global__ void __launch_bounds__(64) myadd_kernel(' in g.get_source()
     assert g.imported_modules[0].get_source("ll") == f.ll
     assert g.arch == f.arch and g.entry_name == "myadd"
     assert [a.name for a in g.arg_info] == ["A", "B", "C"]
@@ -62,9 +65,30 @@ def test_loading_needs_no_gpu(tmp_path, monkeypatch):
         f = _build()
         f.export_library(str(tmp_path / "k.so"))
         g = tvm.runtime.load_module(str(tmp_path / "k.so"))
-        assert ".entry myadd_kernel(" in g.imported_modules[0].get_source()
+        assert ".entry myadd_kernel(" in g.imported_modules[0].get_source("ptx")
         with pytest.raises(TepadError, match="TEPAD_CUDA=emulate"):
             g(*[np.zeros(4, "float32")] * 3)
+
+
+def test_device_source_formats(fake, tmp_path):
+    """get_source(): CUDA C; "ptx": the PTX; a device module loaded from a .ptx file has only
+    the PTX (its get_source() gives it, asking for CUDA C is an error); .cu saves the C."""
+    f = _build()
+    dev = f.imported_modules[0]
+    cu = dev.get_source()
+    assert cu == dev.get_source("cuda") == f.get_source() and "myadd_kernel(" in cu
+    assert "((int)threadIdx.x)" in cu and ".entry" not in cu
+    assert dev.get_source("ptx").lstrip().startswith("//") and ".entry myadd_kernel(" in \
+        dev.get_source("ptx")
+    dev.save(str(tmp_path / "myadd.cu"))
+    assert (tmp_path / "myadd.cu").read_text() == cu
+    dev.save(str(tmp_path / "myadd.ptx"))
+    loaded = tvm.runtime.load_module(str(tmp_path / "myadd.ptx"))
+    assert loaded.get_source() == loaded.get_source("ptx") == dev.get_source("ptx")
+    with pytest.raises(TepadError, match="loaded from PTX: it has no CUDA C"):
+        loaded.get_source("cuda")
+    with pytest.raises(TepadError, match="unknown source format 'x'"):
+        dev.get_source("x")
 
 
 def test_tar_export(fake, tmp_path):
@@ -81,7 +105,7 @@ def test_tutorial_save_host_and_ptx_then_import(fake, tmp_path):
     f = _build()
     f.save(str(tmp_path / "myadd.o"))
     f.imported_modules[0].save(str(tmp_path / "myadd.ptx"))
-    assert (tmp_path / "myadd.ptx").read_text() == f.get_source()
+    assert (tmp_path / "myadd.ptx").read_text() == f.get_source("ptx")
     tvm.contrib.cc.create_shared(str(tmp_path / "myadd.so"), [str(tmp_path / "myadd.o")])
     host = tvm.runtime.load_module(str(tmp_path / "myadd.so"))
     assert isinstance(host, CudaModule) and host.imported_modules == []

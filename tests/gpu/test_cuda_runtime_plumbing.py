@@ -151,8 +151,8 @@ def test_time_evaluator_times_with_events(fake):
 
 def test_sources(fake):
     f = _vadd(fake)
-    assert ".entry vadd_kernel(" in f.get_source()
-    assert f.imported_modules[0].get_source() == f.get_source()
+    assert ".entry vadd_kernel(" in f.get_source("ptx")
+    assert f.imported_modules[0].get_source("ptx") == f.get_source("ptx")
     assert "ptx_kernel" in f.imported_modules[0].get_source("ll")
     assert f["vadd"] is f and f.entry_name == "vadd"
 
@@ -160,7 +160,7 @@ def test_sources(fake):
 def test_target_host_form(fake):
     s, args = vadd_schedule()
     f = tvm.build(s, args, "cuda -arch=sm_80", target_host="llvm", name="myadd")
-    assert f.arch == "sm_80" and ".target sm_80" in f.get_source()
+    assert f.arch == "sm_80" and ".target sm_80" in f.get_source("ptx")
     with pytest.raises(TepadError, match="target_host"):
         tvm.build(s, args, "cuda", target_host="cuda")
 
@@ -229,7 +229,7 @@ def test_hand_built_device_function_builds_and_launches(fake):
 def test_save_ptx(fake, tmp_path):
     f = _vadd(fake)
     f.imported_modules[0].save(str(tmp_path / "myadd.ptx"))
-    assert (tmp_path / "myadd.ptx").read_text() == f.get_source()
+    assert (tmp_path / "myadd.ptx").read_text() == f.get_source("ptx")
     with pytest.raises(TepadError, match=r"\.ptx"):
         f.save(str(tmp_path / "myadd.bin"))
 

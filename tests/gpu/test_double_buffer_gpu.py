@@ -83,7 +83,7 @@ def test_race_check_fails_without_thread_sync():
 @needs_ptxas
 def test_ptxas_accepts_the_doubled_shared_memory(tmp_path):
     s, args = schedule(64)
-    ptx = tepad.build(s, args, target="cuda -arch=sm_90").get_source()
+    ptx = tepad.build(s, args, target="cuda -arch=sm_90").get_source("ptx")
     assert ptx.count("bar.sync") >= 2
     (tmp_path / "k.ptx").write_text(ptx)
     r = subprocess.run([PTXAS, "-v", "-arch=sm_90", str(tmp_path / "k.ptx"), "-o",

@@ -42,7 +42,7 @@ def test_vector_add_as_in_tvm_get_started():
         c = tepad.nd.array(np.zeros(size, dtype="float32"), dev)
         fadd(a, b, c)
         np.testing.assert_allclose(c.numpy(), a.numpy() + b.numpy())
-    src = fadd.imported_modules[0].get_source()
+    src = fadd.imported_modules[0].get_source("ptx")
     assert ".entry myadd" in src and "bar.sync" not in src
     assert fadd.get_source("ll").startswith("; ModuleID")    # the emulated CPU code
 
@@ -53,7 +53,7 @@ def test_a_kernel_the_ptx_back_end_refuses_shows_the_labelled_emulated_ir(monkey
     monkeypatch.setattr(build_emulated, "ptx_of", refuse)
     s, args = _vector_add(256)
     mod = tepad.build(s, args, "cuda", name="vadd")
-    src = mod.imported_modules[0].get_source()
+    src = mod.imported_modules[0].get_source("ptx")
     assert src.startswith("; tepad GPU emulator (TEPAD_CUDA=emulate): no PTX, the NVPTX back "
                           "end could not make PTX: no PTX for this kernel.\n; What follows is "
                           "the LLVM IR of kernel vadd")
@@ -165,7 +165,7 @@ def test_saved_emulated_module_loads_back_as_a_cpu_library(tmp_path):
                        name="myadd")
     fadd.save(str(tmp_path / "myadd.o"))
     fadd.imported_modules[0].save(str(tmp_path / "myadd.ptx"))
-    assert (tmp_path / "myadd.ptx").read_text() == fadd.imported_modules[0].get_source()
+    assert (tmp_path / "myadd.ptx").read_text() == fadd.imported_modules[0].get_source("ptx")
     tepad.contrib.cc.create_shared(str(tmp_path / "myadd.so"), [str(tmp_path / "myadd.o")])
     fadd1 = tepad.runtime.load_module(str(tmp_path / "myadd.so"))
     a = tepad.nd.array(np.random.rand(300).astype("float32"))

@@ -38,7 +38,7 @@ def test_reduction_tutorial_cross_thread_reduction():
     s, A, B = _row_sum_cross_thread(n, m)
     fcuda = tvm.build(s, [A, B], "cuda")
     assert "emulated" in repr(fcuda)
-    assert "bar.sync" in fcuda.imported_modules[0].get_source()     # PTX with barriers
+    assert "bar.sync" in fcuda.imported_modules[0].get_source("ptx")     # PTX with barriers
     dev = tvm.cuda(0)
     for nn, mm in ((128, 128), (70, 37), (1, 1)):
         a = tvm.nd.array(np.random.uniform(size=(nn, mm)).astype(A.dtype), dev)

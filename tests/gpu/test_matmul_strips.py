@@ -21,7 +21,7 @@ EX = gpu_example("matmul_strips")
 
 def _ptx(*args, **kw):
     s, tensors = EX.schedule(*args, **kw)
-    return tvm.build(s, tensors, target="cuda -arch=sm_90").get_source()
+    return tvm.build(s, tensors, target="cuda -arch=sm_90").get_source("ptx")
 
 
 @pytest.mark.usefixtures(emulate_cuda.__name__)

@@ -131,7 +131,7 @@ def test_real_cuda_build_launches_with_c_by_pointer(monkeypatch):
         s, args, _ = wmma_matmul(32, (1, 2), tensorize_with=tensorize_wmma)
         f = tepad.build(s, args, "cuda -arch=sm_80")
         assert "wmma.mma.sync.aligned.row.row.m16n16k16.f32.f32" in \
-            f.imported_modules[0].get_source()
+            f.imported_modules[0].get_source("ptx")
         dev = tepad.cuda(0)
         a = tepad.nd.array(np.ones((32, 32), "float16"), dev)
         b = tepad.nd.array(np.ones((32, 32), "float16"), dev)
@@ -140,3 +140,21 @@ def test_real_cuda_build_launches_with_c_by_pointer(monkeypatch):
         (fn, grid, block, shared, launch_args), = fake.launches
         assert (grid, block) == ((2, 1, 1), (32, 1, 2))
         assert launch_args == [a.data_ptr, b.data_ptr, c.data_ptr]
+
+
+def test_cuda_c_of_the_tensorized_matmul():
+    """The printed CUDA C writes the intrinsics as nvcuda::wmma calls on fragments declared
+    with their layouts; nvcc accepts it where the toolkit is installed."""
+    import shutil
+    s, args, _ = wmma_matmul(32, (1, 2), tensorize_with=tensorize_wmma)
+    src = tepad.build(s, args, "cuda -arch=sm_80").imported_modules[0].get_source()
+    assert "#include <mma.h>" in src
+    assert "nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 16, 16, 16, half, " \
+           "nvcuda::wmma::row_major>" in src
+    assert "nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> " in src
+    assert "nvcuda::wmma::fill_fragment(" in src and "nvcuda::wmma::mma_sync(" in src
+    assert "nvcuda::wmma::store_matrix_sync(" in src and "nvcuda::wmma::mem_row_major)" in src
+    assert "float* __restrict__ C" in src       # typed by its access_ptr
+    if shutil.which("nvcc"):
+        from tepad.contrib.nvcc import compile_cuda
+        assert b"wmma.mma.sync" in compile_cuda(src, "ptx", arch="sm_80")
