@@ -57,7 +57,7 @@ def time_func(exe, args, repeat):
     return float(np.median(times)) * 1e3
 
 
-def run(op, sizes, trials, cores, repeat):
+def run(op, sizes, trials, cores, repeat, ir_dir=None):
     tensors, flop = OPS[op](sizes)
     cpu = tvm.get_global_func("target.llvm_get_system_cpu")()
     target = tvm.target.Target({"kind": "llvm", "mcpu": cpu, "num-cores": cores})
@@ -84,6 +84,10 @@ def run(op, sizes, trials, cores, repeat):
     if sch is None:
         return {"op": op, "sizes": sizes, "trials": trials, "tune_s": tune_s,
                 "error": "no valid schedule"}
+    if ir_dir:                          # the best schedule's TIR and trace, to compare
+        os.makedirs(ir_dir, exist_ok=True)
+        with open(os.path.join(ir_dir, f"{op}.py"), "w") as fh:
+            fh.write(sch.mod.script() + "\n# trace\n" + str(sch.trace) + "\n")
     f = tvm.compile(sch.mod, target=target)
     f["main"](*nd)
     err = float(np.max(np.abs(nd[-1].numpy() - want)))
@@ -105,6 +109,7 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=9)
     ap.add_argument("--size", action="append", default=[],
                     help="OP:KEY=VALUE to change a size (e.g. matmul:n=512)")
+    ap.add_argument("--ir", help="write each op's best TIR and trace to DIR/OP.py")
     ns = ap.parse_args(argv)
     sizes = {k: dict(v) for k, v in SIZES.items()}
     for item in ns.size:
@@ -112,7 +117,7 @@ def main(argv=None):
         key, value = kv.split("=", 1)
         sizes[op][key] = int(value)
     for op in ns.ops:
-        print(json.dumps(run(op, sizes[op], ns.trials, ns.cores, ns.repeat)), flush=True)
+        print(json.dumps(run(op, sizes[op], ns.trials, ns.cores, ns.repeat, ns.ir)), flush=True)
     return 0
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 
-import numpy as np
 
 from ..errors import TepadError
+from .measure import result_cost
 from .measure_record import load_records
 
 
@@ -34,7 +34,7 @@ class ApplyHistoryBest:
                     break
                 if res.error_no != 0 or not res.costs:
                     continue
-                cost = float(np.mean(res.costs))
+                cost = result_cost(res)
                 target = str(inp.task.target)
                 for key in ((target, inp.task.workload_key),
                             (target.split()[0], inp.task.workload_key)):

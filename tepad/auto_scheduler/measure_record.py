@@ -10,12 +10,11 @@ from __future__ import annotations
 import json
 import os
 
-import numpy as np
 
 from ..errors import TepadError
 from ..target import Target
 from .loop_state import State
-from .measure import MeasureInput, MeasureResult
+from .measure import MeasureInput, MeasureResult, result_cost
 
 LOG_VERSION = "v0.6"
 
@@ -98,12 +97,11 @@ def load_records(filename):
     return iter(RecordReader(filename))
 
 
-def _cost(res) -> float:
-    return float(np.mean(res.costs)) if res.error_no == 0 and res.costs else float("inf")
+_cost = result_cost
 
 
 def load_best_record(filename, workload_key=None, target=None, include_compatible=False):
-    """The ``(MeasureInput, MeasureResult)`` with the lowest mean cost among the successful
+    """The ``(MeasureInput, MeasureResult)`` with the lowest cost (``result_cost``: the least repeat) among the successful
     records (of ``workload_key`` and ``target`` when given); ``(None, None)`` if none."""
     best, best_cost = (None, None), float("inf")
     for inp, res in load_records(filename):

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..errors import TepadError
 from .cost_model import CostModel, RandomModel
+from .measure import result_cost
 from .measure_record import load_records
 
 
@@ -82,7 +83,7 @@ class SketchPolicy:
         self.init_search_callbacks = list(init_search_callbacks or [])
 
     def record(self, state, res):
-        cost = float(np.mean(res.costs)) if res.error_no == 0 and res.costs else float("inf")
+        cost = result_cost(res)
         self.measured[state.key()] = (state, cost)
 
     def _best_measured(self, n):

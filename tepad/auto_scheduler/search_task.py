@@ -10,7 +10,7 @@ from ..errors import TepadError
 from ..target import Target, is_gpu_kind
 from .compute_dag import ComputeDAG
 from .cost_model import HAVE_XGBOOST, RandomModel, XGBModel
-from .measure import LocalBuilder, LocalRunner, ProgramMeasurer
+from .measure import LocalBuilder, LocalRunner, ProgramMeasurer, result_cost
 from .measure_record import RecordToFile, load_best_record
 from .search_policy import SketchPolicy
 from .gpu_sketch import make_sketch
@@ -193,14 +193,17 @@ def tune_workload(func, args, n_trial, log, target="llvm", runner=None, seed=Non
                   verbose=0) -> TuneSummary:
     """Measure the analytical default (``default_schedule``'s state) of a registered
     workload, then search ``n_trial - 1`` more states with ``SketchPolicy``; everything is
-    appended to ``log``. What ``tepad tune --auto`` runs."""
+    appended to ``log``. The default runner times each state 3 times (at least 20 ms each,
+    CPU time: ``LocalRunner(clock="cpu")``) and the search ranks by the least of them. What
+    ``tepad tune --auto`` runs."""
     task = SearchTask(func=func, args=args, target=target)
-    measurer = ProgramMeasurer(task, LocalBuilder(), runner or LocalRunner(),
+    measurer = ProgramMeasurer(task, LocalBuilder(),
+                               runner or LocalRunner(number=3, repeat=3, min_repeat_ms=20),
                                [RecordToFile(log)], verbose)
     try:
         default = task.sketch.state(task.sketch.default_params())
         _, [res] = measurer.measure([default])
-        default_cost = sum(res.costs) / len(res.costs) if res.error_no == 0 else None
+        default_cost = result_cost(res) if res.error_no == 0 else None
         if n_trial > 1:
             model = XGBModel(num_warmup_sample=8) if HAVE_XGBOOST else RandomModel(seed)
             policy = SketchPolicy(task, model, seed=seed, verbose=verbose)
