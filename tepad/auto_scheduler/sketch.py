@@ -10,7 +10,10 @@ The sketch of a DAG is decided by rules, consumers before producers:
   ``"root"`` (its own parallel, vectorized loop nest), ``"at"`` (computed at the outer
   parallel loop of its only consumer, when that consumer is tiled) or ``"inline"``, which is
   offered only where it costs no recomputation of an expensive body: a producer with an
-  expensive call is inlined only into one elementwise consumer that reads it once;
+  expensive call is inlined only into one elementwise consumer that reads it once. The
+  default is ``"inline"`` for a cheap body read fewer than 16 times per element (a depthwise
+  conv's padding), else ``"at"`` (a conv's padding, read once per output channel and tap),
+  else ``"root"``;
 * a stage with a reduction and spatial loops gets multi-level tiling, SSRSRS: every spatial
   loop split in 4 levels, every reduction loop in 2, ordered
   ``S0 S1 R0 S2 R1 S3``. Its outer levels live in a host stage: the single consumer when that
@@ -276,8 +279,29 @@ class Sketch:
             _reads_of(cons[0], op) == 1 and \
             (self.dag.is_output(cons[0]) or not strictly_inlinable(cons[0]))
         if not expensive or cheap_once:
-            out.append("inline")
+            # a cheap body read a few times per element (a depthwise conv's padding) costs
+            # less recomputed than stored and loaded again: inline it by default
+            if cheap_once or (not expensive and self._reads_per_element(op) < 16):
+                out.insert(0, "inline")
+            else:
+                out.append("inline")
         return out or ["inline"]
+
+    def _reads_per_element(self, op) -> float:
+        """How many times the consumers' loops read each element of ``op`` (their iterations
+        times their reads of it, over its size); inf where an extent is not constant."""
+        size = 1
+        for iv in op.axis:
+            if not _const(iv):
+                return float("inf")
+            size *= _ext(iv)
+        reads = 0
+        for c in self.dag.consumers[op.name]:
+            ivs = list(c.axis) + list(getattr(c, "reduce_axis", []))
+            if not all(_const(iv) for iv in ivs):
+                return float("inf")
+            reads += math.prod(_ext(iv) for iv in ivs) * _reads_of(c, op)
+        return reads / max(1, size)
 
     def _needs_rfactor(self, op) -> bool:
         """TVM's rfactor rule for one reduction loop at least two vectors long: when no
@@ -549,12 +573,12 @@ def _reuse_axis(op):
 
 def _vector_tile(n: int, lanes: int) -> int:
     """The innermost tile of an extent ``n``: whole vectors (two if they divide ``n``, else
-    one); an extent of at most two vectors whole (one short vector instruction sequence
-    beats a tile of a few lanes); else the largest power-of-two divisor up to a vector."""
+    one); an extent shorter than a vector whole (one short vector beats a tile of a few
+    lanes); else the largest power-of-two divisor up to a vector."""
     for d in (2 * lanes, lanes):
         if n % d == 0:
             return d
-    if n <= 2 * lanes:
+    if n <= lanes:
         return n
     p = 1
     while n % (2 * p) == 0 and 2 * p <= lanes:
