@@ -10,7 +10,8 @@ with tepad's auto-scheduler (same definitions, same sizes, same trial budget).
 One JSON line per op: ``op``, ``trials`` (asked), ``tune_s`` (wall time of ``tune_tir``),
 ``s_per_trial``, ``ms`` (the best schedule, rebuilt and timed with ``time_evaluator``:
 median of ``repeat`` runs), ``gflops``, ``default_ms`` (the untuned PrimFunc), ``max_err``
-(against numpy). The target is LLVM for the host CPU (the name LLVM gives it) with
+(against numpy), ``load_start`` / ``load_end`` (the machine's 1-minute load average when
+the search started and ended). The target is LLVM for the host CPU (the name LLVM gives it) with
 ``num-cores`` = ``--cores`` (MetaSchedule's thread count for parallel loops).
 """
 from __future__ import annotations
@@ -72,6 +73,7 @@ def run(op, sizes, trials, cores, repeat, ir_dir=None):
     default = tvm.compile(mod, target=target)
     default_ms = time_func(default, nd, max(3, repeat // 3))
     work = tempfile.mkdtemp(prefix=f"ms_{op}_")
+    load_start = round(os.getloadavg()[0], 1)
     t0 = time.perf_counter()
     db = ms.tune_tir(mod, target, work, max_trials_global=trials,
                      num_trials_per_iter=min(64, trials), num_tuning_cores=cores, seed=0,
@@ -97,7 +99,8 @@ def run(op, sizes, trials, cores, repeat, ir_dir=None):
             "tune_s": round(tune_s, 1), "s_per_trial": round(tune_s / max(1, measured), 2),
             "ms": round(ms_, 3), "gflops": round(flop / ms_ / 1e6, 1),
             "default_ms": round(default_ms, 3), "max_err": err, "tvm": tvm.__version__,
-            "cpu": cpu, "cores": cores}
+            "cpu": cpu, "cores": cores, "load_start": load_start,
+            "load_end": round(os.getloadavg()[0], 1)}
 
 
 def main(argv=None):
