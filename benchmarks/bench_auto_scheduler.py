@@ -142,57 +142,93 @@ def _inputs(op, sizes):
     return tensors, ins, ref(*ins), out
 
 
+def _expert_kernel(op, sizes, target, ins, out, want):
+    """``(call, what)``: the expert kernel of ``op`` bound to the benchmark's arrays,
+    checked against numpy first."""
+    esch, eargs, eargs_of, what = expert(op, sizes)
+    f = tvm.build(esch, eargs, target)
+    kargs = eargs_of(ins, out)
+    f(*kargs)
+    want_e = ins[0] @ ins[1] if op == "matmul" else want      # the bias is not in it
+    np.testing.assert_allclose(out, want_e, rtol=1e-3, atol=1e-3)
+    return (lambda: f(*kargs)), what
+
+
 def measure_expert(op, sizes, target, repeat) -> dict:
     """``{"expert": what, "expert_ms": ms}`` for ``expert(op, sizes)``, checked against
     numpy first; ``expert_ms`` None (and ``expert_error``) when it fails."""
     _, ins, want, out = _inputs(op, sizes)
     row = {}
     try:
-        esch, eargs, eargs_of, row["expert"] = expert(op, sizes)
-        f = tvm.build(esch, eargs, target)
-        kargs = eargs_of(ins, out)
-        f(*kargs)
-        want_e = ins[0] @ ins[1] if op == "matmul" else want      # the bias is not in it
-        np.testing.assert_allclose(out, want_e, rtol=1e-3, atol=1e-3)
-        row["expert_ms"] = round(_median_ms(lambda: f(*kargs), repeat), 3)
+        call, row["expert"] = _expert_kernel(op, sizes, target, ins, out, want)
+        row["expert_ms"] = round(_median_ms(call, repeat), 3)
     except Exception as err:  # noqa: BLE001 -- the table says it was not measured
         row["expert_ms"] = None
         row["expert_error"] = f"{type(err).__name__}: {err}"[:200]
     return row
 
 
+def _interleaved_ms(calls, repeat) -> dict:
+    """Median CPU time per call in ms of each of ``calls`` ({name: fn}), timed in
+    ``repeat`` rounds that take one block (at least 20 ms) of every fn in turn, so that a
+    change in the machine's load affects them alike."""
+    numbers, times = {}, {k: [] for k in calls}
+    for k, fn in calls.items():
+        t0 = time.thread_time()
+        fn()
+        numbers[k] = max(1, int(0.02 / max(time.thread_time() - t0, 1e-6)))
+    for _ in range(repeat):
+        for k, fn in calls.items():
+            t0 = time.thread_time()
+            for _ in range(numbers[k]):
+                fn()
+            times[k].append((time.thread_time() - t0) / numbers[k])
+    return {k: round(float(np.median(v)) * 1e3, 3) for k, v in times.items()}
+
+
 def run_op(op, sizes, trials, target, repeat, seed, log_dir):
-    """One JSON-able row: numpy, default_schedule and tuned times of ``op`` at ``sizes``."""
+    """One JSON-able row: numpy, expert, default_schedule and tuned times of ``op`` at
+    ``sizes`` (timed together after the search, ``_interleaved_ms``), the search's time and
+    its best-so-far curve."""
     func, args_of, flop_of, ref = OPS[op]
     args = args_of(sizes)
     tensors, ins, want, out = _inputs(op, sizes)
     flop = flop_of(sizes)
 
-    def timed(s, targs):
+    def kernel(s, targs):
         f = tvm.build(s, targs, target)
         f(*ins, out)
         np.testing.assert_allclose(out, want, rtol=1e-3, atol=1e-3)
-        return _median_ms(lambda: f(*ins, out), repeat)
+        return lambda: f(*ins, out)
 
-    row = {"op": op, "sizes": sizes, "trials": trials, "target": str(target),
-           "numpy_ms": round(_median_ms(lambda: ref(*ins), repeat), 3)}
-    row["default_ms"] = round(timed(*auto_scheduler.default_schedule([tensors[-1]], target)),
-                              3)
-    row["load_start"] = round(os.getloadavg()[0], 1)
-    row.update(measure_expert(op, sizes, target, repeat))
+    row = {"op": op, "sizes": sizes, "trials": trials, "target": str(target)}
+    calls = {"numpy": lambda: ref(*ins),
+             "default": kernel(*auto_scheduler.default_schedule([tensors[-1]], target))}
+    try:
+        calls["expert"], row["expert"] = _expert_kernel(op, sizes, target, ins, out, want)
+    except Exception as err:  # noqa: BLE001 -- the table says it was not measured
+        row["expert_ms"] = None
+        row["expert_error"] = f"{type(err).__name__}: {err}"[:200]
     log = os.path.join(log_dir, f"{op}.json")
     if os.path.exists(log):
         os.remove(log)
+    row["load_start"] = round(os.getloadavg()[0], 1)
     t0 = time.perf_counter()
     summary = auto_scheduler.tune_workload(func, args, trials, log, target=target, seed=seed)
     row["tune_s"] = round(time.perf_counter() - t0, 1)
     row["load_end"] = round(os.getloadavg()[0], 1)
     row["measured"], row["errors"] = summary.trials, summary.errors
+    row["confirmations"] = summary.confirmations
     row["s_per_trial"] = round(row["tune_s"] / max(1, summary.trials), 2)
     task = auto_scheduler.SearchTask(func=func, args=args, target=target)
-    row["ms"] = round(timed(*task.apply_best(log)), 3)
+    calls["tuned"] = kernel(*task.apply_best(log))
+    ms = _interleaved_ms(calls, repeat)
+    row["numpy_ms"], row["default_ms"], row["ms"] = ms["numpy"], ms["default"], ms["tuned"]
+    if "expert" in ms:
+        row["expert_ms"] = ms["expert"]
     row["gflops"] = round(flop / row["ms"] / 1e6, 1)
-    row["curve"] = [round(v, 2) for v in best_so_far(log, task.workload_key, flop)]
+    curve = best_so_far(log, task.workload_key, flop)[:summary.trials]
+    row["curve"] = [round(v, 2) for v in curve]
     return row
 
 

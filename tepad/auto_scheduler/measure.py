@@ -161,6 +161,7 @@ class ProgramMeasurer:
         runner.set_task(task, write_reference(task, os.path.join(self.dir, "ref.npz"),
                                               check=runner.check_correctness))
         self.best_state, self.best_cost, self.ct, self.error_ct = None, float("inf"), 0, 0
+        self.history = []               # every (MeasureInput, MeasureResult), in order
 
     def measure(self, states, policy=None) -> list:
         inputs = [MeasureInput(self.task, st if isinstance(st, State) else State(st))
@@ -184,6 +185,7 @@ class ProgramMeasurer:
         for b in builds:
             if b.filename and os.path.exists(b.filename):
                 os.remove(b.filename)
+        self.history.extend(zip(inputs, results))
         for inp, res in zip(inputs, results):
             self.ct += 1
             if res.error_no == MeasureErrorNo.NO_ERROR:

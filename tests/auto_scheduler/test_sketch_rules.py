@@ -191,3 +191,20 @@ def test_tuning_never_ends_worse_than_the_default(tmp_path):
     o = np.zeros((32, 32), "float32")
     tepad.build(s, args, TARGET)(a, b, c, o)
     np.testing.assert_allclose(o, a @ b + c, rtol=1e-5, atol=1e-5)
+
+
+def test_best_state_is_judged_by_all_its_measurements():
+    from tepad.auto_scheduler.measure import MeasureInput
+    from tepad.auto_scheduler.measure_record import best_by_state
+    from tepad.auto_scheduler.loop_state import State
+    task = auto_scheduler.SearchTask(func=matmul_add, args=(16, 16, 16, "float32"),
+                                     target=TARGET)
+    lucky, steady = State([["CI", "x"]]), State([["CI", "y"]])
+
+    def rec(state, ms):
+        return MeasureInput(task, state), MeasureResult((ms * 1e-3,), 0, "", 0.1, 0.0)
+    # one lucky timing of a state measured again (3 times in all) loses to a steady one
+    pairs = [rec(lucky, 1.0), rec(steady, 1.5), rec(lucky, 2.0), rec(steady, 1.6),
+             rec(lucky, 2.1)]
+    [((inp, _), cost)] = best_by_state(pairs).values()
+    assert inp.state == steady and cost == pytest.approx(1.55e-3)
