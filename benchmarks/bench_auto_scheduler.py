@@ -288,6 +288,16 @@ def table(rows, ms_rows, threads, note="") -> str:
                      f"{r['default_ms'] / r['ms']:.2f}x | {r['tune_s']:.0f} "
                      f"({r['s_per_trial']:.2f}) | {mcols} {_load(r)} / "
                      f"{_load(m) if m else '-'} |")
+    curves = [r for r in rows if r.get("curve")]
+    if curves:
+        lines += ["", "Best-so-far curves (the runner's GFLOP/s of the best state after trial 1, "
+                  "8, 16, 32, 64, ..., from the search's log; `--curve PNG` draws them):", ""]
+        for r in curves:
+            c = r["curve"]
+            marks = [k for k in (1, 8, 16, 32, 64, 128, 256, 512, 1000) if k <= len(c)]
+            sz = ", ".join(f"{k}={v}" for k, v in r["sizes"].items())
+            lines.append(f"- {r['op']} ({sz}): " +
+                         ", ".join(f"{k}: {c[k - 1]:.1f}" for k in marks))
     if note:
         lines += ["", note.strip()]
     lines += ["", "<!-- bench_auto_scheduler: end -->"]
