@@ -48,7 +48,7 @@ import random
 from ..errors import TepadError
 from ..target import Target
 from ..tensor.tensor import ComputeOp
-from ..tir.expr import ProducerLoad
+from ..tir.expr import Call, ProducerLoad, Select
 from ..tir.functor import collect_vars, post_order_visit
 from .loop_state import State
 
@@ -118,7 +118,6 @@ EXPENSIVE_CALLS = frozenset(
 def _body_facts(op) -> tuple:
     """``(has_branch, has_expensive_call, reads)`` of a compute op's body: a branch is an
     ``if_then_else`` or a ``Select``; ``reads`` are its ProducerLoads."""
-    from ..tir.expr import Call, Select
     facts = {"branch": False, "expensive": False}
     reads = []
 
