@@ -5,7 +5,10 @@ with tepad's auto-scheduler (same definitions, same sizes, same trial budget).
 
     python -m venv /tmp/tvmvenv && /tmp/tvmvenv/bin/pip install apache-tvm numpy
     TVM_NUM_THREADS=1 /tmp/tvmvenv/bin/python benchmarks/peers/bench_metaschedule.py \\
-        --trials 64 --ops matmul conv2d softmax
+        --trials 64 --ops matmul conv2d softmax [--ir DIR]
+
+``--ir DIR`` writes each op's best schedule (its TIR and the trace that made it) to
+``DIR/OP.py``, to compare with the lowered IR of tepad's best state.
 
 One JSON line per op: ``op``, ``trials`` (asked), ``tune_s`` (wall time of ``tune_tir``),
 ``s_per_trial``, ``ms`` (the best schedule, rebuilt and timed with ``time_evaluator``:
