@@ -568,7 +568,9 @@ def cmd_tune_auto(ns, out):
         out.write(f"[{name}] args={args}\n")
         out.flush()
         r = tune_workload(found[name], args, ns.n_trial, log, runner=runner, seed=ns.seed)
-        out.write(f"[{name}] {r.trials} states measured, {r.errors} failed\n")
+        out.write(f"[{name}] {r.trials} states measured, {r.errors} failed"
+                  + (f" (and {r.confirmations} measured again to confirm the best)"
+                     if r.confirmations else "") + "\n")
         for what, cost in (("default_schedule", r.default_cost), ("best", r.best_cost)):
             if cost is None:
                 out.write(f"[{name}] {what}: did not run\n")
@@ -577,7 +579,8 @@ def cmd_tune_auto(ns, out):
                           f"{r.flop / cost / 1e9:.2f} GFLOPS\n")
         if r.speedup is not None:
             out.write(f"[{name}] speedup over default_schedule: {r.speedup:.2f}x\n")
-        curves[name] = best_so_far(log, make_workload_key(found[name], args), r.flop)
+        curves[name] = best_so_far(log, make_workload_key(found[name], args),
+                                   r.flop)[:r.trials]
     if ns.curve:
         plot_curve(curves, ns.curve)
         out.write(f"best-so-far curve: {ns.curve}\n")

@@ -5,12 +5,16 @@ with tepad's auto-scheduler (same definitions, same sizes, same trial budget).
 
     python -m venv /tmp/tvmvenv && /tmp/tvmvenv/bin/pip install apache-tvm numpy
     TVM_NUM_THREADS=1 /tmp/tvmvenv/bin/python benchmarks/peers/bench_metaschedule.py \\
-        --trials 64 --ops matmul conv2d softmax
+        --trials 64 --ops matmul conv2d softmax [--ir DIR]
+
+``--ir DIR`` writes each op's best schedule (its TIR and the trace that made it) to
+``DIR/OP.py``, to compare with the lowered IR of tepad's best state.
 
 One JSON line per op: ``op``, ``trials`` (asked), ``tune_s`` (wall time of ``tune_tir``),
 ``s_per_trial``, ``ms`` (the best schedule, rebuilt and timed with ``time_evaluator``:
 median of ``repeat`` runs), ``gflops``, ``default_ms`` (the untuned PrimFunc), ``max_err``
-(against numpy). The target is LLVM for the host CPU (the name LLVM gives it) with
+(against numpy), ``load_start`` / ``load_end`` (the machine's 1-minute load average when
+the search started and ended). The target is LLVM for the host CPU (the name LLVM gives it) with
 ``num-cores`` = ``--cores`` (MetaSchedule's thread count for parallel loops).
 """
 from __future__ import annotations
@@ -57,7 +61,7 @@ def time_func(exe, args, repeat):
     return float(np.median(times)) * 1e3
 
 
-def run(op, sizes, trials, cores, repeat):
+def run(op, sizes, trials, cores, repeat, ir_dir=None):
     tensors, flop = OPS[op](sizes)
     cpu = tvm.get_global_func("target.llvm_get_system_cpu")()
     target = tvm.target.Target({"kind": "llvm", "mcpu": cpu, "num-cores": cores})
@@ -72,6 +76,7 @@ def run(op, sizes, trials, cores, repeat):
     default = tvm.compile(mod, target=target)
     default_ms = time_func(default, nd, max(3, repeat // 3))
     work = tempfile.mkdtemp(prefix=f"ms_{op}_")
+    load_start = round(os.getloadavg()[0], 1)
     t0 = time.perf_counter()
     db = ms.tune_tir(mod, target, work, max_trials_global=trials,
                      num_trials_per_iter=min(64, trials), num_tuning_cores=cores, seed=0,
@@ -84,6 +89,10 @@ def run(op, sizes, trials, cores, repeat):
     if sch is None:
         return {"op": op, "sizes": sizes, "trials": trials, "tune_s": tune_s,
                 "error": "no valid schedule"}
+    if ir_dir:                          # the best schedule's TIR and trace, to compare
+        os.makedirs(ir_dir, exist_ok=True)
+        with open(os.path.join(ir_dir, f"{op}.py"), "w") as fh:
+            fh.write(sch.mod.script() + "\n# trace\n" + str(sch.trace) + "\n")
     f = tvm.compile(sch.mod, target=target)
     f["main"](*nd)
     err = float(np.max(np.abs(nd[-1].numpy() - want)))
@@ -93,7 +102,8 @@ def run(op, sizes, trials, cores, repeat):
             "tune_s": round(tune_s, 1), "s_per_trial": round(tune_s / max(1, measured), 2),
             "ms": round(ms_, 3), "gflops": round(flop / ms_ / 1e6, 1),
             "default_ms": round(default_ms, 3), "max_err": err, "tvm": tvm.__version__,
-            "cpu": cpu, "cores": cores}
+            "cpu": cpu, "cores": cores, "load_start": load_start,
+            "load_end": round(os.getloadavg()[0], 1)}
 
 
 def main(argv=None):
@@ -105,6 +115,7 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=9)
     ap.add_argument("--size", action="append", default=[],
                     help="OP:KEY=VALUE to change a size (e.g. matmul:n=512)")
+    ap.add_argument("--ir", help="write each op's best TIR and trace to DIR/OP.py")
     ns = ap.parse_args(argv)
     sizes = {k: dict(v) for k, v in SIZES.items()}
     for item in ns.size:
@@ -112,7 +123,7 @@ def main(argv=None):
         key, value = kv.split("=", 1)
         sizes[op][key] = int(value)
     for op in ns.ops:
-        print(json.dumps(run(op, sizes[op], ns.trials, ns.cores, ns.repeat)), flush=True)
+        print(json.dumps(run(op, sizes[op], ns.trials, ns.cores, ns.repeat, ns.ir)), flush=True)
     return 0
 
 

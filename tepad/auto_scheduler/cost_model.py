@@ -5,9 +5,9 @@ throughput (the task's best measured cost over the state's cost; 0 for failed st
 xgboost on loop-nest features read from the state's sketch parameters: the log2 extent of
 every tile level, and per tiled stage the accumulator block, the innermost vector length and
 whether it is a multiple of the target's lanes, the parallel extent and the inner working
-set (for GPU sketches: blocks, virtual threads, threads and whether they fill warps,
-accumulators per thread, the inner reduction tile and the shared bytes); plus the unroll
-budget. It is retrained as measurements arrive; with fewer than
+set, and the compute location of each stage that has a choice (for GPU sketches: blocks,
+virtual threads, threads and whether they fill warps, accumulators per thread, the inner
+reduction tile and the shared bytes); plus the unroll budget. It is retrained as measurements arrive; with fewer than
 ``num_warmup_sample`` successful samples of a task it scores at random."""
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from ..errors import TepadError
 from ..target import Target
 from .compute_dag import ComputeDAG
 from .gpu_sketch import GpuSketch, make_sketch
+from .measure import result_cost
 from .measure_record import load_records
 from .sketch import Sketch
 from .workload_registry import workload_key_to_tensors
@@ -59,6 +60,9 @@ def state_features(sketch: Sketch, params) -> np.ndarray:
         work = math.prod(lv[2] * lv[3] for lv in sp) * math.prod(lv[1] for lv in rd)
         feats += [_log2(block), _log2(vec), float(vec % sketch.lanes == 0),
                   float(block <= sketch.regs * sketch.lanes // 2), _log2(par), _log2(work)]
+    loc = params.get("loc", {})
+    for name, choices in sorted(sketch.loc_choices.items()):
+        feats.extend(float(loc.get(name, choices[0]) == c) for c in choices)
     feats.append(_log2(1 + int(params.get("unroll", 0))))
     return np.array(feats, dtype=np.float64)
 
@@ -153,7 +157,7 @@ class XGBModel(CostModel):
                 x = state_features(sk, params)
             except (TepadError, KeyError):
                 continue
-            cost = float(np.mean(res.costs)) if res.error_no == 0 and res.costs else None
+            cost = result_cost(res) if res.error_no == 0 and res.costs else None
             bucket = self.samples.setdefault(inp.task.workload_key, {"x": [], "cost": []})
             bucket["x"].append(x)
             bucket["cost"].append(cost)

@@ -2,9 +2,9 @@
 numbers (``best_so_far``) and as a picture (``plot_curve``, matplotlib)."""
 from __future__ import annotations
 
-import numpy as np
 
 from ..errors import TepadError
+from .measure import result_cost
 from .measure_record import load_records
 
 
@@ -16,7 +16,7 @@ def best_so_far(log_file, workload_key, flop) -> list:
         if inp.task.workload_key != workload_key:
             continue
         if res.error_no == 0 and res.costs:
-            best = min(best, float(np.mean(res.costs)))
+            best = min(best, result_cost(res))
         out.append(flop / best / 1e9 if best < float("inf") else 0.0)
     return out
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import os
 
-import numpy as np
 
 from ..errors import TepadError
-from .measure_record import load_records
+from .measure_record import best_by_state, load_records
 
 
 class ApplyHistoryBest:
@@ -29,15 +28,10 @@ class ApplyHistoryBest:
             else:
                 raise TepadError(f"ApplyHistoryBest: records must be log file names or "
                                  f"(MeasureInput, MeasureResult) pairs, got {rec!r}")
-            for i, (inp, res) in enumerate(rows):
-                if n_lines is not None and i >= n_lines:
-                    break
-                if res.error_no != 0 or not res.costs:
-                    continue
-                cost = float(np.mean(res.costs))
-                target = str(inp.task.target)
-                for key in ((target, inp.task.workload_key),
-                            (target.split()[0], inp.task.workload_key)):
+            if n_lines is not None:
+                rows = [r for i, r in enumerate(rows) if i < n_lines]
+            for (target, wkey), ((inp, _), cost) in best_by_state(rows).items():
+                for key in ((target, wkey), (target.split()[0], wkey)):
                     if key not in self.best or cost < self.best[key][1]:
                         self.best[key] = (inp.state, cost)
 

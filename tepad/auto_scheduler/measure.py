@@ -36,6 +36,14 @@ MeasureResult.__doc__ = ("A measurement: ``costs`` (seconds per run; empty on an
                          "(seconds the measurement took) and ``timestamp``.")
 
 
+def result_cost(res) -> float:
+    """The cost the search ranks a measurement by: the least of its ``costs`` (the repeat
+    least disturbed by other work on the machine), ``inf`` for a failed one."""
+    if res.error_no != 0 or not res.costs:
+        return float("inf")
+    return float(min(res.costs))
+
+
 def build_state(task, steps, path) -> BuildResult:
     """Build worker job: replay ``steps`` on the task's DAG, build for the task's target and
     write the shared library to ``path``; errors come back in the BuildResult."""
@@ -70,15 +78,28 @@ class LocalRunner(tvm_measure.LocalRunner):
     """Checks each built state against the oracle once, then times it: ``number`` calls per
     timing, ``repeat`` timings, each at least ``min_repeat_ms`` (TVM's defaults). Past
     ``timeout`` seconds the measuring worker is killed (RUN_TIMEOUT). ``device`` and
-    ``enable_cpu_cache_flush`` are accepted and have no effect."""
+    ``enable_cpu_cache_flush`` are accepted and have no effect.
+
+    ``clock`` (tepad's): ``"cpu"`` (default) times CPU kernels by the CPU time of the
+    measuring process, so that a machine busy with other jobs does not rank a candidate by
+    how long it waited for a core (with several kernel threads this is their sum: the work,
+    not the parallel speed); ``"wall"`` by wall time (TVM's measure; GPU kernels always)."""
+
+    CLOCKS = ("cpu", "wall")
 
     def __init__(self, timeout=10, number=3, repeat=1, min_repeat_ms=100,
                  cooldown_interval=0.0, enable_cpu_cache_flush=False, device=0,
-                 check_correctness=True, rtol=1e-4, atol=1e-4):
+                 check_correctness=True, rtol=1e-4, atol=1e-4, clock="cpu"):
+        if clock not in self.CLOCKS:
+            raise TepadError(f"LocalRunner: clock must be one of {self.CLOCKS}, got {clock!r}")
         super().__init__(timeout=timeout, number=number, repeat=repeat,
                          min_repeat_ms=min_repeat_ms, cooldown_interval=cooldown_interval,
                          enable_cpu_cache_flush=enable_cpu_cache_flush,
                          check_correctness=check_correctness, rtol=rtol, atol=atol)
+        self.clock = clock
+
+    def job(self, build_result) -> dict:
+        return dict(super().job(build_result), clock=self.clock)
 
 
 class LocalRPCMeasureContext:
@@ -153,6 +174,7 @@ class ProgramMeasurer:
         runner.set_task(task, write_reference(task, os.path.join(self.dir, "ref.npz"),
                                               check=runner.check_correctness))
         self.best_state, self.best_cost, self.ct, self.error_ct = None, float("inf"), 0, 0
+        self.history = []               # every (MeasureInput, MeasureResult), in order
 
     def measure(self, states, policy=None) -> list:
         inputs = [MeasureInput(self.task, st if isinstance(st, State) else State(st))
@@ -176,10 +198,11 @@ class ProgramMeasurer:
         for b in builds:
             if b.filename and os.path.exists(b.filename):
                 os.remove(b.filename)
+        self.history.extend(zip(inputs, results))
         for inp, res in zip(inputs, results):
             self.ct += 1
             if res.error_no == MeasureErrorNo.NO_ERROR:
-                cost = float(np.mean(res.costs))
+                cost = result_cost(res)
                 if cost < self.best_cost:
                     self.best_cost, self.best_state = cost, inp.state
                 if self.verbose >= 1:

@@ -12,10 +12,11 @@ import os
 
 import numpy as np
 
+
 from ..errors import TepadError
 from ..target import Target
 from .loop_state import State
-from .measure import MeasureInput, MeasureResult
+from .measure import MeasureInput, MeasureResult, result_cost
 
 LOG_VERSION = "v0.6"
 
@@ -98,22 +99,41 @@ def load_records(filename):
     return iter(RecordReader(filename))
 
 
-def _cost(res) -> float:
-    return float(np.mean(res.costs)) if res.error_no == 0 and res.costs else float("inf")
+def best_by_state(pairs) -> dict:
+    """``{(target string, workload key): ((MeasureInput, MeasureResult), cost)}``: per task,
+    the state with the lowest cost, a state's cost being the median of ``result_cost`` over
+    its successful records (one record: its cost; a state measured again, as
+    ``tune_workload`` confirms its best few, is judged by all its measurements, so one lucky
+    timing does not pick it)."""
+    costs, last = {}, {}
+    for inp, res in pairs:
+        cost = result_cost(res)
+        if cost == float("inf"):
+            continue
+        key = (str(inp.task.target), inp.task.workload_key, inp.state.key())
+        costs.setdefault(key, []).append(cost)
+        last[key] = (inp, res)
+    out = {}
+    for key, cs in costs.items():
+        cost = float(np.median(cs))
+        task = key[:2]
+        if task not in out or cost < out[task][1]:
+            out[task] = (last[key], cost)
+    return out
 
 
 def load_best_record(filename, workload_key=None, target=None, include_compatible=False):
-    """The ``(MeasureInput, MeasureResult)`` with the lowest mean cost among the successful
-    records (of ``workload_key`` and ``target`` when given); ``(None, None)`` if none."""
+    """The ``(MeasureInput, MeasureResult)`` of the best state (``best_by_state``: the
+    lowest median of its records' least repeats) among the successful records (of
+    ``workload_key`` and ``target`` when given); ``(None, None)`` if none."""
+    want = str(Target.canon_target(target)) if target is not None else None
+    rows = ((inp, res) for inp, res in load_records(filename)
+            if (workload_key is None or inp.task.workload_key == workload_key)
+            and (want is None or str(inp.task.target) == want))
     best, best_cost = (None, None), float("inf")
-    for inp, res in load_records(filename):
-        if workload_key is not None and inp.task.workload_key != workload_key:
-            continue
-        if target is not None and str(inp.task.target) != str(Target.canon_target(target)):
-            continue
-        cost = _cost(res)
+    for pair, cost in best_by_state(rows).values():
         if cost < best_cost:
-            best, best_cost = (inp, res), cost
+            best, best_cost = pair, cost
     return best
 
 

@@ -19,6 +19,7 @@ from ..errors import TepadError
 from .cost_model import CostModel, RandomModel
 from .custom_sketch import CustomSketch, PreloadCustomSketchRule
 from .measure import MeasureInput
+from .measure import result_cost
 from .measure_record import load_records
 
 
@@ -104,7 +105,7 @@ class SketchPolicy:
             self._model_task = task
 
     def record(self, state, res):
-        cost = float(np.mean(res.costs)) if res.error_no == 0 and res.costs else float("inf")
+        cost = result_cost(res)
         self.measured[state.key()] = (state, cost)
 
     def _best_measured(self, n):

@@ -10,8 +10,8 @@ from ..errors import TepadError
 from ..target import Target, is_gpu_kind
 from .compute_dag import ComputeDAG
 from .cost_model import HAVE_XGBOOST, RandomModel, XGBModel
-from .measure import LocalBuilder, LocalRunner, ProgramMeasurer
-from .measure_record import RecordToFile, load_best_record
+from .measure import LocalBuilder, LocalRunner, ProgramMeasurer, result_cost
+from .measure_record import RecordToFile, best_by_state, load_best_record
 from .search_policy import SketchPolicy
 from .gpu_sketch import make_sketch
 from .sketch import Sketch
@@ -189,11 +189,12 @@ def auto_schedule(task, search_policy=None, tuning_options=None):
 
 
 class TuneSummary:
-    """What ``tune_workload`` found: trials, errors, the default's and the best cost
-    (seconds; None when it did not run), the DAG's operation count and the log."""
+    """What ``tune_workload`` found: trials (states searched), confirmations (measurements
+    repeated at the end), errors, the default's and the best cost (seconds; None when it
+    did not run), the DAG's operation count and the log."""
 
-    def __init__(self, trials, errors, default_cost, best_cost, flop, log):
-        self.trials, self.errors = trials, errors
+    def __init__(self, trials, errors, default_cost, best_cost, flop, log, confirmations=0):
+        self.trials, self.errors, self.confirmations = trials, errors, confirmations
         self.default_cost, self.best_cost, self.flop, self.log = default_cost, best_cost, \
             flop, log
 
@@ -204,25 +205,52 @@ class TuneSummary:
         return self.default_cost / self.best_cost
 
 
+CONFIRM_TOP, CONFIRM_ROUNDS = 4, 2
+
+
+def confirm_best(measurer, states, rounds=CONFIRM_ROUNDS):
+    """Measure ``states`` ``rounds`` times more, one after another in each round (so that a
+    change in the machine's load hits them all), and make the measurer's best the state with
+    the lowest median over all its measurements (``best_by_state``)."""
+    for _ in range(rounds):
+        measurer.measure(states)
+    best = best_by_state(measurer.history)
+    if best:
+        (pair, cost), = best.values()
+        measurer.best_state, measurer.best_cost = pair[0].state, cost
+
+
 def tune_workload(func, args, n_trial, log, target="llvm", runner=None, seed=None,
                   verbose=0) -> TuneSummary:
     """Measure the analytical default (``default_schedule``'s state) of a registered
     workload, then search ``n_trial - 1`` more states with ``SketchPolicy``; everything is
-    appended to ``log``. What ``tepad tune --auto`` runs."""
+    appended to ``log``. The default runner times each state 3 times (at least 20 ms each,
+    CPU time: ``LocalRunner(clock="cpu")``) and the search ranks by the least of them. At
+    the end the best ``CONFIRM_TOP`` states and the default are measured
+    ``CONFIRM_ROUNDS`` times more (``confirm_best``); the best is the lowest median over a
+    state's measurements, as ``apply_best`` reads the log. What ``tepad tune --auto``
+    runs."""
     task = SearchTask(func=func, args=args, target=target)
-    measurer = ProgramMeasurer(task, LocalBuilder(), runner or LocalRunner(),
+    measurer = ProgramMeasurer(task, LocalBuilder(),
+                               runner or LocalRunner(number=3, repeat=3, min_repeat_ms=20),
                                [RecordToFile(log)], verbose)
     try:
         default = task.sketch.state(task.sketch.default_params())
         _, [res] = measurer.measure([default])
-        default_cost = sum(res.costs) / len(res.costs) if res.error_no == 0 else None
+        default_cost = result_cost(res) if res.error_no == 0 else None
         if n_trial > 1:
             model = XGBModel(num_warmup_sample=8) if HAVE_XGBOOST else RandomModel(seed)
             policy = SketchPolicy(task, model, seed=seed, verbose=verbose)
             policy.record(default, res)
             policy.search(n_trial - 1, None, 16, measurer)
+        trials = measurer.ct
+        if n_trial > 1 and measurer.best_state is not None:
+            top = policy._best_measured(CONFIRM_TOP)
+            if default_cost is not None and default not in top:
+                top.append(default)
+            confirm_best(measurer, top)
         best = measurer.best_cost if measurer.best_state is not None else None
-        return TuneSummary(measurer.ct, measurer.error_ct, default_cost, best,
-                           task.compute_dag.flop_ct, log)
+        return TuneSummary(trials, measurer.error_ct, default_cost, best,
+                           task.compute_dag.flop_ct, log, measurer.ct - trials)
     finally:
         measurer.close()

@@ -2,7 +2,18 @@
 
 The sketch of a DAG is decided by rules, consumers before producers:
 
-* an injective stage (no reduction) that is not an output is inlined (``compute_inline``);
+* an injective stage (no reduction) that is not an output is inlined (``compute_inline``)
+  when it is *strictly inlinable* (TVM's rule): its reads index the tensors by its own loop
+  variables in order, and its body has no branch (``if_then_else``, ``Select``) and no
+  expensive call (``exp``, ``log``, ``tanh``, ...). Any other injective stage (a padding, a
+  softmax's ``exp``) gets a compute location from the parameters (``params["loc"][stage]``):
+  ``"root"`` (its own parallel, vectorized loop nest), ``"at"`` (computed at the outer
+  parallel loop of its only consumer, when that consumer is tiled) or ``"inline"``, which is
+  offered only where it costs no recomputation of an expensive body: a producer with an
+  expensive call is inlined only into one elementwise consumer that reads it once. The
+  default is ``"inline"`` for a cheap body read fewer than 16 times per element (a depthwise
+  conv's padding), else ``"at"`` (a conv's padding, read once per output channel and tap),
+  else ``"root"``;
 * a stage with a reduction and spatial loops gets multi-level tiling, SSRSRS: every spatial
   loop split in 4 levels, every reduction loop in 2, ordered
   ``S0 S1 R0 S2 R1 S3``. Its outer levels live in a host stage: the single consumer when that
@@ -20,8 +31,9 @@ The sketch of a DAG is decided by rules, consumers before producers:
   part into a parallel loop and vectorizes the inner part.
 
 The free choices are the parameters: ``params["tile"][key]`` (the extents of the levels of
-each split loop, key ``"stage/loop"``, their product the loop's extent) and
-``params["unroll"]`` (the pragma's step budget). ``Sketch.steps(params)`` writes the state's
+each split loop, key ``"stage/loop"``, their product the loop's extent),
+``params["unroll"]`` (the pragma's step budget) and ``params["loc"]`` (the compute location
+of each stage that is not strictly inlinable, from ``Sketch.loc_choices``). ``Sketch.steps(params)`` writes the state's
 steps; ``random_params``/``mutate`` draw and perturb them within the target's bounds: the
 accumulator block (the product of the S3 extents) must fit the target's vector registers
 (``vector_registers`` x ``vector_lanes``).
@@ -33,9 +45,10 @@ import math
 import os
 import random
 
+from ..errors import TepadError
 from ..target import Target
 from ..tensor.tensor import ComputeOp
-from ..tir.expr import ProducerLoad
+from ..tir.expr import Call, ProducerLoad, Select
 from ..tir.functor import collect_vars, post_order_visit
 from .loop_state import State
 
@@ -96,6 +109,68 @@ def _has_reuse(op) -> bool:
     return False
 
 
+EXPENSIVE_CALLS = frozenset(
+    "tir." + n for n in ("exp", "exp2", "exp10", "log", "log2", "log10", "log1p", "tanh",
+                         "sigmoid", "pow", "erf", "sin", "cos", "tan", "sinh", "cosh", "asin",
+                         "acos", "atan", "atan2", "atanh", "asinh", "acosh"))
+
+
+def _body_facts(op) -> tuple:
+    """``(has_branch, has_expensive_call, reads)`` of a compute op's body: a branch is an
+    ``if_then_else`` or a ``Select``; ``reads`` are its ProducerLoads."""
+    facts = {"branch": False, "expensive": False}
+    reads = []
+
+    def visit(n):
+        if isinstance(n, ProducerLoad):
+            reads.append(n)
+        elif isinstance(n, Select):
+            facts["branch"] = True
+        elif isinstance(n, Call):
+            name = n.op.name
+            if name == "tir.if_then_else":
+                facts["branch"] = True
+            elif name in EXPENSIVE_CALLS:
+                facts["expensive"] = True
+
+    for b in op.body:
+        post_order_visit(b, visit)
+    return facts["branch"], facts["expensive"], reads
+
+
+def strictly_inlinable(op) -> bool:
+    """TVM's ``is_strictly_inlineable``: an injective compute whose reads index each tensor
+    by a subsequence of its own loop variables (in order, none twice: no shifted, transposed
+    or computed index) and whose body has no branch and no expensive call; a compute that
+    reads nothing (a constant tensor) is always strictly inlinable."""
+    if not _injective(op):
+        return False
+    branch, expensive, reads = _body_facts(op)
+    if not reads:
+        return True
+    if branch or expensive:
+        return False
+    order = [iv.var for iv in op.axis]
+    for load in reads:
+        pos = []
+        for idx in load.indices:
+            if not any(idx is v for v in order):
+                try:
+                    int(idx)            # a constant index
+                    continue
+                except (TypeError, ValueError):
+                    return False
+            pos.append(next(i for i, v in enumerate(order) if idx is v))
+        if pos != sorted(set(pos)):
+            return False
+    return True
+
+
+def _reads_of(op, producer) -> int:
+    """How many loads of ``producer``'s output the body of ``op`` holds."""
+    return sum(1 for r in _body_facts(op)[2] if r.producer.op is producer)
+
+
 def _same_shape(a, b) -> bool:
     return [_ext(iv) for iv in a.axis] == [_ext(iv) for iv in b.axis]
 
@@ -149,6 +224,8 @@ class Sketch:
         self.cores = os.cpu_count() or 1
         self.plan = []
         self.tile_keys = {}             # key -> (extent, levels)
+        self.loc_choices = {}           # stage -> its compute locations, the default first
+        self.attach = {}                # tiled stage -> (host stage, its outer parallel loop)
         host_of = {}
         for op in dag.compute_ops:
             cons = dag.consumers[dag.name_of(op)]
@@ -164,7 +241,14 @@ class Sketch:
             if name in hosted:
                 self._add_tiled(op, dag.op_by_name[hosted[name]], "fuse")
             elif _injective(op) and not dag.is_output(op):
-                self.plan.append(("inline", name, None))
+                if strictly_inlinable(op):
+                    self.plan.append(("inline", name, None))
+                else:
+                    self.loc_choices[name] = self._locations(op)
+                    if op.axis and all(_const(iv) for iv in op.axis):
+                        last = op.axis[-1].var.name
+                        self.tile_keys[f"{name}/{last}"] = (_ext(op.axis[-1]), 2)
+                    self.plan.append(("flex", name, None))
             elif self._needs_rfactor(op):
                 k = op.reduce_axis[0]
                 self.tile_keys[f"{name}/{k.var.name}"] = (_ext(k), 2)
@@ -176,6 +260,47 @@ class Sketch:
                 self.tile_keys[f"{name}/{last}"] = (_ext(op.axis[-1]), 2)
                 self.plan.append(("simple", name, None))
             # anything else (scans, symbolic shapes, full reductions) keeps the default
+
+    def _locations(self, op) -> list:
+        """The compute locations of an injective stage that is not strictly inlinable, the
+        default first: ``"at"`` the outer parallel loop of its only consumer when that
+        consumer is tiled (a padding next to the tiles that read it), ``"root"``, and
+        ``"inline"`` unless that would compute an expensive body more than once per element
+        (more than one consumer or read, a reduction or inlined consumer)."""
+        cons = self.dag.consumers[self.dag.name_of(op)]
+        _, expensive, _ = _body_facts(op)
+        out = []
+        if len(cons) == 1 and self.dag.name_of(cons[0]) in self.attach:
+            out.append("at")
+        if op.axis and all(_const(iv) for iv in op.axis):
+            out.append("root")
+        cheap_once = len(cons) == 1 and _injective(cons[0]) and \
+            _reads_of(cons[0], op) == 1 and \
+            (self.dag.is_output(cons[0]) or not strictly_inlinable(cons[0]))
+        if not expensive or cheap_once:
+            # a cheap body read a few times per element (a depthwise conv's padding) costs
+            # less recomputed than stored and loaded again: inline it by default
+            if cheap_once or (not expensive and self._reads_per_element(op) < 16):
+                out.insert(0, "inline")
+            else:
+                out.append("inline")
+        return out or ["inline"]
+
+    def _reads_per_element(self, op) -> float:
+        """How many times the consumers' loops read each element of ``op`` (their iterations
+        times their reads of it, over its size); inf where an extent is not constant."""
+        size = 1
+        for iv in op.axis:
+            if not _const(iv):
+                return float("inf")
+            size *= _ext(iv)
+        reads = 0
+        for c in self.dag.consumers[self.dag.name_of(op)]:
+            ivs = list(c.axis) + list(getattr(c, "reduce_axis", []))
+            if not all(_const(iv) for iv in ivs):
+                return float("inf")
+            reads += math.prod(_ext(iv) for iv in ivs) * _reads_of(c, op)
+        return reads / max(1, size)
 
     def _needs_rfactor(self, op) -> bool:
         """TVM's rfactor rule for one reduction loop at least two vectors long: when no
@@ -191,12 +316,16 @@ class Sketch:
         return red >= 16 * space or not _has_reuse(op)
 
     def _add_tiled(self, host, tiled, mode):
-        tname = self.dag.name_of(tiled)
+        tname, hname = self.dag.name_of(tiled), self.dag.name_of(host)
+        if mode == "plain":
+            self.attach[tname] = (tname, "@".join(f"{iv.var.name}.0" for iv in tiled.axis))
+        else:                   # the host: the stage itself (its copy-out) or its consumer
+            self.attach[tname] = (hname, "@".join(f"{iv.var.name}.0" for iv in host.axis))
         for iv in tiled.axis:
             self.tile_keys[f"{tname}/{iv.var.name}"] = (_ext(iv), 4)
         for iv in tiled.reduce_axis:
             self.tile_keys[f"{tname}/{iv.var.name}"] = (_ext(iv), 2)
-        self.plan.append(("tiled", tname, (self.dag.name_of(host), mode)))
+        self.plan.append(("tiled", tname, (hname, mode)))
 
     # --- steps ------------------------------------------------------------------------------
     def steps(self, params) -> list:
@@ -206,19 +335,38 @@ class Sketch:
             op = self.dag.op_by_name[name]
             if kind == "inline":
                 out.append(["CI", name])
+            elif kind == "flex":
+                loc = params.get("loc", {}).get(name, self.loc_choices[name][0])
+                if loc not in self.loc_choices[name]:
+                    raise TepadError(f"sketch parameters: stage {name!r} has no compute "
+                                     f"location {loc!r}; its locations are "
+                                     f"{self.loc_choices[name]}")
+                if loc == "inline":
+                    out.append(["CI", name])
+                elif loc == "at":
+                    cons = self.dag.name_of(self.dag.consumers[name][0])
+                    out.append(["CA", name] + list(self.attach[cons]))
+                elif f"{name}/{op.axis[-1].var.name}" in self.tile_keys:
+                    out.extend(self._simple_steps(op, tile))
             elif kind == "simple":
-                axes = [iv.var.name for iv in op.axis]
-                last = axes[-1]
-                out.append(["SP", name, last, [tile[f"{name}/{last}"][1]]])
-                outer = axes[:-1] + [f"{last}.0"]
-                out.append(["FU", name, outer])
-                out.append(["AN", name, "@".join(outer), "parallel"])
-                out.append(["AN", name, f"{last}.1", "vectorize"])
+                out.extend(self._simple_steps(op, tile))
             elif kind == "rfactor":
                 out.extend(self._rfactor_steps(op, tile))
             else:
                 out.extend(self._tiled_steps(op, extra[0], extra[1], tile, unroll))
         return out
+
+    def _simple_steps(self, op, tile) -> list:
+        """Split the last loop, fuse the others with its outer part into one parallel loop
+        and vectorize the inner part."""
+        name = self.dag.name_of(op)
+        axes = [iv.var.name for iv in op.axis]
+        last = axes[-1]
+        outer = axes[:-1] + [f"{last}.0"]
+        return [["SP", name, last, [tile[f"{name}/{last}"][1]]],
+                ["FU", name, outer],
+                ["AN", name, "@".join(outer), "parallel"],
+                ["AN", name, f"{last}.1", "vectorize"]]
 
     def _rfactor_steps(self, op, tile) -> list:
         """Split the reduction (``k.0`` outer, ``k.1`` inner), rfactor ``k.1`` into the
@@ -318,17 +466,37 @@ class Sketch:
                 break
         else:
             return self.default_params()
-        return {"tile": tile, "unroll": rng.choice(UNROLL_CHOICES)}
+        return {"tile": tile, "unroll": rng.choice(UNROLL_CHOICES),
+                "loc": {n: rng.choice(c) for n, c in sorted(self.loc_choices.items())}}
+
+    def _loc(self, params) -> dict:
+        return {n: params.get("loc", {}).get(n, c[0]) for n, c in self.loc_choices.items()}
 
     def mutate(self, params, rng: random.Random) -> dict:
         """A copy of ``params`` with one prime factor moved between two levels of one split
-        (or, one time in five, another unroll budget)."""
-        return mutate_tiles(params, rng, self.tile_keys, self._register_ok, UNROLL_CHOICES)
+        (or, one time in five, another unroll budget; one time in six, where some stage has
+        several compute locations, another location for one of them)."""
+        movable = sorted(n for n, c in self.loc_choices.items() if len(c) > 1)
+        if movable and rng.random() < 1 / 6:
+            p = copy.deepcopy(params)
+            p["loc"] = self._loc(params)
+            n = rng.choice(movable)
+            p["loc"][n] = rng.choice([c for c in self.loc_choices[n] if c != p["loc"][n]])
+            return p
+        p = mutate_tiles(params, rng, self.tile_keys, self._register_ok, UNROLL_CHOICES)
+        if self.loc_choices:
+            p["loc"] = self._loc(params)
+        return p
 
     def crossover(self, a, b, rng: random.Random):
-        """A child taking each split loop's tile levels and the unroll budget from ``a`` or
-        ``b`` at random; None when the child breaks the register bound."""
-        return crossover_tiles(a, b, rng, self.tile_keys, self._register_ok)
+        """A child taking each split loop's tile levels, each stage's compute location and
+        the unroll budget from ``a`` or ``b`` at random; None when the child breaks the
+        register bound."""
+        child = crossover_tiles(a, b, rng, self.tile_keys, self._register_ok)
+        if child is not None and self.loc_choices:
+            la, lb = self._loc(a), self._loc(b)
+            child["loc"] = {n: (la if rng.random() < 0.5 else lb)[n] for n in sorted(la)}
+        return child
 
     def default_params(self) -> dict:
         """Analytical tile sizes from the target: the innermost spatial tile is two whole
@@ -343,21 +511,24 @@ class Sketch:
                 n = self.tile_keys[key][0]
                 v = _largest_divisor(n, 2 * self.lanes)
                 tile[key] = [n // v, v]
-            elif kind == "simple":
-                key = f"{name}/{op.axis[-1].var.name}"
+            elif kind in ("simple", "flex"):
+                key = f"{name}/{op.axis[-1].var.name}" if op.axis else None
+                if key not in self.tile_keys:
+                    continue
                 n = self.tile_keys[key][0]
                 v = _largest_divisor(n, self.lanes)
                 tile[key] = [n // v, v]
             elif kind == "tiled":
                 sp = [iv.var.name for iv in op.axis]
                 budget = max(1, self.regs - 4)
+                second = _reuse_axis(op)
                 for i, a in enumerate(reversed(sp)):
                     n = self.tile_keys[f"{name}/{a}"][0]
                     if i == 0:
                         e3 = _vector_tile(n, self.lanes)
                         budget = max(1, budget // max(1, -(-e3 // self.lanes)))
                         e1 = _largest_divisor(n // e3, max(1, 64 // e3))
-                    elif i == 1:
+                    elif a == second:
                         e3 = _largest_divisor(n, min(budget, 8))
                         e1 = _largest_divisor(n // e3, 4)
                     else:
@@ -376,15 +547,36 @@ class Sketch:
                     n = self.tile_keys[f"{name}/{a}"][0]
                     r1 = _largest_divisor(n, 8) if i == len(rd) - 1 else n
                     tile[f"{name}/{a}"] = [n // r1, r1]
-        return {"tile": tile, "unroll": 64}
+        return {"tile": tile, "unroll": 64,
+                "loc": {n: c[0] for n, c in sorted(self.loc_choices.items())}}
+
+
+def _reuse_axis(op):
+    """The spatial loop (not the last) that the accumulator block spans besides the last:
+    the longest one that some input read leaves out (so that read is reused across it, as
+    the data of a conv across output channels or ``B[k, j]`` across ``i`` in a matmul);
+    without such a loop, the one before the last. None for a one-loop stage."""
+    sp = list(op.axis)
+    if len(sp) < 2:
+        return None
+    reads = _body_facts(op)[2]
+    best = None
+    for iv in sp[:-1]:
+        left_out = any(not any(iv.var in collect_vars(i) for i in r.indices) for r in reads)
+        if left_out and _ext(iv) > 1 and (best is None or _ext(iv) >= _ext(best)):
+            best = iv
+    return (best or sp[-2]).var.name
 
 
 def _vector_tile(n: int, lanes: int) -> int:
     """The innermost tile of an extent ``n``: whole vectors (two if they divide ``n``, else
-    one), else the largest power-of-two divisor up to a vector (no partial vectors)."""
+    one); an extent shorter than a vector whole (one short vector beats a tile of a few
+    lanes); else the largest power-of-two divisor up to a vector."""
     for d in (2 * lanes, lanes):
         if n % d == 0:
             return d
+    if n <= lanes:
+        return n
     p = 1
     while n % (2 * p) == 0 and 2 * p <= lanes:
         p *= 2

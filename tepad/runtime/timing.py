@@ -63,7 +63,7 @@ def bounded_times(fn, n: int, budget_s: float, min_calls: int = 3) -> tuple[list
 
 def time_repeats(fn, number: int, repeat: int, min_repeat_ms: float = 0.0,
                  warmup: int = 1, cooldown_s: float = 0.0, repeats_to_cooldown: int = 1,
-                 block=None) -> list[float]:
+                 block=None, clock=None) -> list[float]:
     """Mean seconds per call of ``fn()`` in each of ``repeat`` blocks of ``number`` calls,
     after ``warmup`` untimed calls (TVM's ``time_evaluator`` protocol). A block shorter than
     ``min_repeat_ms`` is run again with more calls (at least 1.618x, or enough to fill the
@@ -72,14 +72,16 @@ def time_repeats(fn, number: int, repeat: int, min_repeat_ms: float = 0.0,
 
     ``block(n)``, when given, runs ``n`` calls itself (a native loop: then only one Python
     call per block is timed, not one per kernel call); otherwise ``fn`` is called ``n`` times
-    from Python."""
+    from Python. ``clock`` is the time source (default ``time.perf_counter``: wall time;
+    ``time.process_time`` counts only the CPU time this process got, which a loaded machine
+    does not inflate)."""
     for _ in range(warmup):
         fn()
     if block is None:
         def block(n):
             for _ in range(n):
                 fn()
-    perf = time.perf_counter
+    perf = clock or time.perf_counter
     out = []
     n = number                      # grown by min_repeat_ms, kept for later blocks (as TVM)
     for r in range(repeat):
