@@ -154,21 +154,22 @@ SECTION = "## Halide's autoschedulers on the auto-scheduler computes"
 BEGIN, END = "<!-- bench_halide_auto:begin -->", "<!-- bench_halide_auto:end -->"
 
 
-def write_results(records: list, path: Path) -> None:
-    """The RESULTS.md section of this run's records."""
+def write_results(records: list, path: Path, note: str = "") -> None:
+    """The RESULTS.md section of this run's records (``note``: a sentence more)."""
     info = next((r for r in records if r["workload"] == "INFO"), {})
-    rows = ["| op | sizes | autoscheduler | median ms | GFLOP/s | autoscheduler s |",
-            "|---|---|---|---:|---:|---:|"]
+    rows = ["| op | sizes | autoscheduler | median ms | min ms | GFLOP/s (median) | "
+            "autoscheduler s |", "|---|---|---|---:|---:|---:|---:|"]
     for r in records:
         if r["workload"] == "INFO":
             continue
         if "median_s" not in r:
             rows.append(f"| {r['workload']} | | {r['variant']} | {r.get('error', '')[:80]} "
-                        "| | |")
+                        "| | | |")
             continue
         sz = ", ".join(f"{k}={v}" for k, v in r["sizes"].items())
         rows.append(f"| {r['workload']} | {sz} | {r['variant']} | {r['median_s'] * 1e3:.3f} | "
-                    f"{r['gflops_median']:.1f} | {r['schedule_s']:.1f} |")
+                    f"{r['min_s'] * 1e3:.3f} | {r['gflops_median']:.1f} | "
+                    f"{r['schedule_s']:.1f} |")
     load = os.getloadavg()[0]
     text = "\n".join([
         SECTION, "", BEGIN, "",
@@ -179,7 +180,7 @@ def write_results(records: list, path: Path) -> None:
         "one of Halide's autoschedulers with no hand schedule and checked against numpy; "
         "Adams2019 searches over its learned cost model (the wheel's weights) and measures "
         "nothing, Mullapudi2016 and Li2018 are analytical. Medians of "
-        f"{REPS} calls after a warm-up.", "", *rows, "", END])
+        f"{REPS} calls after a warm-up." + (f" {note}" if note else ""), "", *rows, "", END])
     write_section(path, text, SECTION, BEGIN, END)
 
 
