@@ -26,17 +26,15 @@ from contextlib import contextmanager
 class ExprMemo:
     """``{id(node): (node, value)}`` with an undo log for ``scope()``."""
 
-    __slots__ = ("values", "log", "hits")
+    __slots__ = ("values", "log")
 
     def __init__(self):
         self.values: dict = {}
         self.log: list = []
-        self.hits = 0
 
     def get(self, node):
         hit = self.values.get(id(node))
         if hit is not None and hit[0] is node:
-            self.hits += 1
             return hit[1]
         return None
 
