@@ -603,7 +603,7 @@ ROWS = [
     ("topi.nn.pad / dilate / relu / leaky_relu / prelu / bias_add / flatten",
      "tepad.topi.nn.prelu", ""),
     ("topi.nn.conv2d (NCHW / NHWC / HWCN) / conv2d_nchw / conv2d_nhwc / conv2d_hwcn",
-     "tepad.topi.nn.conv2d", "no groups; HWIO filters for NHWC and HWCN"),
+     "tepad.topi.nn.conv2d", "no groups; HWIO filters for NHWC (or OHWI) and HWCN"),
     ("topi.nn.conv1d / conv1d_ncw / conv1d_nwc / group_conv1d_ncw / group_conv1d_nwc "
      "(+ generic / x86 / cuda schedule_conv1d_*, schedule_group_conv1d_*; cuda computes)",
      "tepad.topi.nn.group_conv1d_nwc", ""),
@@ -626,7 +626,40 @@ ROWS = [
     ("topi.nn.correlation_nchw (+ generic / x86 / cuda schedule_correlation_nchw, "
      "topi.testing.correlation_nchw_python)", "tepad.topi.nn.correlation_nchw", ""),
     ("topi.nn.depthwise_conv2d_nchw / depthwise_conv2d_nhwc",
-     "tepad.topi.nn.depthwise_conv2d_nchw", "NHWC: HWOI filters only"),
+     "tepad.topi.nn.depthwise_conv2d_nchw", ""),
+    ("topi.nn.conv2d._get_workload / Workload, topi.nn.depthwise_conv2d._get_workload / "
+     "Workload", "tepad.topi.nn.conv2d._get_workload", ""),
+    ("topi.x86.conv2d_avx_common / conv2d_avx_1x1 / depthwise_conv2d ._fallback_schedule",
+     "tepad.topi.x86.conv2d_avx_common._fallback_schedule",
+     "the blocks read the target's 32-bit lanes; conv2d_avx_common."
+     "schedule_conv2d_nchw_config applies a config to nn.conv2d_nchw (TVM's x86 conv2d "
+     "computes in NCHWc)"),
+    ("topi.nn.depthwise_conv2d_NCHWc, topi.x86.depthwise_conv2d_NCHWc / "
+     "schedule_depthwise_conv2d_NCHWc", "tepad.topi.x86.depthwise_conv2d_NCHWc",
+     "AutoTVM config (tuned or fallback) read by the schedule; channel multiplier folded into "
+     "the output channels"),
+    ("topi.nn.scale_shift_nchw / scale_shift_nhwc / scale_shift_nchwc",
+     "tepad.topi.nn.scale_shift_nchwc", ""),
+    ("topi.testing.depthwise_conv2d_python_nchwc",
+     "tepad.topi.testing.depthwise_conv2d_python_nchwc", ""),
+    ("topi.arm_cpu conv strategies (conv2d_nhwc_spatial_pack, compute_conv2d_NHWC_hybrid / "
+     "_SVE, depthwise_conv2d_nchw_spatial_pack, compute_depthwise_conv2d_nhwc + schedules)",
+     "tepad.topi.arm_cpu.compute_conv2d_NHWC_hybrid",
+     "the plain nn computes with topi.x86's schedules; the SVE / SME / tir.Schedule variants "
+     "raise a TepadError"),
+    ("topi.mali.conv2d_nhwc_spatial_pack / depthwise_conv2d_nhwc, topi.intel_graphics "
+     "schedule_* / depthwise_conv2d_nchw", "tepad.topi.intel_graphics.depthwise_conv2d_nchw",
+     "no code for those GPUs: nn computes with topi.generic's schedule of the current "
+     "target"),
+    ("topi.gpu.conv2d_nhwc / schedule_conv2d_nhwc, topi.cuda.depthwise_conv2d_nchw",
+     "tepad.topi.gpu.conv2d_nhwc", ""),
+    ("topi.generic.conv2d (schedule_depthwise_conv2d_nhwc, schedule_conv2d_nchw / nhwc)",
+     "tepad.topi.generic.conv2d.schedule_depthwise_conv2d_nhwc",
+     "dispatch to topi.x86 / topi.cuda by the current target"),
+    ("contrib.cudnn (exists, conv_forward, algo_to_index, softmax, ...)",
+     "tepad.contrib.cudnn.exists",
+     "exists() is False (cuDNN is not linked); its calls raise a TepadError naming the TE "
+     "alternative"),
     ("topi.nn.conv2d_transpose_nchw", "tepad.topi.nn.conv2d_transpose_nchw", ""),
     ("topi.nn.dense / matmul (batched, broadcasting) / batch_matmul",
      "tepad.topi.nn.batch_matmul", ""),
@@ -825,7 +858,7 @@ ROWS = [
     ("targets other than llvm / cuda (tvm.target.mali / intel_graphics / arm_cpu / rasp / "
      "rocm / bifrost / hexagon / riscv_cpu / adreno ...; devices cl, mtl, vpi, webgpu)", None,
      "tepad generates LLVM for the host CPU and PTX for CUDA only"),
-    ("extern-library contribs: cublas / cudnn / cublaslt / rocblas / miopen / nnpack / dnnl "
+    ("extern-library contribs: cublas / cublaslt / rocblas / miopen / nnpack / dnnl "
      "/ thrust / sort / mkl.matmul_u8s8s32", None,
      "tepad's CUDA path compiles no CUDA C++ and links no vendor library (cblas / mkl "
      "matmul run on numpy's BLAS, rows above)"),

@@ -8,6 +8,7 @@ import numpy as np
 from ..errors import InternalError
 from .. import tir
 from ..tir import dtype as dt
+from .expr_memo import ExprMemo
 from .lltypes import is_bf16, is_unsigned, ll_type
 
 # Fast-math flags. Every float add/sub/mul may be contracted into an FMA (`contract`: one
@@ -21,6 +22,9 @@ REDUCTION_FLAGS = ("reassoc", "contract", "nsz")
 
 # expression nodes whose bfloat16 result is rounded to bfloat16 precision after computing it
 _BF16_ROUNDED = frozenset({"Add", "Sub", "Mul", "Div", "Mod", "FloorDiv", "FloorMod", "Call"})
+
+# leaves: as cheap to emit again as to look up
+_NOT_MEMOIZED = (tir.IntImm, tir.FloatImm, tir.Var, tir.StringImm)
 
 
 def bf16_round(x: float) -> float:
@@ -38,9 +42,41 @@ def _splat(t, value) -> ir.Constant:
 
 
 class ExprEmitter:
-    """``expr(e)``: the LLVM value of a TIR expression, dispatched on ``expr_<NodeType>``."""
+    """``expr(e)``: the LLVM value of a TIR expression, dispatched on ``expr_<NodeType>``.
+    A node object reached twice within one top-level ``expr`` call is emitted once (see
+    ``expr_memo``)."""
+
+    expr_memo: ExprMemo | None = None
 
     def expr(self, e) -> ir.Value:
+        memo = self.expr_memo
+        if memo is None:
+            self.expr_memo = ExprMemo()
+            try:
+                return self.expr(e)
+            finally:
+                self.expr_memo = None
+        if isinstance(e, _NOT_MEMOIZED):
+            return self._emit_expr(e)
+        v = memo.get(e)
+        if v is None:
+            v = self._emit_expr(e)
+            if not isinstance(e, tir.Call) or self.call_is_pure(e):
+                memo.put(e, v)
+        return v
+
+    def expr_scope(self):
+        """A region whose memoized values must not outlive it (a branch, a lane mask, a
+        ``Let`` body); a no-op context outside an ``expr`` call."""
+        if self.expr_memo is None:
+            return ExprMemo().scope()
+        return self.expr_memo.scope()
+
+    def call_is_pure(self, e) -> bool:
+        """Whether the Call ``e`` has no side effects (its value may be reused)."""
+        return False
+
+    def _emit_expr(self, e) -> ir.Value:
         meth = getattr(self, "expr_" + type(e).__name__, None)
         if meth is None:
             if isinstance(e, tir.CmpOp):
@@ -68,8 +104,10 @@ class ExprEmitter:
     expr_SizeVar = expr_Var
 
     def expr_Let(self, e):
-        self.ctx.vars[e.var] = self.expr(e.value)
-        return self.expr(e.body)
+        value = self.expr(e.value)
+        with self.expr_scope():
+            self.ctx.vars[e.var] = value
+            return self.expr(e.body)
 
     def _arith(self, e, int_op, uint_op, float_op):
         a, b = self.expr(e.a), self.expr(e.b)

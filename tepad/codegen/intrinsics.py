@@ -75,11 +75,23 @@ def _fconst(t, value):
     return ir.Constant(t, value)
 
 
+# calls without side effects: their value may be reused where the same node recurs
+PURE_CALLS = frozenset({"tir.if_then_else", "tir.likely", "tir.sigmoid", "tir.reinterpret",
+                        "tir.clz", *MATH_INTRINSICS, *LIBM, *LIBM_BINARY, *_BITWISE,
+                        *_FLOAT_OPS})
+
+
 class CallEmitter:
     """``expr_Call`` and the intrinsic helpers built on ``EmitterBase.intrinsic``."""
 
+    def call_is_pure(self, e) -> bool:
+        op = e.op if e.op.startswith("tir.") else "tir." + e.op
+        return op in PURE_CALLS
+
     def expr_Call(self, e):
         op = e.op if e.op.startswith("tir.") else "tir." + e.op
+        if op not in PURE_CALLS and self.expr_memo is not None:
+            self.expr_memo.forget()     # a side effect may follow: reuse nothing from before
         if op == "tir.if_then_else":
             return self.if_then_else(e)
         if op == "tir.likely":
@@ -176,11 +188,15 @@ class CallEmitter:
             outer = self.ctx.mask
             m_t = cond if outer is None else self.b.and_(cond, outer)
             m_f = self.b.not_(cond) if outer is None else self.b.and_(self.b.not_(cond), outer)
-            self.ctx.mask = m_t
-            t = self.expr(t_e)
-            self.ctx.mask = m_f
-            f = self.expr(f_e)
-            self.ctx.mask = outer
+            try:
+                self.ctx.mask = m_t
+                with self.expr_scope():
+                    t = self.expr(t_e)
+                self.ctx.mask = m_f
+                with self.expr_scope():
+                    f = self.expr(f_e)
+            finally:
+                self.ctx.mask = outer
             if not isinstance(t.type, ir.VectorType):
                 t = self.broadcast(t, cond.type.count)
             if not isinstance(f.type, ir.VectorType):
@@ -192,11 +208,13 @@ class CallEmitter:
         end_bb = fn.append_basic_block("ite.end")
         self.b.cbranch(cond, then_bb, else_bb)
         self.b.position_at_end(then_bb)
-        t = self.expr(t_e)
+        with self.expr_scope():
+            t = self.expr(t_e)
         t_end = self.b.block
         self.b.branch(end_bb)
         self.b.position_at_end(else_bb)
-        f = self.expr(f_e)
+        with self.expr_scope():
+            f = self.expr(f_e)
         f_end = self.b.block
         self.b.branch(end_bb)
         self.b.position_at_end(end_bb)

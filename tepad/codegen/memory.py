@@ -137,7 +137,8 @@ class MemoryEmitter:
         end_bb = fn.append_basic_block("guard.end")
         self.b.cbranch(cond, then_bb, end_bb)
         self.b.position_at_end(then_bb)
-        v = emit()
+        with self.expr_scope():
+            v = emit()
         then_end = self.b.block
         self.b.branch(end_bb)
         self.b.position_at_end(end_bb)

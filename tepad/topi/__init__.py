@@ -12,7 +12,7 @@
   ``topi.tag`` and ``topi.testing`` (numpy references and per-target schedule lookups,
   loaded on first use)."""
 from . import cuda, generic, image, math, nn, tag, transform, utils, x86
-from . import arm_cpu, bifrost, gpu, hls, mali
+from . import arm_cpu, bifrost, gpu, hls, intel_graphics, mali
 from . import vision
 from . import sparse
 from . import util  # noqa: F401 - TVM's old module name

@@ -1,5 +1,5 @@
 """Schedules of TVM's topi modules for targets tepad cannot build for (``topi.hls`` for
-FPGA high-level synthesis, ``topi.mali`` / ``topi.bifrost`` for ARM's OpenCL GPUs).
+FPGA high-level synthesis, ``topi.mali`` / ``topi.bifrost`` for ARM's OpenCL GPUs, ``topi.intel_graphics``).
 
 TE programs and TVM's own tests name these modules in their per-target tables even when
 they run on a CPU or CUDA. tepad gives each of their schedules the behaviour of

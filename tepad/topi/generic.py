@@ -107,6 +107,9 @@ injective = _submodule("injective", _INJECTIVE,
                        "TVM's topi.generic.injective: schedules of elementwise operators.")
 extern = _submodule("extern", ["schedule_extern"],
                     "TVM's topi.generic.extern: the schedule of extern operators.")
+conv2d = _submodule("conv2d", ["schedule_depthwise_conv2d_nhwc", "schedule_conv2d_nchw",
+                               "schedule_conv2d_nhwc"],
+                    "TVM's topi.generic.conv2d: the per-target convolution schedules.")
 
 __all__ = _NAMES + ["schedule_injective_from_existing", "default_schedule", "schedule_extern",
-                    "nn", "injective", "extern"]
+                    "nn", "injective", "extern", "conv2d"]

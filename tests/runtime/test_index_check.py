@@ -274,3 +274,34 @@ def test_vector_gather_has_one_check_reporting_the_first_bad_lane():
     idx[21] = 3
     with pytest.raises(TepadError, match=r"= 555, outside"):
         mod(a, idx, b)
+
+
+def test_gather_under_a_lane_mask_is_one_vector_check():
+    """A gather in a lane-wise ``if_then_else`` arm: one check whose condition is a vector
+    over the statement's own index and mask (no scalar copy per lane); a bad index in a lane
+    the mask takes raises, one in a lane it leaves does not."""
+    A = te.placeholder((100,), "float32", name="A")
+    I = te.placeholder((64,), "int32", name="I")
+    X = te.placeholder((64,), "float32", name="X")
+    B = te.compute((64,), lambda i: te.if_then_else(X[i] > 0, A[I[i]],
+                                                    tir.const(-1.0, "float32")), name="B")
+    s = te.create_schedule(B.op)
+    _, xi = s[B].split(B.op.axis[0], factor=16)
+    s[B].vectorize(xi)
+    f = lower_for_codegen(s, [A, I, X, B])
+    (check,) = _asserts(f)
+    assert tir.dtype.lanes(check.condition.dtype) == 16
+    nodes = []
+    tir.post_order_visit(check.condition, nodes.append)
+    assert len(nodes) < 40        # per-lane copies of index and mask would be hundreds
+    mod = tepad.build(s, [A, I, X, B])
+    a, idx, b = _data()
+    x = np.where(np.arange(64) % 3 == 0, -1.0, 1.0).astype("float32")
+    mod(a, idx, x, b)
+    np.testing.assert_array_equal(b, np.where(x > 0, a[idx], -1))
+    idx[3] = 10 ** 6              # lane the mask leaves: never read, no error
+    mod(a, idx, x, b)
+    assert b[3] == -1
+    idx[4] = -5                   # lane the mask takes
+    with pytest.raises(TepadError, match=r"load of tensor A at index I\[.*\] = -5, outside"):
+        mod(a, idx, x, b)

@@ -327,6 +327,17 @@ class _Instrument(Mutator):
             cond = self._wrap(ctx, And(GE(idx, lo), LT(idx, Broadcast(size, lanes))),
                               None, vmap)
             pairs = [(cond, idx, idx)]
+        elif all(dt.lanes(e[1].dtype) in (1, lanes) for e in lane_ctx):
+            # under lane masks: one vector check, lane k in range wherever lane k of every
+            # enclosing mask (and scalar guard) holds; the masks and the index are the
+            # statement's own nodes, evaluated as vectors under the same masks, instead of
+            # one scalar copy of the index and of every mask per lane
+            elem = dt.element_of(idx.dtype)
+            vidx = idx if dt.lanes(idx.dtype) == lanes else Broadcast(idx, lanes)
+            ok = And(GE(vidx, Broadcast(IntImm(0, elem), lanes)), LT(vidx, Broadcast(size, lanes)))
+            cond = self._wrap_lanes(ctx, ok, Broadcast(_true(), lanes))
+            value = self._wrap_lanes(ctx, vidx, Broadcast(IntImm(0, elem), lanes))
+            pairs = [(cond, value, idx)]
         else:
             # one check for all lanes (one branch); the value is the first bad lane's
             conds, values = [], []
@@ -345,12 +356,32 @@ class _Instrument(Mutator):
             if _is_true(cond):
                 continue
             for entry in reversed(ctx):
-                if entry[0] == "let" and dt.lanes(entry[1].dtype) == 1:
+                if entry[0] == "let" and dt.lanes(entry[1].dtype) == 1 and \
+                        not _binds(value, entry[1]):
                     value = Let(entry[1], entry[2], value)
             col.checks.append((cond, msg(shown), cast(dt.with_lanes("int64", dt.lanes(value.dtype))
                                                       if dt.lanes(value.dtype) > 1 else "int64",
                                                       value)))
             self.n_checks += 1
+
+    @staticmethod
+    def _wrap_lanes(ctx, e, otherwise):
+        """The vector ``e`` where the context's branches are taken, ``otherwise`` elsewhere:
+        ``if_then_else`` over each lane mask (its lanes, or their negation for an else
+        branch) and scalar guard, innermost first, with the context's Lets around them. Codegen
+        evaluates a vector ``if_then_else`` arm under its lane mask, so nothing masked off
+        is read."""
+        for entry in reversed(ctx):
+            if entry[0] == "guard":
+                e = Call(e.dtype, "tir.if_then_else", [entry[1], e, otherwise])
+            elif entry[0] == "lanes":
+                m = entry[1] if entry[2] else Not(entry[1])
+                if dt.lanes(m.dtype) == 1:
+                    m = Broadcast(m, dt.lanes(e.dtype))
+                e = Call(e.dtype, "tir.if_then_else", [m, e, otherwise])
+            elif entry[0] == "let":
+                e = Let(entry[1], entry[2], e)
+        return e
 
     @staticmethod
     def _wrap(ctx, cond, lane, vmap):
@@ -452,6 +483,20 @@ class _Instrument(Mutator):
     def visit_SeqStmt(self, s):
         seq = [self.visit(x) for x in s.seq]
         return s if all(a is b for a, b in zip(seq, s.seq)) else SeqStmt(seq)
+
+
+def _binds(e, var) -> bool:
+    """Whether ``e`` is already wrapped in a Let of ``var`` (as ``_wrap_lanes`` makes it)."""
+    while isinstance(e, (Let, Call)):
+        if isinstance(e, Let):
+            if e.var is var:
+                return True
+            e = e.body
+        elif e.op == "tir.if_then_else":
+            e = e.args[1]
+        else:
+            return False
+    return False
 
 
 def _in_range(idx, size):

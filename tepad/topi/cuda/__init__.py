@@ -1,6 +1,6 @@
 """TVM's ``topi.cuda``: thread-binding schedules for CUDA targets (run them on the CPU with
 ``TEPAD_CUDA=emulate``) and, for the dispatch tables, the computes they pair with."""
-from ..nn import batch_matmul, conv2d_nchw, dense  # noqa: F401
+from ..nn import batch_matmul, conv2d_nchw, dense, depthwise_conv2d_nchw  # noqa: F401
 from ..nn import conv1d_transpose_ncw, conv2d_transpose_nchw  # noqa: F401
 from ..nn import correlation_nchw  # noqa: F401
 from ..nn import conv3d_ncdhw, group_conv2d_nchw, group_conv2d_nhwc  # noqa: F401
@@ -44,4 +44,5 @@ __all__ = list(_sched) + ["sparse_dense", "schedule_sparse_dense", "sparse_dense
                           "conv2d_nchw", "dense", "dense_int8", "schedule_dense_int8",
                           "batch_matmul", "batch_matmul_int8", "schedule_batch_matmul_int8",
                           "unique", "sort", "argsort", "topk", "cumsum", "cumprod",
-                          "searchsorted", "schedule_extern", "scatter_nd", "argwhere"]
+                          "searchsorted", "schedule_extern", "scatter_nd", "argwhere",
+                          "depthwise_conv2d_nchw"]

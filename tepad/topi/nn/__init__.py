@@ -13,7 +13,9 @@ from .conv1d import conv1d, conv1d_ncw, conv1d_nwc, group_conv1d_ncw, group_conv
 from .conv2d import conv2d, conv2d_hwcn, conv2d_nchw, conv2d_nhwc
 from .conv2d_transpose import conv2d_transpose_nchw
 from .dense import batch_matmul, dense, matmul
-from .depthwise_conv2d import depthwise_conv2d_nchw, depthwise_conv2d_nhwc
+from .depthwise_conv2d import (depthwise_conv2d_NCHWc, depthwise_conv2d_nchw,
+                               depthwise_conv2d_nhwc)
+from .mapping import scale_shift_nchw, scale_shift_nchwc, scale_shift_nhwc
 from .elemwise import bias_add, flatten, leaky_relu, prelu, relu
 from .fifo_buffer import fifo_buffer
 from .layer_norms import group_norm, instance_norm, layer_norm, rms_norm
@@ -42,4 +44,5 @@ __all__ = ["space_to_batch_nd", "batch_to_space_nd", "correlation_nchw", "conv3d
            "fifo_buffer", "get_pad_tuple", "get_pad_tuple1d",
            "sparse_dense", "sparse_dense_sp_rhs", "sparse_dense_sp_lhs", "sparse_transpose",
            "sparse_add", "sparse_conv2d", "sparse_dense_alter_layout", "try_get_sparse_input",
-           "try_get_conv2d_sparse_input"]
+           "try_get_conv2d_sparse_input", "depthwise_conv2d_NCHWc",
+           "scale_shift_nchw", "scale_shift_nhwc", "scale_shift_nchwc"]

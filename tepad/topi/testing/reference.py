@@ -86,6 +86,22 @@ def depthwise_conv2d_python_nhwc(input_np, filter_np, stride, padding):
     return out.transpose(0, 2, 3, 1)
 
 
+def depthwise_conv2d_python_nchwc(input_np, filter_np, stride, padding):
+    """Blocked layouts: data (N, C/cb, H, W, cb), filter (OC/ob, 1, KH, KW, 1, ob), output
+    (N, OC/ob, OH, OW, ob); output channel oc reads input channel oc // (OC / C)."""
+    n, cc, h, w, cb = input_np.shape
+    oc_chunk, _, kh, kw, _, ob = filter_np.shape
+    c, out_c = cc * cb, oc_chunk * ob
+    m = out_c // c
+    data = input_np.transpose(0, 1, 4, 2, 3).reshape(n, c, h, w)
+    # filter channel oc = chunk * ob + lane -> (input channel oc // m, multiplier oc % m)
+    flat = filter_np[:, 0, :, :, 0, :].transpose(0, 3, 1, 2).reshape(out_c, kh, kw)
+    filt = flat.reshape(c, m, kh, kw)
+    out = depthwise_conv2d_python_nchw(data, filt, stride, padding)
+    _, _, oh, ow = out.shape
+    return out.reshape(n, oc_chunk, ob, oh, ow).transpose(0, 1, 3, 4, 2)
+
+
 def conv2d_transpose_nchw_python(a_np, w_np, stride, padding, output_padding=(0, 0)):
     """The transposed convolution by scattering: every input cell adds its value times the
     filter into the (unpadded) output, then the padding is cut away."""
@@ -312,6 +328,7 @@ def strided_slice_python(data, begin, end, strides, axes=None, slice_mode="end")
 
 __all__ = ["conv2d_nchw_python", "conv2d_nhwc_python", "conv2d_hwcn_python",
            "depthwise_conv2d_python_nchw", "depthwise_conv2d_python_nhwc",
+           "depthwise_conv2d_python_nchwc",
            "conv2d_transpose_nchw_python", "softmax_python", "log_softmax_python",
            "poolnd_python", "adaptive_pool", "resize2d_python", "upsampling_python",
            "batch_matmul", "dense", "lrn_python", "batch_norm", "strided_slice_python"]
