@@ -10,15 +10,10 @@ builds the schedule those knobs describe."""
 from __future__ import annotations
 
 from ...autotvm.task.space import OtherOptionEntity, SplitEntity
-from ...schedule import AttachType, create_schedule
-from ...tensor import ComputeOp
-from ..schedule_utils import as_outs, divisor_at_most, inline_injective
+from ..schedule_utils import divisor_at_most
 from .fallback_config import (MAX_REG_N, channel_blocks, out_width, require_knobs,
                               simd_32bit_lanes)
-from .schedules import parallel_vectorize
-
-
-_INLINED = (AttachType.Inline, AttachType.InlinedAlready)
+from .schedules import schedule_tagged
 
 
 def _fallback_schedule(cfg, wkl):
@@ -65,18 +60,8 @@ def schedule_conv2d_nchw_config(cfg, outs):
     """A schedule of ``nn.conv2d_nchw`` outputs (with an elementwise epilogue such as bias
     and relu) following ``cfg``: the convolution as ``apply_conv_config`` says, its padded
     input computed once at the root, other stages parallel and vectorized."""
-    outs = as_outs(outs)
-    s = create_schedule([t.op for t in outs])
-    inline_injective(s, outs, keep=("pad",))
-    for st in list(s.stages):
-        op = st.op
-        if not isinstance(op, ComputeOp) or st.attach_type in _INLINED:
-            continue
-        if op.tag == "conv2d_nchw":
-            apply_conv_config(s, cfg, op.output(0))
-        else:
-            parallel_vectorize(s, op.output(0))
-    return s
+    return schedule_tagged(outs, "conv2d_nchw",
+                           lambda s, op: apply_conv_config(s, cfg, op.output(0)))
 
 
 __all__ = ["_fallback_schedule", "apply_conv_config", "schedule_conv2d_nchw_config"]

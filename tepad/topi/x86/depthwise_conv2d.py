@@ -14,18 +14,15 @@ from ...autotvm.task.dispatcher import DispatchContext
 from ...autotvm.task.space import OtherOptionEntity, SplitEntity
 from ...autotvm.task.task import args_to_workload
 from ...errors import TepadError
-from ...schedule import AttachType, create_schedule
 from ...target import Target
-from ...tensor import ComputeOp
 from ..nn import depthwise_conv2d as _nn_dw
 from ..nn import depthwise_conv2d_nchw  # noqa: F401 - the compute of x86's NCHW strategy
-from ..schedule_utils import as_outs, divisor_at_most, inline_injective
+from ..schedule_utils import divisor_at_most
 from .fallback_config import (MAX_REG_N, channel_blocks, out_width, require_knobs,
                               simd_32bit_lanes)
-from .schedules import parallel_vectorize, schedule_depthwise_conv2d_nchw  # noqa: F401
+from .schedules import schedule_depthwise_conv2d_nchw, schedule_tagged  # noqa: F401
 
 TASK_NAME = "depthwise_conv2d_NCHWc.x86"
-_INLINED = (AttachType.Inline, AttachType.InlinedAlready)
 
 
 def _fallback_schedule(cfg, wkl):
@@ -86,23 +83,14 @@ def schedule_depthwise_conv2d_NCHWc(outs):
     """Schedule ``depthwise_conv2d_NCHWc`` outputs (and an inlined epilogue such as
     scale_shift_nchwc and relu) by the config the compute chose; the padded input is
     computed once at the root."""
-    outs = as_outs(outs)
-    s = create_schedule([t.op for t in outs])
-    inline_injective(s, outs, keep=("pad",))
-    for st in list(s.stages):
-        op = st.op
-        if not isinstance(op, ComputeOp) or st.attach_type in _INLINED:
-            continue
-        if op.tag == "depthwise_conv2d_NCHWc":
-            workload = op.attrs.get("workload") if op.attrs else None
-            if workload is None:
-                raise TepadError("schedule_depthwise_conv2d_NCHWc: stage "
-                                 f"{op.name} was not made by topi.x86.depthwise_conv2d_NCHWc "
-                                 "(it has no workload to look its config up by)")
-            _schedule_stage(s, _config(workload), op.output(0))
-        else:
-            parallel_vectorize(s, op.output(0))
-    return s
+    def apply(s, op):
+        workload = op.attrs.get("workload") if op.attrs else None
+        if workload is None:
+            raise TepadError("schedule_depthwise_conv2d_NCHWc: stage "
+                             f"{op.name} was not made by topi.x86.depthwise_conv2d_NCHWc "
+                             "(it has no workload to look its config up by)")
+        _schedule_stage(s, _config(workload), op.output(0))
+    return schedule_tagged(outs, "depthwise_conv2d_NCHWc", apply)
 
 
 __all__ = ["_fallback_schedule", "depthwise_conv2d_NCHWc", "schedule_depthwise_conv2d_NCHWc",

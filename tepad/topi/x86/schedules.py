@@ -32,6 +32,25 @@ def _vectorizable(t) -> bool:
     return str(t.dtype).startswith(_VECTOR_DTYPES)
 
 
+def schedule_tagged(outs, tag: str, apply):
+    """A schedule of ``outs`` whose stage tagged ``tag`` is scheduled by ``apply(s, op)``: the
+    injective stages inlined except the padding (computed once at the root), the other
+    stages left parallel and vectorized."""
+    outs = as_outs(outs)
+    s = create_schedule([t.op for t in outs])
+    inline_injective(s, outs, keep=("pad",))
+    for st in list(s.stages):
+        op = st.op
+        if not isinstance(op, ComputeOp) or st.attach_type in (AttachType.Inline,
+                                                               AttachType.InlinedAlready):
+            continue
+        if op.tag == tag:
+            apply(s, op)
+        else:
+            parallel_vectorize(s, op.output(0))
+    return s
+
+
 def parallel_vectorize(s, t):
     """``t``'s leading axes fused and parallel; its innermost axis split by the target's
     vector lanes with the inner part vectorized (reduction axes moved outside it, so a
