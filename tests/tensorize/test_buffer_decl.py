@@ -63,8 +63,11 @@ def test_vload_vstore():
     assert load.buffer is b and str(load.indices[1]) == "1"
     store = b.vstore([i, 0], load + 1.0)
     assert store.buffer is b and store.value.dtype == "float32"
-    with pytest.raises(tepad.TepadError, match="vector"):
-        b.vload([i, 0], "float32x4")
+    vec = b.vload([i, 0], "float32x4")         # four consecutive elements of the row
+    assert vec.dtype == "float32x4" and isinstance(vec.indices[1], tir.Ramp)
+    assert vec.indices[1].lanes == 4 and str(vec.indices[1].base) == "0"
+    with pytest.raises(tepad.TepadError, match="vload of dtype int32x4"):
+        b.vload([i, 0], "int32x4")
 
 
 def test_call_packed_and_ir_builder():
