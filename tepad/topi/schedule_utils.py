@@ -3,7 +3,7 @@ constant extents."""
 from __future__ import annotations
 
 from ..errors import TepadError
-from ..schedule import AttachType
+from ..schedule import AttachType, create_schedule
 from ..tensor import ComputeOp, Tensor
 from ..tir.expr import IntImm
 from .tag import is_injective
@@ -26,6 +26,18 @@ def inline_injective(s, outs, keep=()):
         if isinstance(op, ComputeOp) and op not in out_ops and not op.reduce_axis and \
                 is_injective(op.tag) and not any(k in op.tag or k == op.name for k in keep):
             st.compute_inline()
+
+
+def reorg_schedule(outs):
+    """``(schedule, outs)`` for topi.vision.reorg: injective stages inlined and its gather
+    stage (tag ``reorg_output``) inlined into the reshape; the caller schedules ``outs``."""
+    outs = as_outs(outs)
+    s = create_schedule([t.op for t in outs])
+    inline_injective(s, outs)
+    for st in list(s.stages):
+        if st.op.tag == "reorg_output" and st.op not in {t.op for t in outs}:
+            st.compute_inline()
+    return s, outs
 
 
 def extent(iv):

@@ -16,7 +16,7 @@ from __future__ import annotations
 from ...schedule import create_schedule
 from ...target import Target
 from ...tensor import thread_axis
-from ..schedule_utils import as_outs, compute_stages, inline_injective
+from ..schedule_utils import as_outs, compute_stages, inline_injective, reorg_schedule
 
 
 def _target():
@@ -79,15 +79,12 @@ def schedule_argwhere(outs):
 def schedule_reorg(outs):
     """topi.vision.reorg: its gather stage (tag ``reorg_output``) inlined into the reshape,
     which is then scheduled as an injective output."""
-    outs = as_outs(outs)
-    s = create_schedule([t.op for t in outs])
-    inline_injective(s, outs)
-    for st in list(s.stages):
-        if st.op.tag == "reorg_output" and st.op not in {t.op for t in outs}:
-            st.compute_inline()
+    s, outs = reorg_schedule(outs)
     for t in outs:
         _bind_spatial(s, t)
     return s
+
+
 schedule_broadcast = schedule_injective
 schedule_concatenate = schedule_injective
 

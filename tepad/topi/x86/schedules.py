@@ -18,7 +18,7 @@ from ...tir.expr import IntImm, ProducerLoad
 from ...tir.functor import post_order_visit
 from ...tir.itervar import IterVarType
 from ..schedule_utils import (as_outs, compute_stages, divisor_at_most, extent,
-                              inline_injective)
+                              inline_injective, reorg_schedule)
 from ...schedule import AttachType, create_schedule
 
 _VECTOR_DTYPES = ("float", "int", "uint")
@@ -161,15 +161,12 @@ def schedule_argwhere(outs):
 def schedule_reorg(outs):
     """topi.vision.reorg: its gather stage (tag ``reorg_output``) inlined into the reshape,
     which is then scheduled as an injective output."""
-    outs = as_outs(outs)
-    s = create_schedule([t.op for t in outs])
-    inline_injective(s, outs)
-    for st in list(s.stages):
-        if st.op.tag == "reorg_output" and st.op not in {t.op for t in outs}:
-            st.compute_inline()
+    s, outs = reorg_schedule(outs)
     for t in outs:
         parallel_vectorize(s, t)
     return s
+
+
 schedule_broadcast = schedule_injective
 schedule_concatenate = schedule_injective
 
