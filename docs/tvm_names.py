@@ -479,7 +479,11 @@ ROWS = [
     ("tvm.tir expression nodes (IntImm, Var, Add, ..., BufferLoad, Call)", "tepad.tir.BufferLoad",
      ""),
     ("tvm.tir statement nodes (For, BufferStore, Allocate, AttrStmt, ...)", "tepad.tir.For", ""),
-    ("tvm.tir.decl_buffer", "tepad.tir.decl_buffer", ""),
+    ("tvm.tir.decl_buffer", "tepad.tir.decl_buffer",
+     "buffer_type='auto_broadcast' (given in binds) reads a symbolic dimension that is 1 at "
+     "run time at index 0, as TVM does; TVM also makes every argument of a symbolic shape "
+     "auto_broadcast when binds does not name it, tepad does not (it would cost contiguous "
+     "vector loads), and its run-time read check refuses such a call instead"),
     ("tvm.tir.call_extern / call_pure_extern", "tepad.tir.call_pure_extern", ""),
     ("tvm.tir.call_llvm_intrin / call_llvm_pure_intrin", "tepad.tir.call_llvm_pure_intrin", ""),
     ("tvm.tir.call_packed", "tepad.tir.call_packed", ""),

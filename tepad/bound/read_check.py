@@ -29,10 +29,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..arith import Analyzer
 from ..arith.isl_bridge import IslWriter, NotAffine, dim_type, isl
 from ..errors import TepadError
 from ..tir import expr as E
-from ..tir.functor import post_order_visit
+from ..tir.functor import post_order_visit, substitute
 from ..tir.reduce import Reduce
 from .scan_bound import scan_time_ranges
 from ..tensor.tensor_intrin import TensorComputeOp
@@ -49,6 +50,17 @@ class ReadPrecondition:
     axes: tuple
     bad: str
     what: str
+    derived: tuple = ()
+
+    @property
+    def inputs(self) -> set:
+        """The size Vars a caller binds: the parameters, a derived one through its
+        expression's variables."""
+        stand_ins = {v for v, _ in self.derived}
+        out = {p for p in self.params if p not in stand_ins}
+        for _, e in self.derived:
+            out.update(_free_vars([e], set()))
+        return out
 
     def __repr__(self):
         when = str(isl.Set(self.bad).params())
@@ -58,7 +70,12 @@ class ReadPrecondition:
         return f"read_check({self.what!r}, when={when!r})"
 
     def witness(self, values: dict) -> str | None:
-        """``None`` when binding ``{var: int}`` reads in bounds; else the first bad point."""
+        """``None`` when binding ``{var: int}`` reads in bounds; else the first bad point.
+        ``values`` binds :attr:`inputs`; the derived parameters are computed from them."""
+        if self.derived:
+            values = dict(values)
+            for v, e in self.derived:
+                values[v] = _evaluate(e, values)
         s = isl.Set(self.bad)
         for k, v in enumerate(self.params):
             s = s.fix_val(dim_type.param, k, isl.Val.int_from_si(s.get_ctx(), values[v]))
@@ -100,6 +117,49 @@ class _Reads:
                         self.walk(x, guards, raxes)
 
 
+def _evaluate(e, values: dict) -> int:
+    got = Analyzer().simplify(substitute(e, {v: E.IntImm(int(x), v.dtype)
+                                             for v, x in values.items()}))
+    if not isinstance(got, E.IntImm):
+        raise TepadError(f"read check: the size {e} does not evaluate to an integer with "
+                         f"{values}")
+    return got.value
+
+
+class _SizeStandIns:
+    """An ``IslWriter`` abstraction: a size expression that is not quasi-affine (``n // x``
+    of two size variables) becomes an ISL parameter of its own, computed from the sizes at
+    run time. Expressions of the loop variables, or reading tensors, are never stood in
+    for (those reads stay unchecked)."""
+
+    def __init__(self, names: dict, loop_vars, first: int):
+        self.names = names
+        self.first = first         # the ISL name of the n-th stand-in is p{first + n}
+        self.loop_vars = set(loop_vars)
+        self.derived = {}          # structural key -> (Var, expr)
+
+    def name_of(self, e):
+        if isinstance(e, (E.IntImm, E.Var)) or not E.dt.is_int(e.dtype):
+            return None
+        free, loads = [], []
+        post_order_visit(e, lambda n: free.append(n) if isinstance(n, E.Var) else
+                         loads.append(n) if isinstance(n, (E.ProducerLoad, E.BufferLoad,
+                                                           E.Call)) else None)
+        if loads or any(v in self.loop_vars or v not in self.names for v in free):
+            return None
+        try:
+            IslWriter(self.names).expr(e)
+            return None
+        except NotAffine:
+            pass
+        key = str(e)
+        if key not in self.derived:
+            v = E.Var(f"({key})", e.dtype)
+            self.names[v] = f"p{self.first + len(self.derived)}"
+            self.derived[key] = (v, e)
+        return self.names[self.derived[key][0]]
+
+
 def _free_vars(exprs, bound) -> list:
     out = []
     for e in exprs:
@@ -112,9 +172,11 @@ def _fmt_point(names_vals) -> str:
     return ", ".join(f"{n} = {v}" for n, v in names_vals)
 
 
-def _check_read(op, load, guards, raxes, arg_shapes, time=None):
+def _check_read(op, load, guards, raxes, arg_shapes, time=None, broadcast=False):
     """None, a ReadPrecondition, or raise TepadError for one read of ``op``; ``time``
-    (min, extent) replaces the range of axis 0 (the steps a scan computes ``op`` at)."""
+    (min, extent) replaces the range of axis 0 (the steps a scan computes ``op`` at).
+    ``broadcast``: the tensor is an ``auto_broadcast`` argument, whose symbolic dimensions
+    of size 1 are read at index 0 whatever the index."""
     axes = list(op.axis) + list(raxes)
     loop_vars = [iv.var for iv in axes]
     shape = list(load.producer.shape)
@@ -125,7 +187,8 @@ def _check_read(op, load, guards, raxes, arg_shapes, time=None):
     params = _free_vars(exprs + [d for s in arg_shapes for d in s], set(loop_vars))
     names = {v: f"v{k}" for k, v in enumerate(loop_vars)}
     names.update({p: f"p{k}" for k, p in enumerate(params)})
-    w = IslWriter(names)
+    stand_ins = _SizeStandIns(names, loop_vars, len(params))
+    w = IslWriter(names, abstraction=stand_ins)
     try:
         dom = [w.constraint(m, "<=", v) + " and " + w.constraint(v, "<", E.add(m, x))
                for v, (m, x) in zip(loop_vars, ranges)]
@@ -136,11 +199,18 @@ def _check_read(op, load, guards, raxes, arg_shapes, time=None):
     outside = []
     for idx, ext in zip(load.indices, shape):
         try:
-            outside.append(f"({w.expr(idx)} < 0 or {w.constraint(idx, '>=', ext)})")
+            out = f"({w.expr(idx)} < 0 or {w.constraint(idx, '>=', ext)})"
+            if broadcast and not isinstance(ext, E.IntImm):
+                one = E.IntImm(1, ext.dtype)
+                out = (f"({out} and ({w.constraint(ext, '<', one)} or "
+                       f"{w.constraint(ext, '>', one)}))")
+            outside.append(out)
         except NotAffine:
             continue
     if not outside:
         return None
+    derived = tuple(stand_ins.derived.values())
+    params = params + [v for v, _ in derived]
     head = f"[{', '.join(names[p] for p in params)}] -> " if params else ""
     vars_ = ", ".join(names[v] for v in loop_vars)
     base = " and ".join(dom + ctx) or "true"
@@ -167,15 +237,18 @@ def _check_read(op, load, guards, raxes, arg_shapes, time=None):
                          f"{_fmt_point(coord)}. Every index must stay within the tensor's "
                          f"shape; pad the input, shrink the stage's shape, or guard the read "
                          f"with te.if_then_else")
-    return ReadPrecondition(tuple(params), tuple(v.name for v in loop_vars), str(bad), what)
+    return ReadPrecondition(tuple(params), tuple(v.name for v in loop_vars), str(bad), what,
+                            derived)
 
 
-def check_reads(ops, arg_shapes=()) -> list:
+def check_reads(ops, arg_shapes=(), broadcast=()) -> list:
     """Check every read of every compute op in ``ops``.
 
     Raises ``TepadError`` for a read that leaves its tensor's declared shape for every size
     binding; returns the ``ReadPrecondition``s of reads that do so only for some bindings.
     ``arg_shapes`` (shape tuples of the kernel's arguments) restrict bindings to sizes >= 0.
+    ``broadcast``: tensors passed as ``auto_broadcast`` buffers (a symbolic dimension of
+    size 1 is read at index 0, so reading past it is no error).
     """
     pre = []
     steps = scan_time_ranges(ops)
@@ -195,7 +268,8 @@ def check_reads(ops, arg_shapes=()) -> list:
             if key in seen:
                 continue
             seen.add(key)
-            p = _check_read(op, load, guards, raxes, arg_shapes, steps.get(op))
+            p = _check_read(op, load, guards, raxes, arg_shapes, steps.get(op),
+                            load.producer in broadcast)
             if p is not None:
                 pre.append(p)
     return pre

@@ -627,8 +627,9 @@ def schedule_to_primfunc(s: Schedule, args, name="main", exact_bounds=False,
     s2 = s.copy().normalize()
     cur, names = _arg_tensors(s2, args)
     scratch = _outputs_not_in_args(s2, cur)
+    broadcast = {cur[k] for k, b in bound.items() if b.buffer_type == "auto_broadcast"}
     preconditions = check_reads([st.op for st in s2.stages],
-                                [t.shape for t in cur if isinstance(t, Tensor)])
+                                [t.shape for t in cur if isinstance(t, Tensor)], broadcast)
     bounds = infer_bound(s2, exact=exact_bounds, offset_lets=True)
     stmt = schedule_ops(s2, bounds)
     func = to_primfunc(stmt, cur, names, name, _layouts(s2), bound)

@@ -72,7 +72,11 @@ class _ToBuffers(Mutator):
         return BufferStore(self._buffer(s.producer), self.visit(s.value), self.visit(s.indices))
 
     def visit_ProducerLoad(self, e):
-        return BufferLoad(self._buffer(e.producer), self.visit(e.indices))
+        buf = self._buffer(e.producer)
+        indices = self.visit(e.indices)
+        if e.producer in self.args:
+            indices = buf.broadcast_indices(indices)
+        return BufferLoad(buf, indices)
 
 
 def to_primfunc(body, arg_tensors, names, name="main", layouts=None, bound=None) -> PrimFunc:

@@ -437,9 +437,10 @@ class ArgChecker:
         if key in self._sizes_ok:
             return
         for pre in self.preconditions:
-            point = pre.witness(env) if all(p in env for p in pre.params) else None
+            point = pre.witness(env) if all(p in env for p in pre.inputs) else None
             if point is not None:
-                sizes = ", ".join(f"{p.name} = {env[p]}" for p in pre.params)
+                sizes = ", ".join(f"{p.name} = {env[p]}"
+                                  for p in sorted(pre.inputs, key=lambda v: v.name))
                 raise TepadError(f"with {sizes}: {pre.what}, e.g. at {point}; the kernel was "
                                  f"not run")
         self._sizes_ok.add(key)

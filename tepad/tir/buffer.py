@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from ..errors import TepadError
 from . import dtype as dt
-from .expr import BufferLoad, Call, PrimExpr, Ramp, Var, convert, add, mul, const, sub
+from .expr import (EQ, BufferLoad, Call, IntImm, PrimExpr, Ramp, Select, Var, add, const,
+                   convert, mul, sub)
 from .stmt import BufferStore
 
 
@@ -63,6 +64,21 @@ class Buffer:
     def same_as(self, other) -> bool:
         """Whether ``other`` is this very buffer (TVM's object identity)."""
         return self is other
+
+    def broadcast_indices(self, indices) -> list:
+        """``indices`` as an ``auto_broadcast`` buffer reads them: along a dimension whose
+        size is symbolic, index 0 when that size is 1 at run time (TVM binds such a
+        dimension's stride to 0), the index itself otherwise. Other buffers: unchanged."""
+        indices = [convert(i) for i in indices]
+        if self.buffer_type != "auto_broadcast":
+            return indices
+        out = []
+        for i, n in zip(indices, self.shape):
+            if isinstance(n, IntImm) or isinstance(i, IntImm):
+                out.append(i)
+            else:
+                out.append(Select(EQ(n, IntImm(1, n.dtype)), IntImm(0, i.dtype), i))
+        return out
 
     READ = 1    # access_ptr masks, as TVM's Buffer.READ / Buffer.WRITE
     WRITE = 2
