@@ -201,7 +201,13 @@ class Buffer:
         return out
 
     def get_flattened_buffer(self) -> "Buffer":
+        """The buffer over the same memory with one axis per axis group; a buffer that is
+        flat already (one axis per group, no strides, no element offset) is returned
+        itself."""
         n_groups = len(self.axis_separators) + 1
+        if self.ndim == n_groups and not self.strides and \
+                isinstance(self.elem_offset, IntImm) and self.elem_offset.value == 0:
+            return self
         return Buffer(self.flattened_shape(), self.dtype, self.name, data=self.data,
                       axis_separators=list(range(1, n_groups)), scope=self.scope)
 

@@ -63,3 +63,14 @@ def test_replace_on_other_statement_classes():
 def test_replace_rejects_unknown_fields():
     with pytest.raises(TepadError, match="no field 'bdy'"):
         _loop().replace(bdy=Evaluate(0))
+
+
+def test_flattening_a_flat_buffer_returns_it():
+    from tepad import tir
+    buf = tir.decl_buffer([16])
+    assert buf.get_flattened_buffer().same_as(buf)
+    nd = tir.decl_buffer([4, 16, 32], axis_separators=[2])
+    flat = nd.get_flattened_buffer()
+    assert not flat.same_as(nd)
+    assert [int(d) for d in flat.shape] == [64, 32]
+    assert flat.get_flattened_buffer().same_as(flat)
