@@ -139,7 +139,8 @@ _IR_PASS = {
     **{n: (f"tepad.compat.legacy.{n}", f"tvm.tir.transform.{n}")
        for n in ("HoistIfThenElse", "InjectVirtualThread", "RemoveNoOp", "RewriteUnsafeSelect",
                  "StorageRewrite", "VectorizeLoop", "InjectCopyIntrin", "InjectDoubleBuffer",
-                 "LoopPartition", "UnrollLoop", "ThreadSync", "LowerIntrin")},
+                 "LoopPartition", "UnrollLoop", "ThreadSync", "LowerIntrin",
+                 "StorageFlatten")},
 }
 
 _INTRIN = {**_tir(_INTRIN_NAMES + ["nearbyint"]),

@@ -8,6 +8,7 @@ from __future__ import annotations
 from ..arith import simplify
 from ..errors import TepadError
 from ..lower.pass_context import PassContext
+from ..lower.to_primfunc import postproc_to_primfunc
 from ..tir.expr import Call as _Call, Range
 from ..tir.functor import ir_transform, post_order_visit, substitute, uses_var
 from ..tir.stmt import For as _For, ForKind
@@ -140,7 +141,7 @@ def build_config(**kwargs) -> PassContext:
 
 __all__ = ["HoistIfThenElse", "InjectVirtualThread", "RemoveNoOp", "RewriteUnsafeSelect",
            "StorageRewrite", "VectorizeLoop", "InjectCopyIntrin", "InjectDoubleBuffer",
-           "LoopPartition", "UnrollLoop", "ThreadSync", "LowerIntrin", "build_config", "IGNORED_BUILD_CONFIG", "make_for", "make_call", "range_by_min_extent", "Simplify", "CanonicalSimplify",
+           "LoopPartition", "UnrollLoop", "ThreadSync", "LowerIntrin", "StorageFlatten", "build_config", "IGNORED_BUILD_CONFIG", "make_for", "make_call", "range_by_min_extent", "Simplify", "CanonicalSimplify",
            "Equal", "Substitute", "PostOrderVisit", "IRTransform", "ExprUseVar"]
 
 
@@ -193,6 +194,22 @@ UnrollLoop = _ir_pass_on_stmt("UnrollLoop", "tir.UnrollLoop",
                         ("auto_max_step", "auto_max_depth", "auto_max_extent",
                          "explicit_unroll"))
 ThreadSync = _ir_pass_on_stmt("ThreadSync", pass_arg_count=1)
+
+
+def StorageFlatten(stmt, binds, cache_line_size=64, create_bound_attributes=False):  # noqa: N802
+    """0.6's ``ir_pass.StorageFlatten(stmt, binds, cache_line_size)``: the statement of
+    ``schedule.ScheduleOps`` (or an ir_builder one) with its tensors read and written through
+    the Buffers of ``binds`` (``{tensor: Buffer}``, the arguments) and every realize made a
+    flat allocation: ``SchedulePostProcToPrimFunc`` then ``tvm.tir.transform.StorageFlatten``
+    on a PrimFunc around it, the body returned."""
+    if not isinstance(stmt, Stmt):
+        raise TepadError(f"ir_pass.StorageFlatten: expected a Stmt, got {type(stmt).__name__}")
+    if not isinstance(binds, dict):
+        raise TepadError("ir_pass.StorageFlatten: binds must be a dict {tensor: Buffer}, got "
+                         f"{type(binds).__name__}")
+    func = postproc_to_primfunc(list(binds.values()), stmt, binds)
+    func = tir_transform.StorageFlatten(cache_line_size, create_bound_attributes)(func)
+    return func.body
 
 
 def LowerIntrin(stmt_or_func, target=None):  # noqa: N802 - TVM name

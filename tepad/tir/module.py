@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 
-from ..errors import TepadError
+from ..errors import TepadError, warn_deprecated
 from .function import PrimFunc
 
 
@@ -47,6 +47,17 @@ class IRModule:
     @staticmethod
     def from_expr(func: PrimFunc, name: str | None = None) -> "IRModule":
         return IRModule({name or func.name: func})
+
+    @property
+    def body(self):
+        """TVM 0.6's ``lower(..., simple_mode=True)`` returned the lowered statement; on a
+        module of one function this is that function's body (warns once)."""
+        if len(self.functions) != 1:
+            raise TepadError(f"IRModule.body: the module has {len(self.functions)} functions; "
+                             "take one (mod['main'].body)")
+        warn_deprecated("IRModule.body (the statement lower(simple_mode=True) returned in "
+                        "TVM 0.6)", "mod['main'].body")
+        return next(iter(self.functions.values())).body
 
     def __getitem__(self, name) -> PrimFunc:
         key = getattr(name, "name_hint", name)

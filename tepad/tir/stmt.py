@@ -109,6 +109,17 @@ class SeqStmt(Stmt):
     def __bool__(self):
         return True
 
+    @property
+    def first(self):
+        """TVM 0.6's ``Block.first``: the first statement."""
+        return self.seq[0]
+
+    @property
+    def rest(self):
+        """TVM 0.6's ``Block.rest``: the statements after the first (one statement alone,
+        not wrapped)."""
+        return self.seq[1] if len(self.seq) == 2 else SeqStmt(self.seq[1:])
+
 
 class IfThenElse(Stmt):
     __slots__ = ("condition", "then_case", "else_case")

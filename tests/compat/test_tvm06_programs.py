@@ -101,3 +101,42 @@ def test_extern_and_ir_builder_of_tvm_06():
     b = np.zeros(n, "float32")
     f(a, b)
     np.testing.assert_allclose(b, np.where(a > 0.5, a, 0.0))
+
+
+def test_the_stmt_level_flatten_of_tvm_06():
+    m, l = tvm.var("m"), tvm.var("l")
+    A = tvm.placeholder((m, l), name="A")
+    A1 = tvm.compute((m, l), lambda i, j: A[i, j] * 2, name="A1")
+    A2 = tvm.compute((m, l), lambda i, j: A1[i, j] + 3, name="A2")
+    s = tvm.create_schedule(A2.op)
+    xo, _ = s[A2].split(A2.op.axis[0], 8)
+    s[A1].compute_at(s[A2], xo)
+    stmt = tvm.schedule.ScheduleOps(s, tvm.schedule.InferBound(s))
+    Ab = tvm.decl_buffer(A.shape, A.dtype, name="A")
+    A2b = tvm.decl_buffer(A2.shape, A2.dtype, name="A2")
+    flat = tvm.ir_pass.Simplify(tvm.ir_pass.StorageFlatten(stmt, {A: Ab, A2: A2b}, 64))
+    allocs, stores = [], []
+    tvm.ir_pass.PostOrderVisit(flat, lambda n: allocs.append(n)
+                               if isinstance(n, tvm.tir.Allocate) else
+                               stores.append(n) if isinstance(n, tvm.tir.BufferStore) else None)
+    assert len(allocs) == 1                       # A1's tile, at A2's outer loop
+    assert {st.buffer.name for st in stores} == {"A1", "A2"}
+    assert all(len(st.indices) == 1 for st in stores)      # flat
+    with pytest.raises(tvm.TepadError, match="binds must be a dict"):
+        tvm.ir_pass.StorageFlatten(stmt, [Ab], 64)
+
+
+def test_lower_simple_mode_statement_and_block_fields_of_tvm_06():
+    n = 16
+    A = tvm.placeholder((n,), name="A")
+    B = tvm.compute((n,), lambda i: A[i] + 1, name="B")
+    C = tvm.compute((n,), lambda i: B[i] * 2, name="C")
+    s = tvm.create_schedule(C.op)
+    stmt = tvm.lower(s, [A, C], simple_mode=True).body
+    seqs = []
+    tvm.ir_pass.PostOrderVisit(stmt, lambda x: seqs.append(x)
+                               if isinstance(x, tvm.tir.SeqStmt) else None)
+    assert seqs
+    seq = seqs[-1]
+    assert seq.first is seq[0]
+    assert seq.rest is seq[1] if len(seq) == 2 else list(seq.rest.seq) == list(seq.seq[1:])
