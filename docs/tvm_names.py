@@ -263,6 +263,13 @@ ROWS = [
     ("tvm.runtime.enabled", "tepad.runtime.enabled",
      "cuda is enabled when a GPU is there or emulated (TEPAD_CUDA=emulate)"),
     ("tvm.target.llvm", "tepad.target.llvm", ""),
+    ("tvm.target.arm_cpu / rasp / riscv_cpu", "tepad.target.arm_cpu",
+     "TVM's target strings and keys (topi.arm_cpu schedules are found); building "
+     "CPU code for another machine's -mtriple is refused (tepad does not cross-compile)"),
+    ("tvm.target.mali / bifrost / intel_graphics", "tepad.target.mali",
+     "OpenCL targets, run through the GPU emulator"),
+    ("tvm.target.rocm", "tepad.target.rocm",
+     "the Target is made; tepad has no AMD GPU code generator, so build refuses it"),
     ("tvm.autotvm.task.task.compute_flop", "tepad.autotvm.task.flop.compute_flop",
      "TVM's counting rules and errors (asks for cfg.add_flop)"),
     ("tvm.autotvm.measure.measure / measure_methods, autotvm.record.ApplyHistoryBest",
@@ -859,9 +866,10 @@ ROWS = [
      "tepad builds and measures in-process (LocalRunner, RayRunner)"),
     ("microTVM (tvm.micro), VTA, Hexagon, Android (contrib.ndk), iOS (contrib.xcode), "
      "WebAssembly (contrib.emcc)", None, "targets and packaging tepad has no code generator for"),
-    ("targets other than llvm / cuda (tvm.target.mali / intel_graphics / arm_cpu / rasp / "
-     "rocm / bifrost / hexagon / riscv_cpu / adreno ...; devices cl, mtl, vpi, webgpu)", None,
-     "tepad generates LLVM for the host CPU and PTX for CUDA only"),
+    ("code for targets other than the host CPU, CUDA and OpenCL (tvm.target.hexagon / "
+     "adreno / stm32, rocm and arm_cpu builds, devices mtl, vpi, webgpu)", None,
+     "tepad generates LLVM for the host CPU, PTX for CUDA and OpenCL C (run by the GPU "
+     "emulator); the target helpers make TVM's Target objects"),
     ("extern-library contribs: cublas / cublaslt / rocblas / miopen / nnpack / dnnl "
      "/ thrust / sort / mkl.matmul_u8s8s32", None,
      "tepad's CUDA path compiles no CUDA C++ and links no vendor library (cblas / mkl "

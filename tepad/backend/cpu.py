@@ -8,7 +8,10 @@ Below that, ``tepad.codegen`` caches compiled kernels by their printed IR.
 """
 from __future__ import annotations
 
+from llvmlite import binding as llvm
+
 from ..codegen import compile_kernel, default_num_threads
+from ..errors import TepadError
 from ..support.deep_stack import deep_stack
 from ..lower.thread_binding import check_cpu_buildable
 from ..runtime import Module
@@ -50,9 +53,33 @@ class CpuBackend(Backend):
 
     @deep_stack
     def _build(self, s_or_func, args, name, opts, exact_bounds, target):
+        check_host_triple(target)
         check_cpu_buildable(s_or_func, str(target))     # on the deep stack: IR nested 100 deep
         func = self.lower(named(s_or_func, name), args, name, opts, exact_bounds)
         return self.compile(func, target, inplace_pairs(s_or_func, args))
+
+
+_ARCH_ALIASES = {"amd64": "x86_64", "x86-64": "x86_64", "arm64": "aarch64"}
+
+
+def _arch(triple: str) -> str:
+    arch = triple.split("-", 1)[0].lower()
+    return _ARCH_ALIASES.get(arch, arch)
+
+
+def check_host_triple(target: Target) -> None:
+    """A TepadError when ``target``'s ``-mtriple`` names another kind of machine than this
+    one (an ``arm_cpu`` board from an x86 host): tepad's CPU code runs in this process, and
+    it does not cross-compile."""
+    triple = target.attrs.get("mtriple")
+    if not triple:
+        return
+    host = llvm.get_process_triple()
+    if _arch(triple) != _arch(host):
+        raise TepadError(
+            f"target {str(target)!r} is for {triple}, and this machine is {host}: tepad "
+            "compiles CPU code for the machine it runs on (cross compilation is not there "
+            "yet); build with target 'llvm' here, or run the program on that machine")
 
 
 def cpu_of(target: Target):

@@ -527,6 +527,21 @@ def create(target) -> Target:
 # TVM's tvm.target.generic_func (dispatch on the current target's keys)
 from .generic_func import (GenericFunc, generic_func, get_native_generic_func,  # noqa: E402
                            override_native_generic_func)
+# TVM's helpers for boards and devices
+from . import presets as _presets  # noqa: E402
+
+
+def _preset(text_of):
+    def make(*args, **kwargs) -> Target:
+        return Target(text_of(*args, **kwargs))
+    make.__name__ = make.__qualname__ = text_of.__name__
+    make.__doc__ = text_of.__doc__
+    return make
+
+
+arm_cpu, rasp, riscv_cpu, mali, bifrost, intel_graphics, rocm = (
+    _preset(getattr(_presets, n)) for n in ("arm_cpu", "rasp", "riscv_cpu", "mali", "bifrost",
+                                            "intel_graphics", "rocm"))
 
 
 __all__ = ["Target", "TargetKind", "as_target", "cuda", "llvm", "create", "current_target",
@@ -536,4 +551,5 @@ __all__ = ["Target", "TargetKind", "as_target", "cuda", "llvm", "create", "curre
            "is_cuda_kind", "is_opencl_kind", "CPU_TEST_NAMES", "CUDA_TEST_NAMES", "kind_of",
            "is_gpu_kind", "has_flat_memory", "is_cpu_kind", "intrin", "register_intrin_rule",
            "GenericFunc", "generic_func", "get_native_generic_func",
-           "override_native_generic_func"]
+           "override_native_generic_func", "arm_cpu", "rasp", "riscv_cpu", "mali", "bifrost",
+           "intel_graphics", "rocm"]
