@@ -263,6 +263,8 @@ ROWS = [
     ("tvm.runtime.enabled", "tepad.runtime.enabled",
      "cuda is enabled when a GPU is there or emulated (TEPAD_CUDA=emulate)"),
     ("tvm.target.llvm", "tepad.target.llvm", ""),
+    ("tvm.rpc.LocalSession (upload / load_module / download / listdir / remove / cpu / cuda "
+     "/ cl)", "tepad.rpc.LocalSession", ""),
     ("tvm.target.arm_cpu / rasp / riscv_cpu", "tepad.target.arm_cpu",
      "TVM's target strings and keys (topi.arm_cpu schedules are found); building "
      "CPU code for another machine's -mtriple is refused (tepad does not cross-compile)"),
@@ -862,8 +864,10 @@ ROWS = [
      "scheduled with TensorIR primitives"),
     ("meta_schedule / dlight", None,
      "TensorIR tuning: tepad tunes with AutoTVM and its auto_scheduler"),
-    ("tvm.rpc, autotvm.RPCRunner / request_remote / default_module_loader", None,
-     "tepad builds and measures in-process (LocalRunner, RayRunner)"),
+    ("tvm.rpc.connect / connect_tracker / Server / Tracker, autotvm.RPCRunner / "
+     "request_remote / default_module_loader", None,
+     "remote devices: tepad builds and measures on this machine (LocalRunner, RayRunner; "
+     "rpc.LocalSession), and rpc.connect says so"),
     ("microTVM (tvm.micro), VTA, Hexagon, Android (contrib.ndk), iOS (contrib.xcode), "
      "WebAssembly (contrib.emcc)", None, "targets and packaging tepad has no code generator for"),
     ("code for targets other than the host CPU, CUDA and OpenCL (tvm.target.hexagon / "

@@ -35,7 +35,7 @@ from .compat import install as _compat_install   # names installed on lower pack
 # Face packages that ``import tepad`` does not load: ``tepad.topi`` (and ``from tepad import
 # topi``) imports them on first use (PEP 562), so the import stays cheap.
 _LAZY_SUBMODULES = ("topi", "testing", "contrib", "viz", "fuzz", "autotvm", "auto_scheduler",
-                    "script", "_ffi", "demo", "cli")
+                    "script", "_ffi", "demo", "cli", "rpc")
 
 
 def __getattr__(name):
@@ -57,4 +57,4 @@ __all__ = ["TVMError", "TepadError", "InternalError", "error", "tir", "te", "sch
            "metal", "rocm", "ext_dev", "build", "target", "transform", "topi", "nd", "container",
            "ir", "IRModule", "layout", "testing", "register_func", "get_global_func",
            "register_object", "DataType", "DataTypeCode", "contrib",
-           "autotvm", "auto_scheduler", "demo", "register_extension", "generic", "instrument"]
+           "autotvm", "auto_scheduler", "demo", "register_extension", "generic", "instrument", "rpc"]

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1] / "tepad"
 LAYERS = ["_lazy", "config", "errors", "support", "target", "tir", "arith", "tensor", "schedule", "bound",
           "lower", "codegen", "runtime", "backend"]
 FACE = ["te", "topi", "transform", "driver", "layout", "testing", "viz", "fuzz", "demo", "demo_matmul", "cli",
-        "compat", "script", "_ffi",
+        "compat", "script", "_ffi", "rpc",
         "nd", "error", "container", "ir", "contrib", "autotvm", "auto_scheduler", "",
         "__main__"]
 ISL_BRIDGE = "tepad.arith.isl_bridge"
