@@ -25,6 +25,9 @@ from .math import (abs, atan, cast, ceil, clip, cos, erf, exp, fast_erf, fast_ex
                    fast_tanh, fixed_point_multiply, floor, identity, isfinite, isinf, isnan,
                    log, log2, log10, logical_not, negative, round, rsqrt, sigmoid, sign, sin,
                    reinterpret, sqrt, tan, tanh, trunc)
+from .math import (acos, acosh, asin, asinh, atanh, ceil_log2, cosh, erf_legalize,
+                   fixed_point_multiply_per_axis, sinh)
+from .utils import InvalidShapeError
 from .reduction import (all, any, argmax, argmin, collapse_sum, max, min, prod,  # noqa: A004
                         sum)
 from .einsum import einsum
@@ -40,7 +43,8 @@ from .transform import (adv_index, arange, concatenate, dynamic_strided_slice, e
                         meshgrid, ndarray_size, one_hot, repeat, reshape, reverse,
                         reverse_sequence, sequence_mask, shape, sliding_window,
                         sparse_to_dense, split, squeeze, stack, strided_set, strided_slice,
-                        take, tensordot, tile, transpose, trilu, unravel_index, where)
+                        take, take_legalize, tensordot, tile, transpose, trilu,
+                        unravel_index, where)
 
 
 def __getattr__(name):
