@@ -7,7 +7,7 @@ import numpy as np
 from ..arith import simplify as _simplify
 from ..errors import TepadError
 from ..target import Target
-from ..tensor import ComputeOp, Tensor
+from ..tensor import ComputeOp, Tensor, compute
 from ..tir.expr import (FloatImm, IntImm, Or, PrimExpr, Select, SizeVar, Var, const, convert,
                         floordiv, floormod)
 from ..tir.op import abs as _abs, all as _all, if_then_else
@@ -151,7 +151,6 @@ def _table(values: np.ndarray, idx):
 def const_vector(vector, name: str = "const_vector"):
     """A compute stage holding the constant 1-d array ``vector`` (a numpy array or a list;
     dtype kept) as a chain of selects, so it needs no input buffer."""
-    from ..tensor import compute
     vector = np.asarray(vector)
     if vector.ndim != 1:
         raise TepadError(f"const_vector: {name} must be 1-d, got shape {vector.shape}")
@@ -162,7 +161,6 @@ def const_matrix(matrix, name: str = "const_matrix", attrs=None):
     """A compute stage holding the constant 2-d array ``matrix`` as a chain of selects (the
     Winograd transform matrices); ``attrs`` default to TVM's ``{"const_matrix": True,
     "schedule_rule": "None"}``."""
-    from ..tensor import compute
     matrix = np.asarray(matrix)
     if matrix.ndim != 2:
         raise TepadError(f"const_matrix: {name} must be 2-d, got shape {matrix.shape}")
