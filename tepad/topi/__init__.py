@@ -33,7 +33,9 @@ from .reduction import (all, any, argmax, argmin, collapse_sum, max, min, prod, 
 from .einsum import einsum
 from .scatter import scatter_nd
 from .argwhere import argwhere
-from .scan import cumprod, cumsum, searchsorted
+from .scan import cumprod, cumsum, scanop
+from .searchsorted import binary_search, searchsorted   # the function, not the module
+from .scatter_elements import scatter_add, scatter_elements
 from .sort import argsort, sort, topk
 from .unique import unique
 from .tensor import elemwise_sum
