@@ -15,6 +15,7 @@ from . import cuda, generic, image, math, nn, tag, transform, utils, x86
 from . import arm_cpu, bifrost, gpu, hls, intel_graphics, mali
 from . import vision
 from . import sparse
+from . import random
 from . import util  # noqa: F401 - TVM's old module name
 from .broadcast import (bitwise_and, bitwise_or, bitwise_xor, left_shift, right_shift)
 from .math import bitwise_not
