@@ -33,10 +33,14 @@ from .reduction import (all, any, argmax, argmin, collapse_sum, max, min, prod, 
                         sum)
 from .einsum import einsum
 from .scatter import scatter_nd
-from .argwhere import argwhere
+from .argwhere import (argwhere, hybrid_argwhere_1d, hybrid_argwhere_2d, hybrid_argwhere_3d,
+                       hybrid_argwhere_4d, hybrid_argwhere_5d)
 from .scan import cumprod, cumsum, scanop
 from .searchsorted import binary_search, searchsorted   # the function, not the module
 from .scatter_elements import scatter_add, scatter_elements
+from .signal import dft, stft
+from .sparse_reshape import sparse_reshape
+from .sparse_fill_empty_rows import sparse_fill_empty_rows
 from .sort import argsort, sort, topk
 from .unique import unique
 from .tensor import elemwise_sum
