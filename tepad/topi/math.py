@@ -138,13 +138,17 @@ isinf = _unary("isinf", tirop.isinf, "Whether ``x`` is infinite (a bool tensor).
 isfinite = _unary("isfinite", tirop.isfinite, "Whether ``x`` is finite (a bool tensor).")
 
 
-bitwise_not = _unary("bitwise_not", lambda v: ~v, "``~x`` elementwise (integer ``x``).")
+def bitwise_not(data):
+    """``~data`` elementwise (integer ``data``)."""
+    _check(data, "bitwise_not")
+    return compute(data.shape, lambda *i: ~data[i], name="T_bitwise_not", tag="elemwise")
 
 
-def logical_not(x):
-    """``not x`` elementwise (``x`` is read as bool: nonzero is true); a bool tensor."""
-    _check(x, "logical_not")
-    return compute(x.shape, lambda *i: ~_as_bool(x[i]), name="T_logical_not", tag="elemwise")
+def logical_not(data):
+    """``not data`` elementwise (``data`` is read as bool: nonzero is true); a bool tensor."""
+    _check(data, "logical_not")
+    return compute(data.shape, lambda *i: ~_as_bool(data[i]), name="T_logical_not",
+                   tag="elemwise")
 
 
 def _as_bool(v):

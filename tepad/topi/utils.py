@@ -63,11 +63,11 @@ def simplify(expr):
     return expr if isinstance(expr, (int, float)) else _simplify(convert(expr))
 
 
-def prod(xs):
-    """The product of the extents ``xs`` (ints or expressions)."""
+def prod(x):
+    """The product of the extents ``x`` (ints or expressions)."""
     out = 1
-    for x in xs:
-        out = out * x
+    for e in x:
+        out = out * e
     return out
 
 
