@@ -62,6 +62,14 @@ def test_scatter_add_matches_np_add_at(target):
     np.testing.assert_allclose(got, want, rtol=1e-6)
 
 
+def test_scatter_add_module_path():
+    """TVM's ``topi/scatter_add.py``: ``from tvm.topi.scatter_add import scatter_add``."""
+    from tepad.topi.scatter_add import scatter_add
+    D = te.placeholder((3, 4), name="D")
+    I = te.placeholder((2, 4), "int32", name="I")
+    assert scatter_add(D, I, te.placeholder((2, 4), name="U"), 0).op.tag == "scatter_add"
+
+
 def test_scatter_errors():
     D = te.placeholder((3, 4), name="D")
     I = te.placeholder((2, 4), "int32", name="I")
