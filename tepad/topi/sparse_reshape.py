@@ -3,12 +3,14 @@ one row of coordinates per stored value) after its dense shape ``prev_shape`` (D
 reshaped to ``new_shape`` (D_out,; one entry may be -1, meaning "whatever is left"), and
 that shape with the -1 resolved. Shapes are tensors read at run time, as in TVM, so the
 kernel is an extern stage: each index row is ravelled in ``prev_shape`` and unravelled in
-the new shape."""
+the new shape (in one GPU thread under a CUDA target)."""
 from __future__ import annotations
 
 from ..errors import TepadError
+from ..target import Target
 from ..tensor import Tensor
 from ..tensor.extern import extern
+from ..tensor.operation import thread_axis
 from ..tir import ir_builder
 from ..tir.expr import const
 from .utils import get_const_tuple
@@ -36,9 +38,14 @@ def sparse_reshape(sparse_indices, prev_shape, new_shape, new_sparse_indices_sha
         raise TepadError(f"topi.sparse_reshape: output shapes must be ({nnz}, {d_out}) and "
                          f"({d_out},), got {list(out_idx_shape)} and {list(out_shape_shape)}")
     sd = new_shape.dtype
+    tgt = Target.current()
+    gpu = tgt is not None and ("cuda" in tgt.keys or "gpu" in tgt.keys)
 
     def body(ins, outs):
         ib = ir_builder.create()
+        if gpu:
+            for tag in ("blockIdx.x", "threadIdx.x"):
+                ib.scope_attr(thread_axis(tag), "thread_extent", 1)
         idx, prev, new = (ib.buffer_ptr(b) for b in ins)
         out_idx, out_shape = ib.buffer_ptr(outs[0]), ib.buffer_ptr(outs[1])
         total = ib.allocate(sd, (1,), name="total", scope="local")

@@ -105,6 +105,36 @@ def test_hybrid_argwhere(ndim):
                                                   te.placeholder(shape + (1,), name="D"))
 
 
+def test_cuda_variants_bind_threads_without_a_target_scope():
+    """topi.cuda.dft / scatter_elements / sparse_reshape build for CUDA (emulated) even when
+    made outside ``with Target("cuda")``."""
+    re = RNG.normal(size=(2, 5)).astype("float32")
+    R, I = te.placeholder((2, 5), name="R"), te.placeholder((2, 5), name="I")
+    got = run(list(topi.cuda.dft(R, I, False)), [R, I], [re, re * 0],
+              topi.cuda.schedule_extern, "cuda")
+    np.testing.assert_allclose(got[0], np.fft.fft(re).real, atol=1e-5)
+    d = RNG.random((4, 3)).astype("float32")
+    ix = np.array([[3, 0, 1], [3, 2, 1]], "int32")
+    u = RNG.random((2, 3)).astype("float32")
+    D, X, U = (te.placeholder(a.shape, str(a.dtype), name=n) for a, n in
+               ((d, "D"), (ix, "X"), (u, "U")))
+    got = run(topi.cuda.scatter_elements(D, X, U, 0, "max"), [D, X, U], [d, ix, u],
+              topi.cuda.schedule_extern, "cuda")
+    want = d.copy()
+    for r in range(2):
+        for c in range(3):
+            want[ix[r, c], c] = max(want[ix[r, c], c], u[r, c])
+    np.testing.assert_array_equal(got, want)
+    idx = np.array([[0, 1], [1, 2]], "int64")
+    Ix, P, N = (te.placeholder(s, "int64", name=n) for s, n in (((2, 2), "Ix"), ((2,), "P"),
+                                                              ((1,), "N")))
+    got_idx, got_shape = run(list(topi.cuda.sparse_reshape(Ix, P, N)), [Ix, P, N],
+                             [idx, np.array([2, 3], "int64"), np.array([-1], "int64")],
+                             topi.cuda.schedule_extern, "cuda")
+    np.testing.assert_array_equal(got_idx[:, 0], [1, 5])
+    np.testing.assert_array_equal(got_shape, [6])
+
+
 def test_sparse_reshape():
     idx = np.array([[0, 0, 0], [0, 0, 1], [0, 1, 0], [1, 0, 0], [1, 2, 3]], "int64")
     prev = np.array([2, 3, 4], "int64")
