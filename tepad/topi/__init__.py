@@ -6,6 +6,9 @@
 * ``topi.transform`` (reshape, transpose, concatenate, split, take, strided_slice, where,
   ...), reductions (sum, max, min, prod, all, any, argmax, argmin), ``elemwise_sum``;
 * ``topi.nn`` (convolutions, dense, pooling, softmax, ...), ``topi.image`` (resize);
+* extern kernels: ``scatter_elements`` / ``scatter_add``, ``argwhere``, ``dft`` / ``stft``,
+  ``sparse_reshape`` / ``sparse_fill_empty_rows``, and ``topi.random`` (Threefry generator,
+  uniform / normal / multinomial); cumulative ops (``cumsum``, ``cumprod``, ``scanop``);
 * schedules per target: ``topi.x86`` (CPU, reads the target's vector lanes and registers),
   ``topi.cuda`` (thread binding), ``topi.generic`` (chooses by ``with Target(...)``);
 * ``topi.utils`` (``get_const_tuple``, ``traverse_inline``, ...; old name ``topi.util``),
