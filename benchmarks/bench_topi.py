@@ -104,6 +104,24 @@ def cases():
         X = te.placeholder((2048, 2048), name="X")
         return topi.fast_exp(X), [X], topi.x86.schedule_injective
 
+    def asinh():
+        X = te.placeholder((2048, 2048), name="X")
+        return topi.asinh(X), [X], topi.x86.schedule_injective
+
+    scatter_idx = RNG.integers(0, 1024, (4096, 64)).astype("int32")
+
+    def scatter_add():
+        D = te.placeholder((1024, 64), name="D")
+        Ix = te.placeholder((4096, 64), "int32", name="I")
+        U = te.placeholder((4096, 64), name="U")
+        return (topi.scatter_add(D, Ix, U, 0), [D, Ix, U], topi.generic.schedule_extern,
+                {1: scatter_idx})
+
+    def np_scatter_add(d, idx, u):
+        out = d.copy()
+        np.add.at(out, (idx, np.arange(64)[None, :]), u)
+        return out
+
     np.random.seed(5)
     bsr = random_bsr_matrix(512, 256, 16, 1, 0.6, "float32")
 
@@ -135,6 +153,9 @@ def cases():
          "BLAS"),
         ("sigmoid 2048x2048", sigmoid, _np_sigmoid, None, "1 / (1 + exp(-x))"),
         ("fast_exp 2048x2048", fast_exp, np.exp, None, "np.exp"),
+        ("asinh 2048x2048", asinh, np.arcsinh, None, "np.arcsinh"),
+        ("scatter_add 1024x64 <- 4096x64 updates (axis 0)", scatter_add, np_scatter_add, None,
+         "np.add.at"),
     ]
 
 

@@ -149,6 +149,10 @@ NAME_RULES = [
               r"register_func|TVMError|__version__|DataType|Node|NodeBase|NDArray", "in scope"),
     (r"tvm$", r"vpi|opengl|micro_dev|sdaccel|hexagon|webgpu|vpi|aocl|aocl_sw_emu|sdaccel",
      "device types tepad has no runtime for (a Device is made; building for it is refused)"),
+    (r"tvm\.topi$", r"adreno|hexagon|rocm|opengl",
+     "schedules for targets tepad has no code generator for (Adreno's OpenCL textures, the "
+     "Hexagon DSP, AMD ROCm, OpenGL); only those targets' own tests use them, and building "
+     "for the targets is refused"),
     (r"tvm\.runtime$", r"(Executable|vm|profiling|disco|Report|save_param_dict|load_param_dict|"
                        r"save_param_dict_to_file|load_param_dict_from_file|executor|"
                        r"Scriptable|ShapeTuple|ObjectGeneric|relax_vm|script|enabled_targets|"

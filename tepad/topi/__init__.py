@@ -6,6 +6,9 @@
 * ``topi.transform`` (reshape, transpose, concatenate, split, take, strided_slice, where,
   ...), reductions (sum, max, min, prod, all, any, argmax, argmin), ``elemwise_sum``;
 * ``topi.nn`` (convolutions, dense, pooling, softmax, ...), ``topi.image`` (resize);
+* extern kernels: ``scatter_elements`` / ``scatter_add``, ``argwhere``, ``dft`` / ``stft``,
+  ``sparse_reshape`` / ``sparse_fill_empty_rows``, and ``topi.random`` (Threefry generator,
+  uniform / normal / multinomial); cumulative ops (``cumsum``, ``cumprod``, ``scanop``);
 * schedules per target: ``topi.x86`` (CPU, reads the target's vector lanes and registers),
   ``topi.cuda`` (thread binding), ``topi.generic`` (chooses by ``with Target(...)``);
 * ``topi.utils`` (``get_const_tuple``, ``traverse_inline``, ...; old name ``topi.util``),
@@ -15,6 +18,7 @@ from . import cuda, generic, image, math, nn, tag, transform, utils, x86
 from . import arm_cpu, bifrost, gpu, hls, intel_graphics, mali
 from . import vision
 from . import sparse
+from . import random
 from . import util  # noqa: F401 - TVM's old module name
 from .broadcast import (bitwise_and, bitwise_or, bitwise_xor, left_shift, right_shift)
 from .math import bitwise_not
@@ -25,12 +29,21 @@ from .math import (abs, atan, cast, ceil, clip, cos, erf, exp, fast_erf, fast_ex
                    fast_tanh, fixed_point_multiply, floor, identity, isfinite, isinf, isnan,
                    log, log2, log10, logical_not, negative, round, rsqrt, sigmoid, sign, sin,
                    reinterpret, sqrt, tan, tanh, trunc)
+from .math import (acos, acosh, asin, asinh, atanh, ceil_log2, cosh, erf_legalize,
+                   fixed_point_multiply_per_axis, sinh)
+from .utils import InvalidShapeError
 from .reduction import (all, any, argmax, argmin, collapse_sum, max, min, prod,  # noqa: A004
                         sum)
 from .einsum import einsum
 from .scatter import scatter_nd
-from .argwhere import argwhere
-from .scan import cumprod, cumsum, searchsorted
+from .argwhere import (argwhere, hybrid_argwhere_1d, hybrid_argwhere_2d, hybrid_argwhere_3d,
+                       hybrid_argwhere_4d, hybrid_argwhere_5d)
+from .scan import cumprod, cumsum, scanop
+from .searchsorted import binary_search, searchsorted   # the function, not the module
+from .scatter_elements import scatter_add, scatter_elements
+from .signal import dft, stft
+from .sparse_reshape import sparse_reshape
+from .sparse_fill_empty_rows import sparse_fill_empty_rows
 from .sort import argsort, sort, topk
 from .unique import unique
 from .tensor import elemwise_sum
@@ -40,7 +53,8 @@ from .transform import (adv_index, arange, concatenate, dynamic_strided_slice, e
                         meshgrid, ndarray_size, one_hot, repeat, reshape, reverse,
                         reverse_sequence, sequence_mask, shape, sliding_window,
                         sparse_to_dense, split, squeeze, stack, strided_set, strided_slice,
-                        take, tensordot, tile, transpose, trilu, unravel_index, where)
+                        take, take_legalize, tensordot, tile, transpose, trilu,
+                        unravel_index, where)
 
 
 def __getattr__(name):

@@ -43,15 +43,11 @@ def _walk(cond, out, cuda):
     return ib.get()
 
 
-def argwhere(output_shape: Tensor, condition: Tensor) -> Tensor:
-    """(rows, ndim) int32 coordinates of the nonzeros of ``condition``; ``rows`` is
-    ``output_shape.shape[0]``."""
-    for t, what in ((output_shape, "output_shape"), (condition, "condition")):
-        if not isinstance(t, Tensor):
-            raise TepadError(f"topi.argwhere: {what} must be a te.Tensor, got {t!r}")
-    oshape = get_const_tuple(output_shape.shape)
+def _argwhere(oshape, condition, what):
+    if not isinstance(condition, Tensor):
+        raise TepadError(f"topi.{what}: condition must be a te.Tensor, got {condition!r}")
     if len(oshape) != 2 or oshape[1] != len(condition.shape):
-        raise TepadError(f"topi.argwhere: output_shape's shape must be (rows, "
+        raise TepadError(f"topi.{what}: output_shape's shape must be (rows, "
                          f"{len(condition.shape)}), got {oshape}")
     tgt = Target.current()
     cuda = tgt is not None and ("cuda" in tgt.keys or "gpu" in tgt.keys)
@@ -59,4 +55,35 @@ def argwhere(output_shape: Tensor, condition: Tensor) -> Tensor:
                   name="argwhere", dtype="int32", tag="argwhere")
 
 
-__all__ = ["argwhere"]
+def argwhere(output_shape: Tensor, condition: Tensor) -> Tensor:
+    """(rows, ndim) int32 coordinates of the nonzeros of ``condition``; ``rows`` is
+    ``output_shape.shape[0]``."""
+    if not isinstance(output_shape, Tensor):
+        raise TepadError(f"topi.argwhere: output_shape must be a te.Tensor, got "
+                         f"{output_shape!r}")
+    return _argwhere(get_const_tuple(output_shape.shape), condition, "argwhere")
+
+
+def _hybrid(ndim):
+    what = f"hybrid_argwhere_{ndim}d"
+
+    def op(output_shape, condition):
+        if isinstance(output_shape, Tensor):
+            output_shape = output_shape.shape
+        if isinstance(condition, Tensor) and len(condition.shape) != ndim:
+            raise TepadError(f"topi.{what}: condition must be {ndim}-d, got "
+                             f"{list(condition.shape)}")
+        return _argwhere(get_const_tuple(output_shape), condition, what)
+    op.__name__ = what
+    op.__doc__ = (f"TVM's hybrid-script kernel of ``argwhere`` for {ndim}-d ``condition``: "
+                  "the same walk, with ``output_shape`` a shape (rows, ndim) (or a tensor of "
+                  "that shape).")
+    return op
+
+
+hybrid_argwhere_1d, hybrid_argwhere_2d, hybrid_argwhere_3d, hybrid_argwhere_4d, \
+    hybrid_argwhere_5d = (_hybrid(n) for n in range(1, 6))
+
+
+__all__ = ["argwhere", "hybrid_argwhere_1d", "hybrid_argwhere_2d", "hybrid_argwhere_3d",
+           "hybrid_argwhere_4d", "hybrid_argwhere_5d"]

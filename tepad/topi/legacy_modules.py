@@ -25,7 +25,7 @@ import types
 MODULES = {
     "tepad.topi": ("util", "utils", "broadcast", "reduction", "transform", "math", "tag",
                    "generic_op_impl", "sparse", "sort", "scan", "argwhere", "image",
-                   "vision", "nn", "cpp"),
+                   "vision", "nn", "cpp", "scatter_add"),
     "tepad.topi.nn": ("dilate", "util", "utils", "pad", "mapping", "flatten", "bnn", "conv2d",
                       "depthwise_conv2d", "conv2d_transpose", "conv1d", "conv1d_transpose",
                       "conv3d", "dense", "batch_matmul", "pooling", "softmax", "elemwise",

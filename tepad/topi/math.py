@@ -8,11 +8,13 @@ that vectorize; ``fast_erf`` computes the exact function."""
 from __future__ import annotations
 
 from ..errors import TepadError
+from ..target.generic_func import generic_func
 from ..tensor import Tensor, compute
 from ..tir import dtype as dt
 from ..tir import op as tirop
+from ..tir import op_more as _more
 from ..tir.op_more import reinterpret as _bits
-from ..tir.expr import PrimExpr, cast as _cast_expr, const, convert, select
+from ..tir.expr import IntImm, PrimExpr, cast as _cast_expr, const, convert, select
 
 
 def _check(x, name):
@@ -117,6 +119,13 @@ sin = _unary("sin", tirop.sin, "``sin(x)`` elementwise (radians).")
 cos = _unary("cos", tirop.cos, "``cos(x)`` elementwise (radians).")
 tan = _unary("tan", tirop.tan, "``tan(x)`` elementwise (radians).")
 atan = _unary("atan", tirop.atan, "``arctan(x)`` elementwise.")
+asin = _unary("asin", _more.asin, "``arcsin(x)`` elementwise (NaN outside [-1, 1]).")
+acos = _unary("acos", _more.acos, "``arccos(x)`` elementwise (NaN outside [-1, 1]).")
+sinh = _unary("sinh", _more.sinh, "``sinh(x)`` elementwise.")
+cosh = _unary("cosh", _more.cosh, "``cosh(x)`` elementwise.")
+asinh = _unary("asinh", _more.asinh, "``arcsinh(x)`` elementwise.")
+acosh = _unary("acosh", _more.acosh, "``arccosh(x)`` elementwise (NaN below 1).")
+atanh = _unary("atanh", _more.atanh, "``arctanh(x)`` elementwise (NaN outside [-1, 1]).")
 floor = _unary("floor", tirop.floor, "``x`` rounded down elementwise.")
 ceil = _unary("ceil", tirop.ceil, "``x`` rounded up elementwise.")
 round = _unary("round", tirop.round,  # noqa: A001 - TVM name
@@ -129,13 +138,17 @@ isinf = _unary("isinf", tirop.isinf, "Whether ``x`` is infinite (a bool tensor).
 isfinite = _unary("isfinite", tirop.isfinite, "Whether ``x`` is finite (a bool tensor).")
 
 
-bitwise_not = _unary("bitwise_not", lambda v: ~v, "``~x`` elementwise (integer ``x``).")
+def bitwise_not(data):
+    """``~data`` elementwise (integer ``data``)."""
+    _check(data, "bitwise_not")
+    return compute(data.shape, lambda *i: ~data[i], name="T_bitwise_not", tag="elemwise")
 
 
-def logical_not(x):
-    """``not x`` elementwise (``x`` is read as bool: nonzero is true); a bool tensor."""
-    _check(x, "logical_not")
-    return compute(x.shape, lambda *i: ~_as_bool(x[i]), name="T_logical_not", tag="elemwise")
+def logical_not(data):
+    """``not data`` elementwise (``data`` is read as bool: nonzero is true); a bool tensor."""
+    _check(data, "logical_not")
+    return compute(data.shape, lambda *i: ~_as_bool(data[i]), name="T_logical_not",
+                   tag="elemwise")
 
 
 def _as_bool(v):
@@ -200,7 +213,68 @@ def fixed_point_multiply(x, multiplier: int, shift: int):
     return compute(x.shape, body, name="T_fixed_point_multiply", tag="elemwise")
 
 
+def fixed_point_multiply_per_axis(x, y, lshift, rshift, is_lshift_required: int,
+                                  is_rshift_required: int, axes):
+    """Fixed-point multiplication with a multiplier per channel: element ``x[i]`` (int32) times
+    ``y[c] * 2**(lshift[c] - rshift[c] - 31)`` rounded half up, where ``c`` are the indices of
+    ``i`` on ``axes`` (the axes of ``x`` that ``y``, ``lshift`` and ``rshift``, int32 tensors
+    of one shape, run along). The left shift is applied only when ``is_lshift_required``;
+    ``is_rshift_required`` is accepted for TVM's signature (a zero right shift is exact)."""
+    for t, what in ((x, "x"), (y, "y"), (lshift, "lshift"), (rshift, "rshift")):
+        _check(t, "fixed_point_multiply_per_axis")
+        if t.dtype != "int32":
+            raise TepadError(f"topi.fixed_point_multiply_per_axis: {what} ({t.name}) is "
+                             f"{t.dtype}; it takes int32")
+    axes = [int(a) for a in axes]
+    ndim = len(x.shape)
+    if len(axes) != len(y.shape) or any(not 0 <= a < ndim for a in axes):
+        raise TepadError(f"topi.fixed_point_multiply_per_axis: axes {axes} must name one axis "
+                         f"of x ({ndim}-d) per axis of y {list(y.shape)}")
+    one = const(1, "int64")
+
+    def body(*i):
+        c = tuple(i[a] for a in axes)
+        v = x[i].astype("int64")
+        if is_lshift_required:
+            v = v << lshift[c].astype("int64")
+        v = v * y[c].astype("int64")
+        total = rshift[c].astype("int64") + const(31, "int64")
+        return ((v + (one << (total - one))) >> total).astype("int32")
+    return compute(x.shape, body, name="T_fixed_point_multiply_per_axis", tag="broadcast")
+
+
+def ceil_log2(x):
+    """``ceil(log2(x))`` of a scalar: a float expression in its dtype; an integer one (or a
+    Python int, made an int32 constant) computed through float64 and cast back (a positive
+    constant folds to a constant). A Tensor
+    gives an elementwise stage of the same."""
+    if isinstance(x, Tensor):
+        return compute(x.shape, lambda *i: ceil_log2(x[i]), name="T_ceil_log2",
+                       tag="elemwise")
+    x = convert(x)
+    if dt.is_float(x.dtype):
+        return tirop.ceil(tirop.log2(x))
+    if isinstance(x, IntImm) and x.value > 0:         # a constant folds to a constant
+        return const((int(x.value) - 1).bit_length(), x.dtype)
+    return _cast_expr(x.dtype, tirop.ceil(tirop.log2(_cast_expr("float64", x))))
+
+
+def _legalize_hook(name):
+    def hook(attrs, inputs, types):
+        return None
+    hook.__name__ = name
+    hook.__doc__ = (f"TVM's ``{name}`` relay legalization hook, a ``tvm.target.generic_func``:"
+                    " the default returns None (the operator unchanged); ``.register(key)`` "
+                    "adds a target's rewrite.")
+    return generic_func(hook)
+
+
+erf_legalize = _legalize_hook("erf_legalize")
+
+
 __all__ = ["bitwise_not", "identity", "negative", "exp", "fast_exp", "erf", "fast_erf", "tanh", "fast_tanh",
            "sigmoid", "sqrt", "rsqrt", "log", "log2", "log10", "sin", "cos", "tan", "atan",
+           "asin", "acos", "sinh", "cosh", "asinh", "acosh", "atanh", "ceil_log2",
+           "fixed_point_multiply_per_axis", "erf_legalize",
            "floor", "ceil", "round", "trunc", "abs", "sign", "isnan", "isinf", "isfinite",
            "logical_not", "cast", "reinterpret", "clip", "fixed_point_multiply"]

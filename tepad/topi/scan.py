@@ -1,4 +1,4 @@
-"""``topi.cumsum`` / ``cumprod`` (TVM's ``topi.scan``) and ``topi.searchsorted``.
+"""``topi.cumsum`` / ``cumprod`` / ``scanop`` (TVM's ``topi.scan``) and ``topi.searchsorted``.
 
 Each output element is one reduction over the elements before it along the axis (O(n^2)
 work per row, no sequential scan stage), summed in index order, so float results match a
@@ -40,6 +40,21 @@ def _scan(data, axis, dtype, exclusive, what, reducer, identity):
     return compute(data.shape, body, name=f"T_{what}", tag="scan")
 
 
+def scanop(data, binop, identity_value, op_name, axis=None, dtype=None, exclusive=None):
+    """The cumulative ``binop`` of ``data`` along ``axis`` (None: of the flattened data):
+    element ``i`` is ``binop(...binop(binop(identity, x[0]), x[1])..., x[i])`` (``exclusive``:
+    up to ``x[i - 1]``; the first is ``identity_value``), in ``dtype`` (default: ``data``'s).
+    ``binop(a, b)`` maps two expressions to one (``tvm.tir.generic.add``, ``tir.max``, ...);
+    ``op_name`` names the stage ``T_<op_name>``. ``cumsum`` / ``cumprod`` are this with
+    addition / multiplication."""
+    if not callable(binop):
+        raise TepadError(f"topi.scanop: binop must be a function of two expressions, got "
+                         f"{binop!r}")
+    reducer = te_op.comm_reducer(lambda a, b: binop(a, b),
+                                 lambda d: const(identity_value, d), name=str(op_name))
+    return _scan(data, axis, dtype, bool(exclusive), str(op_name), reducer, identity_value)
+
+
 def cumsum(data, axis=None, dtype=None, exclusive=None):
     """Running sums of ``data`` along ``axis`` (None: of the flattened data) in ``dtype``
     (default: ``data``'s); ``exclusive`` leaves the current element out (the first is 0)."""
@@ -77,4 +92,4 @@ def searchsorted(sorted_sequence, values, right=False, out_dtype="int64"):
     return compute(values.shape, body, name="T_searchsorted", tag="searchsorted")
 
 
-__all__ = ["cumsum", "cumprod", "searchsorted"]
+__all__ = ["cumsum", "cumprod", "scanop", "searchsorted"]

@@ -463,6 +463,9 @@ from .layout import layout_transform  # noqa: E402
 from .nn.dense import matmul as nn_matmul  # noqa: E402
 from .slicing import (dynamic_strided_slice, reverse_sequence, sequence_mask,  # noqa: E402
                       sliding_window, strided_set, strided_slice_run_time)
+from .math import _legalize_hook  # noqa: E402
+
+take_legalize = _legalize_hook("take_legalize")
 
 __all__ = ["expand_dims", "transpose", "reshape", "squeeze", "concatenate", "stack", "split",
            "take", "strided_slice", "flip", "reverse", "repeat", "tile", "where", "full",
@@ -470,4 +473,4 @@ __all__ = ["expand_dims", "transpose", "reshape", "squeeze", "concatenate", "sta
            "adv_index", "expand_like", "gather_nd", "invert_permutation", "matrix_set_diag",
            "meshgrid", "one_hot", "sparse_to_dense", "trilu", "unravel_index",
            "layout_transform", "dynamic_strided_slice", "reverse_sequence", "sequence_mask",
-           "sliding_window", "strided_set"]
+           "sliding_window", "strided_set", "take_legalize"]

@@ -36,6 +36,7 @@ from ..scan import cumprod, cumsum, searchsorted  # noqa: E402
 from ..unique import unique  # noqa: E402
 from ..scatter import scatter_nd  # noqa: E402
 from ..argwhere import argwhere  # noqa: E402
+from ..cuda_externs import dft, scanop, scatter_elements, sparse_reshape, stft  # noqa: E402
 
 __all__ = list(_sched) + ["sparse_dense", "schedule_sparse_dense", "sparse_dense_padded",
                           "schedule_sparse_dense_padded", "pad_sparse_matrix", "conv1d_ncw", "conv1d_nwc", "group_conv1d_ncw", "group_conv1d_nwc",
@@ -45,4 +46,5 @@ __all__ = list(_sched) + ["sparse_dense", "schedule_sparse_dense", "sparse_dense
                           "batch_matmul", "batch_matmul_int8", "schedule_batch_matmul_int8",
                           "unique", "sort", "argsort", "topk", "cumsum", "cumprod",
                           "searchsorted", "schedule_extern", "scatter_nd", "argwhere",
-                          "depthwise_conv2d_nchw"]
+                          "depthwise_conv2d_nchw", "dft", "stft", "scanop",
+                          "scatter_elements", "sparse_reshape"]
