@@ -158,7 +158,7 @@ NAME_RULES = [
                        r"Scriptable|ShapeTuple|ObjectGeneric|relax_vm|script|enabled_targets|"
                        r"ObjectPath.*|String|container|ndarray|Module|packed_func|object_path)",
      None),
-    (r"tvm\.target$", r"(mali|intel_graphics|arm_cpu|rasp|vta|bifrost|riscv_cpu|hexagon|"
+    (r"tvm\.target$", r"(vta|hexagon|"
                       r"stm32|adreno|intel_gpu|create_llvm|generic_func|GenericFunc|"
                       r"override_native_generic_func|get_native_generic_func|"
                       r"list_tags|make_compilation_config|VirtualDevice|TargetKind|"
