@@ -54,6 +54,35 @@ class CompiledKernel:
     messages: tuple
     source_ll: str
     num_threads: int
+    symbol: str = ""       # the kernel's function in ``jit`` (``kernel_symbol(name)``)
+
+    @property
+    def entry_symbol(self) -> str:
+        return self.symbol or self.name
+
+
+#: what a kernel's function is called when its name is taken by a C or math library function
+#: the generated code may call (LLVM lowers ``llvm.exp.f64`` to a call of ``exp``): a kernel
+#: named ``exp`` would otherwise call itself
+KERNEL_PREFIX = "tepad_kernel_"
+
+
+def kernel_symbol(name: str) -> str:
+    """The LLVM function name of the kernel ``name``: ``name`` itself, unless a library this
+    process has loaded (libc, libm, ...) defines a function of that name (``main`` aside),
+    or it starts with ``llvm.``; then ``KERNEL_PREFIX + name``."""
+    if name.startswith("llvm.") or (name != "main" and _process_defines(name)):
+        return KERNEL_PREFIX + name
+    return name
+
+
+def _process_defines(name: str) -> bool:
+    import ctypes
+    try:
+        getattr(ctypes.CDLL(None), name)
+        return True
+    except AttributeError:
+        return False
 
 
 def compile_cache_enabled() -> bool:
@@ -177,9 +206,9 @@ def compile_kernel(func: tir.PrimFunc, name: str | None = None,
         stats["hits"] += 1
         jit, messages, text = hit
         return CompiledKernel(func, name, jit, tuple(shape_vars(func)), messages, text,
-                              num_threads)
+                              num_threads, kernel_symbol(name))
     stats["misses"] += 1
-    text, messages, svars = _llvm_ir.emit_llvm_module(func, name, num_threads,
+    text, messages, svars = _llvm_ir.emit_llvm_module(func, kernel_symbol(name), num_threads,
                                                       use_pool=True)
     try:
         jit = JitModule(text, cpu=cpu, features=features, loop_depth=loop_depth(func.body),
@@ -194,4 +223,5 @@ def compile_kernel(func: tir.PrimFunc, name: str | None = None,
     messages = tuple(messages)
     if key is not None and not jit.missing:   # (a later compile may find the symbols loaded)
         _cache.put(key, (jit, messages, text))
-    return CompiledKernel(func, name, jit, tuple(svars), messages, text, num_threads)
+    return CompiledKernel(func, name, jit, tuple(svars), messages, text, num_threads,
+                          kernel_symbol(name))

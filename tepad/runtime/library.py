@@ -72,6 +72,7 @@ def payload_of(mod) -> bytes:
     """The pickled records ``load_module`` rebuilds ``mod`` from."""
     k = mod.kernel
     record = {"format": PAYLOAD_FORMAT, "func": mod.func, "name": mod.name,
+              "symbol": k.entry_symbol,
               "shape_vars": tuple(mod.shape_vars), "messages": tuple(mod.messages),
               "source_ll": mod.unoptimized_ll, "ll": mod.ll, "num_threads": k.num_threads,
               "arg_info": list(mod.arg_info), "cpu": k.jit.cpu, "features": k.jit.features}
@@ -199,7 +200,7 @@ def load_library(path: str, mapped=None):
     dll, r = mapped if mapped is not None else read_library(path)
     code = SharedLibrary(dll, path, r["ll"], r["cpu"], r["features"])
     kernel = CompiledKernel(r["func"], r["name"], code, r["shape_vars"], r["messages"],
-                            r["source_ll"], r["num_threads"])
+                            r["source_ll"], r["num_threads"], r.get("symbol", r["name"]))
     return kernel, r["arg_info"]
 
 

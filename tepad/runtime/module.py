@@ -64,7 +64,7 @@ class Module(ModuleBase):
         # a kernel calling extern functions that are not loaded is not loaded itself: asking
         # for its code raises the TepadError naming them (so it can still be inspected)
         self._cfunc = None if kernel.jit.missing else \
-            kernel.jit.function(self.name, ctypes.c_int32, *argtypes)
+            kernel.jit.function(kernel.entry_symbol, ctypes.c_int32, *argtypes)
         if self._cfunc is not None:
             # parallel loops run on the thread pool once their hook points at it
             pool.attach(kernel.jit, kernel.num_threads)
@@ -74,7 +74,7 @@ class Module(ModuleBase):
 
     def __call__(self, *arrays):
         if self._cfunc is None:
-            self._jit.address(self.name)          # raises: names the missing symbols
+            self._jit.address(self.kernel.entry_symbol)   # raises: names the missing symbols
         ptrs = self._checker.pointers(arrays)
         if ptrs is not None:                       # static shapes, every argument as expected
             status = self._cfunc(*ptrs)
@@ -100,7 +100,7 @@ class Module(ModuleBase):
             return None                    # a subclass's call does more than the kernel
         if self._repeat is None:
             try:
-                self._repeat = NativeRepeat(self.ll, self.name, self._cfunc)
+                self._repeat = NativeRepeat(self.ll, self.kernel.entry_symbol, self._cfunc)
             except NotImplementedError:
                 self._repeat = False
         if self._repeat is False:
