@@ -42,7 +42,7 @@ def test_random_sketch_annotations_match_the_oracle(data):
 
 
 RULES = ("cache_write", "compute_at", "compute_inline", "parallel", "vectorize",
-         "auto_unroll_max_step", "rfactor")
+         "auto_unroll_max_step", "rfactor", "transform_layout")
 
 
 def test_cases_cover_the_sketch_rules():
@@ -69,3 +69,22 @@ def test_default_config_draws_no_auto_choice():
     src = RandomSource("auto-off:1")
     case = generate(src, Config())
     assert not any("auto-scheduler sketch" in line for line in case.lines)
+
+
+def test_packed_inputs_match_the_oracle_in_both_bound_modes():
+    # the packing rule (cache_read + transform_layout of a matmul's B) is one choice among
+    # many: run the seeds whose case packs an input
+    from tepad.fuzz.generator import generate
+    assert exact_available()
+    packed = []
+    for i in range(120):
+        src = RandomSource(f"auto-pack:{i}")
+        case = generate(src, AUTO)
+        if any(".transform_layout(" in line for line in case.lines):
+            packed.append(i)
+        if len(packed) == 4:
+            break
+    assert len(packed) == 4, packed
+    for i in packed:
+        out = run_source(RandomSource(f"auto-pack:{i}"), AUTO, exact=True)
+        assert out.status == "pass", _failure(i, out)
