@@ -57,6 +57,7 @@ import random
 
 from ..errors import TepadError
 from ..target import Target
+from ..tensor.scan import ScanOp
 from ..tensor.tensor import ComputeOp, PlaceholderOp
 from ..tir.expr import Call, ProducerLoad, Select
 from ..tir.functor import collect_vars, post_order_visit
@@ -176,6 +177,13 @@ def strictly_inlinable(op) -> bool:
     return True
 
 
+def scan_parts(dag) -> set:
+    """The stage names of the init and update computes of the DAG's ``te.scan`` operations:
+    the scan runs them in its time loop, so no rule inlines or moves them."""
+    return {dag.name_of(t.op) for op in dag.ops if isinstance(op, ScanOp)
+            for t in list(op.init) + list(op.update)}
+
+
 def _reads_of(op, producer) -> int:
     """How many loads of ``producer``'s output the body of ``op`` holds."""
     return sum(1 for r in _body_facts(op)[2] if r.producer.op is producer)
@@ -245,10 +253,11 @@ class Sketch:
                     _same_shape(op, cons[0]) and dag.name_of(cons[0]) not in host_of.values():
                 host_of[dag.name_of(op)] = dag.name_of(cons[0])
         hosted = {v: k for k, v in host_of.items()}
+        in_scan = scan_parts(dag)
         for op in reversed(dag.compute_ops):
             name = dag.name_of(op)
-            if name in host_of:
-                continue                        # tiled together with its host
+            if name in host_of or name in in_scan:
+                continue                        # tiled with its host; run by its scan
             if name in hosted:
                 self._add_tiled(op, dag.op_by_name[hosted[name]], "fuse")
             elif _injective(op) and not dag.is_output(op):
@@ -313,6 +322,8 @@ class Sketch:
             size *= _ext(iv)
         reads = 0
         for c in self.dag.consumers[self.dag.name_of(op)]:
+            if not isinstance(c, ComputeOp):
+                return float("inf")             # read by a scan
             ivs = list(c.axis) + list(getattr(c, "reduce_axis", []))
             if not all(_const(iv) for iv in ivs):
                 return float("inf")
