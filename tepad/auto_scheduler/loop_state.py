@@ -325,7 +325,7 @@ def apply_steps(dag, steps, emit_code=False):
     """``(schedule, tensors, code)``: the steps replayed on a fresh schedule of ``dag``;
     ``code`` is the Python schedule code (None unless ``emit_code``)."""
     r = _Replay(dag, emit_code)
-    outs = ", ".join(_ident(dag.name_of(op)) for op in dag.output_ops)
+    outs = ", ".join(dict.fromkeys(_ident(dag.name_of(op)) for op in dag.output_ops))
     r.emit(f"s = te.create_schedule([{', '.join(f'{o}.op' for o in outs.split(', '))}])")
     for step in steps:
         if not isinstance(step, (list, tuple)) or not step or not isinstance(step[0], str):
