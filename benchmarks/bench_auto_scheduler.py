@@ -290,6 +290,9 @@ def table(rows, ms_rows, threads, note="") -> str:
         else:
             mcols = "not measured | not measured | - |"
         ex = f"{r['expert_ms']:.3f}" if r.get("expert_ms") is not None else "-"
+        tgt = r.get("target", "llvm")
+        if tgt != "llvm":               # the header describes the host's target
+            sz += f"; target {tgt}"
         lines.append(f"| {r['op']} ({sz}) | {r['numpy_ms']:.3f} | {ex} | "
                      f"{r['default_ms']:.3f} | "
                      f"{r['ms']:.3f} ({r['trials']}; {r['gflops']:.1f} GFLOP/s) | "
