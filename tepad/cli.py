@@ -514,6 +514,9 @@ def cmd_tune(ns, out):
     """Tune every template of the file: progress bar, log, best config, speedup."""
     if ns.auto:
         return cmd_tune_auto(ns, out)
+    if ns.target is not None:
+        raise CliError("--target goes with --auto; an @autotvm.template builds for the target "
+                       "its own code names")
     mod = load_module(ns.file)
     found = templates_in(vars(mod))
     if not found:
@@ -560,7 +563,7 @@ def cmd_tune_auto(ns, out):
                        "function returning its list of tensors)")
     names = _chosen(ns, found, "workload")
     log = ns.log or f"{Path(ns.file).stem}.json"
-    target = _auto_target(ns.target)
+    target = _auto_target(ns.target or "llvm")
     runner = AutoLocalRunner(timeout=ns.timeout, number=ns.number, repeat=ns.repeat,
                              min_repeat_ms=0)
     curves = {}
@@ -722,7 +725,7 @@ def build_parser():
     sp.add_argument("--curve", metavar="OUT.png",
                     help="with --auto: draw the best-so-far curve (GFLOP/s over trials) of "
                     "every workload (needs matplotlib)")
-    sp.add_argument("--target", default="llvm",
+    sp.add_argument("--target", default=None,
                     help="with --auto: the target to tune for (default llvm, the host; e.g. "
                     "'llvm -mcpu=haswell', or cuda, through the GPU emulator with "
                     "TEPAD_CUDA=emulate)")

@@ -125,3 +125,10 @@ def test_tune_auto_bad_target(tmp_path, capsys):
     src.write_text(FILE)
     assert cli.main(["tune", "--auto", str(src), "--target", "nosuchtarget"]) != 0
     assert "--target 'nosuchtarget'" in capsys.readouterr().err
+
+
+def test_tune_target_without_auto_is_refused(tmp_path, capsys):
+    src = tmp_path / "work.py"
+    src.write_text(FILE)
+    assert cli.main(["tune", str(src), "--target", "cuda"]) != 0
+    assert "--target goes with --auto" in capsys.readouterr().err
