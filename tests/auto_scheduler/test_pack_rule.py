@@ -160,3 +160,53 @@ def test_bad_layout_step_raises(layout):
         return
     with pytest.raises(tepad.TepadError, match="layout"):
         apply_steps(dag, steps)
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_two_stages_packing_one_input_get_their_own_copies(exact):
+    n = 32
+    A1 = te.placeholder((n, n), "float32", name="A1")
+    A2 = te.placeholder((n, n), "float32", name="A2")
+    B = te.placeholder((n, n), "float32", name="B")
+    k1 = te.reduce_axis((0, n), name="k1")
+    k2 = te.reduce_axis((0, n), name="k2")
+    C1 = te.compute((n, n), lambda i, j: te.sum(A1[i, k1] * B[k1, j], axis=k1), name="C1")
+    C2 = te.compute((n, n), lambda i, j: te.sum(A2[i, k2] * B[k2, j], axis=k2), name="C2")
+    sk = Sketch(ComputeDAG([A1, A2, B, C1, C2]), TARGET)
+    assert sorted(info["name"] for info in sk.pack_choices.values()) == ["B.pack.C1",
+                                                                          "B.pack.C2"]
+    p = sk.default_params()
+    for key in p["tile"]:
+        if key.endswith("/j"):
+            p["tile"][key] = [2, 1, 1, 16]
+    p["pack"] = {k: True for k in sk.pack_choices}
+    s, args, _ = apply_steps(sk.dag, sk.steps(p))
+    a1, a2, b = _rand(n, n), _rand(n, n, seed=1), _rand(n, n, seed=2)
+    o1, o2 = np.zeros((n, n), "float32"), np.zeros((n, n), "float32")
+    tepad.build(s, args, TARGET, exact_bounds=exact)(a1, a2, b, o1, o2)
+    np.testing.assert_allclose(o1, a1 @ b, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(o2, a2 @ b, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_pack_of_a_stage_tiled_at_the_root(exact):
+    # the matmul feeds a row sum (not an elementwise consumer): tiled by itself ("plain")
+    n, l, m = 16, 24, 64
+    A = te.placeholder((n, l), "float32", name="A")
+    B = te.placeholder((l, m), "float32", name="B")
+    k = te.reduce_axis((0, l), name="k")
+    mm = te.compute((n, m), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="mm")
+    r = te.reduce_axis((0, m), name="r")
+    rs = te.compute((n,), lambda i: te.sum(mm[i, r], axis=r), name="rs")
+    sk = Sketch(ComputeDAG([A, B, rs]), TARGET)
+    assert ("tiled", "mm", ("mm", "plain")) in sk.plan and "mm/B" in sk.pack_choices
+    p = sk.default_params()
+    p["tile"]["mm/j"] = [2, 2, 1, 16]
+    p["pack"] = {"mm/B": True}
+    steps = sk.steps(p)
+    assert ["TL", "B.pack", ["1/16", "0", "1%16"]] in steps
+    s, args, _ = apply_steps(sk.dag, steps)
+    a, b = _rand(n, l), _rand(l, m, seed=1)
+    o = np.zeros((n,), "float32")
+    tepad.build(s, args, TARGET, exact_bounds=exact)(a, b, o)
+    np.testing.assert_allclose(o, (a @ b).sum(axis=1), rtol=1e-4, atol=1e-4)
