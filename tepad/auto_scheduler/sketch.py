@@ -29,6 +29,8 @@ The sketch of a DAG is decided by rules, consumers before producers:
   axis holds partial sums; the stage then adds them up;
 * a remaining elementwise (output) stage splits its last loop, fuses the rest with the outer
   part into a parallel loop and vectorizes the inner part;
+* a reduction with several outputs (an argmax's ``comm_reducer`` over ``(index, value)``)
+  fuses its spatial loops into one parallel loop, each iteration reducing serially;
 * an input of a tiled stage that the stage's innermost (vectorized) spatial loop walks along
   its last dimension, that a reduction loop indexes and that is reused across another spatial
   loop (``B[k, j]`` in a matmul) may be *packed* (TVM's layout rewrite with an inserted
@@ -279,6 +281,9 @@ class Sketch:
                 last = op.axis[-1].var.name
                 self.tile_keys[f"{name}/{last}"] = (_ext(op.axis[-1]), 2)
                 self.plan.append(("simple", name, None))
+            elif isinstance(op, ComputeOp) and len(op.body) > 1 and op.reduce_axis and \
+                    op.axis and all(_const(iv) for iv in op.axis):
+                self.plan.append(("tuple", name, None))
             # anything else (scans, symbolic shapes, full reductions) keeps the default
         shared = {}
         for info in self.pack_choices.values():
@@ -415,6 +420,11 @@ class Sketch:
                     out.extend(self._simple_steps(op, tile))
             elif kind == "simple":
                 out.extend(self._simple_steps(op, tile))
+            elif kind == "tuple":
+                axes = [iv.var.name for iv in op.axis]
+                if len(axes) > 1:
+                    out.append(["FU", name, axes])
+                out.append(["AN", name, "@".join(axes), "parallel"])
             elif kind == "rfactor":
                 out.extend(self._rfactor_steps(op, tile))
             else:

@@ -110,3 +110,20 @@ def test_cpu_sketch_leaves_a_scan_to_the_scan(exact):
     out = np.zeros((m, n, 1), "float32")
     tepad.build(s, args, "llvm", exact_bounds=exact)(x, out)
     np.testing.assert_allclose(out, np.cumsum(x, axis=0), rtol=1e-5)
+
+
+@pytest.mark.parametrize("exact", [False, True])
+def test_cpu_sketch_runs_a_tuple_reduction_in_parallel(exact):
+    m, n = 12, 50
+    tensors = argmax_rows(m, n)
+    dag = ComputeDAG(tensors)
+    sk = Sketch(dag, "llvm")
+    assert sk.plan == [("tuple", "T", None)]
+    s, args, _ = apply_steps(dag, sk.steps(sk.default_params()))
+    assert "T.parallel" in str(tepad.lower(s, args, simple_mode=True, exact_bounds=exact))
+    iv = np.tile(np.arange(n, dtype="int32"), (m, 1))
+    vv = np.random.default_rng(0).permutation(m * n).reshape(m, n).astype("float32")
+    o0, o1 = np.zeros(m, "int32"), np.zeros(m, "float32")
+    tepad.build(s, args, "llvm", exact_bounds=exact)(iv, vv, o0, o1)
+    np.testing.assert_array_equal(o0, vv.argmax(axis=1))
+    np.testing.assert_array_equal(o1, vv.max(axis=1))
