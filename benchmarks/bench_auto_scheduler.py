@@ -78,14 +78,22 @@ def _example(name):
     return mod
 
 
-def expert(op, s):
-    """tepad's hand-written schedule of ``op`` at sizes ``s``: ``(schedule, tensors, args_of,
-    what)`` where ``args_of(ins, out)`` gives the kernel's arguments from the benchmark's
+def expert(op, s, target=None):
+    """tepad's hand-written schedule of ``op`` at sizes ``s`` for ``target`` (its widths and
+    TOPI's choices read the target: it is entered as ``with target``): ``(schedule, tensors,
+    args_of, what)`` where ``args_of(ins, out)`` gives the kernel's arguments from the benchmark's
     inputs and output and ``what`` names the schedule. The matmul and conv2d ones are the
     expert schedules of ``examples/matmul.py`` (W2: ``A @ B``, the bias added by numpy
     outside the timing is not counted, so this column is a lower bound) and
     ``examples/conv2d.py`` (W4); the others are TOPI's x86 schedules of TOPI's computes
     (``depthwise_conv2d_nchw``, ``softmax``, ``batch_matmul``)."""
+    if target is None:
+        return _expert(op, s)
+    with tvm.target.Target(target) if isinstance(target, str) else target:
+        return _expert(op, s)
+
+
+def _expert(op, s):
     from tepad import topi
     if op == "matmul":
         sch, args = _example("matmul").schedule(n=s["n"])[:2]
@@ -145,7 +153,7 @@ def _inputs(op, sizes):
 def _expert_kernel(op, sizes, target, ins, out, want):
     """``(call, what)``: the expert kernel of ``op`` bound to the benchmark's arrays,
     checked against numpy first."""
-    esch, eargs, eargs_of, what = expert(op, sizes)
+    esch, eargs, eargs_of, what = expert(op, sizes, target)
     f = tvm.build(esch, eargs, target)
     kargs = eargs_of(ins, out)
     f(*kargs)
@@ -282,6 +290,9 @@ def table(rows, ms_rows, threads, note="") -> str:
         else:
             mcols = "not measured | not measured | - |"
         ex = f"{r['expert_ms']:.3f}" if r.get("expert_ms") is not None else "-"
+        tgt = r.get("target", "llvm")
+        if tgt != "llvm":               # the header describes the host's target
+            sz += f"; target {tgt}"
         lines.append(f"| {r['op']} ({sz}) | {r['numpy_ms']:.3f} | {ex} | "
                      f"{r['default_ms']:.3f} | "
                      f"{r['ms']:.3f} ({r['trials']}; {r['gflops']:.1f} GFLOP/s) | "

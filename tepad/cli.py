@@ -12,7 +12,7 @@ Every command but ``demo`` and ``bench`` takes a Python file that defines a func
     tepad graph examples/conv2d.py [--png g.png]     read graph + attach edges as DOT / PNG
     tepad layout examples/row_summation.py --stage A [--png a.png]
     tepad tune examples/tune_templates.py -n 20      tune every @autotvm.template in the file
-    tepad tune --auto FILE.py -n 32                  auto-schedule its registered workloads
+    tepad tune --auto FILE.py -n 32 [--target cuda]  auto-schedule its registered workloads
     tepad bench --quick                              benchmarks/run.py of the checkout
                                                      (full runs: report in ./tepad-bench-results.md)
 
@@ -28,7 +28,7 @@ from pathlib import Path
 
 from . import __version__, bound
 from .autotvm.session import TUNERS, make_option, template_args, templates_in, tune_template
-from .auto_scheduler import LocalRunner as AutoLocalRunner, tune_workload
+from .auto_scheduler import LocalRunner as AutoLocalRunner, SearchTask, tune_workload
 from .auto_scheduler.curve import best_so_far, plot_curve
 from .auto_scheduler.workload_registry import WORKLOAD_FUNC_REGISTRY, make_workload_key
 from .bound import attach_path, infer_bound
@@ -514,6 +514,9 @@ def cmd_tune(ns, out):
     """Tune every template of the file: progress bar, log, best config, speedup."""
     if ns.auto:
         return cmd_tune_auto(ns, out)
+    if ns.target is not None:
+        raise CliError("--target goes with --auto; an @autotvm.template builds for the target "
+                       "its own code names")
     mod = load_module(ns.file)
     found = templates_in(vars(mod))
     if not found:
@@ -560,14 +563,16 @@ def cmd_tune_auto(ns, out):
                        "function returning its list of tensors)")
     names = _chosen(ns, found, "workload")
     log = ns.log or f"{Path(ns.file).stem}.json"
+    target = _auto_target(ns.target or "llvm")
     runner = AutoLocalRunner(timeout=ns.timeout, number=ns.number, repeat=ns.repeat,
                              min_repeat_ms=0)
     curves = {}
     for name in names:
         args = template_args(name, found[name], vars(mod))
-        out.write(f"[{name}] args={args}\n")
+        out.write(f"[{name}] args={args} target={target}\n")
         out.flush()
-        r = tune_workload(found[name], args, ns.n_trial, log, runner=runner, seed=ns.seed)
+        r = tune_workload(found[name], args, ns.n_trial, log, target=target, runner=runner,
+                          seed=ns.seed)
         out.write(f"[{name}] {r.trials} states measured, {r.errors} failed"
                   + (f" (and {r.confirmations} measured again to confirm the best)"
                      if r.confirmations else "") + "\n")
@@ -579,6 +584,11 @@ def cmd_tune_auto(ns, out):
                           f"{r.flop / cost / 1e9:.2f} GFLOPS\n")
         if r.speedup is not None:
             out.write(f"[{name}] speedup over default_schedule: {r.speedup:.2f}x\n")
+        if r.best_cost is not None:
+            task = SearchTask(func=found[name], args=args, target=target)
+            code = task.print_best(log)
+            out.write(f"[{name}] best schedule (tepad code):\n"
+                      + "".join(f"    {line}\n" for line in code.splitlines()))
         curves[name] = best_so_far(log, make_workload_key(found[name], args),
                                    r.flop)[:r.trials]
     if ns.curve:
@@ -586,6 +596,15 @@ def cmd_tune_auto(ns, out):
         out.write(f"best-so-far curve: {ns.curve}\n")
     out.write(f"log: {log}\n")
     return 0
+
+
+def _auto_target(text):
+    """The Target of ``tepad tune --auto --target``: a CPU target, or a GPU one (CUDA runs
+    on the GPU, or through the emulator with TEPAD_CUDA=emulate)."""
+    try:
+        return Target(text)
+    except TepadError as err:
+        raise CliError(f"--target {text!r}: {err}") from None
 
 
 def cmd_graph(ns, out):
@@ -706,6 +725,10 @@ def build_parser():
     sp.add_argument("--curve", metavar="OUT.png",
                     help="with --auto: draw the best-so-far curve (GFLOP/s over trials) of "
                     "every workload (needs matplotlib)")
+    sp.add_argument("--target", default=None,
+                    help="with --auto: the target to tune for (default llvm, the host; e.g. "
+                    "'llvm -mcpu=haswell', or cuda, through the GPU emulator with "
+                    "TEPAD_CUDA=emulate)")
 
     sp = sub.add_parser("bench", help="run benchmarks/run.py of the source checkout "
                                       "(other options are passed through)")

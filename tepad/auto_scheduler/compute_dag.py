@@ -75,7 +75,8 @@ class ComputeDAG:
 
     def apply_steps_from_state(self, state, layout_rewrite=None):
         """``(schedule, tensors)`` for ``state``'s steps (``layout_rewrite`` is accepted for
-        TVM's signature; tepad does not rewrite layouts)."""
+        TVM's signature and ignored: a state that packs an input does it in its own steps,
+        a transform stage inside the function, TVM's ``INSERT_TRANSFORM_STAGE``)."""
         return apply_steps(self, state.steps, emit_code=False)[:2]
 
     def print_python_code_from_state(self, state) -> str:

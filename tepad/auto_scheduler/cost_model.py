@@ -5,10 +5,11 @@ throughput (the task's best measured cost over the state's cost; 0 for failed st
 xgboost on loop-nest features read from the state's sketch parameters: the log2 extent of
 every tile level, and per tiled stage the accumulator block, the innermost vector length and
 whether it is a multiple of the target's lanes, the parallel extent and the inner working
-set, and the compute location of each stage that has a choice (for GPU sketches: blocks,
-virtual threads, threads and whether they fill warps, accumulators per thread, the inner
-reduction tile and the shared bytes); plus the unroll budget. It is retrained as measurements arrive; with fewer than
-``num_warmup_sample`` successful samples of a task it scores at random."""
+set, the compute location of each stage that has a choice and whether each packable input
+is packed (for GPU sketches: blocks, virtual threads, threads and whether they fill warps,
+accumulators per thread, the inner reduction tile and the shared bytes); plus the unroll
+budget. It is retrained as measurements arrive; with fewer than ``num_warmup_sample``
+successful samples of a task it scores at random."""
 from __future__ import annotations
 
 import importlib.util
@@ -63,6 +64,8 @@ def state_features(sketch: Sketch, params) -> np.ndarray:
     loc = params.get("loc", {})
     for name, choices in sorted(sketch.loc_choices.items()):
         feats.extend(float(loc.get(name, choices[0]) == c) for c in choices)
+    pack = params.get("pack", {})
+    feats.extend(float(bool(pack.get(k, False))) for k in sorted(sketch.pack_choices))
     feats.append(_log2(1 + int(params.get("unroll", 0))))
     return np.array(feats, dtype=np.float64)
 

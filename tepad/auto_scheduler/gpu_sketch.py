@@ -19,6 +19,13 @@ The rules, consumers before producers:
   max) over at least two warps, is a cross-thread reduction: its spatial loops fused and
   bound to ``blockIdx.x``, its reduction loops fused, split by a thread count and the inner
   part bound to ``threadIdx.x`` (TVM's cross-thread reduction rule);
+* a reduction with several outputs (an argmax's ``comm_reducer`` over ``(index, value)``
+  pairs) is a cross-thread reduction when it has no spatial loop or reduces over at least two
+  warps, else its spatial loops are fused, split and bound like an elementwise stage's, the
+  reduction running in each thread;
+* the init and update computes of a ``te.scan`` run in the scan's time loop: their loops
+  after the first (the time axis) are fused, split by a thread count and bound to
+  ``blockIdx.x`` and ``threadIdx.x`` (each time step one launch-wide sweep), never inlined;
 * a remaining injective (output) stage fuses its loops, splits them by a thread count and
   binds the parts to ``blockIdx.x`` and ``threadIdx.x``.
 
@@ -29,8 +36,9 @@ threads at most ``MAX_VTHREAD``, the accumulators of a thread at most ``MAX_LOCA
 shared tiles (estimated from each read's index variables: the sum of their tile extents) at
 most ``max_shared_memory_per_block`` bytes.
 
-Stages outside these rules (scans, symbolic shapes, tuple reductions) are left as they are, which a CUDA build refuses as unbound; such DAGs are not
-searchable on GPUs yet.
+Stages outside these rules (symbolic shapes, a scan over a state with no axis besides time)
+are listed in ``unsupported`` and left as they are, which a CUDA build refuses as unbound;
+such DAGs are not searchable on GPUs yet.
 """
 from __future__ import annotations
 
@@ -45,7 +53,7 @@ from ..tir.expr import ProducerLoad
 from ..tir.functor import collect_vars, post_order_visit
 from .loop_state import State
 from .sketch import Sketch, _const, _ext, _has_reuse, _injective, _prime_factors, \
-    _same_shape, _tileable, crossover_tiles, divisors, mutate_tiles
+    _same_shape, _tileable, crossover_tiles, divisors, mutate_tiles, scan_parts
 
 UNROLL_CHOICES = [0, 16, 64, 512, 1024]
 MAX_VTHREAD = 8
@@ -94,11 +102,20 @@ class GpuSketch:
                 if host is not None and dag.name_of(host) not in hosted:
                     hosted[dag.name_of(host)] = dag.name_of(op)
         tiled_by_host = set(hosted.values())
+        in_scan = scan_parts(dag)
         for op in reversed(dag.compute_ops):
             name = dag.name_of(op)
             if name in tiled_by_host:
                 continue
-            if name in hosted:
+            if name in in_scan:
+                if len(op.axis) > 1 and all(_const(iv) for iv in op.axis[1:]):
+                    fused = "@".join(iv.var.name for iv in op.axis[1:])
+                    self.tile_keys[f"{name}/{fused}"] = (
+                        math.prod(_ext(iv) for iv in op.axis[1:]), 2)
+                    self.plan.append(("scan", name, None))
+                else:
+                    self.unsupported.append(name)
+            elif name in hosted:
                 self._add_tiled(dag.op_by_name[hosted[name]], name)
             elif _injective(op) and not dag.is_output(op):
                 self.plan.append(("inline", name, None))
@@ -109,7 +126,8 @@ class GpuSketch:
                 self.plan.append(("xthread", name, None))
             elif _tileable(op):
                 self._add_tiled(op, None)
-            elif _injective(op) and op.axis and all(_const(iv) for iv in op.axis):
+            elif (_injective(op) or len(op.body) > 1) and op.axis and \
+                    all(_const(iv) for iv in op.axis):
                 fused = "@".join(iv.var.name for iv in op.axis)
                 self.tile_keys[f"{name}/{fused}"] = (math.prod(_ext(iv) for iv in op.axis), 2)
                 self.plan.append(("simple", name, None))
@@ -120,12 +138,14 @@ class GpuSketch:
         """TVM's cross-thread reduction rule, for a reduction with no spatial loop, or one
         whose reads reuse nothing across loops (a row sum) over at least two warps: the
         threads of a block share the reduction loops."""
-        if not (isinstance(op, ComputeOp) and op.reduce_axis and len(op.body) == 1 and
+        if not (isinstance(op, ComputeOp) and op.reduce_axis and
                 all(_const(iv) for iv in list(op.axis) + list(op.reduce_axis))):
             return False
         if not op.axis:
             return True
         red = math.prod(_ext(iv) for iv in op.reduce_axis)
+        if len(op.body) > 1:            # a tuple reduction: no tiling rule for it
+            return red >= 2 * self.warp
         return red >= 2 * self.warp and not _has_reuse(op)
 
     def _add_tiled(self, op, host):
@@ -164,6 +184,14 @@ class GpuSketch:
                 out.append(["AN", name, f"{fused}.1", "threadIdx.x"])
             elif kind == "xthread":
                 out.extend(self._cross_thread_steps(op, tile))
+            elif kind == "scan":
+                axes = [iv.var.name for iv in op.axis[1:]]
+                fused = "@".join(axes)
+                if len(axes) > 1:
+                    out.append(["FU", name, axes])
+                out.append(["SP", name, fused, [tile[f"{name}/{fused}"][1]]])
+                out.append(["AN", name, f"{fused}.0", "blockIdx.x"])
+                out.append(["AN", name, f"{fused}.1", "threadIdx.x"])
             else:
                 out.extend(self._tiled_steps(op, extra[0], extra[1], tile, unroll))
         return out
@@ -273,7 +301,7 @@ class GpuSketch:
 
     def _ok(self, tile) -> bool:
         for kind, name, _ in self.plan:
-            if kind in ("simple", "xthread"):
+            if kind in ("simple", "xthread", "scan"):
                 f = tile[next(k for k in self.tile_keys if k.startswith(name + "/"))][1]
                 if f > self.max_threads:
                     return False
@@ -320,7 +348,7 @@ class GpuSketch:
         tile = {}
         for kind, name, _ in self.plan:
             op = self.dag.op_by_name[name]
-            if kind == "simple":
+            if kind in ("simple", "scan"):
                 key = next(k for k in self.tile_keys if k.startswith(name + "/"))
                 n = self.tile_keys[key][0]
                 t = _largest_divisor(n, min(256, self.max_threads))

@@ -16,7 +16,11 @@ A state is a list of steps, each a JSON list naming stages and loops by name:
 * ``["CA", stage, target_stage, target_loop]``: ``compute_at``;
 * ``["PR", stage, loop, pragma, value]``: ``pragma`` (``auto_unroll_max_step``);
 * ``["RF", stage, loop, factor_axis]``: ``rfactor`` of the split reduction ``loop``; the new
-  stage is named ``stage.rf`` and its loops keep the stage's loop names.
+  stage is named ``stage.rf`` and its loops keep the stage's loop names;
+* ``["TL", stage, [dims]]``: ``transform_layout`` of a stage not yet split or reordered (a
+  ``cache_read`` copy that packs an operand): each physical dimension is ``"d"`` (logical
+  dimension ``d``), ``"d/f"`` (its ``floordiv`` by ``f``) or ``"d%f"`` (its ``floormod``);
+  the stage's loops become ``ax0`` .. one per physical dimension.
 
 ``apply_steps`` replays the steps on a fresh ``te.create_schedule`` of the DAG's outputs and
 can write the same schedule as Python code (what ``print_best`` prints).
@@ -250,16 +254,78 @@ class _Replay:
             iv = self.loop(st_name, step[2], step)
             st.pragma(iv, step[3], step[4])
             self.emit(f"{sv}.pragma({self.names[st_name][step[2]]}, {step[3]!r}, {step[4]!r})")
+        elif kind == "TL":
+            self.transform_layout(st, st_name, step)
         else:
             raise TepadError(f"step {step}: unknown step kind {kind!r}; kinds are SKETCH, CI, CR, "
-                             "CHW, CHR, SP, RE, FU, AN, CA, PR, RF")
+                             "CHW, CHR, SP, RE, FU, AN, CA, PR, RF, TL")
+
+    def transform_layout(self, st, st_name, step):
+        ndim = len(st.op.axis)
+        dims = parse_layout(step[2] if len(step) > 2 else None, ndim, step)
+        new_ivs = st.transform_layout(lambda *idx: [_layout_index(idx, d) for d in dims])
+        labels = [f"ax{k}" for k in range(len(new_ivs))]
+        self.iters[st_name] = dict(zip(labels, new_ivs))
+        self.names[st_name] = {lab: f"{_ident(st_name)}_{lab}" for lab in labels}
+        lhs = ", ".join(self.names[st_name][lab] for lab in labels)
+        idx = [f"i{d}" for d in range(ndim)]
+        body = ", ".join(_layout_index(idx, d, text=True) for d in dims)
+        self.emit(f"{lhs}{',' if len(labels) == 1 else ''} = "
+                  f"s[{self.tensor_var(st_name)}].transform_layout("
+                  f"lambda {', '.join(idx)}: [{body}])")
+
+
+def _layout_index(idx, dim, text=False):
+    """The physical index of one parsed layout entry ``(d, op, f)`` over the logical indices
+    ``idx`` (expressions, or names when ``text``)."""
+    d, op, f = dim
+    if op is None:
+        return idx[d]
+    if text:
+        return f"{idx[d]} {'//' if op == '/' else '%'} {f}"
+    return idx[d] // f if op == "/" else idx[d] % f
+
+
+def parse_layout(dims, ndim: int, step=None) -> list:
+    """A ``TL`` step's physical dimensions ``dims`` (``"d"``, ``"d/f"``, ``"d%f"``) for a stage
+    of ``ndim`` logical dimensions, as ``(d, op, f)`` triples (``op`` None, ``"/"`` or
+    ``"%"``); every logical dimension must appear whole once, or split by one factor into
+    its ``/`` and ``%`` parts."""
+    where = f"step {step}" if step is not None else "layout"
+    if not isinstance(dims, (list, tuple)) or not dims:
+        raise TepadError(f"{where}: the layout must be a non-empty list of \"d\", \"d/f\" or "
+                         "\"d%f\" strings (d a logical dimension, f a positive factor)")
+    out, parts = [], {}
+    for item in dims:
+        text = str(item)
+        op = "/" if "/" in text else "%" if "%" in text else None
+        head, _, tail = text.partition(op) if op else (text, "", "")
+        try:
+            d = int(head)
+            f = int(tail) if op else None
+        except ValueError:
+            d, f = -1, None
+        if not 0 <= d < ndim or (op and (f is None or f < 1)):
+            raise TepadError(f"{where}: layout entry {item!r} is not \"d\", \"d/f\" or "
+                             f"\"d%f\" with 0 <= d < {ndim} and f >= 1")
+        parts.setdefault(d, []).append((op, f))
+        out.append((d, op, f))
+    for d in range(ndim):
+        got = parts.get(d, [])
+        whole = got == [(None, None)]
+        split = len(got) == 2 and {g[0] for g in got} == {"/", "%"} and got[0][1] == got[1][1]
+        if not (whole or split):
+            raise TepadError(f"{where}: logical dimension {d} must appear once whole or as "
+                             f"one \"{d}/f\" and one \"{d}%f\" (same f); the layout is "
+                             f"{list(dims)}")
+    return out
 
 
 def apply_steps(dag, steps, emit_code=False):
     """``(schedule, tensors, code)``: the steps replayed on a fresh schedule of ``dag``;
     ``code`` is the Python schedule code (None unless ``emit_code``)."""
     r = _Replay(dag, emit_code)
-    outs = ", ".join(_ident(dag.name_of(op)) for op in dag.output_ops)
+    outs = ", ".join(dict.fromkeys(_ident(dag.name_of(op)) for op in dag.output_ops))
     r.emit(f"s = te.create_schedule([{', '.join(f'{o}.op' for o in outs.split(', '))}])")
     for step in steps:
         if not isinstance(step, (list, tuple)) or not step or not isinstance(step[0], str):

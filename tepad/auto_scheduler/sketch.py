@@ -28,15 +28,27 @@ The sketch of a DAG is decided by rules, consumers before producers:
   is split in two and the inner part rfactored into a ``.rf`` stage whose last (vectorized)
   axis holds partial sums; the stage then adds them up;
 * a remaining elementwise (output) stage splits its last loop, fuses the rest with the outer
-  part into a parallel loop and vectorizes the inner part.
+  part into a parallel loop and vectorizes the inner part;
+* a reduction with several outputs (an argmax's ``comm_reducer`` over ``(index, value)``)
+  fuses its spatial loops into one parallel loop, each iteration reducing serially;
+* an input of a tiled stage that the stage's innermost (vectorized) spatial loop walks along
+  its last dimension, that a reduction loop indexes and that is reused across another spatial
+  loop (``B[k, j]`` in a matmul) may be *packed* (TVM's layout rewrite with an inserted
+  transform stage; the expert's ``packedB``): a ``cache_read`` copy computed at the root,
+  stored by ``transform_layout`` as ``[spatial dims, j / bn, reduction dims, j % bn]`` with
+  ``bn`` the register block's width (the S3 extent of ``j``), copied by a parallel loop nest
+  in the input's order with the ``j % bn`` loop vectorized. The register block then streams
+  ``bn`` contiguous values per reduction step instead of a row ``N`` values apart.
 
 The free choices are the parameters: ``params["tile"][key]`` (the extents of the levels of
 each split loop, key ``"stage/loop"``, their product the loop's extent),
-``params["unroll"]`` (the pragma's step budget) and ``params["loc"]`` (the compute location
-of each stage that is not strictly inlinable, from ``Sketch.loc_choices``). ``Sketch.steps(params)`` writes the state's
-steps; ``random_params``/``mutate`` draw and perturb them within the target's bounds: the
-accumulator block (the product of the S3 extents) must fit the target's vector registers
-(``vector_registers`` x ``vector_lanes``).
+``params["unroll"]`` (the pragma's step budget), ``params["loc"]`` (the compute location
+of each stage that is not strictly inlinable, from ``Sketch.loc_choices``) and
+``params["pack"]`` (``{"stage/input": bool}``, whether each input in ``Sketch.pack_choices``
+is packed; a missing entry is not packed, so states of older logs replay the same).
+``Sketch.steps(params)`` writes the state's steps; ``random_params``/``mutate`` draw and
+perturb them within the target's bounds: the accumulator block (the product of the S3
+extents) must fit the target's vector registers (``vector_registers`` x ``vector_lanes``).
 """
 from __future__ import annotations
 
@@ -47,7 +59,8 @@ import random
 
 from ..errors import TepadError
 from ..target import Target
-from ..tensor.tensor import ComputeOp
+from ..tensor.scan import ScanOp
+from ..tensor.tensor import ComputeOp, PlaceholderOp
 from ..tir.expr import Call, ProducerLoad, Select
 from ..tir.functor import collect_vars, post_order_visit
 from .loop_state import State
@@ -166,6 +179,13 @@ def strictly_inlinable(op) -> bool:
     return True
 
 
+def scan_parts(dag) -> set:
+    """The stage names of the init and update computes of the DAG's ``te.scan`` operations:
+    the scan runs them in its time loop, so no rule inlines or moves them."""
+    return {dag.name_of(t.op) for op in dag.ops if isinstance(op, ScanOp)
+            for t in list(op.init) + list(op.update)}
+
+
 def _reads_of(op, producer) -> int:
     """How many loads of ``producer``'s output the body of ``op`` holds."""
     return sum(1 for r in _body_facts(op)[2] if r.producer.op is producer)
@@ -226,6 +246,7 @@ class Sketch:
         self.tile_keys = {}             # key -> (extent, levels)
         self.loc_choices = {}           # stage -> its compute locations, the default first
         self.attach = {}                # tiled stage -> (host stage, its outer parallel loop)
+        self.pack_choices = {}          # "stage/input" -> what packing that input needs
         host_of = {}
         for op in dag.compute_ops:
             cons = dag.consumers[dag.name_of(op)]
@@ -234,10 +255,11 @@ class Sketch:
                     _same_shape(op, cons[0]) and dag.name_of(cons[0]) not in host_of.values():
                 host_of[dag.name_of(op)] = dag.name_of(cons[0])
         hosted = {v: k for k, v in host_of.items()}
+        in_scan = scan_parts(dag)
         for op in reversed(dag.compute_ops):
             name = dag.name_of(op)
-            if name in host_of:
-                continue                        # tiled together with its host
+            if name in host_of or name in in_scan:
+                continue                        # tiled with its host; run by its scan
             if name in hosted:
                 self._add_tiled(op, dag.op_by_name[hosted[name]], "fuse")
             elif _injective(op) and not dag.is_output(op):
@@ -259,7 +281,16 @@ class Sketch:
                 last = op.axis[-1].var.name
                 self.tile_keys[f"{name}/{last}"] = (_ext(op.axis[-1]), 2)
                 self.plan.append(("simple", name, None))
+            elif isinstance(op, ComputeOp) and len(op.body) > 1 and op.reduce_axis and \
+                    op.axis and all(_const(iv) for iv in op.axis):
+                self.plan.append(("tuple", name, None))
             # anything else (scans, symbolic shapes, full reductions) keeps the default
+        shared = {}
+        for info in self.pack_choices.values():
+            shared[info["tensor"]] = shared.get(info["tensor"], 0) + 1
+        for info in self.pack_choices.values():
+            info["name"] = f"{info['tensor']}.pack" if shared[info["tensor"]] == 1 else \
+                f"{info['tensor']}.pack.{info['stage']}"
 
     def _locations(self, op) -> list:
         """The compute locations of an injective stage that is not strictly inlinable, the
@@ -296,6 +327,8 @@ class Sketch:
             size *= _ext(iv)
         reads = 0
         for c in self.dag.consumers[self.dag.name_of(op)]:
+            if not isinstance(c, ComputeOp):
+                return float("inf")             # read by a scan
             ivs = list(c.axis) + list(getattr(c, "reduce_axis", []))
             if not all(_const(iv) for iv in ivs):
                 return float("inf")
@@ -325,7 +358,44 @@ class Sketch:
             self.tile_keys[f"{tname}/{iv.var.name}"] = (_ext(iv), 4)
         for iv in tiled.reduce_axis:
             self.tile_keys[f"{tname}/{iv.var.name}"] = (_ext(iv), 2)
+        self._add_packs(tiled)
         self.plan.append(("tiled", tname, (hname, mode)))
+
+    def _add_packs(self, op):
+        """Record in ``pack_choices`` each input of the tiled stage ``op`` that packing
+        suits (see the module docstring): a placeholder read once, indexed by distinct loop
+        variables, its last index the innermost spatial loop, some index a reduction loop,
+        and some spatial loop left out (the reuse that pays for the copy)."""
+        name = self.dag.name_of(op)
+        sp = [iv.var for iv in op.axis]
+        rd = [iv.var for iv in op.reduce_axis]
+        reads = _body_facts(op)[2]
+        for load in reads:
+            prod = load.producer.op
+            if not isinstance(prod, PlaceholderOp) or \
+                    sum(1 for r in reads if r.producer.op is prod) != 1:
+                continue
+            used = []
+            for idx in load.indices:
+                v = next((v for v in sp + rd if idx is v), None)
+                if v is None or any(v is u for u in used):
+                    break
+                used.append(v)
+            else:
+                if not used or used[-1] is not sp[-1] or \
+                        not any(any(v is r for r in rd) for v in used):
+                    continue
+                left_out = [iv for iv in op.axis if not any(iv.var is u for u in used)]
+                if not left_out:
+                    continue
+                last = len(used) - 1
+                self.pack_choices[f"{name}/{self.dag.name_of(prod)}"] = {
+                    "stage": name, "tensor": self.dag.name_of(prod), "last": last,
+                    "sp_dims": [d for d, v in enumerate(used[:-1])
+                                if any(v is u for u in sp)],
+                    "rd_dims": [d for d, v in enumerate(used) if any(v is r for r in rd)],
+                    "reuse": math.prod(_ext(iv) for iv in left_out),
+                    "extent": _ext(op.axis[-1])}
 
     # --- steps ------------------------------------------------------------------------------
     def steps(self, params) -> list:
@@ -350,10 +420,48 @@ class Sketch:
                     out.extend(self._simple_steps(op, tile))
             elif kind == "simple":
                 out.extend(self._simple_steps(op, tile))
+            elif kind == "tuple":
+                axes = [iv.var.name for iv in op.axis]
+                if len(axes) > 1:
+                    out.append(["FU", name, axes])
+                out.append(["AN", name, "@".join(axes), "parallel"])
             elif kind == "rfactor":
                 out.extend(self._rfactor_steps(op, tile))
             else:
-                out.extend(self._tiled_steps(op, extra[0], extra[1], tile, unroll))
+                out.extend(self._tiled_steps(op, extra[0], extra[1], tile, unroll,
+                                             params.get("pack", {})))
+        return out
+
+    def pack_layout(self, key, bn) -> tuple:
+        """``(layout, loop order)`` of packing ``key`` with panels ``bn`` wide: the ``TL``
+        step's physical dimensions and the copy's loops in the input's order (the ``%``
+        part last)."""
+        info = self.pack_choices[key]
+        last = info["last"]
+        layout = [str(d) for d in info["sp_dims"]] + [f"{last}/{bn}"] + \
+            [str(d) for d in info["rd_dims"]] + [f"{last}%{bn}"]
+
+        def rank(k):
+            text = layout[k]
+            return (1, 0) if "%" in text else (0, int(text.split("/")[0]))
+        order = [f"ax{k}" for k in sorted(range(len(layout)), key=rank)]
+        return layout, order
+
+    def _pack_steps(self, name, reader, packs, lv) -> list:
+        out = []
+        for key, info in sorted(self.pack_choices.items()):
+            if info["stage"] != name or not packs.get(key):
+                continue
+            bn = lv[self.dag.op_by_name[name].axis[-1].var.name][3]
+            layout, order = self.pack_layout(key, bn)
+            pk = info["name"]
+            out += [["CHR", info["tensor"], "global", [reader], pk],
+                    ["TL", pk, layout],
+                    ["RE", pk, order]]
+            if len(order) > 2:
+                out.append(["FU", pk, order[:-1]])
+            out.append(["AN", pk, "@".join(order[:-1]), "parallel"])
+            out.append(["AN", pk, order[-1], "vectorize"])
         return out
 
     def _simple_steps(self, op, tile) -> list:
@@ -387,13 +495,14 @@ class Sketch:
         out.append(["AN", rf, f"{k}.1", "vectorize"])
         return out
 
-    def _tiled_steps(self, op, host_name, mode, tile, unroll) -> list:
+    def _tiled_steps(self, op, host_name, mode, tile, unroll, packs) -> list:
         name = self.dag.name_of(op)
         sp = [iv.var.name for iv in op.axis]
         rd = [iv.var.name for iv in op.reduce_axis]
         lv = {a: tile[f"{name}/{a}"] for a in sp + rd}
         out = []
         if mode == "plain":
+            out += self._pack_steps(name, name, packs, lv)
             for a in sp:
                 out.append(["SP", name, a, lv[a][1:]])
             for a in rd:
@@ -415,6 +524,7 @@ class Sketch:
         else:
             host, inner = host_name, name
             host_axes = [iv.var.name for iv in self.dag.op_by_name[host_name].axis]
+        out += self._pack_steps(name, inner, packs, lv)
         for h, a in zip(host_axes, sp):
             out.append(["SP", host, h, [lv[a][1], lv[a][2] * lv[a][3]]])
         order = [f"{h}.{k}" for k in range(3) for h in host_axes]
@@ -466,16 +576,29 @@ class Sketch:
                 break
         else:
             return self.default_params()
-        return {"tile": tile, "unroll": rng.choice(UNROLL_CHOICES),
-                "loc": {n: rng.choice(c) for n, c in sorted(self.loc_choices.items())}}
+        p = {"tile": tile, "unroll": rng.choice(UNROLL_CHOICES),
+             "loc": {n: rng.choice(c) for n, c in sorted(self.loc_choices.items())}}
+        if self.pack_choices:
+            p["pack"] = {k: rng.choice([False, True]) for k in sorted(self.pack_choices)}
+        return p
 
     def _loc(self, params) -> dict:
         return {n: params.get("loc", {}).get(n, c[0]) for n, c in self.loc_choices.items()}
 
+    def _pack(self, params) -> dict:
+        return {k: bool(params.get("pack", {}).get(k, False)) for k in self.pack_choices}
+
     def mutate(self, params, rng: random.Random) -> dict:
         """A copy of ``params`` with one prime factor moved between two levels of one split
         (or, one time in five, another unroll budget; one time in six, where some stage has
-        several compute locations, another location for one of them)."""
+        several compute locations, another location for one of them; one time in six, where
+        some input may be packed, that input's packing flipped)."""
+        if self.pack_choices and rng.random() < 1 / 6:
+            p = copy.deepcopy(params)
+            p["pack"] = self._pack(params)
+            k = rng.choice(sorted(self.pack_choices))
+            p["pack"][k] = not p["pack"][k]
+            return p
         movable = sorted(n for n, c in self.loc_choices.items() if len(c) > 1)
         if movable and rng.random() < 1 / 6:
             p = copy.deepcopy(params)
@@ -486,6 +609,8 @@ class Sketch:
         p = mutate_tiles(params, rng, self.tile_keys, self._register_ok, UNROLL_CHOICES)
         if self.loc_choices:
             p["loc"] = self._loc(params)
+        if self.pack_choices:
+            p["pack"] = self._pack(params)
         return p
 
     def crossover(self, a, b, rng: random.Random):
@@ -496,6 +621,9 @@ class Sketch:
         if child is not None and self.loc_choices:
             la, lb = self._loc(a), self._loc(b)
             child["loc"] = {n: (la if rng.random() < 0.5 else lb)[n] for n in sorted(la)}
+        if child is not None and self.pack_choices:
+            pa, pb = self._pack(a), self._pack(b)
+            child["pack"] = {k: (pa if rng.random() < 0.5 else pb)[k] for k in sorted(pa)}
         return child
 
     def default_params(self) -> dict:
@@ -547,8 +675,20 @@ class Sketch:
                     n = self.tile_keys[f"{name}/{a}"][0]
                     r1 = _largest_divisor(n, 8) if i == len(rd) - 1 else n
                     tile[f"{name}/{a}"] = [n // r1, r1]
-        return {"tile": tile, "unroll": 64,
-                "loc": {n: c[0] for n, c in sorted(self.loc_choices.items())}}
+        p = {"tile": tile, "unroll": 64,
+             "loc": {n: c[0] for n, c in sorted(self.loc_choices.items())}}
+        if self.pack_choices:
+            p["pack"] = {k: self._pack_pays(k, tile) for k in sorted(self.pack_choices)}
+        return p
+
+    def _pack_pays(self, key, tile) -> bool:
+        """The analytical choice: pack where the copy is a small part of the work (the
+        input is reused across at least 16 iterations of the loops its read leaves out) and
+        changes the layout (the panel, at least two lanes wide, is narrower than the row)."""
+        info = self.pack_choices[key]
+        op = self.dag.op_by_name[info["stage"]]
+        bn = tile[f"{info['stage']}/{op.axis[-1].var.name}"][3]
+        return info["reuse"] >= 16 and 2 <= bn < info["extent"]
 
 
 def _reuse_axis(op):

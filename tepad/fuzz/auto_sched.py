@@ -1,7 +1,9 @@
 """Auto-scheduler cases for the schedule fuzzer: a compute (a known operator at random small
 sizes, or a random DAG from ``definitions.py``) under a random annotation of its
-auto-scheduler sketch (``tepad.auto_scheduler.Sketch``: random tile sizes and unroll
-budget, sometimes mutated or crossed over, as the search does).
+auto-scheduler sketch (``tepad.auto_scheduler.Sketch``: random tile sizes, unroll budget,
+compute locations and packed inputs, sometimes mutated or crossed over, as the search does).
+The known operators include an argmax (a tuple reduction with two outputs) and a
+``te.scan``, which the GPU sketch binds to threads.
 
 The schedule lines of the case are the sketch state's printed Python code
 (``ComputeDAG.print_python_code_from_state``, what ``print_best`` shows), executed in the
@@ -48,7 +50,7 @@ def _known(src: Source):
     ``(lines, placeholders, outputs)`` with ``placeholders``/``outputs`` as ``(name, shape,
     dtype)``."""
     kind = src.pick(["matmul_add", "conv2d", "depthwise", "softmax", "batch_matmul",
-                     "pool", "rowsum", "chain"])
+                     "pool", "rowsum", "chain", "argmax", "scan"])
     n = lambda lo, hi: src.int(lo, hi)  # noqa: E731 - a short alias for the sizes
     f32 = "float32"
     if kind == "matmul_add":
@@ -134,6 +136,28 @@ def _known(src: Source):
                  f"rsum = te.compute(({N},), lambda i: te.sum(a[i, k] * a[i, k], axis=k), "
                  "name='rsum')"],
                 [("a", (N, M), f32)], [("rsum", (N,), f32)])
+    if kind == "argmax":            # a tuple reduction: two outputs of one stage
+        N, M = n(1, 12), n(1, 80)
+        return (["argmax = te.comm_reducer(lambda x, y: (tir.Select(x[1] >= y[1], x[0], y[0]), "
+                 "tir.Select(x[1] >= y[1], x[1], y[1])), lambda t0, t1: (tir.const(-1, t0), "
+                 "tir.min_value(t1)), name='argmax')",
+                 f"idx = te.placeholder(({N}, {M}), 'int32', name='idx')",
+                 f"val = te.placeholder(({N}, {M}), {f32!r}, name='val')",
+                 f"k = te.reduce_axis((0, {M}), name='k')",
+                 f"t_idx, t_val = te.compute(({N},), lambda i: argmax((idx[i, k], val[i, k]), "
+                 "axis=k), name='T')",
+                 "T = t_idx  # printed schedule code names a stage by its operation's name"],
+                [("idx", (N, M), "int32"), ("val", (N, M), f32)],
+                [("t_idx", (N,), "int32"), ("t_val", (N,), f32)])
+    if kind == "scan":
+        T, N = n(1, 5), n(1, 40)
+        return ([f"X = te.placeholder(({T}, {N}), {f32!r}, name='X')",
+                 f"state = te.placeholder(({T}, {N}), {f32!r}, name='state')",
+                 f"init = te.compute((1, {N}), lambda _, i: X[0, i], name='init')",
+                 f"update = te.compute(({T}, {N}), lambda t, i: state[t - 1, i] * 0.5 + "
+                 "X[t, i], name='update')",
+                 "scan = te.scan(init, update, state, inputs=[X], name='scan')"],
+                [("X", (T, N), f32)], [("scan", (T, N), f32)])
     N, M = n(1, 20), n(1, 40)
     return ([f"a = te.placeholder(({N}, {M}), {f32!r}, name='a')",
              f"b = te.placeholder(({N}, {M}), {f32!r}, name='b')",

@@ -60,3 +60,75 @@ def test_tune_auto_draws_the_best_so_far_curve(tmp_path, capsys):
     curve = best_so_far(str(log), '["cli_scale_add", 16, 32]', flop)[:3]
     want = [flop / min(costs[:k + 1]) / 1e9 for k in range(3)]
     assert curve == want and curve == sorted(curve)
+
+
+GPU_FILE = '''
+from tepad import te, tir, auto_scheduler
+
+
+@auto_scheduler.register_workload
+def cli_argmax(m, n):
+    def fcombine(x, y):
+        take = x[1] >= y[1]
+        return tir.Select(take, x[0], y[0]), tir.Select(take, x[1], y[1])
+
+    def fidentity(t0, t1):
+        return tir.const(-1, t0), tir.min_value(t1)
+
+    argmax = te.comm_reducer(fcombine, fidentity, name="argmax")
+    idx = te.placeholder((m, n), name="idx", dtype="int32")
+    val = te.placeholder((m, n), name="val", dtype="float32")
+    k = te.reduce_axis((0, n), "k")
+    t_idx, t_val = te.compute((m,), lambda i: argmax((idx[i, k], val[i, k]), axis=k),
+                              name="T")
+    return [idx, val, t_idx, t_val]
+
+
+@auto_scheduler.register_workload
+def cli_cumsum(m, n):
+    X = te.placeholder((m, n), name="X")
+    state = te.placeholder((m, n), name="state")
+    init = te.compute((1, n), lambda _, i: X[0, i], name="init")
+    update = te.compute((m, n), lambda t, i: state[t - 1, i] + X[t, i], name="update")
+    return [X, te.scan(init, update, state, inputs=[X], name="scan")]
+
+
+TUNE_ARGS = {"cli_argmax": (8, 128), "cli_cumsum": (6, 64)}
+'''
+
+
+def test_tune_auto_cuda_through_the_emulator(tmp_path, capsys, monkeypatch):
+    # a tuple reduction and a scan: the GPU sketch binds them to threads; every measured
+    # state was checked against the numpy oracle, the best is printed as schedule code
+    monkeypatch.setenv("TEPAD_CUDA", "emulate")
+    src = tmp_path / "gpu_work.py"
+    src.write_text(GPU_FILE)
+    log = tmp_path / "gpu_work.json"
+    code = cli.main(["tune", "--auto", str(src), "-n", "2", "--target", "cuda", "--log",
+                     str(log), "--number", "1", "--repeat", "1", "--seed", "0"])
+    text = capsys.readouterr().out
+    assert code == 0, text
+    for name in ("cli_argmax", "cli_cumsum"):
+        assert f"[{name}] 2 states measured, 0 failed" in text, text
+        assert f"[{name}] best schedule (tepad code):" in text
+    assert "target=cuda" in text
+    assert "s = te.create_schedule([T.op])" in text
+    assert "s[T].bind(" in text and "te.thread_axis('threadIdx.x')" in text
+    assert "s[update].bind(" in text and "s[init].bind(" in text
+    rows = [json.loads(line) for line in log.read_text().splitlines()]
+    assert rows and all(r["r"][1] == 0 for r in rows)          # no errors
+    assert {r["i"][0][1] for r in rows} == {"cuda"}
+
+
+def test_tune_auto_bad_target(tmp_path, capsys):
+    src = tmp_path / "work.py"
+    src.write_text(FILE)
+    assert cli.main(["tune", "--auto", str(src), "--target", "nosuchtarget"]) != 0
+    assert "--target 'nosuchtarget'" in capsys.readouterr().err
+
+
+def test_tune_target_without_auto_is_refused(tmp_path, capsys):
+    src = tmp_path / "work.py"
+    src.write_text(FILE)
+    assert cli.main(["tune", str(src), "--target", "cuda"]) != 0
+    assert "--target goes with --auto" in capsys.readouterr().err

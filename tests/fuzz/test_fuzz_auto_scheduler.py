@@ -42,7 +42,7 @@ def test_random_sketch_annotations_match_the_oracle(data):
 
 
 RULES = ("cache_write", "compute_at", "compute_inline", "parallel", "vectorize",
-         "auto_unroll_max_step", "rfactor")
+         "auto_unroll_max_step", "rfactor", "transform_layout")
 
 
 def test_cases_cover_the_sketch_rules():
@@ -69,3 +69,40 @@ def test_default_config_draws_no_auto_choice():
     src = RandomSource("auto-off:1")
     case = generate(src, Config())
     assert not any("auto-scheduler sketch" in line for line in case.lines)
+
+
+def _seeds_with(prefix, cfg, text, count=4, tries=150) -> list:
+    """The first ``count`` seeds ``prefix:i`` whose drawn case has ``text`` in a line."""
+    from tepad.fuzz.generator import generate
+    found = []
+    for i in range(tries):
+        case = generate(RandomSource(f"{prefix}:{i}"), cfg)
+        if any(text in line for line in case.lines):
+            found.append(i)
+            if len(found) == count:
+                break
+    assert len(found) == count, (text, found)
+    return found
+
+
+def test_packed_inputs_match_the_oracle_in_both_bound_modes():
+    # the packing rule (cache_read + transform_layout of a matmul's B) is one choice among
+    # many: run the seeds whose case packs an input
+    assert exact_available()
+    for i in _seeds_with("auto-pack", AUTO, ".transform_layout("):
+        out = run_source(RandomSource(f"auto-pack:{i}"), AUTO, exact=True)
+        assert out.status == "pass", _failure(i, out)
+
+
+@pytest.mark.parametrize("gpu", [False, True])
+@pytest.mark.parametrize("text", ["te.comm_reducer(", "te.scan("])
+def test_tuple_reductions_and_scans_match_the_oracle(gpu, text):
+    # an argmax (two outputs of one reduction) and a scan: left to tepad's default on CPUs,
+    # bound to threads by the GPU sketch rules (run on the emulator)
+    assert exact_available()
+    cfg = Config(auto_scheduler_percent=100, max_stages=4, gpu=gpu)
+    for i in _seeds_with("auto-ts", cfg, text, count=3):
+        out = run_source(RandomSource(f"auto-ts:{i}"), cfg, exact=True)
+        assert out.status == "pass", _failure(i, out)
+        if gpu:
+            assert "threadIdx.x" in "\n".join(out.case.lines[out.case.sched_start:])
