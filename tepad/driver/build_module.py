@@ -10,7 +10,7 @@ Below that, ``tepad.codegen`` caches compiled kernels by their printed IR.
 from __future__ import annotations
 
 from ..backend import backend_for
-from ..errors import TepadError
+from ..errors import TepadError, warn_deprecated
 from ..lower.pipeline import lower, lower_primfunc, schedule_to_module
 from ..runtime.args import arg_info_of
 from ..runtime.multi import ModuleGroup
@@ -152,4 +152,10 @@ def get_binds(args, compact=False, binds=None):
     return out, arg_list
 
 
-__all__ = ["build", "lower", "schedule_to_module", "arg_info_of", "get_binds"]
+def form_irmodule(sch, args, name="main", binds=None) -> IRModule:
+    """TVM 0.7's name of ``schedule_to_module`` (warns once)."""
+    warn_deprecated("tvm.driver.build_module.form_irmodule", "tvm.driver.schedule_to_module")
+    return schedule_to_module(sch, args, name, binds)
+
+
+__all__ = ["build", "lower", "schedule_to_module", "form_irmodule", "arg_info_of", "get_binds"]

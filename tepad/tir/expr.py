@@ -582,9 +582,12 @@ class Range(Node):
 # Structural hashing (equality needs Buffer and lives in tir.structural)
 # ----------------------------------------------------------------------------------------------
 
-def structural_hash(node) -> int:
+def structural_hash(node, map_free_vars: bool = False) -> int:
     """A hash consistent with ``structural_equal``: Vars hash by identity, constants by value,
-    other nodes by type and fields."""
+    other nodes by type and fields. ``map_free_vars``: Vars hash by dtype and the order they
+    first appear in (TVM's flag), so expressions equal up to renaming hash alike."""
+    if map_free_vars:
+        return _mapped_hash(node, {})
     if isinstance(node, Var):
         return id(node)
     if isinstance(node, ConstExpr):
@@ -592,6 +595,19 @@ def structural_hash(node) -> int:
     if isinstance(node, Node):
         return hash((type(node).__name__,) + tuple(_field_hash(v) for v in node.field_values()))
     return _field_hash(node)
+
+
+def _mapped_hash(v, order: dict) -> int:
+    if isinstance(v, Var):
+        return hash(("Var", v.dtype, order.setdefault(v, len(order))))
+    if isinstance(v, ConstExpr):
+        return hash((type(v).__name__, v.value, v.dtype))
+    if isinstance(v, Node):
+        return hash((type(v).__name__,) + tuple(_mapped_hash(f, order)
+                                                for f in v.field_values()))
+    if isinstance(v, (tuple, list)):
+        return hash(tuple(_mapped_hash(x, order) for x in v))
+    return _field_hash(v)
 
 
 def _field_hash(v) -> int:

@@ -44,13 +44,16 @@ Its ``repr`` and ``script()`` are the script text (``tir.printer``).
         return PrimFunc(self.params, body,
                         self.buffer_map if buffer_map is None else buffer_map, self.attrs)
 
-    def with_attr(self, key, value) -> "PrimFunc":
-        """A new PrimFunc with attribute ``key`` set to ``value`` (removed when None)."""
+    def with_attr(self, key, value=None) -> "PrimFunc":
+        """A new PrimFunc with attribute ``key`` set to ``value`` (removed when None); ``key``
+        may be a dict of attributes to set at once (TVM's ``with_attr(attr_map)``)."""
         attrs = dict(self.attrs)
-        if value is None:
-            attrs.pop(key, None)
-        else:
-            attrs[key] = value
+        items = key.items() if isinstance(key, dict) else [(key, value)]
+        for k, v in items:
+            if v is None:
+                attrs.pop(k, None)
+            else:
+                attrs[k] = v
         return PrimFunc(self.params, self.body, self.buffer_map, attrs)
 
     def __hash__(self):

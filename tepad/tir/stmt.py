@@ -91,6 +91,12 @@ class For(Stmt):
              kind=ForKind(kind), body=body, thread_binding=thread_binding,
              annotations=dict(annotations or {}))
 
+    @property
+    def for_type(self) -> int:
+        """TVM 0.6-0.7's ``For.for_type``: the kind's code (``For.Serial`` 0, ``Parallel`` 1,
+        ``Vectorized`` 2, ``Unrolled`` 3, thread binding 4)."""
+        return next(code for code, kind in _KIND_CODES.items() if kind == self.kind)
+
 
 class SeqStmt(Stmt):
     __slots__ = ("seq",)

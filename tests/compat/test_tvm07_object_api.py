@@ -55,3 +55,28 @@ def test_static_handle_is_a_null_slot_of_its_call_site():
     res = np.full(2, 7, "int64")
     f(res)
     np.testing.assert_array_equal(res, [0, 0])    # the slots' addresses are not null
+
+
+def test_structural_hash_with_free_vars_mapped():
+    i, j = te.var("i"), te.var("j")
+    assert tvm.ir.structural_hash(i * 2 + 1, True) == tvm.ir.structural_hash(j * 2 + 1, True)
+    assert tvm.ir.structural_hash(i * 2 + 1) != tvm.ir.structural_hash(j * 2 + 1)
+    assert tvm.ir.structural_hash(i + j, True) != tvm.ir.structural_hash(i + i, True)
+
+
+def test_for_type_code_and_with_attr_map():
+    i = te.var("i")
+    loop = tir.For(i, 0, 4, 2, tir.Evaluate(0))
+    assert loop.for_type == tir.For.Vectorized
+    assert tir.For(i, 0, 4, 0, tir.Evaluate(0)).for_type == tir.For.Serial
+    A = te.placeholder((4,), name="A")
+    B = te.compute((4,), lambda k: A[k] + 1, name="B")
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        mod = tvm.driver.build_module.form_irmodule(te.create_schedule(B.op), [A, B], "main",
+                                                    None)
+    f = mod["main"].with_attr({"target": "llvm", "tir.noalias": True})
+    assert f.attrs["tir.noalias"] is True and f.attrs["target"] == "llvm"
+    assert "target" not in f.with_attr("target", None).attrs
+    assert tvm.ir.expr.Range(0, 4).extent.value == 4
