@@ -70,8 +70,13 @@ KERNEL_PREFIX = "tepad_kernel_"
 def kernel_symbol(name: str) -> str:
     """The LLVM function name of the kernel ``name``: ``name`` itself, unless a library this
     process has loaded (libc, libm, ...) defines a function of that name (``main`` aside),
-    or it starts with ``llvm.``; then ``KERNEL_PREFIX + name``."""
-    if name.startswith("llvm.") or (name != "main" and _process_defines(name)):
+    or it starts with ``llvm.`` or ``tepad_`` (the generated code's own symbols); then
+    ``KERNEL_PREFIX + name``. A name that is empty or not printable ASCII is a TepadError."""
+    if not isinstance(name, str) or not name or not name.isascii() or not name.isprintable():
+        raise TepadError(f"kernel name {name!r}: a kernel's name must be a non-empty string of "
+                         "printable ASCII characters (it becomes the function's symbol), "
+                         "e.g. name='add_one'")
+    if name.startswith(("llvm.", "tepad_")) or (name != "main" and _process_defines(name)):
         return KERNEL_PREFIX + name
     return name
 

@@ -45,3 +45,20 @@ def test_an_ordinary_name_is_the_symbol():
     B = te.compute((8,), lambda i: A[i] + 1, name="B")
     f = tvm.build(te.create_schedule(B.op), [A, B], "llvm", name="add_one_kernel")
     assert "@add_one_kernel(" in f.get_source("ll")
+
+
+@pytest.mark.parametrize("bad", ["", "ä", "a\nb"])
+def test_a_name_that_cannot_be_a_symbol_is_refused(bad):
+    A = te.placeholder((8,), name="A")
+    B = te.compute((8,), lambda i: A[i] + 1, name="B")
+    with pytest.raises(tvm.TepadError, match="printable ASCII"):
+        tvm.build(te.create_schedule(B.op), [A, B], "llvm", name=bad)
+
+
+def test_names_in_tepads_own_namespace_are_moved_aside():
+    A = te.placeholder((8,), name="A")
+    B = te.compute((8,), lambda i: A[i] + 1, name="B")
+    f = tvm.build(te.create_schedule(B.op), [A, B], "llvm", name="tepad_error_value")
+    b = np.zeros(8, "float32")
+    f(np.ones(8, "float32"), b)
+    assert (b == 2).all() and f.kernel.entry_symbol != "tepad_error_value"

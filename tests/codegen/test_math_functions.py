@@ -65,14 +65,14 @@ def test_popcount_and_integer_tests():
         te.popcount(te.placeholder((1,), name="X")[0])
 
 
-def test_kernel_named_like_a_function_it_calls_is_refused():
+def test_kernel_named_like_a_function_it_calls_runs():
+    # the kernel's symbol moves aside (tests/codegen/test_kernel_names.py); tan is libm's
     A = te.placeholder((8,), "float64", name="A")
     B = te.compute(A.shape, lambda i: te.tan(A[i]), name="B")
     s = te.create_schedule(B.op)
-    with pytest.raises(tepad.TepadError, match="kernel 'tan' calls .* 'tan'"):
-        tepad.build(s, [A, B], name="tan")
-    f = tepad.build(s, [A, B], name="tan_kernel")
-    a = np.linspace(0.0, 1.0, 8)
-    b = np.zeros(8)
-    f(a, b)
-    np.testing.assert_allclose(b, np.tan(a))
+    for name in ("tan", "tan_kernel"):
+        f = tepad.build(s, [A, B], name=name)
+        a = np.linspace(0.0, 1.0, 8)
+        b = np.zeros(8)
+        f(a, b)
+        np.testing.assert_allclose(b, np.tan(a))
