@@ -62,7 +62,9 @@ _NAMES = ["schedule_injective", "schedule_elemwise", "schedule_broadcast",
           "schedule_depthwise_conv2d_nhwc", "schedule_conv2d_transpose_nchw", "schedule_dense",
           "schedule_matmul", "schedule_batch_matmul", "schedule_lrn", "schedule_batch_norm", "schedule_reorg", "schedule_argwhere",
           "schedule_unique", "schedule_scan", "schedule_sort", "schedule_argsort",
-          "schedule_topk", "schedule_sparse_dense"]
+          "schedule_topk", "schedule_sparse_dense", "schedule_bitserial_conv2d_nchw",
+          "schedule_bitserial_conv2d_nhwc", "schedule_bitserial_dense",
+          "schedule_binarize_pack", "schedule_binary_dense"]
 for _n in _NAMES:
     globals()[_n] = _generic(_n)
 

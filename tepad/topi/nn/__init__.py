@@ -5,6 +5,10 @@ bias_add. Each is ordinary ``te.compute`` stages named as TVM names them (a padd
 a ``pad_temp`` stage, a pooling result a ``tensor`` stage), so TVM schedules written against
 those stages apply unchanged."""
 from .batch_space import batch_to_space_nd, space_to_batch_nd
+from .bitserial_conv2d import (bitserial_conv2d_legalize, bitserial_conv2d_nchw,
+                               bitserial_conv2d_nhwc, spatial_pack_nchw, spatial_pack_nhwc)
+from .bitserial_dense import bitserial_dense, bitserial_dense_default
+from .bnn import binarize_pack, binary_dense
 from .conv1d_transpose import conv1d_transpose_ncw
 from .group_conv2d import group_conv2d_nchw, group_conv2d_nhwc
 from .correlation import correlation_nchw
@@ -33,7 +37,9 @@ from .sparse import (sparse_add, sparse_conv2d, sparse_dense, sparse_dense_alter
 from .upsampling import upsampling, upsampling3d
 from .utils import get_pad_tuple, get_pad_tuple1d, get_pad_tuple3d
 
-__all__ = ["space_to_batch_nd", "batch_to_space_nd", "correlation_nchw", "conv3d_ncdhw", "get_pad_tuple3d", "group_conv2d_nchw", "group_conv2d_nhwc", "conv1d_transpose_ncw", "conv1d", "conv1d_ncw", "conv1d_nwc", "group_conv1d_ncw", "group_conv1d_nwc",
+__all__ = ["bitserial_conv2d_legalize", "bitserial_conv2d_nchw", "bitserial_conv2d_nhwc",
+           "spatial_pack_nchw", "spatial_pack_nhwc", "bitserial_dense",
+           "bitserial_dense_default", "binarize_pack", "binary_dense", "space_to_batch_nd", "batch_to_space_nd", "correlation_nchw", "conv3d_ncdhw", "get_pad_tuple3d", "group_conv2d_nchw", "group_conv2d_nhwc", "conv1d_transpose_ncw", "conv1d", "conv1d_ncw", "conv1d_nwc", "group_conv1d_ncw", "group_conv1d_nwc",
            "pad", "dilate", "conv2d", "conv2d_nchw", "conv2d_nhwc", "conv2d_hwcn",
            "conv2d_transpose_nchw", "depthwise_conv2d_nchw", "depthwise_conv2d_nhwc", "dense",
            "matmul", "batch_matmul", "relu", "leaky_relu", "prelu", "bias_add", "flatten",
