@@ -155,6 +155,7 @@ schedule_matmul = _schedule_direct
 schedule_batch_matmul = _schedule_direct
 schedule_lrn = _schedule_direct
 schedule_batch_norm = _schedule_direct
+
 # TVM has no CUDA bitserial / binary schedules; these bind one output element per thread
 schedule_bitserial_conv2d_nchw = schedule_bitserial_conv2d_nhwc = _schedule_direct
 schedule_bitserial_dense = schedule_binarize_pack = schedule_binary_dense = _schedule_direct

@@ -24,6 +24,7 @@ from .elemwise import bias_add, flatten, leaky_relu, prelu, relu
 from .fifo_buffer import fifo_buffer
 from .layer_norms import group_norm, instance_norm, layer_norm, rms_norm
 from .loss import nll_loss
+from .lstm import lstm
 from .normalization import batch_norm, lrn
 from .pad import dilate, pad
 from .pooling import (adaptive_pool, adaptive_pool1d, adaptive_pool3d, global_pool, pool,
@@ -39,7 +40,7 @@ from .utils import get_pad_tuple, get_pad_tuple1d, get_pad_tuple3d
 
 __all__ = ["bitserial_conv2d_legalize", "bitserial_conv2d_nchw", "bitserial_conv2d_nhwc",
            "spatial_pack_nchw", "spatial_pack_nhwc", "bitserial_dense",
-           "bitserial_dense_default", "binarize_pack", "binary_dense", "space_to_batch_nd", "batch_to_space_nd", "correlation_nchw", "conv3d_ncdhw", "get_pad_tuple3d", "group_conv2d_nchw", "group_conv2d_nhwc", "conv1d_transpose_ncw", "conv1d", "conv1d_ncw", "conv1d_nwc", "group_conv1d_ncw", "group_conv1d_nwc",
+           "bitserial_dense_default", "binarize_pack", "binary_dense", "lstm", "space_to_batch_nd", "batch_to_space_nd", "correlation_nchw", "conv3d_ncdhw", "get_pad_tuple3d", "group_conv2d_nchw", "group_conv2d_nhwc", "conv1d_transpose_ncw", "conv1d", "conv1d_ncw", "conv1d_nwc", "group_conv1d_ncw", "group_conv1d_nwc",
            "pad", "dilate", "conv2d", "conv2d_nchw", "conv2d_nhwc", "conv2d_hwcn",
            "conv2d_transpose_nchw", "depthwise_conv2d_nchw", "depthwise_conv2d_nhwc", "dense",
            "matmul", "batch_matmul", "relu", "leaky_relu", "prelu", "bias_add", "flatten",

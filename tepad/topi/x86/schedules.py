@@ -465,8 +465,20 @@ def schedule_batch_matmul(outs):
     return _schedule_contraction(outs, ("batch_matmul",), 2, 1, keep_pad=False, pack=True)
 
 
+def schedule_lstm(outs):
+    """``nn.lstm``: the input-to-hidden matmul (outside the scan) vectorized across gate
+    columns with its rows parallel; the scan's steps stay serial, each step's stages at the
+    root of the step (a parallel loop inside a step costs more than it saves at LSTM
+    sizes)."""
+    outs = as_outs(outs)
+    s = create_schedule([t.op for t in outs])
+    for st in compute_stages(s):
+        if st.op.name in ("Xi2h", "Xi2h_bias"):
+            parallel_vectorize(s, st.op.output(0))
+    return s
 
-__all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_elemwise",
+
+__all__ = ["schedule_lstm", "schedule_injective", "schedule_injective_from_existing", "schedule_elemwise",
            "schedule_broadcast", "schedule_concatenate", "schedule_reduce", "schedule_softmax",
            "schedule_pool", "schedule_pool_grad", "schedule_unique", "schedule_scan",
            "schedule_sort", "schedule_argsort", "schedule_topk",
