@@ -456,7 +456,14 @@ def schedule_dense(outs):
 
 schedule_matmul = schedule_dense
 schedule_dense_nopack = schedule_dense    # TVM 0.18's two x86 dense schedules
-schedule_dense_pack = schedule_dense
+
+
+def schedule_dense_pack(outs):
+    """dense with a packed weight (``nn.dense_pack``: its column blocks contiguous, so no
+    packing stage) or a plain dense / matmul (packed by the schedule as ``schedule_dense``):
+    output columns vectorized, a block of rows per tile."""
+    return _schedule_contraction(outs, ("dense", "matmul", "dense_pack"), 1, 0,
+                                 keep_pad=False, pack=True)
 
 
 def schedule_batch_matmul(outs):
