@@ -85,7 +85,9 @@ def grid_sample(data: Tensor, grid: Tensor, method="bilinear", layout="NCHW",
     align = bool(align_corners)
 
     def body(n, c, *p):
-        def pixel(pos):
+        def pixel(pos, clamped=False):
+            if clamped:         # padded coordinates lie in the image already
+                return data[(n, c, *pos)].astype("float32")
             inside = tirop.all(*[tirop.all(q >= 0, q < s) for q, s in zip(pos, sizes)])
             return tirop.if_then_else(inside, data[(n, c, *pos)].astype("float32"), _f(0))
         # spatial axis k (0 = D or H ... last = W) reads grid channel d - 1 - k
@@ -101,18 +103,21 @@ def grid_sample(data: Tensor, grid: Tensor, method="bilinear", layout="NCHW",
                     return q.astype("int32")
                 return _pad_coord(q, sizes[k], padding_mode, align).astype("int32")
             wy, wx = _cubic(frac[0]), _cubic(frac[1])
+            # each row's and column's padded coordinate built once, shared by its 4 taps
+            ty, tx = [tap(0, i) for i in range(4)], [tap(1, j) for j in range(4)]
             value = None
             for i in range(4):
                 row = None
                 for j in range(4):
-                    term = pixel([tap(0, i), tap(1, j)]) * wx[j]
+                    term = pixel([ty[i], tx[j]], padding_mode != "zeros") * wx[j]
                     row = term if row is None else row + term
                 term = row * wy[i]
                 value = term if value is None else value + term
             return value.astype(data.dtype)
         src = [_pad_coord(r, s, padding_mode, align) for r, s in zip(raw, sizes)]
         if method == "nearest":
-            return pixel([tir.nearbyint(x).astype("int32") for x in src]).astype(data.dtype)
+            return pixel([tir.nearbyint(x).astype("int32") for x in src],
+                         padding_mode != "zeros").astype(data.dtype)
         base = [tirop.floor(x) for x in src]
         frac = [x - b for x, b in zip(src, base)]
         value = None
@@ -120,10 +125,15 @@ def grid_sample(data: Tensor, grid: Tensor, method="bilinear", layout="NCHW",
             w, pos = None, []
             for k in range(d):
                 bit = (corner >> (d - 1 - k)) & 1
-                pos.append(base[k].astype("int32") + bit)
+                at = base[k].astype("int32") + bit
+                if bit and padding_mode != "zeros":
+                    # a padded coordinate is at most size - 1; on that edge the upper
+                    # corner's weight is 0, so reading the edge pixel instead is exact
+                    at = tirop.min(at, sizes[k] - 1)
+                pos.append(at)
                 f = frac[k] if bit else 1.0 - frac[k]
                 w = f if w is None else w * f
-            term = pixel(pos) * w
+            term = pixel(pos, padding_mode != "zeros") * w
             value = term if value is None else value + term
         return value.astype(data.dtype)
 
