@@ -64,7 +64,8 @@ _NAMES = ["schedule_injective", "schedule_elemwise", "schedule_broadcast",
           "schedule_unique", "schedule_scan", "schedule_sort", "schedule_argsort",
           "schedule_topk", "schedule_sparse_dense", "schedule_bitserial_conv2d_nchw",
           "schedule_bitserial_conv2d_nhwc", "schedule_bitserial_dense",
-          "schedule_binarize_pack", "schedule_binary_dense"]
+          "schedule_binarize_pack", "schedule_binary_dense", "schedule_roi_align",
+          "schedule_roi_pool"]
 for _n in _NAMES:
     globals()[_n] = _generic(_n)
 

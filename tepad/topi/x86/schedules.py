@@ -472,6 +472,23 @@ def schedule_batch_matmul(outs):
     return _schedule_contraction(outs, ("batch_matmul",), 2, 1, keep_pad=False, pack=True)
 
 
+def schedule_roi_align(outs):
+    """ROI align / ROI pooling: the ROI and channel loops fused and parallel; each bin's
+    reduction stays inside its output element (its extent depends on the ROI, and for ROI
+    pooling on the bin, so it cannot move outside a vectorized axis)."""
+    outs = as_outs(outs)
+    s = create_schedule([t.op for t in outs])
+    inline_injective(s, outs)
+    for st in compute_stages(s):
+        axes = list(st.op.axis)
+        if len(axes) >= 2:
+            st.parallel(st.fuse(axes[0], axes[1]))
+    return s
+
+
+schedule_roi_pool = schedule_roi_align
+
+
 def schedule_lstm(outs):
     """``nn.lstm``: the input-to-hidden matmul (outside the scan) vectorized across gate
     columns with its rows parallel; the scan's steps stay serial, each step's stages at the
@@ -485,7 +502,7 @@ def schedule_lstm(outs):
     return s
 
 
-__all__ = ["schedule_lstm", "schedule_injective", "schedule_injective_from_existing", "schedule_elemwise",
+__all__ = ["schedule_roi_align", "schedule_roi_pool", "schedule_lstm", "schedule_injective", "schedule_injective_from_existing", "schedule_elemwise",
            "schedule_broadcast", "schedule_concatenate", "schedule_reduce", "schedule_softmax",
            "schedule_pool", "schedule_pool_grad", "schedule_unique", "schedule_scan",
            "schedule_sort", "schedule_argsort", "schedule_topk",
