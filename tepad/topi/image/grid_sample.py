@@ -85,11 +85,16 @@ def grid_sample(data: Tensor, grid: Tensor, method="bilinear", layout="NCHW",
     align = bool(align_corners)
 
     def body(n, c, *p):
-        def pixel(pos, clamped=False):
+        def within(q, size):
+            return tirop.all(q >= 0, q < size)
+
+        def pixel(pos, clamped=False, conds=None):
             if clamped:         # padded coordinates lie in the image already
                 return data[(n, c, *pos)].astype("float32")
-            inside = tirop.all(*[tirop.all(q >= 0, q < s) for q, s in zip(pos, sizes)])
-            return tirop.if_then_else(inside, data[(n, c, *pos)].astype("float32"), _f(0))
+            # per-axis tests built once per coordinate are shared by the taps using it
+            conds = conds or [within(q, s) for q, s in zip(pos, sizes)]
+            return tirop.if_then_else(tirop.all(*conds), data[(n, c, *pos)].astype("float32"),
+                                      _f(0))
         # spatial axis k (0 = D or H ... last = W) reads grid channel d - 1 - k
         raw = [_unnormalize(grid[(n, d - 1 - k, *p)].astype("float32"), sizes[k], align)
                for k in range(d)]
@@ -105,11 +110,14 @@ def grid_sample(data: Tensor, grid: Tensor, method="bilinear", layout="NCHW",
             wy, wx = _cubic(frac[0]), _cubic(frac[1])
             # each row's and column's padded coordinate built once, shared by its 4 taps
             ty, tx = [tap(0, i) for i in range(4)], [tap(1, j) for j in range(4)]
+            cy = [within(q, sizes[0]) for q in ty]
+            cx = [within(q, sizes[1]) for q in tx]
             value = None
             for i in range(4):
                 row = None
                 for j in range(4):
-                    term = pixel([ty[i], tx[j]], padding_mode != "zeros") * wx[j]
+                    term = pixel([ty[i], tx[j]], padding_mode != "zeros",
+                                 [cy[i], cx[j]]) * wx[j]
                     row = term if row is None else row + term
                 term = row * wy[i]
                 value = term if value is None else value + term
@@ -120,20 +128,24 @@ def grid_sample(data: Tensor, grid: Tensor, method="bilinear", layout="NCHW",
                          padding_mode != "zeros").astype(data.dtype)
         base = [tirop.floor(x) for x in src]
         frac = [x - b for x, b in zip(src, base)]
+        lower = [b.astype("int32") for b in base]
+        coords = [[lo, lo + 1] for lo in lower]
+        if padding_mode != "zeros":
+            # a padded coordinate is at most size - 1; on that edge the upper corner's
+            # weight is 0, so reading the edge pixel instead is exact
+            coords = [[lo, tirop.min(hi, s - 1)] for (lo, hi), s in zip(coords, sizes)]
+        conds = [[within(q, s) for q in pair] for pair, s in zip(coords, sizes)]
+        weights = [[1.0 - fr, fr] for fr in frac]
         value = None
         for corner in range(1 << d):
-            w, pos = None, []
+            w, pos, cs = None, [], []
             for k in range(d):
                 bit = (corner >> (d - 1 - k)) & 1
-                at = base[k].astype("int32") + bit
-                if bit and padding_mode != "zeros":
-                    # a padded coordinate is at most size - 1; on that edge the upper
-                    # corner's weight is 0, so reading the edge pixel instead is exact
-                    at = tirop.min(at, sizes[k] - 1)
-                pos.append(at)
-                f = frac[k] if bit else 1.0 - frac[k]
+                pos.append(coords[k][bit])
+                cs.append(conds[k][bit])
+                f = weights[k][bit]
                 w = f if w is None else w * f
-            term = pixel(pos, padding_mode != "zeros") * w
+            term = pixel(pos, padding_mode != "zeros", cs) * w
             value = term if value is None else value + term
         return value.astype(data.dtype)
 
