@@ -491,14 +491,23 @@ schedule_roi_pool = schedule_roi_align
 
 def schedule_lstm(outs):
     """``nn.lstm``: the input-to-hidden matmul (outside the scan) vectorized across gate
-    columns with its rows parallel; the scan's steps stay serial, each step's stages at the
-    root of the step (a parallel loop inside a step costs more than it saves at LSTM
-    sizes)."""
+    columns with its rows parallel; inside the scan, whose steps stay serial, the
+    hidden-to-hidden product (and the projection) keep a vector of output columns with the
+    reduction outside it. The other per-step stages stay at the root of the step."""
     outs = as_outs(outs)
     s = create_schedule([t.op for t in outs])
     for st in compute_stages(s):
+        t = st.op.output(0)
         if st.op.name in ("Xi2h", "Xi2h_bias"):
-            parallel_vectorize(s, st.op.output(0))
+            parallel_vectorize(s, t)
+        elif st.op.name in ("s_h2h", "next_h_proj"):
+            axes, raxes = list(st.op.axis), list(st.op.reduce_axis)
+            lanes = _lanes(t.dtype)
+            ext = extent(axes[-1])
+            if ext is not None and ext >= lanes and _vectorizable(t):
+                jo, ji = st.split(axes[-1], factor=lanes)
+                st.reorder(*axes[:-1], jo, *raxes, ji)
+                st.vectorize(ji)
     return s
 
 
