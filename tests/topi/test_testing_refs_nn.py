@@ -4,7 +4,7 @@ checked against an independent computation (hand loops, numpy, or tepad's topi o
 import numpy as np
 import pytest
 
-from tepad import te, topi
+from tepad import topi
 from tepad.errors import TepadError
 from tepad.topi import testing as tt
 
@@ -57,7 +57,6 @@ def test_pool1d_pool3d_references_match_topi():
                   [X1], [x1])
         np.testing.assert_allclose(got, ref, rtol=1e-5)
     x3 = rand((1, 1, 4, 4, 4))
-    X3 = placeholder(x3, "X3")
     ref = tt.pool3d_ncdhw_python(x3, (2, 2, 2), (2, 2, 2), (0,) * 6, (1, 1, 2, 2, 2), "max")
     np.testing.assert_allclose(ref, x3.reshape(1, 1, 2, 2, 2, 2, 2, 2).max(axis=(3, 5, 7)))
     with pytest.raises(TepadError, match="out_shape"):

@@ -101,7 +101,7 @@ def bitserial_conv2d_nhwc(data, kernel, stride, padding, activation_bits, weight
         name="Conv2dOutput", tag="bitserial_conv2d_nhwc")
 
 
-def _tiles(cfg, co, oh, ow, axes, reduce_axes, pack_dtype, flop):
+def _tiles(cfg, co, oh, ow, reduce_axes, pack_dtype, flop):
     """Define (or read) the config's tile knobs; returns (VC, VH, VW)."""
     if cfg is None:
         return default_tile(co, 8), default_tile(oh, 2), default_tile(ow, 8)
@@ -141,7 +141,7 @@ def spatial_pack_nchw(cfg, data, kernel, stride, padding, in_bits, weight_bits,
     top, left, bottom, right = _pads(padding, kh, kw)
     oh = (h + top + bottom - kh) // sh + 1
     ow = (w + left + right - kw) // sw + 1
-    vc, vh, vw = _tiles(cfg, co, oh, ow, None, (ib, kb, kh, kw), pack_dtype,
+    vc, vh, vw = _tiles(cfg, co, oh, ow, (ib, kb, kh, kw), pack_dtype,
                         2 * n * oh * ow * co * ci * kh * kw)
     padded = data_q if not any((top, left, bottom, right)) else \
         pad(data_q, [0, 0, 0, top, left], [0, 0, 0, bottom, right], name="data_pad")
@@ -183,7 +183,7 @@ def spatial_pack_nhwc(cfg, data, kernel, stride, padding, in_bits, weight_bits,
     top, left, bottom, right = _pads(padding, kh, kw)
     oh = (h + top + bottom - kh) // sh + 1
     ow = (w + left + right - kw) // sw + 1
-    vc, vh, vw = _tiles(cfg, co, oh, ow, None, (ib, kb, kh, kw), pack_dtype,
+    vc, vh, vw = _tiles(cfg, co, oh, ow, (ib, kb, kh, kw), pack_dtype,
                         2 * n * oh * ow * co * ci * kh * kw)
     padded = data_q if not any((top, left, bottom, right)) else \
         pad(data_q, [0, top, left, 0, 0], [0, bottom, right, 0, 0], name="data_pad")
