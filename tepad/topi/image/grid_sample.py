@@ -32,15 +32,15 @@ def _clip(x, size):
 
 
 def _reflect(x, size, align):
+    # mirroring at both ends of [start, start + span] is a triangle wave of period 2 * span:
+    # with m = |x - start| mod 2 * span, the image is start + span - |m - span| (x itself
+    # inside the span); continuous, so no selects are needed
     span, start = (size - 1, 0.0) if align else (size, -0.5)
-    a = tirop.abs(x - _f(start))
-    times = tir.truncdiv(a.astype("int32"), span)
-    extra = a - (times * span).astype("float32")
-    mirrored = tirop.if_then_else(tir.truncmod(times, 2) == 0, extra + _f(start),
-                                  _f(span) - extra + _f(start))
     if span == 0:
         return _f(0)
-    return tirop.if_then_else(tirop.all(x >= _f(start), x <= _f(span + start)), x, mirrored)
+    a = tirop.abs(x - _f(start))
+    m = a - tirop.floor(a / _f(2 * span)) * _f(2 * span)
+    return _f(span + start) - tirop.abs(m - _f(span))
 
 
 def _pad_coord(x, size, mode, align):
