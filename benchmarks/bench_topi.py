@@ -122,6 +122,23 @@ def cases():
         np.add.at(out, (idx, np.arange(64)[None, :]), u)
         return out
 
+    def dense_pack():
+        D = te.placeholder((128, 1024), name="D")
+        W = te.placeholder((1024 // 16, 1024, 16), name="W")      # column blocks of 16
+        return topi.nn.dense_pack(D, W), [D, W], topi.x86.schedule_dense_pack
+
+    def np_dense_pack(d, w):
+        return d @ w.transpose(0, 2, 1).reshape(-1, w.shape[1]).T
+
+    def lstm():
+        X = te.placeholder((16, 4, 64), name="X")
+        Wi = te.placeholder((4 * 128, 64), name="Wi")
+        Wh = te.placeholder((4 * 128, 128), name="Wh")
+        return topi.nn.lstm(X, Wi, Wh)[0], [X, Wi, Wh], topi.x86.schedule_lstm
+
+    def np_lstm(x, wi, wh):
+        return topi.testing.lstm_python(x, wi, wh)[0]
+
     np.random.seed(5)
     bsr = random_bsr_matrix(512, 256, 16, 1, 0.6, "float32")
 
@@ -151,6 +168,10 @@ def cases():
          "sliding_window_view max"),
         ("dense 128x1024 @ 1024x1024^T", dense, lambda d, w: d @ w.T, 2 * 128 * 1024 * 1024,
          "BLAS"),
+        ("dense_pack 128x1024 @ (1024x1024 packed in 16-column blocks)^T", dense_pack,
+         np_dense_pack, 2 * 128 * 1024 * 1024, "unpack + BLAS"),
+        ("lstm seq 16, batch 4, 64 -> 128 (hidden states)", lstm, np_lstm,
+         16 * 2 * 4 * 4 * 128 * (64 + 128), "topi.testing.lstm_python (BLAS per step)"),
         ("sigmoid 2048x2048", sigmoid, _np_sigmoid, None, "1 / (1 + exp(-x))"),
         ("fast_exp 2048x2048", fast_exp, np.exp, None, "np.exp"),
         ("asinh 2048x2048", asinh, np.arcsinh, None, "np.arcsinh"),

@@ -562,6 +562,56 @@ ROWS = [
     ("topi.nn.sparse_dense_alter_layout", "tepad.topi.nn.sparse_dense_alter_layout",
      "a plain function returning None (TVM's generic version); no per-target .register, "
      "which only relay's AlterOpLayout calls"),
+    ("topi.nn.csr_transpose_ir (0.6)", "tepad.topi.nn.csr_transpose_ir", ""),
+    # --- topi.nn: binary / bitserial, lstm, qnn, dense variants, relay hooks ---------------
+    ("topi.nn.binarize_pack / binary_dense", "tepad.topi.nn.binary_dense", ""),
+    ("topi.x86.schedule_binarize_pack / schedule_binary_dense (+ generic, cuda)",
+     "tepad.topi.x86.schedule_binary_dense",
+     "CUDA: one output element per thread (TVM has no CUDA schedule for these)"),
+    ("topi.nn.bitserial_conv2d_nchw / bitserial_conv2d_nhwc / bitserial_dense",
+     "tepad.topi.nn.bitserial_conv2d_nchw", ""),
+    ("topi.nn.spatial_pack_nchw / spatial_pack_nhwc / bitserial_dense_default (0.6, cfg first)",
+     "tepad.topi.nn.spatial_pack_nchw",
+     "cfg may be None (fixed tiles); the fallback config takes tiles of up to 8 channels / "
+     "columns and 2 rows"),
+    ("topi.x86.bitserial_conv2d_nchw / nhwc / bitserial_dense + schedule_bitserial_* "
+     "(+ arm_cpu, generic, cuda)", "tepad.topi.x86.schedule_bitserial_conv2d_nchw",
+     "AutoTVM tasks bitserial_*.x86; the schedule parallelizes and vectorizes each stage "
+     "(the config's reorder / annotate knobs are defined for tuning but not applied); "
+     "arm_cpu uses the same computes (no NEON popcount tensorization)"),
+    ("topi.nn.bitserial_conv2d_legalize", "tepad.topi.nn.bitserial_conv2d_legalize",
+     "a generic function returning None (relay's hook)"),
+    ("topi.nn.lstm", "tepad.topi.nn.lstm", ""),
+    ("topi.generic.schedule_lstm / topi.x86.schedule_lstm", "tepad.topi.generic.schedule_lstm",
+     "the input matmul parallel and vectorized on CPUs; no GPU schedule (TVM has none): "
+     "under a CUDA target the plain schedule, which does not build for a GPU"),
+    ("topi.nn.simulated_quantize / simulated_dequantize / SQNN_* codes",
+     "tepad.topi.nn.simulated_quantize", "one stage (TVM nests a stage per dtype)"),
+    ("topi.nn.mirror_pad", "tepad.topi.nn.mirror_pad", ""),
+    ("topi.nn.pad (attrs)", "tepad.topi.nn.pad", ""),
+    ("topi.nn.dense_pack", "tepad.topi.nn.dense_pack", ""),
+    ("topi.nn.dense_default / batch_matmul_default (0.6)", "tepad.topi.nn.dense_default", ""),
+    ("topi.nn.dense / matmul / batch_matmul (auto_scheduler_rewritten_layout, "
+     "meta_schedule_original_shape)", "tepad.topi.nn.dense",
+     "accepted only empty ('' / None): tepad's tuners do not rewrite weight layouts"),
+    ("topi.nn.dense_legalize / dense_alter_layout / matmul_legalize / batch_matmul_legalize "
+     "/ bitserial_conv2d_legalize / qnn_conv2d_alter_layout / qnn_dense_alter_layout / "
+     "qnn_requantize_alter_layout / add_alter_layout / bias_add_legalize",
+     "tepad.topi.nn.dense_legalize",
+     "tvm.target.generic_func returning None, as in TVM (relay calls them; tepad has no "
+     "relay)"),
+    ("topi.nn.softmax_common / POOL_TYPE_CODE / logger", "tepad.topi.nn.softmax_common", ""),
+    ("topi.vision.roi_align_nchw / roi_align_nhwc / rcnn.roi_pool_nchw / "
+     "topi.x86.roi_align_nchw", "tepad.topi.vision.rcnn.roi_pool_nchw", ""),
+    ("topi.generic / x86 / cuda schedule_roi_align / schedule_roi_pool",
+     "tepad.topi.cuda.schedule_roi_align", ""),
+    ("topi.testing.lstm_python / attention_python / l2_normalize_python / slice_axis_python",
+     "tepad.topi.testing.attention_python", ""),
+    ("topi.testing.pool1d_ncw_python / pool3d_ncdhw_python / resize1d_python / "
+     "bilinear_resize_python / trilinear_resize3d_python / upsampling3d_python / "
+     "grid_sample_nchw_python", "tepad.topi.testing.trilinear_resize3d_python", ""),
+    ("topi.testing.roi_align_nchw_python / roi_align_nhwc_python / roi_pool_nchw_python",
+     "tepad.topi.testing.roi_pool_nchw_python", ""),
     ("topi.x86.schedule_sparse_dense / topi.cuda.schedule_sparse_dense / "
      "topi.cuda.sparse_dense / topi.generic.schedule_sparse_dense",
      "tepad.topi.x86.schedule_sparse_dense",

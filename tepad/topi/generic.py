@@ -62,7 +62,10 @@ _NAMES = ["schedule_injective", "schedule_elemwise", "schedule_broadcast",
           "schedule_depthwise_conv2d_nhwc", "schedule_conv2d_transpose_nchw", "schedule_dense",
           "schedule_matmul", "schedule_batch_matmul", "schedule_lrn", "schedule_batch_norm", "schedule_reorg", "schedule_argwhere",
           "schedule_unique", "schedule_scan", "schedule_sort", "schedule_argsort",
-          "schedule_topk", "schedule_sparse_dense"]
+          "schedule_topk", "schedule_sparse_dense", "schedule_bitserial_conv2d_nchw",
+          "schedule_bitserial_conv2d_nhwc", "schedule_bitserial_dense",
+          "schedule_binarize_pack", "schedule_binary_dense", "schedule_roi_align",
+          "schedule_roi_pool"]
 for _n in _NAMES:
     globals()[_n] = _generic(_n)
 
@@ -85,6 +88,16 @@ def default_schedule(outs, auto_inline=False):
 schedule_extern = default_schedule
 
 
+def schedule_lstm(outs):
+    """``nn.lstm``'s schedule: TVM's generic one is the plain schedule on every target;
+    on a CPU target this gives ``topi.x86.schedule_lstm`` (the input matmul parallel and
+    vectorized). There is no GPU schedule for the scan (as in TVM)."""
+    t = Target.current()
+    if t is not None and ("gpu" in t.keys or "cuda" in t.keys):
+        return default_schedule(outs)
+    return x86.schedule_lstm(outs)
+
+
 
 def _submodule(name: str, names: list, doc: str):
     """``topi.generic.<name>``: TVM's file of these schedules, as a module holding the very
@@ -101,7 +114,7 @@ def _submodule(name: str, names: list, doc: str):
 _INJECTIVE = ["schedule_injective", "schedule_elemwise", "schedule_broadcast",
               "schedule_concatenate", "schedule_injective_from_existing"]
 nn = _submodule("nn", [n for n in _NAMES if n not in _INJECTIVE] +
-                ["schedule_injective_from_existing"],
+                ["schedule_injective_from_existing", "schedule_lstm"],
                 "TVM's topi.generic.nn: the per-target schedules of the nn operators.")
 injective = _submodule("injective", _INJECTIVE,
                        "TVM's topi.generic.injective: schedules of elementwise operators.")
@@ -112,4 +125,5 @@ conv2d = _submodule("conv2d", ["schedule_depthwise_conv2d_nhwc", "schedule_conv2
                     "TVM's topi.generic.conv2d: the per-target convolution schedules.")
 
 __all__ = _NAMES + ["schedule_injective_from_existing", "default_schedule", "schedule_extern",
+                    "schedule_lstm",
                     "nn", "injective", "extern", "conv2d"]

@@ -13,6 +13,9 @@ from ..x86.schedules import (schedule_adaptive_pool, schedule_batch_matmul,  # n
                              schedule_injective, schedule_injective_from_existing,
                              schedule_matmul, schedule_pool, schedule_reduce, schedule_softmax)
 from . import conv2d, matmul
+from ..x86.bitserial import (bitserial_conv2d_nchw, bitserial_conv2d_nhwc,  # noqa: F401
+                             bitserial_dense, schedule_bitserial_conv2d_nchw,
+                             schedule_bitserial_conv2d_nhwc, schedule_bitserial_dense)
 from .conv2d import *  # noqa: F401,F403 - the ARM convolution strategies by TVM's names
 from .conv2d import __all__ as _conv2d
 from .matmul import compute_matmul_sme, tir_schedule_matmul_sme  # noqa: F401
@@ -24,4 +27,6 @@ __all__ = ["conv2d_nchw", "conv2d_transpose_nchw", "conv2d_nhwc", "dense", "dept
            "schedule_depthwise_conv2d_nhwc", "schedule_elemwise", "schedule_injective",
            "schedule_injective_from_existing", "schedule_matmul", "schedule_pool",
            "schedule_reduce", "schedule_softmax", "matmul", "compute_matmul_sme",
-           "tir_schedule_matmul_sme", "conv2d"] + list(_conv2d)
+           "tir_schedule_matmul_sme", "conv2d", "bitserial_conv2d_nchw",
+           "bitserial_conv2d_nhwc", "bitserial_dense", "schedule_bitserial_conv2d_nchw",
+           "schedule_bitserial_conv2d_nhwc", "schedule_bitserial_dense"] + list(_conv2d)

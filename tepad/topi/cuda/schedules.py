@@ -156,6 +156,11 @@ schedule_batch_matmul = _schedule_direct
 schedule_lrn = _schedule_direct
 schedule_batch_norm = _schedule_direct
 
+schedule_roi_align = schedule_roi_pool = _schedule_direct   # one output bin per thread
+# TVM has no CUDA bitserial / binary schedules; these bind one output element per thread
+schedule_bitserial_conv2d_nchw = schedule_bitserial_conv2d_nhwc = _schedule_direct
+schedule_bitserial_dense = schedule_binarize_pack = schedule_binary_dense = _schedule_direct
+
 __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_elemwise",
            "schedule_broadcast", "schedule_concatenate", "schedule_reduce", "schedule_softmax",
            "schedule_pool", "schedule_pool_grad", "schedule_unique", "schedule_scan",
@@ -168,4 +173,6 @@ __all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_e
            "schedule_depthwise_conv2d_nhwc", "schedule_conv2d_transpose_nchw",
            "schedule_dense", "schedule_dense_small_batch", "schedule_dense_large_batch",
            "schedule_matmul", "schedule_batch_matmul", "schedule_lrn", "schedule_batch_norm",
-           "schedule_reorg", "schedule_argwhere"]
+           "schedule_reorg", "schedule_argwhere", "schedule_roi_align", "schedule_roi_pool", "schedule_bitserial_conv2d_nchw",
+           "schedule_bitserial_conv2d_nhwc", "schedule_bitserial_dense",
+           "schedule_binarize_pack", "schedule_binary_dense"]

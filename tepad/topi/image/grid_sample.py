@@ -32,15 +32,15 @@ def _clip(x, size):
 
 
 def _reflect(x, size, align):
+    # mirroring at both ends of [start, start + span] is a triangle wave of period 2 * span:
+    # with m = |x - start| mod 2 * span, the image is start + span - |m - span| (x itself
+    # inside the span); continuous, so no selects are needed
     span, start = (size - 1, 0.0) if align else (size, -0.5)
-    a = tirop.abs(x - _f(start))
-    times = tir.truncdiv(a.astype("int32"), span)
-    extra = a - (times * span).astype("float32")
-    mirrored = tirop.if_then_else(tir.truncmod(times, 2) == 0, extra + _f(start),
-                                  _f(span) - extra + _f(start))
     if span == 0:
         return _f(0)
-    return tirop.if_then_else(tirop.all(x >= _f(start), x <= _f(span + start)), x, mirrored)
+    a = tirop.abs(x - _f(start))
+    m = a - tirop.floor(a / _f(2 * span)) * _f(2 * span)
+    return _f(span + start) - tirop.abs(m - _f(span))
 
 
 def _pad_coord(x, size, mode, align):
@@ -85,9 +85,16 @@ def grid_sample(data: Tensor, grid: Tensor, method="bilinear", layout="NCHW",
     align = bool(align_corners)
 
     def body(n, c, *p):
-        def pixel(pos):
-            inside = tirop.all(*[tirop.all(q >= 0, q < s) for q, s in zip(pos, sizes)])
-            return tirop.if_then_else(inside, data[(n, c, *pos)].astype("float32"), _f(0))
+        def within(q, size):
+            return tirop.all(q >= 0, q < size)
+
+        def pixel(pos, clamped=False, conds=None):
+            if clamped:         # padded coordinates lie in the image already
+                return data[(n, c, *pos)].astype("float32")
+            # per-axis tests built once per coordinate are shared by the taps using it
+            conds = conds or [within(q, s) for q, s in zip(pos, sizes)]
+            return tirop.if_then_else(tirop.all(*conds), data[(n, c, *pos)].astype("float32"),
+                                      _f(0))
         # spatial axis k (0 = D or H ... last = W) reads grid channel d - 1 - k
         raw = [_unnormalize(grid[(n, d - 1 - k, *p)].astype("float32"), sizes[k], align)
                for k in range(d)]
@@ -101,29 +108,44 @@ def grid_sample(data: Tensor, grid: Tensor, method="bilinear", layout="NCHW",
                     return q.astype("int32")
                 return _pad_coord(q, sizes[k], padding_mode, align).astype("int32")
             wy, wx = _cubic(frac[0]), _cubic(frac[1])
+            # each row's and column's padded coordinate built once, shared by its 4 taps
+            ty, tx = [tap(0, i) for i in range(4)], [tap(1, j) for j in range(4)]
+            cy = [within(q, sizes[0]) for q in ty]
+            cx = [within(q, sizes[1]) for q in tx]
             value = None
             for i in range(4):
                 row = None
                 for j in range(4):
-                    term = pixel([tap(0, i), tap(1, j)]) * wx[j]
+                    term = pixel([ty[i], tx[j]], padding_mode != "zeros",
+                                 [cy[i], cx[j]]) * wx[j]
                     row = term if row is None else row + term
                 term = row * wy[i]
                 value = term if value is None else value + term
             return value.astype(data.dtype)
         src = [_pad_coord(r, s, padding_mode, align) for r, s in zip(raw, sizes)]
         if method == "nearest":
-            return pixel([tir.nearbyint(x).astype("int32") for x in src]).astype(data.dtype)
+            return pixel([tir.nearbyint(x).astype("int32") for x in src],
+                         padding_mode != "zeros").astype(data.dtype)
         base = [tirop.floor(x) for x in src]
         frac = [x - b for x, b in zip(src, base)]
+        lower = [b.astype("int32") for b in base]
+        coords = [[lo, lo + 1] for lo in lower]
+        if padding_mode != "zeros":
+            # a padded coordinate is at most size - 1; on that edge the upper corner's
+            # weight is 0, so reading the edge pixel instead is exact
+            coords = [[lo, tirop.min(hi, s - 1)] for (lo, hi), s in zip(coords, sizes)]
+        conds = [[within(q, s) for q in pair] for pair, s in zip(coords, sizes)]
+        weights = [[1.0 - fr, fr] for fr in frac]
         value = None
         for corner in range(1 << d):
-            w, pos = None, []
+            w, pos, cs = None, [], []
             for k in range(d):
                 bit = (corner >> (d - 1 - k)) & 1
-                pos.append(base[k].astype("int32") + bit)
-                f = frac[k] if bit else 1.0 - frac[k]
+                pos.append(coords[k][bit])
+                cs.append(conds[k][bit])
+                f = weights[k][bit]
                 w = f if w is None else w * f
-            term = pixel(pos) * w
+            term = pixel(pos, padding_mode != "zeros", cs) * w
             value = term if value is None else value + term
         return value.astype(data.dtype)
 

@@ -2,10 +2,24 @@
 stage (and a bias stage)."""
 from __future__ import annotations
 
+import logging
+
 from ...errors import TepadError
+from ...target.generic_func import generic_func
 from ...tensor import Tensor, compute, reduce_axis
 from ...tensor import operation as te_op
-from ...tir.expr import IntImm
+from ...tir.expr import IntImm, floordiv, floormod
+
+logger = logging.getLogger("topi")
+
+
+def _no_layout_rewrite(what, rewritten_layout, original_shape):
+    # TVM's auto-scheduler / meta-schedule pass these when they rewrote the weight layout;
+    # tepad's tuners do not rewrite layouts, so only the "nothing rewritten" values are valid
+    if rewritten_layout or original_shape is not None:
+        raise TepadError(f"{what}: auto_scheduler_rewritten_layout / "
+                         "meta_schedule_original_shape describe a rewritten weight layout, "
+                         "which tepad's schedulers do not produce; leave them '' / None")
 
 
 def _same(a, b):
@@ -40,11 +54,14 @@ def _batch_index(t, batch, idx):
 
 
 def matmul(tensor_a: Tensor, tensor_b: Tensor, bias: Tensor | None = None, out_dtype=None,
-           transpose_a=False, transpose_b=False):
+           transpose_a=False, transpose_b=False, auto_scheduler_rewritten_layout="",
+           meta_schedule_original_shape=None):
     """``op(a) @ op(b)`` (+ ``bias`` over the last axis), where ``op`` swaps the last two
     axes when ``transpose_a`` / ``transpose_b``. Operands of more than 2 dimensions are
     stacks of matrices whose leading (batch) extents broadcast as numpy's ``matmul`` does;
-    stage ``T_matmul_{N|T}{N|T}`` (tag ``matmul``)."""
+    stage ``T_matmul_{N|T}{N|T}`` (tag ``matmul``). The layout-rewrite arguments must
+    stay '' / None."""
+    _no_layout_rewrite("matmul", auto_scheduler_rewritten_layout, meta_schedule_original_shape)
     for t, nm in ((tensor_a, "tensor_a"), (tensor_b, "tensor_b")):
         if not isinstance(t, Tensor) or len(t.shape) < 2:
             raise TepadError(f"matmul: {nm} must be a te.Tensor of at least 2 dimensions, "
@@ -73,9 +90,11 @@ def matmul(tensor_a: Tensor, tensor_b: Tensor, bias: Tensor | None = None, out_d
                    tag="broadcast")
 
 
-def dense(data: Tensor, weight: Tensor, bias: Tensor | None = None, out_dtype=None):
+def dense(data: Tensor, weight: Tensor, bias: Tensor | None = None, out_dtype=None,
+          auto_scheduler_rewritten_layout="", meta_schedule_original_shape=None):
     """``data @ weight.T`` (+ ``bias``): data (batch, in), weight (out, in); stage
-    ``T_matmul_NT`` tagged ``dense``."""
+    ``T_matmul_NT`` tagged ``dense``. The layout-rewrite arguments must stay '' / None."""
+    _no_layout_rewrite("dense", auto_scheduler_rewritten_layout, meta_schedule_original_shape)
     for t, nm in ((data, "data"), (weight, "weight")):
         if not isinstance(t, Tensor) or len(t.shape) != 2:
             raise TepadError(f"dense: {nm} must be a 2-d te.Tensor, got {t!r}")
@@ -96,10 +115,14 @@ def dense(data: Tensor, weight: Tensor, bias: Tensor | None = None, out_dtype=No
 
 
 def batch_matmul(tensor_a: Tensor, tensor_b: Tensor, oshape=None, out_dtype=None,
-                 transpose_a=False, transpose_b=True):
+                 transpose_a=False, transpose_b=True, auto_scheduler_rewritten_layout="",
+                 meta_schedule_original_shape=None):
     """Batched ``op(a) @ op(b)`` over 3-d tensors (batch, ., .); a batch extent of 1 is
     broadcast. TVM's default is ``transpose_b=True``: b is (batch, N, K). Stage
-    ``T_batch_matmul_{N|T}{N|T}`` (tag ``batch_matmul``)."""
+    ``T_batch_matmul_{N|T}{N|T}`` (tag ``batch_matmul``). The layout-rewrite arguments
+    must stay '' / None."""
+    _no_layout_rewrite("batch_matmul", auto_scheduler_rewritten_layout,
+                       meta_schedule_original_shape)
     for t, nm in ((tensor_a, "tensor_a"), (tensor_b, "tensor_b")):
         if not isinstance(t, Tensor) or len(t.shape) != 3:
             raise TepadError(f"batch_matmul: {nm} must be a 3-d te.Tensor, got {t!r}")
@@ -127,4 +150,66 @@ def batch_matmul(tensor_a: Tensor, tensor_b: Tensor, oshape=None, out_dtype=None
                    tag="batch_matmul")
 
 
-__all__ = ["dense", "matmul", "batch_matmul"]
+def dense_default(data: Tensor, weight: Tensor, bias: Tensor | None = None, out_dtype=None):
+    """TVM 0.6's name of the default dense compute: ``dense``."""
+    return dense(data, weight, bias, out_dtype)
+
+
+def batch_matmul_default(x: Tensor, y: Tensor):
+    """TVM 0.6's default batch_matmul: ``x @ y.T`` per batch, x (B, M, K), y (B, N, K)."""
+    return batch_matmul(x, y)
+
+
+def dense_pack(data: Tensor, weight: Tensor, bias: Tensor | None = None, out_dtype=None):
+    """``dense`` with the weight given packed in column blocks: weight (N / bn, K, bn),
+    element ``[j // bn, k, j % bn]`` is ``W[j, k]``, so the bn output columns of a block
+    read contiguous weights. Output (M, N), stage ``T_dense_pack`` tagged ``dense_pack``
+    (+ a ``T_add`` bias stage)."""
+    if not isinstance(data, Tensor) or len(data.shape) != 2:
+        raise TepadError(f"dense_pack: data must be a 2-d te.Tensor, got {data!r}")
+    if not isinstance(weight, Tensor) or len(weight.shape) != 3:
+        raise TepadError(f"dense_pack: weight must be the packed 3-d (N / bn, K, bn) "
+                         f"te.Tensor, got {weight!r}")
+    out_dtype = out_dtype or data.dtype
+    m, kd = data.shape
+    nb, kw, bn = weight.shape
+    if not _same(kd, kw):
+        raise TepadError(f"dense_pack: {data.name} has {kd} input features, {weight.name} {kw}")
+    k = reduce_axis((0, kd), name="k")
+    mat = compute((m, nb * bn), lambda y, x: te_op.sum(
+        data[y, k].astype(out_dtype) *
+        weight[floordiv(x, bn), k, floormod(x, bn)].astype(out_dtype), axis=k),
+        name="T_dense_pack", tag="dense_pack")
+    if bias is None:
+        return mat
+    return compute(mat.shape, lambda i, j: mat[i, j] + bias[j].astype(out_dtype),
+                   name="T_add", tag="broadcast")
+
+
+@generic_func
+def dense_legalize(attrs, inputs, types):
+    """Relay's legalization hook for dense; None (no change) unless a target registers one."""
+    return None
+
+
+@generic_func
+def dense_alter_layout(attrs, inputs, tinfos, out_type):
+    """Relay's layout hook for dense; None unless a target registers one."""
+    return None
+
+
+@generic_func
+def matmul_legalize(attrs, inputs, types):
+    """Relay's legalization hook for matmul; None unless a target registers one."""
+    return None
+
+
+@generic_func
+def batch_matmul_legalize(attrs, inputs, types):
+    """Relay's legalization hook for batch_matmul; None unless a target registers one."""
+    return None
+
+
+__all__ = ["dense", "matmul", "batch_matmul", "dense_default", "batch_matmul_default",
+           "dense_pack", "dense_legalize", "dense_alter_layout", "matmul_legalize",
+           "batch_matmul_legalize", "logger"]

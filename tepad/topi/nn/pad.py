@@ -1,15 +1,18 @@
 """``topi.nn.pad``: constant padding of a tensor (a ``PadInput`` / ``pad_temp`` stage)."""
 from __future__ import annotations
 
+from ...errors import TepadError
 from ...tensor import Tensor, compute
 from ...tir import op as tirop
 from ...tir.expr import IntImm, PrimExpr, const, floordiv, floormod
 from .utils import ints as _ints
 
 
-def pad(data: Tensor, pad_before, pad_after=None, pad_value=0.0, name="PadInput") -> Tensor:
+def pad(data: Tensor, pad_before, pad_after=None, pad_value=0.0, name="PadInput",
+        attrs=None) -> Tensor:
     """``data`` with ``pad_before[k]`` / ``pad_after[k]`` elements of ``pad_value`` added on
-    each side of axis k (``pad_after`` defaults to ``pad_before``)."""
+    each side of axis k (``pad_after`` defaults to ``pad_before``); ``attrs`` are the
+    stage's attributes."""
     n = len(data.shape)
     before = _ints(pad_before, n, "pad: pad_before")
     after = _ints(pad_after if pad_after is not None else pad_before, n, "pad: pad_after")
@@ -27,6 +30,38 @@ def pad(data: Tensor, pad_before, pad_after=None, pad_value=0.0, name="PadInput"
         if not conds:
             return data[tuple(src)]
         return tirop.if_then_else(tirop.all(*conds), data[tuple(src)], fill)
+    return compute(tuple(shape), body, name=name, tag="injective,pad", attrs=attrs)
+
+
+def mirror_pad(data: Tensor, pad_before, pad_after=None, mode="SYMMETRIC",
+               name="MirrorPadInput") -> Tensor:
+    """``data`` padded by mirroring its borders: ``"SYMMETRIC"`` repeats the edge element
+    (``[a b c]`` padded by 2 before: ``b a | a b c``), ``"REFLECT"`` does not (``c b | a b
+    c``). Pads are at most the extent (SYMMETRIC) or extent - 1 (REFLECT); ``pad_after``
+    defaults to ``pad_before``."""
+    if mode not in ("SYMMETRIC", "REFLECT"):
+        raise TepadError(f"mirror_pad: mode is 'SYMMETRIC' or 'REFLECT', got {mode!r}")
+    n = len(data.shape)
+    before = _ints(pad_before, n, "mirror_pad: pad_before")
+    after = _ints(pad_after if pad_after else pad_before, n, "mirror_pad: pad_after")
+    sym = int(mode == "SYMMETRIC")
+    for k, (s, b, a) in enumerate(zip(data.shape, before, after)):
+        if isinstance(s, IntImm) and max(b, a) > s.value - 1 + sym:
+            raise TepadError(f"mirror_pad: axis {k} of {data.name} has {s.value} elements; "
+                             f"{mode} padding takes at most {s.value - 1 + sym}, got "
+                             f"{max(b, a)}")
+    shape = [s + b + a for s, b, a in zip(data.shape, before, after)]
+
+    def body(*idx):
+        src = []
+        for i, s, b, a in zip(idx, data.shape, before, after):
+            if not (b or a):
+                src.append(i)
+                continue
+            j = i - b
+            j = tirop.if_then_else(j < 0, -j - sym, j)
+            src.append(tirop.if_then_else(j >= s, 2 * (s - 1) - j + sym, j))
+        return data[tuple(src)]
     return compute(tuple(shape), body, name=name, tag="injective,pad")
 
 
@@ -49,4 +84,4 @@ def dilate(data: Tensor, strides, dilation_value=0.0, name="DilatedInput") -> Te
     return compute(tuple(shape), body, name=name, tag="injective,dilate")
 
 
-__all__ = ["pad", "dilate"]
+__all__ = ["pad", "mirror_pad", "dilate"]

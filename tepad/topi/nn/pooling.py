@@ -13,6 +13,9 @@ from .pad import pad
 from .utils import const_extents, ints
 
 
+# the pool kinds by the codes TVM's C++ pooling took
+POOL_TYPE_CODE = {"avg": 0, "max": 1}
+
 def _spatial(layout, data, what, names):
     if not isinstance(data, Tensor):
         raise TepadError(f"{what}: data must be a te.Tensor, got {data!r}")
@@ -214,5 +217,5 @@ def _adaptive(what, data, output_size, pool_type, layout, names):
                    name="tensor", tag="elemwise")
 
 
-__all__ = ["pool", "pool1d", "pool2d", "pool3d", "global_pool", "adaptive_pool",
+__all__ = ["POOL_TYPE_CODE", "pool", "pool1d", "pool2d", "pool3d", "global_pool", "adaptive_pool",
            "adaptive_pool1d", "adaptive_pool3d"]

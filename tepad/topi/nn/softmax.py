@@ -22,6 +22,13 @@ def fast_softmax(x: Tensor, axis=-1) -> Tensor:
     return _softmax(x, axis, _fast_exp_expr, "fast_softmax")
 
 
+def softmax_common(x: Tensor, axis, use_fast_exp) -> Tensor:
+    """The four stages shared by ``softmax`` and ``fast_softmax`` (``use_fast_exp``: the
+    exponential approximated by ``fast_exp``); the output is ``T_softmax_norm``."""
+    return _softmax(x, axis, _fast_exp_expr if use_fast_exp else tirop.exp,
+                    "fast_softmax" if use_fast_exp else "softmax")
+
+
 def _softmax(x, axis, exp, what):
     n = len(x.shape)
     if not -n <= axis < n:
@@ -70,4 +77,4 @@ def log_softmax(x: Tensor, axis=-1) -> Tensor:
                    name="T_log_softmax", tag="log_softmax_output")
 
 
-__all__ = ["softmax", "log_softmax", "fast_softmax"]
+__all__ = ["softmax_common", "softmax", "log_softmax", "fast_softmax"]

@@ -142,6 +142,15 @@ def sparse_transpose(sparse_data, sparse_indices, sparse_indptr):
     return list(outs)
 
 
+def csr_transpose_ir(data, indices, indptr, out_data, out_indices, out_indptr):
+    """The IR (an ``ir_builder`` statement) of ``sparse_transpose``: from the buffers of a
+    square CSR matrix (``data`` / ``indices`` of nnz entries, ``indptr`` of n + 1) fill the
+    transpose's three output buffers (TVM 0.6's ``csr_transpose_ir``)."""
+    nnz = get_const_tuple(data.shape)[0]
+    n = get_const_tuple(indptr.shape)[0] - 1
+    return _csr_transpose_ir(n, nnz, data, indices, indptr, out_data, out_indices, out_indptr)
+
+
 def _csr_transpose_ir(n, nnz, data, indices, indptr, out_data, out_indices, out_indptr):
     ib = ir_builder.create()
     d, ind, ptr = ib.buffer_ptr(data), ib.buffer_ptr(indices), ib.buffer_ptr(indptr)
@@ -343,6 +352,6 @@ def _find_sparse(args, tag, dense_rank, names):
 register_task_input_check_func(try_get_sparse_input)
 register_task_input_check_func(try_get_conv2d_sparse_input)
 
-__all__ = ["sparse_dense", "sparse_dense_sp_rhs", "sparse_dense_sp_lhs", "sparse_transpose",
+__all__ = ["csr_transpose_ir", "sparse_dense", "sparse_dense_sp_rhs", "sparse_dense_sp_lhs", "sparse_transpose",
            "sparse_add", "sparse_conv2d", "sparse_dense_alter_layout", "try_get_sparse_input",
            "try_get_conv2d_sparse_input"]

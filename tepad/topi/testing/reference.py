@@ -311,7 +311,7 @@ def batch_norm(x, gamma, beta, moving_mean, moving_var, axis, epsilon, center, s
     return [out, moving_mean, moving_var]
 
 
-def strided_slice_python(data, begin, end, strides, axes=None, slice_mode="end"):
+def strided_slice_python(data, begin, end, strides, slice_mode="end", axes=None):
     """numpy slicing by ``begin`` / ``end`` / ``strides`` on ``axes`` (default leading)."""
     axes = list(range(len(begin))) if axes is None else list(axes)
     strides = list(strides) if strides else [1] * len(axes)

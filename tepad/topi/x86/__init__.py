@@ -8,6 +8,9 @@ from ..nn import (batch_matmul, conv2d_nchw, conv2d_nhwc, dense,  # noqa: F401
 from ..nn import conv2d_transpose_nchw, conv3d_ncdhw  # noqa: F401
 from .schedules import *  # noqa: F401,F403
 from .sparse import schedule_sparse_dense  # noqa: F401
+from ..vision.rcnn import roi_align_nchw  # noqa: F401 - TVM's x86 entry: the same compute
+from .bitserial import *  # noqa: F401,F403
+from .bitserial import __all__ as _bitserial
 from .schedules import __all__ as _sched
 from . import conv2d_avx_1x1, conv2d_avx_common, depthwise_conv2d  # noqa: F401
 from .depthwise_conv2d import depthwise_conv2d_NCHWc, schedule_depthwise_conv2d_NCHWc
@@ -20,4 +23,4 @@ __all__ = list(_sched) + ["conv2d_nchw", "conv2d_nhwc", "dense", "dense_nopack",
                           "dense_dynamic", "schedule_dense_dynamic", "conv2d_transpose_nchw", "conv3d_ncdhw", "depthwise_conv2d_nchw",
                           "batch_matmul", "schedule_sparse_dense", "depthwise_conv2d_NCHWc",
                           "schedule_depthwise_conv2d_NCHWc", "conv2d_avx_common",
-                          "conv2d_avx_1x1", "depthwise_conv2d"]
+                          "conv2d_avx_1x1", "depthwise_conv2d"] + list(_bitserial) + ["roi_align_nchw"]

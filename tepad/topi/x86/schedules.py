@@ -456,7 +456,14 @@ def schedule_dense(outs):
 
 schedule_matmul = schedule_dense
 schedule_dense_nopack = schedule_dense    # TVM 0.18's two x86 dense schedules
-schedule_dense_pack = schedule_dense
+
+
+def schedule_dense_pack(outs):
+    """dense with a packed weight (``nn.dense_pack``: its column blocks contiguous, so no
+    packing stage) or a plain dense / matmul (packed by the schedule as ``schedule_dense``):
+    output columns vectorized, a block of rows per tile."""
+    return _schedule_contraction(outs, ("dense", "matmul", "dense_pack"), 1, 0,
+                                 keep_pad=False, pack=True)
 
 
 def schedule_batch_matmul(outs):
@@ -465,8 +472,46 @@ def schedule_batch_matmul(outs):
     return _schedule_contraction(outs, ("batch_matmul",), 2, 1, keep_pad=False, pack=True)
 
 
+def schedule_roi_align(outs):
+    """ROI align / ROI pooling: the ROI and channel loops fused and parallel; each bin's
+    reduction stays inside its output element (its extent depends on the ROI, and for ROI
+    pooling on the bin, so it cannot move outside a vectorized axis)."""
+    outs = as_outs(outs)
+    s = create_schedule([t.op for t in outs])
+    inline_injective(s, outs)
+    for st in compute_stages(s):
+        axes = list(st.op.axis)
+        if len(axes) >= 2:
+            st.parallel(st.fuse(axes[0], axes[1]))
+    return s
 
-__all__ = ["schedule_injective", "schedule_injective_from_existing", "schedule_elemwise",
+
+schedule_roi_pool = schedule_roi_align
+
+
+def schedule_lstm(outs):
+    """``nn.lstm``: the input-to-hidden matmul (outside the scan) vectorized across gate
+    columns with its rows parallel; inside the scan, whose steps stay serial, the
+    hidden-to-hidden product (and the projection) keep a vector of output columns with the
+    reduction outside it. The other per-step stages stay at the root of the step."""
+    outs = as_outs(outs)
+    s = create_schedule([t.op for t in outs])
+    for st in compute_stages(s):
+        t = st.op.output(0)
+        if st.op.name in ("Xi2h", "Xi2h_bias"):
+            parallel_vectorize(s, t)
+        elif st.op.name in ("s_h2h", "next_h_proj"):
+            axes, raxes = list(st.op.axis), list(st.op.reduce_axis)
+            lanes = _lanes(t.dtype)
+            ext = extent(axes[-1])
+            if ext is not None and ext >= lanes and _vectorizable(t):
+                jo, ji = st.split(axes[-1], factor=lanes)
+                st.reorder(*axes[:-1], jo, *raxes, ji)
+                st.vectorize(ji)
+    return s
+
+
+__all__ = ["schedule_roi_align", "schedule_roi_pool", "schedule_lstm", "schedule_injective", "schedule_injective_from_existing", "schedule_elemwise",
            "schedule_broadcast", "schedule_concatenate", "schedule_reduce", "schedule_softmax",
            "schedule_pool", "schedule_pool_grad", "schedule_unique", "schedule_scan",
            "schedule_sort", "schedule_argsort", "schedule_topk",
