@@ -115,12 +115,12 @@ def test_reductions(kind, target):
     outs = [topi.prod(A, axis=1), topi.argmax(A, axis=2), topi.argmin(A, axis=0),
             topi.any(B, axis=1), topi.all(B, axis=0), topi.sum(A, axis=(0, 2), keepdims=True)]
     got = run(outs, [A, B], [a, b], _sched(kind, "schedule_reduce"), target)
-    np.testing.assert_allclose(got[0], a.prod(axis=1), rtol=1e-5)
+    np.testing.assert_allclose(got[0], a.prod(axis=1), rtol=1e-5, atol=1e-6)
     np.testing.assert_array_equal(got[1], a.argmax(axis=2))
     np.testing.assert_array_equal(got[2], a.argmin(axis=0))
     np.testing.assert_array_equal(got[3], b.any(axis=1))
     np.testing.assert_array_equal(got[4], b.all(axis=0))
-    np.testing.assert_allclose(got[5], a.sum(axis=(0, 2), keepdims=True), rtol=1e-5)
+    np.testing.assert_allclose(got[5], a.sum(axis=(0, 2), keepdims=True), rtol=1e-5, atol=1e-5)
 
 
 def test_argmax_of_everything():
