@@ -109,8 +109,9 @@ def non_max_suppression(data, valid_count, indices, max_output_size=-1, iou_thre
     candidates are returned in their input order, unsuppressed.
 
     Returns (``return_indices=False``) the sorted rows (batch, num_anchors, elem) with the
-    suppressed and invalid rows set to -1 (moved after the kept ones with
-    ``invalid_to_bottom``), or (``return_indices=True``) ``[box_indices (batch,
+    suppressed and invalid rows set to -1 (with ``invalid_to_bottom``, moved after the
+    others, which keep their order; a candidate of score <= 0 is neither kept nor
+    suppressed: it stays, uncounted), or (``return_indices=True``) ``[box_indices (batch,
     num_anchors) int32, valid_box_count (batch, 1) int32]``: the kept boxes' values of
     ``indices`` (their rows in the original data), compacted to the top, -1 after."""
     op = "vision.non_max_suppression"
@@ -200,7 +201,7 @@ def non_max_suppression(data, valid_count, indices, max_output_size=-1, iou_thre
     box = extern((batch, n), ins, body, name="nms", dtype="int32", tag="nms")
     if return_indices:
         return [_compact_indices(box, indices, gpu), _count_kept(box, indices, gpu)]
-    return _gather_rows(data, box, score_index, invalid_to_bottom, gpu)
+    return _gather_rows(data, box, invalid_to_bottom, gpu)
 
 
 def _compact_indices(box, indices, gpu):
@@ -245,7 +246,7 @@ def _count_kept(box, indices, gpu):
                   attrs={SECONDARY_OUTPUT: True})
 
 
-def _gather_rows(data, box, score_index, to_top, gpu):
+def _gather_rows(data, box, to_top, gpu):
     """The rows of ``data`` named by ``box`` (-1: a row of -1), in place or (``to_top``)
     the kept ones moved to the top."""
     batch, n, elem = (int(d) for d in data.shape)
@@ -315,10 +316,6 @@ def all_class_non_max_suppression(boxes, scores, max_output_boxes_per_class, iou
 
     extra_s, s_thr = scalar_arg(score_threshold, dtype, "score_threshold", op)
 
-    def valid_at(p, r):
-        # number of scores above the threshold in row r (the argsort visits only those)
-        return p[-1][r]
-
     def count_body(ins, outs):
         ib = ir_builder.create()
         p = [ib.buffer_ptr(b) for b in ins]
@@ -334,9 +331,11 @@ def all_class_non_max_suppression(boxes, scores, max_output_boxes_per_class, iou
         return ib.get()
     valid = extern((rows,), [scores] + extra_s, count_body, name="nms_score_count",
                    dtype="int32", tag="nms_score_count")
-    order = extern((rows, nb), [scores, valid],
-                   _rank_sort(rows, nb, lambda p, r, k: p[0][r * nb + k], valid_at, gpu,
-                              "nms_argsort"),
+    # the whole row sorted: the first valid[r] positions are then the scores above the
+    # threshold
+    order = extern((rows, nb), [scores],
+                   _rank_sort(rows, nb, lambda p, r, k: p[0][r * nb + k],
+                              lambda p, r: const(nb, "int32"), gpu, "nms_argsort"),
                    name="nms_argsort", dtype="int32", tag="nms_argsort")
 
     extra_m, max_out = scalar_arg(max_output_boxes_per_class, "int32",
