@@ -482,3 +482,54 @@ def test_errors():
                                   te.placeholder((1, 8, 3, 3), name="d"),
                                   te.placeholder((1, 3), name="i"), (1.0,), (1.0,), 16,
                                   0.7, 10, 4, 1, False)
+
+
+def _ptx_chains():
+    D = te.placeholder((2, 16, 6), name="d")
+    V = te.placeholder((2,), "int32", name="v")
+    ind = te.placeholder((2, 16), "int32", name="i")
+    B, S = te.placeholder((2, 9, 4), name="b"), te.placeholder((2, 3, 9), name="s")
+    X = te.placeholder((1, 3, 8, 8), name="x")
+    C, L = te.placeholder((2, 3, 10), name="c"), te.placeholder((2, 40), name="l")
+    A = te.placeholder((1, 10, 4), name="a")
+    P, Q = te.placeholder((1, 8, 3, 3), name="p"), te.placeholder((1, 16, 3, 3), name="q")
+    M = te.placeholder((1, 3), name="m")
+    v = topi.vision
+    return {
+        "valid_counts": (lambda: v.get_valid_counts(D, 0.2), [D], "schedule_get_valid_counts"),
+        "nms": (lambda: v.non_max_suppression(D, V, ind, return_indices=False,
+                                              invalid_to_bottom=True), [D, V, ind],
+                "schedule_nms"),
+        "nms_indices": (lambda: v.non_max_suppression(D, V, ind), [D, V, ind], "schedule_nms"),
+        "all_class": (lambda: v.all_class_non_max_suppression(B, S, 2, 0.5, 0.1, "tensorflow"),
+                      [B, S], "schedule_nms"),
+        "prior": (lambda: v.ssd.multibox_prior(X, (0.5, 0.2), (1, 2), clip=True), [X],
+                  "schedule_multibox_prior"),
+        "detection": (lambda: v.ssd.multibox_detection(C, L, A), [C, L, A],
+                      "schedule_multibox_detection"),
+        "proposal": (lambda: v.rcnn.proposal(P, Q, M, (0.5, 1.0), (0.5, 2.0), 16, 0.7, 20, 4,
+                                             16, False), [P, Q, M], "schedule_proposal"),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_ptx_chains()))
+def test_cuda_kernels_assemble(name, tmp_path):
+    """Every kernel of each operator compiles to PTX that ptxas accepts for sm_90."""
+    import subprocess
+
+    from tepad.backend.cuda import ptx_of
+    from tepad.codegen.nvptx_target import ptxas_path
+    from tepad.lower.pipeline import Options, lower_for_codegen
+    if ptxas_path() is None:
+        pytest.skip("ptxas not found (pip install nvidia-cuda-nvcc-cu12)")
+    make, ins, sched = _ptx_chains()[name]
+    with Target("cuda"):
+        outs = make()
+        outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+        s = getattr(topi.cuda, sched)(outs)
+    ptx = ptx_of(lower_for_codegen(s, ins + outs, name, Options(target="cuda")),
+                 "cuda -arch=sm_90")
+    (tmp_path / "k.ptx").write_text(ptx)
+    r = subprocess.run([ptxas_path(), "-arch=sm_90", str(tmp_path / "k.ptx"), "-o",
+                        str(tmp_path / "k.cubin")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
