@@ -17,7 +17,7 @@ from ...tir.expr import const
 from ._kernel import box_iou, check_tensor, corners, launch, on_gpu, scalar_arg
 
 
-def _rank_sort(rows, n, score_at, valid_at, gpu, name):
+def _rank_sort(rows, n, score_at, valid_at, gpu):
     """An extern body writing, per row, the stable descending order of the first
     ``valid_at(row)`` scores (``score_at(row, k)``) into out[row, 0:valid]; positions past
     the valid count hold their own index."""
@@ -99,7 +99,8 @@ def non_max_suppression(data, valid_count, indices, max_output_size=-1, iou_thre
                         id_index=0, return_indices=True, invalid_to_bottom=False):
     """Greedy non-maximum suppression per batch row of ``data`` (batch, num_anchors, 5 or 6),
     whose first ``valid_count[b]`` rows are the candidates (e.g. ``get_valid_counts``'s
-    outputs).
+    outputs). ``indices`` (batch, num_anchors) int32, the rows' places in the original data,
+    is read only with ``return_indices`` (it may be None otherwise).
 
     The candidates are ordered by descending score (ties: lower row first), only the
     ``top_k`` best kept when ``top_k > 0``; a candidate with a positive score is kept
@@ -133,7 +134,7 @@ def non_max_suppression(data, valid_count, indices, max_output_size=-1, iou_thre
     order = extern((batch, n), [data, valid_count],
                    _rank_sort(batch, n,
                               lambda p, r, k: p[0][(r * n + k) * elem + score_index],
-                              lambda p, r: p[1][r], gpu, "nms_argsort"),
+                              lambda p, r: p[1][r], gpu),
                    name="nms_argsort", dtype="int32", tag="nms_argsort")
 
     ins = [data, order, valid_count]
@@ -335,7 +336,7 @@ def all_class_non_max_suppression(boxes, scores, max_output_boxes_per_class, iou
     # threshold
     order = extern((rows, nb), [scores],
                    _rank_sort(rows, nb, lambda p, r, k: p[0][r * nb + k],
-                              lambda p, r: const(nb, "int32"), gpu, "nms_argsort"),
+                              lambda p, r: const(nb, "int32"), gpu),
                    name="nms_argsort", dtype="int32", tag="nms_argsort")
 
     extra_m, max_out = scalar_arg(max_output_boxes_per_class, "int32",
