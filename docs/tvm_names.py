@@ -605,6 +605,27 @@ ROWS = [
      "topi.x86.roi_align_nchw", "tepad.topi.vision.rcnn.roi_pool_nchw", ""),
     ("topi.generic / x86 / cuda schedule_roi_align / schedule_roi_pool",
      "tepad.topi.cuda.schedule_roi_align", ""),
+    ("topi.vision.get_valid_counts / non_max_suppression / topi.cuda.get_valid_counts / "
+     "topi.cuda.non_max_suppression", "tepad.topi.vision.non_max_suppression",
+     "extern kernels built with ir_builder (TVM: hybrid script): a stable rank argsort, then "
+     "one sequential walk per batch row (a GPU thread each under CUDA); with "
+     "return_indices the count output may be left out of build's args, as in TVM"),
+    ("topi.vision.all_class_non_max_suppression / topi.cuda.all_class_non_max_suppression",
+     "tepad.topi.vision.all_class_non_max_suppression",
+     "onnx and tensorflow output formats; one walk per (batch, class) row; rows past the "
+     "total are 0"),
+    ("topi.vision.ssd.multibox_prior / multibox_transform_loc / multibox_detection / "
+     "topi.cuda.multibox_prior / multibox_detection",
+     "tepad.topi.vision.ssd.multibox_detection",
+     "multibox_prior is a plain compute (injective schedule); the rows of "
+     "multibox_transform_loc past the valid count are -1"),
+    ("topi.vision.rcnn.proposal / topi.cuda.proposal", "tepad.topi.vision.rcnn.proposal",
+     "four extern kernels (decode, rank argsort, NMS walk, output walk)"),
+    ("topi.generic / x86 / cuda schedule_nms / schedule_get_valid_counts / "
+     "schedule_multibox_prior / schedule_multibox_transform_loc / "
+     "schedule_multibox_detection / schedule_proposal, topi.generic.vision",
+     "tepad.topi.generic.vision.schedule_nms",
+     "the extern kernels bind their own loops / GPU threads, so these are the plain schedule"),
     ("topi.testing.lstm_python / attention_python / l2_normalize_python / slice_axis_python",
      "tepad.topi.testing.attention_python", ""),
     ("topi.testing.pool1d_ncw_python / pool3d_ncdhw_python / resize1d_python / "

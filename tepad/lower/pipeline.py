@@ -79,6 +79,7 @@ from .to_primfunc import to_primfunc
 
 # PrimFunc attribute: names of schedule outputs lowered without an argument (scratch memory)
 SCRATCH_OUTPUTS = "tepad.outputs_not_in_args"
+SECONDARY_OUTPUT = "tepad.secondary_output"  # op attr: may be left out of build's args
 
 LOWER = "lower"
 BUILD = "build"
@@ -528,9 +529,12 @@ def _arg_tensors(s: Schedule, args):
 def _outputs_not_in_args(s: Schedule, cur) -> tuple:
     """Names of the schedule's outputs missing from the argument tensors ``cur``: TVM's lower
     realizes those in scratch memory (``tvm.lower(s, [A])`` prints a sum of rows into an
-    allocated ``B``); tepad's build refuses them (``refuse_scratch_outputs``)."""
+    allocated ``B``); tepad's build refuses them (``refuse_scratch_outputs``), except an
+    output whose operation is marked ``attrs[SECONDARY_OUTPUT]`` (a by-product such as
+    NMS's count of kept boxes, which TVM programs leave out of the build)."""
     return tuple(s[op].op.output(k).name for op in s.outputs for k in range(s[op].op.num_outputs)
-                 if s[op].op.output(k) not in cur)
+                 if s[op].op.output(k) not in cur
+                 and not s[op].op.attrs.get(SECONDARY_OUTPUT))
 
 
 def refuse_scratch_outputs(func: PrimFunc) -> PrimFunc:

@@ -66,6 +66,10 @@ _NAMES = ["schedule_injective", "schedule_elemwise", "schedule_broadcast",
           "schedule_bitserial_conv2d_nhwc", "schedule_bitserial_dense",
           "schedule_binarize_pack", "schedule_binary_dense", "schedule_roi_align",
           "schedule_roi_pool"]
+_VISION = ["schedule_nms", "schedule_get_valid_counts", "schedule_multibox_prior",
+           "schedule_multibox_transform_loc", "schedule_multibox_detection",
+           "schedule_proposal"]
+_NAMES += _VISION
 for _n in _NAMES:
     globals()[_n] = _generic(_n)
 
@@ -113,7 +117,7 @@ def _submodule(name: str, names: list, doc: str):
 
 _INJECTIVE = ["schedule_injective", "schedule_elemwise", "schedule_broadcast",
               "schedule_concatenate", "schedule_injective_from_existing"]
-nn = _submodule("nn", [n for n in _NAMES if n not in _INJECTIVE] +
+nn = _submodule("nn", [n for n in _NAMES if n not in _INJECTIVE and n not in _VISION] +
                 ["schedule_injective_from_existing", "schedule_lstm"],
                 "TVM's topi.generic.nn: the per-target schedules of the nn operators.")
 injective = _submodule("injective", _INJECTIVE,
@@ -124,6 +128,10 @@ conv2d = _submodule("conv2d", ["schedule_depthwise_conv2d_nhwc", "schedule_conv2
                                "schedule_conv2d_nhwc"],
                     "TVM's topi.generic.conv2d: the per-target convolution schedules.")
 
+vision = _submodule("vision", _VISION + ["schedule_roi_align", "schedule_roi_pool",
+                                         "schedule_reorg"],
+                    "TVM's topi.generic.vision: the schedules of the vision operators.")
+
 __all__ = _NAMES + ["schedule_injective_from_existing", "default_schedule", "schedule_extern",
                     "schedule_lstm",
-                    "nn", "injective", "extern", "conv2d"]
+                    "nn", "injective", "extern", "conv2d", "vision"]

@@ -48,3 +48,29 @@ __all__ = list(_sched) + ["sparse_dense", "schedule_sparse_dense", "sparse_dense
                           "searchsorted", "schedule_extern", "scatter_nd", "argwhere",
                           "depthwise_conv2d_nchw", "dft", "stft", "scanop",
                           "scatter_elements", "sparse_reshape"]
+
+# the object-detection operators: their kernels bind GPU threads themselves (see
+# topi.vision._kernel); these are the generic computes built for a CUDA target
+from ..vision.schedule import *  # noqa: F401,F403,E402
+from ..vision.schedule import __all__ as _vision_sched  # noqa: E402
+from ..cuda_externs import _for_gpu  # noqa: E402
+from .. import vision as _vision  # noqa: E402
+
+get_valid_counts = _for_gpu(_vision.get_valid_counts)
+non_max_suppression = _for_gpu(_vision.non_max_suppression)
+all_class_non_max_suppression = _for_gpu(_vision.all_class_non_max_suppression)
+multibox_prior = _for_gpu(_vision.multibox_prior)
+multibox_transform_loc = _for_gpu(_vision.multibox_transform_loc)
+multibox_detection = _for_gpu(_vision.multibox_detection)
+proposal = _for_gpu(_vision.proposal)
+
+
+def schedule_multibox_prior(outs):
+    """``vision.ssd.multibox_prior``: a plain compute, scheduled as an injective op."""
+    return schedule_injective(outs)  # noqa: F405 - from .schedules
+
+
+__all__ += list(_vision_sched) + [
+    "schedule_multibox_prior", "get_valid_counts", "non_max_suppression",
+    "all_class_non_max_suppression", "multibox_prior", "multibox_transform_loc",
+    "multibox_detection", "proposal"]

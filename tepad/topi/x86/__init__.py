@@ -24,3 +24,14 @@ __all__ = list(_sched) + ["conv2d_nchw", "conv2d_nhwc", "dense", "dense_nopack",
                           "batch_matmul", "schedule_sparse_dense", "depthwise_conv2d_NCHWc",
                           "schedule_depthwise_conv2d_NCHWc", "conv2d_avx_common",
                           "conv2d_avx_1x1", "depthwise_conv2d"] + list(_bitserial) + ["roi_align_nchw"]
+
+from ..vision.schedule import *  # noqa: F401,F403,E402 - extern kernels: the plain schedule
+from ..vision.schedule import __all__ as _vision_sched  # noqa: E402
+
+
+def schedule_multibox_prior(outs):
+    """``vision.ssd.multibox_prior``: a plain compute, scheduled as an injective op."""
+    return schedule_injective(outs)  # noqa: F405 - from .schedules
+
+
+__all__ += list(_vision_sched) + ["schedule_multibox_prior"]
