@@ -8,6 +8,8 @@
              --json PATH   --keep   --cap N (rerun timed-out tutorials with TEPAD_MAX_TRIALS=N)
              --list (print the tutorials and the out-of-scope ones, run nothing)
              --report-only --json PATH (the table of records saved by an earlier run)
+             [--extra-json SIDE.json ...: tutorials the main run lacks]
+             [--rerun-json RERUN.json ...: later reruns, replacing the same tutorials' records]
 
 The tutorials are read from a bare git mirror of apache/tvm (``git ls-tree`` / ``git show``
 of each tag) into a temporary directory at run time, never into this repository. A file
@@ -272,6 +274,9 @@ def main(argv=None) -> int:
                     help="run nothing: write the table of the records in --json")
     ap.add_argument("--extra-json", type=Path, action="append", default=[],
                     help="with --report-only: records of side runs, for tutorials --json lacks")
+    ap.add_argument("--rerun-json", type=Path, action="append", default=[],
+                    help="with --report-only: records of later reruns, which replace those "
+                         "of the same tutorials in --json and --extra-json")
     ap.add_argument("--note", default="", help="a sentence added to the section's text")
     ap.add_argument("--list", action="store_true", help="list the tutorials, run nothing")
     ap.add_argument("--tepad-root", type=Path, default=ROOT)
@@ -294,6 +299,9 @@ def main(argv=None) -> int:
         for extra in a.extra_json:       # side runs: only tutorials the main run lacks
             records += [r for r in json.loads(extra.read_text()) if r["blob"] not in have]
             have = {r["blob"] for r in records}
+        for rerun in a.rerun_json:       # reruns after a fix: their records win
+            newer = {r["blob"]: r for r in json.loads(rerun.read_text())}
+            records = [newer.pop(r["blob"], r) for r in records] + list(newer.values())
         order = {r["blob"]: k for k, r in enumerate(ins)}
         records.sort(key=lambda r: order.get(r["blob"], len(order)))
         missing = len(ins) - len(records)
