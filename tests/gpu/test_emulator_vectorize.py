@@ -137,3 +137,21 @@ def _loop(extent, store_index, load_index):
 ])
 def test_independent_iterations(extent, store, load, ok):
     assert independent_iterations(_loop(extent, store, load)) is ok
+
+
+def test_views_of_one_allocation_count_their_offsets_and_types():
+    """``Xv`` is X seen one element further: ``Xv[i] = X[i] + 1`` is ``X[i + 1] = X[i] + 1``,
+    a dependence; a view of another element type is not compared at all."""
+    X = tir.decl_buffer((64,), "float32", "X")
+    i = tir.Var("i", "int32")
+    shifted = tir.decl_buffer((63,), "float32", "Xv", data=X.data, elem_offset=1)
+    as_int = tir.decl_buffer((64,), "int32", "Xi", data=X.data)
+
+    def loop(view, value):
+        return tir.For(i, tir.const(0, "int32"), tir.const(8, "int32"), tir.ForKind.SERIAL,
+                       tir.BufferStore(view, value, [i]))
+    one = tir.const(1.0, "float32")
+    assert independent_iterations(loop(X, tir.BufferLoad(X, [i]) + one))
+    assert not independent_iterations(loop(shifted, tir.BufferLoad(X, [i]) + one))
+    assert not independent_iterations(
+        loop(X, tir.BufferLoad(as_int, [i + 8]).astype("float32")))

@@ -12,6 +12,7 @@ loop, let (a vector body cut in pieces would bind it twice), allocation, ``Evalu
 other than elementwise math and ``if_then_else``) on
 flat (one-index) buffers, every index scalar, and for every buffer the body stores into:
 
+* all accesses to it have one element type (not two typed views of one allocation);
 * every access to it (loads and stores) has an index ``c * v + base_k`` linear in the loop var
   ``v`` with one constant ``c != 0`` for all of them;
 * for every pair of accesses of which one is a store, ``base_a - base_b`` is a constant ``d``
@@ -43,19 +44,21 @@ class _Refuse(Exception):
 
 
 def _accesses(body):
-    """``[(data var, index, is_store)]`` of the body's flat accesses; raises _Refuse for what
-    the pass does not handle."""
+    """``[(data var, element dtype, index, is_store)]`` of the body's flat accesses (the index
+    counted from the allocation's start); raises _Refuse for what the pass does not
+    handle."""
     out = []
 
-    def index_of(idx):
-        if len(idx) != 1 or dt.lanes(idx[0].dtype) != 1:
+    def index_of(buf, idx):
+        if len(idx) != 1 or dt.lanes(idx[0].dtype) != 1 or dt.lanes(buf.dtype) != 1:
             raise _Refuse
-        return idx[0]
+        off = buf.elem_offset
+        return idx[0] if isinstance(off, IntImm) and off.value == 0 else idx[0] + off
 
     def expr(e):
         def f(n):
             if isinstance(n, BufferLoad):
-                out.append((n.buffer.data, index_of(n.indices), False))
+                out.append((n.buffer.data, n.buffer.dtype, index_of(n.buffer, n.indices), False))
             elif isinstance(n, Call) and n.op not in _ELEMENTWISE_CALLS:
                 raise _Refuse
             elif isinstance(n, Let):
@@ -72,7 +75,7 @@ def _accesses(body):
             expr(s.value)
             for i in s.indices:
                 expr(i)
-            out.append((s.buffer.data, index_of(s.indices), True))
+            out.append((s.buffer.data, s.buffer.dtype, index_of(s.buffer, s.indices), True))
         elif isinstance(s, S.IfThenElse):
             expr(s.condition)
             stmt(s.then_case)
@@ -95,13 +98,16 @@ def independent_iterations(loop: S.For) -> bool:
         accesses = _accesses(loop.body)
     except _Refuse:
         return False
-    written = {d for d, _, store in accesses if store}
+    written = {d for d, _, _, store in accesses if store}
     if not written:
         return False
     ana = Analyzer()
     for data in written:
         mine = []
-        for d, index, store in accesses:
+        # one element type: indices of differently typed views are not comparable
+        if len({t for d, t, _, _ in accesses if d is data}) != 1:
+            return False
+        for d, _, index, store in accesses:
             if d is not data:
                 continue
             lin = detect_linear_equation(index, [var])
