@@ -8,6 +8,8 @@
              --json PATH   --keep   --cap N (rerun timed-out tutorials with TEPAD_MAX_TRIALS=N)
              --list (print the tutorials and the out-of-scope ones, run nothing)
              --report-only --json PATH (the table of records saved by an earlier run)
+             [--extra-json SIDE.json ...: tutorials the main run lacks]
+             [--rerun-json RERUN.json ...: later reruns, replacing the same tutorials' records]
 
 The tutorials are read from a bare git mirror of apache/tvm (``git ls-tree`` / ``git show``
 of each tag) into a temporary directory at run time, never into this repository. A file
@@ -21,7 +23,10 @@ as written; its imports are rewritten by ``tvm_suite.rewrite_source`` (``import 
 Every tutorial ends in one class: ``pass`` (ran to the end), ``fail`` (an exception: its last
 line is the first error), ``timeout``. A timed-out tutorial is run again with
 ``TEPAD_MAX_TRIALS`` (which tepad's autotvm tuners and auto-scheduler honour) capping its
-trial count, to tell whether it is only slow because of its own trial count. Tutorials of
+trial count, to tell whether it is only slow because of its own trial count. A tutorial that
+leaves its ``task.tune(tune_option)`` commented out and tells the reader to uncomment it to
+run it (v0.18's tune_conv2d_layer_cuda: the lines after it read the search's log) runs with
+that one line uncommented (:func:`uncomment_tuning`), noted in its row. Tutorials of
 the tags that are not TE programs are counted apart with the reason (:data:`OUT_RULES`).
 """
 from __future__ import annotations
@@ -189,6 +194,23 @@ def run_tutorial(src: str, work: Path, timeout: int, env_extra: dict | None = No
     return {"result": "fail", "error": first_error(proc.stderr or proc.stdout), "time": secs}
 
 
+#: what a tutorial's text says before a line it leaves commented out for the reader to run
+UNCOMMENT_HINT = "# Uncomment the following line to run it by yourself."
+_COMMENTED_TUNE = re.compile(r"^(?P<hint>" + re.escape(UNCOMMENT_HINT) +
+                             r"\n)# (?P<line>task\.tune\(tune_option\))$", re.M)
+
+
+def uncomment_tuning(src: str) -> tuple[str, str]:
+    """``(source, note)``: a tutorial that leaves its ``task.tune(tune_option)`` commented out
+    under "Uncomment the following line to run it by yourself." (its later lines read the log
+    that search writes) with that one line uncommented, as the text tells the reader, and a
+    note saying so; any other source unchanged with note "". Other lines the text offers to
+    uncomment (a resumed search) stay commented."""
+    out, n = _COMMENTED_TUNE.subn(lambda m: m.group("hint") + m.group("line"), src)
+    return (out, "ran with its commented-out `task.tune(tune_option)` uncommented, as its "
+                 "text tells the reader") if n else (src, "")
+
+
 def tunes(src: str) -> bool:
     """Whether a tutorial's source runs a tuner (whose trial count TEPAD_MAX_TRIALS caps)."""
     return bool(re.search(r"n_trial|num_measure_trials|\.tune\(|tune_and_evaluate", src))
@@ -252,6 +274,9 @@ def main(argv=None) -> int:
                     help="run nothing: write the table of the records in --json")
     ap.add_argument("--extra-json", type=Path, action="append", default=[],
                     help="with --report-only: records of side runs, for tutorials --json lacks")
+    ap.add_argument("--rerun-json", type=Path, action="append", default=[],
+                    help="with --report-only: records of later reruns, which replace those "
+                         "of the same tutorials in --json and --extra-json")
     ap.add_argument("--note", default="", help="a sentence added to the section's text")
     ap.add_argument("--list", action="store_true", help="list the tutorials, run nothing")
     ap.add_argument("--tepad-root", type=Path, default=ROOT)
@@ -274,6 +299,9 @@ def main(argv=None) -> int:
         for extra in a.extra_json:       # side runs: only tutorials the main run lacks
             records += [r for r in json.loads(extra.read_text()) if r["blob"] not in have]
             have = {r["blob"] for r in records}
+        for rerun in a.rerun_json:       # reruns after a fix: their records win
+            newer = {r["blob"]: r for r in json.loads(rerun.read_text())}
+            records = [newer.pop(r["blob"], r) for r in records] + list(newer.values())
         order = {r["blob"]: k for k, r in enumerate(ins)}
         records.sort(key=lambda r: order.get(r["blob"], len(order)))
         missing = len(ins) - len(records)
@@ -284,7 +312,7 @@ def main(argv=None) -> int:
 
     def one(i_r):
         i, r = i_r
-        src = _git(a.mirror, "cat-file", "blob", r["blob"])
+        src, note = uncomment_tuning(_git(a.mirror, "cat-file", "blob", r["blob"]))
         d = work / f"{i:02d}_{Path(r['path']).stem}"
         res = run_tutorial(src, d, a.timeout, root=a.tepad_root.resolve())
         if res["result"] == "timeout" and a.cap and tunes(src):
@@ -293,6 +321,8 @@ def main(argv=None) -> int:
             res["error"] += (f"; with TEPAD_MAX_TRIALS={a.cap}: {again['result']} in "
                              f"{again['time']:.0f} s"
                              + (f" ({again['error']})" if again["error"] else ""))
+        if note:
+            res["error"] = "; ".join(x for x in (res["error"], note) if x)
         rec = {**r, **res}
         print(f"{label(rec)}: {res['result']} {res['time']:.0f} s {res['error']}", flush=True)
         if a.json:

@@ -82,3 +82,21 @@ def test_run_tutorial_pass_and_fail(tmp_path):
     rows = tvm_gallery.table(records, baseline={"b": {"result": "pass"}})
     assert rows[2].startswith("| v0.6.0 `tutorials/x.py` | fail | pass |")
     assert tvm_gallery.summary(records).startswith("**0 of 1**")
+
+
+def test_uncomment_tuning_only_the_search_the_text_tells_to_run():
+    src = ("log_file = 'x.json'\n"
+           "# Uncomment the following line to run it by yourself.\n"
+           "# task.tune(tune_option)\n"
+           "sch, args = task.apply_best(log_file)\n"
+           "# Uncomment the following line to run it by yourself.\n"
+           "# resume_search(task, log_file)\n"
+           "# task.tune(tune_option)\n")
+    out, note = tvm_gallery.uncomment_tuning(src)
+    lines = out.splitlines()
+    assert lines[2] == "task.tune(tune_option)"
+    assert lines[5] == "# resume_search(task, log_file)"
+    assert lines[6] == "# task.tune(tune_option)"     # no hint right above it
+    assert "uncommented" in note
+    assert tvm_gallery.uncomment_tuning("task.tune(tune_option)\n") == \
+        ("task.tune(tune_option)\n", "")

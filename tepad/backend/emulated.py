@@ -7,7 +7,8 @@ through shared memory), then the emulator's passes (``EMULATOR_PASSES``, steps o
 log) turn each kernel into CPU loops: warp buffers into per-warp-row shared buffers
 (``warp_memory_for_emulator``), tensor-core intrinsics into loops (``wmma_for_emulator``),
 blocks outermost and parallel with each block's threads as serial loops split into phases at
-the barriers (``emulate_gpu_threads``), then flat memory and a simplify; the LLVM code
+the barriers (``emulate_gpu_threads``), then flat memory, vector code for the innermost loops whose
+iterations share no memory (``vectorize_independent_loops``) and a simplify; the LLVM code
 generator compiles the result. The Module checks its arguments as a CPU module does and takes
 numpy arrays and NDArrays (host memory stands for the emulated device's). ``opencl`` targets
 take the same path (``tepad.build(s, args, "opencl")`` under ``TEPAD_CUDA=emulate``).
@@ -29,6 +30,7 @@ from ..lower.passes.flatten_physical_axes import flatten_physical_axes
 from ..lower.passes.lower_warp_memory import warp_memory_for_emulator
 from ..lower.passes.simplify import simplify
 from ..lower.passes.thread_sync import thread_sync
+from ..lower.passes.vectorize_independent import vectorize_independent_loops
 from ..lower.passes.wmma_fragments import wmma_for_emulator
 from ..lower.pipeline import BUILD, Options, Pass, PassLog, lower_for_codegen
 from ..runtime import Module
@@ -64,6 +66,9 @@ def emulator_passes(reverse: bool = False) -> tuple:
              "barriers", name="emulate_gpu_threads"),
         Pass(flatten_physical_axes, BUILD, "flat memory for the LLVM code generator",
              label="flatten_physical_axes.emulated"),
+        Pass(vectorize_independent_loops, BUILD, "innermost loops whose iterations share no "
+             "memory (a thread's tile, a threadIdx.x loop) -> vector code",
+             label="vectorize_independent_loops.emulated"),
         Pass(simplify, BUILD, "fold what emulating the threads exposed", label="simplify.emulated"),
     )
 

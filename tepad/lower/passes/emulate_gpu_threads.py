@@ -18,6 +18,10 @@ attribute is host code and stays as it is. Each kernel becomes:
   allocation whose scope holds a barrier is widened by the thread count and indexed by the
   linear thread id ``(tz * Ty + ty) * Tx + tx``; a ``LetStmt`` whose value depends on the
   thread and whose body holds a barrier becomes such a per-thread array;
+* a tensor-core fragment operation that every lane of a warp makes alike (marked
+  ``WARP_COLLECTIVE`` by ``wmma_for_emulator``) runs on the warp's first lane only
+  (``threadIdx.x % 32 == 0``) when ``threadIdx.x``'s extent is a multiple of 32, in place of
+  all 32 lanes computing the same fragment;
 * a statement of a phase that depends on no thread index (a tile copied by every thread,
   as TVM emits for an unbound cooperative fetch) runs once per block: every thread would
   store the same values. Not so a statement with a call that has effects (an atomic add,
@@ -35,11 +39,13 @@ from ...errors import TepadError
 from ...tir import stmt as S
 from ...tir.buffer import Buffer
 from ...tir import dtype as dt
-from ...tir.expr import Broadcast, BufferLoad, Call, IntImm, PrimExpr, StringImm, Var, cast
+from ...tir.expr import (EQ, Broadcast, BufferLoad, Call, FloorMod, IntImm, PrimExpr, StringImm,
+                         Var, cast)
 from ...tir.function import PrimFunc
 from ...tir.functor import (Mutator, Visitor, collect_vars, post_order_visit, substitute,
                              uses_var)
 from ...tir.structural import structural_equal
+from .wmma_fragments import WARP_COLLECTIVE
 
 THREAD_EXTENT = "thread_extent"
 VIRTUAL_THREAD = "virtual_thread"
@@ -48,6 +54,7 @@ BLOCK_TAGS = ("blockIdx.z", "blockIdx.y", "blockIdx.x")     # outer to inner
 THREAD_TAGS = ("threadIdx.z", "threadIdx.y", "threadIdx.x")
 # storage scopes allocated once per block (the others: once per thread)
 BLOCK_SCOPES = ("shared", "shared.dyn")
+WARP_SIZE = 32
 # intrinsics whose meaning needs threads running in lockstep (warps): not emulated
 WARP_CALLS = ("tir.tvm_warp_shuffle", "tir.tvm_warp_shuffle_up", "tir.tvm_warp_shuffle_down",
               "tir.tvm_warp_activemask", "tir.tvm_thread_allreduce", "tir.ptx_mma",
@@ -113,7 +120,26 @@ class _Host(Mutator):
     def visit_AttrStmt(self, s):
         if s.attr_key in (THREAD_EXTENT, VIRTUAL_THREAD):
             return _Kernel(self.name, s, self.reverse).emulate(self.parallel)
+        if s.attr_key == WARP_COLLECTIVE:       # outside a kernel: nothing to share
+            return self.visit(s.body)
         return self.generic_visit(s)
+
+
+class _WarpLeaders(Mutator):
+    """A ``WARP_COLLECTIVE`` loop nest (a tensor-core fragment operation that all lanes of a
+    warp make alike, see ``wmma_fragments``) under ``if lane == 0`` (``guard``), or as it is
+    when ``guard`` is None (every thread computes the whole fragment)."""
+
+    def __init__(self, guard):
+        self.guard = guard
+
+    def visit(self, node):
+        return node if isinstance(node, PrimExpr) else super().visit(node)
+
+    def visit_AttrStmt(self, s):
+        if s.attr_key != WARP_COLLECTIVE:
+            return self.generic_visit(s)
+        return s.body if self.guard is None else S.IfThenElse(self.guard, s.body)
 
 
 def _tag(iv) -> str:
@@ -285,6 +311,7 @@ class _Kernel:
         self.threads = [t for t in THREAD_TAGS if t in self.extents]
         self.thread_vars = {self.vars[t] for t in self.threads}
         self.tid = self._linear_tid()
+        body = _WarpLeaders(self._lane_zero()).visit(body)
         for a in shared:
             bad = collect_vars(a.extents) & (strip.local_vars | self.thread_vars)
             if bad:
@@ -296,6 +323,16 @@ class _Kernel:
         for a in reversed(shared):
             out = S.Allocate(a.buffer_var, a.dtype, a.extents, a.condition, out, a.annotations)
         return self._block_loops(out, parallel and not _has_parallel(out))
+
+    def _lane_zero(self):
+        """``threadIdx.x % 32 == 0`` when ``threadIdx.x``'s extent is a constant multiple of
+        the warp size (a warp: 32 values of threadIdx.x), else None."""
+        ext = self.extents.get("threadIdx.x")
+        if not (isinstance(ext, IntImm) and ext.value % WARP_SIZE == 0):
+            return None
+        tx = self.vars["threadIdx.x"]
+        lane = FloorMod(tx, IntImm(WARP_SIZE, tx.dtype)) if ext.value > WARP_SIZE else tx
+        return EQ(lane, IntImm(0, tx.dtype))
 
     def _linear_tid(self):
         tid = None
