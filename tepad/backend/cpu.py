@@ -8,8 +8,7 @@ Below that, ``tepad.codegen`` caches compiled kernels by their printed IR.
 """
 from __future__ import annotations
 
-from llvmlite import binding as llvm
-
+from .._lazy import lazy_module
 from ..codegen import compile_kernel, default_num_threads
 from ..errors import TepadError
 from ..support.deep_stack import deep_stack
@@ -21,6 +20,8 @@ from ..target.host import forced_text as forced_host_text
 from .base import Backend, named
 from .inplace import inplace_pairs
 from .rebuild_cache import RebuildCache
+
+llvm = lazy_module("llvmlite.binding")
 
 
 class CpuBackend(Backend):
