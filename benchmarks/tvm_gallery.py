@@ -73,7 +73,8 @@ IN_SCOPE = re.compile(
     r"|tutorials/dev/low_level_custom_pass\.py"
     r"|tutorials/(get_started/)?(tensor_expr_get_started|autotvm_matmul_x86|"
     r"auto_scheduler_matmul_x86)\.py"
-    r"|tutorials/auto_scheduler/(tune_matmul_x86|tune_conv2d_layer_cuda|tune_sparse_x86)\.py)$")
+    r"|tutorials/auto_scheduler/(tune_matmul_x86|tune_conv2d_layer_cuda|tune_sparse_x86)\.py"
+    r"|(tutorials(/get_started)?|gallery/tutorial)/cross_compilation_and_rpc\.py)$")
 
 #: (reason, regex over the path) of the tutorials that are not TE programs, first match wins
 OUT_RULES = [
@@ -93,7 +94,7 @@ OUT_RULES = [
 ]
 
 #: what the rewritten imports leave to placeholders: relay & co, but not auto_scheduler
-OUT_MODULES = tuple(m for m in tvm_suite.OUT_MODULES if m != "auto_scheduler")
+OUT_MODULES = tuple(m for m in tvm_suite.OUT_MODULES if m not in ("auto_scheduler", "rpc"))
 
 
 def out_reason(path: str) -> str:
