@@ -4,13 +4,18 @@ The subscripts follow numpy: letters label axes, a repeated letter within an ope
 its diagonal, ``...`` stands for the leading broadcast axes (right-aligned across
 operands), and without ``->`` the output is the broadcast axes followed by the letters that
 appear once, in alphabetical order. Axes that share a letter broadcast when one extent is
-1. Letters missing from the output are summed over."""
+1. Letters missing from the output are summed over.
+
+Symbolic extents broadcast at run time as numpy does: when a letter labels axes of
+different symbolic extents (``K`` and ``K2``), its extent is ``max(K, K2)`` and each operand
+reads index 0 along its axis when that axis's extent is 1 at run time."""
 from __future__ import annotations
 
 from ..errors import TepadError
 from ..tensor import Tensor, compute, reduce_axis
 from ..tensor import operation as te_op
-from ..tir.expr import IntImm
+from ..tir.expr import IntImm, max_expr, select
+from ..tir.structural import structural_equal
 
 _ELLIPSIS_LABELS = "0123456789"
 
@@ -53,6 +58,17 @@ def _parse(subscripts, operands):
     return expanded, out
 
 
+def _index(i, e, full):
+    """The index into an operand axis of extent ``e`` for output/summed index ``i`` of the
+    letter's extent ``full``: 0 for an axis of extent 1 that broadcasts, a run-time choice for
+    a symbolic extent that differs from ``full`` (it may be 1 at run time), else ``i``."""
+    if _is_one(e):
+        return 0 if not _is_one(full) else i
+    if isinstance(e, IntImm) or structural_equal(e, full):
+        return i
+    return select(e == 1, 0, i)
+
+
 def einsum(subscripts, *operand):
     """numpy's ``einsum(subscripts, *operand)`` (see the module doc); returns a tensor of
     the first operand's dtype, its stage ``T_einsum`` (tag ``einsum``)."""
@@ -66,12 +82,14 @@ def einsum(subscripts, *operand):
         for c, e in zip(term, t.shape):
             if c not in extent or _is_one(extent[c]):
                 extent[c] = e
-            elif isinstance(e, IntImm) and isinstance(extent[c], IntImm) and \
-                    e.value not in (1, extent[c].value):
-                what = "a '...' axis" if c in _ELLIPSIS_LABELS else f"axis {c!r}"
-                raise TepadError(f"topi.einsum: {what} of {subscripts!r} has extents "
-                                 f"{extent[c].value} and {e.value} (of {t.name}), which "
-                                 "do not broadcast")
+            elif isinstance(e, IntImm) and isinstance(extent[c], IntImm):
+                if e.value not in (1, extent[c].value):
+                    what = "a '...' axis" if c in _ELLIPSIS_LABELS else f"axis {c!r}"
+                    raise TepadError(f"topi.einsum: {what} of {subscripts!r} has extents "
+                                     f"{extent[c].value} and {e.value} (of {t.name}), "
+                                     "which do not broadcast")
+            elif not _is_one(e) and not structural_equal(e, extent[c]):
+                extent[c] = max_expr(extent[c], e)
     for c in out:
         if c not in extent:
             raise TepadError(f"topi.einsum: output letter {c!r} of {subscripts!r} labels no "
@@ -84,8 +102,7 @@ def einsum(subscripts, *operand):
         var.update(rs)
         prod = None
         for term, t in zip(terms, ops):
-            at = tuple(0 if _is_one(e) and not _is_one(extent[c]) else var[c]
-                       for c, e in zip(term, t.shape))
+            at = tuple(_index(var[c], e, extent[c]) for c, e in zip(term, t.shape))
             v = t[at]
             prod = v if prod is None else prod * v
         return te_op.sum(prod, axis=list(rs.values())) if rs else prod

@@ -134,7 +134,8 @@ def poolnd_python(np_data, kernel, strides, dilation, padding_before, padding_af
                   pool_type, count_include_pad=True, ceil_mode=False, dtype="float32",
                   layout=None):
     """max / avg pooling over the spatial axes of ``layout`` (default: all axes after the
-    first two), by explicit loops over output cells."""
+    first two). Loops over the kernel's offsets, each one gathering the input cell it reads
+    for every output cell at once (with a mask of the reads that land inside the input)."""
     nd = len(kernel)
     layout = layout or "NC" + "DHW"[3 - nd:]
     sp = [layout.index(c) for c in layout if c not in "NC"]
@@ -146,30 +147,31 @@ def poolnd_python(np_data, kernel, strides, dilation, padding_before, padding_af
         after = [a + s - 1 for a, s in zip(after, strides)]
     outs = [(n + b + a - e) // s + 1 for n, b, a, e, s in
             zip(sizes, padding_before, after, eks, strides)]
-    res = np.zeros(x.shape[:-nd] + tuple(outs))
-    for cell in np.ndindex(*outs):
-        idx = [[c * s + r * d - b for r in range(k)]
-               for c, s, d, b, k in zip(cell, strides, dilation, padding_before, kernel)]
-        vals = [x[(...,) + pos] for pos in _product(idx) if
-                all(0 <= p < n for p, n in zip(pos, sizes))]
+    shape = x.shape[:-nd] + tuple(outs)
+    acc = np.full(shape, -np.inf if pool_type == "max" else 0.0)
+    count = np.zeros(tuple(outs), dtype=np.int64)
+    for offs in np.ndindex(*kernel):
+        pos = [np.arange(o) * s + r * d - b for o, s, r, d, b in
+               zip(outs, strides, offs, dilation, padding_before)]
+        inside = [(p >= 0) & (p < n) for p, n in zip(pos, sizes)]
+        mask = np.ones(tuple(outs), dtype=bool)
+        for ax, ok in enumerate(inside):
+            mask &= ok.reshape([-1 if a == ax else 1 for a in range(nd)])
+        vals = x[(Ellipsis,) + np.ix_(*[np.clip(p, 0, n - 1) for p, n in zip(pos, sizes)])]
         if pool_type == "max":
-            # a window of padding only: TVM's reference reads its padding, 0 (the dtype's
-            # minimum without count_include_pad)
-            empty = 0.0 if count_include_pad else float(np.finfo(dtype).min
-                                                        if "float" in dtype
-                                                        else np.iinfo(dtype).min)
-            res[(...,) + cell] = np.max(vals, axis=0) if vals else empty
+            acc = np.maximum(acc, np.where(mask, vals, -np.inf))
         else:
-            total = np.sum(vals, axis=0) if vals else 0
-            res[(...,) + cell] = total / (math.prod(kernel) if count_include_pad
-                                          else max(len(vals), 1))
+            acc = acc + np.where(mask, vals, 0.0)
+        count += mask
+    if pool_type == "max":
+        # a window of padding only: TVM's reference reads its padding, 0 (the dtype's
+        # minimum without count_include_pad)
+        empty = 0.0 if count_include_pad else float(np.finfo(dtype).min if "float" in dtype
+                                                    else np.iinfo(dtype).min)
+        res = np.where(count > 0, acc, empty)
+    else:
+        res = acc / (math.prod(kernel) if count_include_pad else np.maximum(count, 1))
     return np.moveaxis(res, list(range(-nd, 0)), sp).astype(dtype)
-
-
-def _product(lists):
-    if not lists:
-        return [()]
-    return [(a,) + rest for a in lists[0] for rest in _product(lists[1:])]
 
 
 def adaptive_pool(np_data, out_size, pool_type, layout="NCHW"):
