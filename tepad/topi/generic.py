@@ -63,6 +63,14 @@ _NAMES = ["schedule_injective", "schedule_elemwise", "schedule_broadcast",
           "schedule_matmul", "schedule_batch_matmul", "schedule_lrn", "schedule_batch_norm", "schedule_reorg", "schedule_argwhere",
           "schedule_unique", "schedule_scan", "schedule_sort", "schedule_argsort",
           "schedule_topk", "schedule_sparse_dense"]
+# the rest of the convolution family
+_NAMES += ["schedule_conv3d_ndhwc", "schedule_conv3d_transpose_ncdhw",
+           "schedule_group_conv2d_transpose_nchw", "schedule_group_conv1d_transpose_ncw",
+           "schedule_deformable_conv2d_nchw", "schedule_deformable_conv2d_nhwc",
+           "schedule_conv2d_NCHWc", "schedule_conv2d_NCHWc_int8",
+           "schedule_conv2d_winograd", "schedule_conv2d_nchw_winograd",
+           "schedule_depthwise_conv2d_backward_input_nhwc",
+           "schedule_depthwise_conv2d_backward_weight_nhwc"]
 for _n in _NAMES:
     globals()[_n] = _generic(_n)
 

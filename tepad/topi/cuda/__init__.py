@@ -46,3 +46,14 @@ __all__ = list(_sched) + ["sparse_dense", "schedule_sparse_dense", "sparse_dense
                           "unique", "sort", "argsort", "topk", "cumsum", "cumprod",
                           "searchsorted", "schedule_extern", "scatter_nd", "argwhere",
                           "depthwise_conv2d_nchw"]
+# the rest of the convolution family: schedules and the computes TVM's cuda tables name
+from ..nn import (conv3d_ndhwc, conv3d_transpose_ncdhw, deformable_conv2d_nchw,  # noqa: E402
+                  deformable_conv2d_nhwc, group_conv1d_transpose_ncw,
+                  group_conv2d_transpose_nchw, conv2d_NCHWc)
+from .conv_more import *  # noqa: F401,F403,E402
+from .conv_more import __all__ as _conv_more
+
+__all__ += list(_conv_more) + ["conv3d_ndhwc", "conv3d_transpose_ncdhw",
+                               "deformable_conv2d_nchw", "deformable_conv2d_nhwc",
+                               "group_conv1d_transpose_ncw", "group_conv2d_transpose_nchw",
+                               "conv2d_NCHWc"]

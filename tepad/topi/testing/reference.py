@@ -102,9 +102,17 @@ def depthwise_conv2d_python_nchwc(input_np, filter_np, stride, padding):
     return out.reshape(n, oc_chunk, ob, oh, ow).transpose(0, 1, 3, 4, 2)
 
 
-def conv2d_transpose_nchw_python(a_np, w_np, stride, padding, output_padding=(0, 0)):
+def conv2d_transpose_nchw_python(a_np, w_np, stride, padding, output_padding=(0, 0), groups=1):
     """The transposed convolution by scattering: every input cell adds its value times the
-    filter into the (unpadded) output, then the padding is cut away."""
+    filter into the (unpadded) output, then the padding is cut away. ``groups``: the input
+    channels and the filter (C, O // groups, KH, KW) split into groups whose outputs are
+    concatenated."""
+    if groups != 1:
+        cg = a_np.shape[1] // groups
+        return np.concatenate(
+            [conv2d_transpose_nchw_python(a_np[:, g * cg:(g + 1) * cg], w_np[g * cg:(g + 1) * cg],
+                                          stride, padding, output_padding)
+             for g in range(groups)], axis=1)
     n, c, h, w = a_np.shape
     _, o, kh, kw = w_np.shape
     sh, sw = _pair(stride)
