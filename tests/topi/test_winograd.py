@@ -206,3 +206,30 @@ def test_relay_hooks_are_generic_functions():
         assert nn.conv2d_legalize(None, [], []) == "cuda-legalized"
     with tepad.target.Target("llvm"):
         assert nn.conv2d_legalize(None, [], []) is None
+
+
+def test_arm_cpu_and_mali_winograd_entries():
+    """TVM's tables key them by "-device=arm_cpu" / "-device=mali", which lead the keys."""
+    assert tepad.target.Target("llvm -device=arm_cpu").keys == ["arm_cpu", "cpu"]
+    assert tepad.target.Target("opencl -device=mali").keys[0] == "mali"
+    table = {"arm_cpu": (topi.arm_cpu.conv2d_nchw_winograd,
+                         topi.arm_cpu.schedule_conv2d_nchw_winograd),
+             "mali": (topi.mali.conv2d_nchw_winograd, topi.mali.schedule_conv2d_nchw_winograd)}
+    fcompute, fschedule = topi.testing.dispatch("llvm -device=arm_cpu", table)
+    x, w = rand((1, 3, 7, 7)), rand((2, 3, 3, 3))
+    A, W = placeholder(x, "A"), placeholder(w, "W")
+    with tepad.target.Target("llvm -device=arm_cpu"):
+        C = fcompute(A, W, 1, 1, 1, "float32")
+    assert C.op.tag == "conv2d_nchw_winograd"
+    np.testing.assert_allclose(run(C, [A, W], [x, w], fschedule, "llvm"),
+                               _conv_nchw(x, w, (1, 1, 1, 1)), rtol=1e-3, atol=1e-4)
+
+
+def test_cuda_conv2d_transpose_groups():
+    x, w = rand((1, 4, 3, 3)), rand((4, 3, 3, 3))
+    A, W = placeholder(x, "A"), placeholder(w, "W")
+    C = topi.cuda.conv2d_transpose_nchw(A, W, (2, 2), (1, 1), "float32", (1, 1), 2)
+    assert C.op.tag == "group_conv2d_transpose_nchw" and int(C.shape[1]) == 6
+    np.testing.assert_allclose(
+        run(C, [A, W], [x, w], topi.cuda.schedule_conv2d_transpose_nchw, "cuda"),
+        topi.testing.conv2d_transpose_nchw_python(x, w, 2, 1, (1, 1), 2), rtol=1e-4, atol=1e-4)

@@ -25,3 +25,7 @@ __all__ = ["conv2d_nchw", "conv2d_transpose_nchw", "conv2d_nhwc", "dense", "dept
            "schedule_injective_from_existing", "schedule_matmul", "schedule_pool",
            "schedule_reduce", "schedule_softmax", "matmul", "compute_matmul_sme",
            "tir_schedule_matmul_sme", "conv2d"] + list(_conv2d)
+# TVM's arm_cpu winograd entry: the F(4x4) NCHW winograd compute with the CPU schedule
+from ..x86.conv_more import conv2d_nchw_winograd, schedule_conv2d_nchw_winograd  # noqa: E402
+
+__all__ += ["conv2d_nchw_winograd", "schedule_conv2d_nchw_winograd"]

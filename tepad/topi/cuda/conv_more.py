@@ -7,6 +7,7 @@ from __future__ import annotations
 from ...errors import TepadError
 from ...tensor import compute
 from ..nn import conv2d_NCHWc_int8 as _nchwc_int8
+from .. import nn as _nn
 from ..nn import winograd as _wino
 from ..nn.conv2d import _check
 from ..nn.utils import const_extents
@@ -71,6 +72,17 @@ def conv2d_NCHWc_int8(data, kernel, stride, padding, dilation, layout, out_dtype
                        out_dtype=out_dtype, n_elems=4)
 
 
+def conv2d_transpose_nchw(data, kernel, stride, padding, out_dtype=None,
+                          output_padding=(0, 0), groups=1):
+    """TVM 0.18's cuda entry: ``nn.conv2d_transpose_nchw``, or with ``groups`` > 1
+    ``nn.group_conv2d_transpose_nchw`` (kernel (C, O // groups, KH, KW))."""
+    if groups == 1:
+        return _nn.conv2d_transpose_nchw(data, kernel, stride, padding, out_dtype,
+                                         output_padding)
+    return _nn.group_conv2d_transpose_nchw(data, kernel, stride, padding, out_dtype,
+                                           output_padding, groups)
+
+
 schedule_conv2d_NCHWc_int8 = _schedule_direct
 schedule_conv3d_ndhwc = _schedule_direct
 schedule_conv3d_transpose_ncdhw = _schedule_direct
@@ -82,7 +94,7 @@ schedule_conv2d_NCHWc = _schedule_direct
 schedule_depthwise_conv2d_backward_input_nhwc = _schedule_direct
 schedule_depthwise_conv2d_backward_weight_nhwc = _schedule_direct
 
-__all__ = ["conv2d_nchw_winograd", "conv2d_nchw_winograd_without_weight_transform",
+__all__ = ["conv2d_transpose_nchw", "conv2d_nchw_winograd", "conv2d_nchw_winograd_without_weight_transform",
            "schedule_conv2d_nchw_winograd",
            "schedule_conv2d_nchw_winograd_without_weight_transform",
            "schedule_conv2d_winograd", "conv2d_NCHWc_int8", "schedule_conv2d_NCHWc_int8",

@@ -46,16 +46,18 @@ def _transpose_nd(a_np, w_np, strides, padding, output_padding, groups):
     d = len(S)
     st, op = _tuple(strides, d), _tuple(output_padding, d)
     before, after = _pads(padding, K)
-    full = np.zeros((n, og * groups, *[(s - 1) * t + k + o for s, t, k, o in
-                                       zip(S, st, K, op)]))
+    sizes = [(s - 1) * t + k + o for s, t, k, o in zip(S, st, K, op)]
+    full = np.zeros((n, *sizes, og * groups))          # channels last: contiguous adds
     cg = c // groups
-    a64, w64 = a_np.astype("float64"), w_np.astype("float64")
+    a64, w64 = np.moveaxis(a_np.astype("float64"), 1, -1), w_np.astype("float64")
     for g in range(groups):
-        ag, wg = a64[:, g * cg:(g + 1) * cg], w64[g * cg:(g + 1) * cg]
-        for pos in itertools.product(*[range(s) for s in S]):
-            contrib = np.tensordot(ag[(slice(None), slice(None), *pos)], wg, axes=([1], [0]))
-            sl = tuple(slice(p * t, p * t + k) for p, t, k in zip(pos, st, K))
-            full[(slice(None), slice(g * og, (g + 1) * og), *sl)] += contrib
+        ag, wg = a64[..., g * cg:(g + 1) * cg], w64[g * cg:(g + 1) * cg]
+        for tap in itertools.product(*[range(k) for k in K]):
+            # every input cell i sends a[i] * w[tap] to output cell i * stride + tap
+            contrib = ag @ wg[(slice(None), slice(None), *tap)]
+            sl = tuple(slice(t, t + (s - 1) * st_ + 1, st_) for t, s, st_ in zip(tap, S, st))
+            full[(slice(None), *sl, slice(g * og, (g + 1) * og))] += contrib
+    full = np.moveaxis(full, -1, 1)
     crop = tuple(slice(b, full.shape[2 + i] - a) for i, (b, a) in enumerate(zip(before, after)))
     return full[(slice(None), slice(None), *crop)].astype(a_np.dtype)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from ...schedule import create_schedule
 from ...tensor import ComputeOp
 from ..schedule_utils import as_outs, compute_stages, inline_injective
+from ..nn.winograd import conv2d_winograd_nchw_impl
 from .schedules import _schedule_contraction, parallel_vectorize, tile_reduction
 
 
@@ -99,6 +100,14 @@ def schedule_conv2d_winograd(outs):
 
 
 schedule_conv2d_nchw_winograd = schedule_conv2d_winograd
+
+
+def conv2d_nchw_winograd(data, kernel, strides, padding, dilation, out_dtype):
+    """The CPU winograd entry of TVM's arm_cpu / mali tables: NCHW ``data``, OIHW
+    ``kernel`` (a dilation dilates it first), F(4x4) tiles, stage ``conv2d_winograd`` (tag
+    ``conv2d_nchw_winograd``); schedule with ``schedule_conv2d_nchw_winograd``."""
+    return conv2d_winograd_nchw_impl(data, kernel, strides, padding, dilation, out_dtype, 4,
+                                     tag="conv2d_nchw_winograd")
 schedule_conv2d_nhwc_winograd = schedule_conv2d_winograd
 
 __all__ = ["schedule_conv3d_ndhwc", "schedule_conv3d_transpose_ncdhw",
