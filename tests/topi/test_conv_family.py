@@ -400,3 +400,14 @@ def test_conv2d_backward_weight_python(layout, stride, pad, groups):
         e[idx] = 1.0
         de = topi.testing.conv2d_nchw_python(x.astype("float64"), e, stride, pad, groups)
         np.testing.assert_allclose(dw[idx], np.sum(de * dy), rtol=1e-6)
+
+
+def test_nchwc_tvm06_names():
+    x, w = rand((1, 4, 5, 5)), rand((4, 4, 3, 3))
+    xp = np.pad(x.astype("float64"), [(0, 0), (0, 0), (1, 1), (1, 1)])
+    wk = w.reshape(2, 2, 2, 2, 3, 3).transpose(0, 2, 4, 5, 3, 1)
+    A, W = placeholder(_pack(x, 2), "A"), placeholder(wk, "W")
+    C = topi.nn.conv2d_NCHWc_compute(A, W, strides=1, padding=1, dilation=1, layout="NCHW2c",
+                                     out_layout="NCHW2c")
+    _close(run(C, [A, W], [_pack(x, 2), wk]), _pack(_direct_conv(xp, w.astype("float64"), 1,
+                                                                 None), 2))

@@ -161,8 +161,17 @@ def layout_transform(tensor: Tensor, current_layout: str, desired_layout: str):
     return compute(shape, body, name="T_transpose", tag="injective")
 
 
-conv2d_NCHWc_compute = conv2d_NCHWc          # TVM 0.6's names
-conv2d_NCHWc_int8_compute = conv2d_NCHWc_int8
+def conv2d_NCHWc_compute(data, kernel, strides, padding, dilation, layout, out_layout,
+                         out_dtype="float32"):
+    """TVM 0.6's name (and ``strides`` keyword) of ``conv2d_NCHWc``."""
+    return conv2d_NCHWc(data, kernel, strides, padding, dilation, layout, out_layout, out_dtype)
+
+
+def conv2d_NCHWc_int8_compute(data, kernel, strides, padding, dilation, layout, out_layout,
+                              out_dtype="int32"):
+    """TVM 0.6's name (and ``strides`` keyword) of ``conv2d_NCHWc_int8`` (blocks of 4)."""
+    return conv2d_NCHWc_int8(data, kernel, strides, padding, dilation, layout, out_layout,
+                             out_dtype)
 
 __all__ = ["conv2d_NCHWc", "conv2d_NCHWc_int8", "conv2d_NCHWc_compute",
            "conv2d_NCHWc_int8_compute", "unpack_NCHWc_to_nchw", "layout_transform"]
