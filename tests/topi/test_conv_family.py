@@ -409,3 +409,24 @@ def test_nchwc_tvm06_names():
                                      out_layout="NCHW2c")
     _close(run(C, [A, W], [_pack(x, 2), wk]), _pack(_direct_conv(xp, w.astype("float64"), 1,
                                                                  None), 2))
+
+
+@pytest.mark.parametrize("target", ["llvm", "cuda"])
+def test_generic_schedules_dispatch(target):
+    """topi.generic's new conv schedules pick the target's (threads bound under cuda)."""
+    x, w = rand((1, 3, 4, 4, 2)), rand((2, 2, 2, 2, 3))
+    A, W = placeholder(x, "A"), placeholder(w, "W")
+    C = topi.nn.conv3d_ndhwc(A, W, 1, 0, 1, 1, "float32")
+    with tepad.target.Target(target):
+        s = topi.generic.schedule_conv3d_ndhwc([C])
+    text = str(tepad.lower(s, [A, W, C], simple_mode=True))
+    assert ("threadIdx.x" in text) == (target == "cuda")
+    _close(run(C, [A, W], [x, w], topi.generic.schedule_conv3d_ndhwc, target),
+           topi.testing.conv3d_ndhwc_python(x, w, 1, 0))
+    for name in ("schedule_conv3d_transpose_ncdhw", "schedule_group_conv2d_transpose_nchw",
+                 "schedule_group_conv1d_transpose_ncw", "schedule_deformable_conv2d_nchw",
+                 "schedule_deformable_conv2d_nhwc", "schedule_conv2d_NCHWc",
+                 "schedule_conv2d_NCHWc_int8", "schedule_conv2d_nchw_winograd",
+                 "schedule_depthwise_conv2d_backward_input_nhwc",
+                 "schedule_depthwise_conv2d_backward_weight_nhwc"):
+        assert callable(getattr(topi.generic, name))
