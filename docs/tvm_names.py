@@ -694,8 +694,9 @@ ROWS = [
      "(blocked layouts: topi.layout_transform)"),
     ("topi.nn.conv2d_winograd_nchw / nhwc / *_without_weight_transform / "
      "conv2d_winograd_weight_transform / conv3d_winograd_weight_transform (+ "
-     "topi.cuda.conv2d_nchw_winograd / schedule_conv2d_nchw_winograd, x86 "
-     "schedule_conv2d_winograd)", "tepad.topi.nn.conv2d_winograd_nchw",
+     "topi.cuda.conv2d_nchw_winograd / schedule_conv2d_nchw_winograd, "
+     "conv3d_ncdhw_winograd / schedule_conv3d_ncdhw_winograd, x86 "
+     "schedule_conv2d_winograd; arm_cpu / mali conv2d_nchw_winograd)", "tepad.topi.nn.conv2d_winograd_nchw",
      "Cook-Toom matrices of tepad's own (interpolation points 0, +-1, +-2, +-1/2, ...): "
      "transformed kernels are tepad's, not bit-identical to TVM's"),
     ("topi.nn.conv2d_winograd_without_weight_transform (0.6)",

@@ -233,3 +233,19 @@ def test_cuda_conv2d_transpose_groups():
     np.testing.assert_allclose(
         run(C, [A, W], [x, w], topi.cuda.schedule_conv2d_transpose_nchw, "cuda"),
         topi.testing.conv2d_transpose_nchw_python(x, w, 2, 1, (1, 1), 2), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("kd,pad,dil", [(3, 1, 1), (1, (0, 1, 1), 1), (3, 0, (1, 2, 2))])
+def test_cuda_conv3d_ncdhw_winograd(kd, pad, dil):
+    x, w = rand((1, 2, 5, 6, 6)), rand((3, 2, kd, 3, 3))
+    dl = (dil,) * 3 if isinstance(dil, int) else dil
+    wd = np.zeros((3, 2, (kd - 1) * dl[0] + 1, 2 * dl[1] + 1, 2 * dl[2] + 1), "float32")
+    wd[:, :, ::dl[0], ::dl[1], ::dl[2]] = w
+    ref = topi.testing.conv3d_ncdhw_python(x, wd, 1, pad)
+    A, W = placeholder(x, "A"), placeholder(w, "W")
+    with tepad.target.Target("cuda"):
+        C = topi.cuda.conv3d_ncdhw_winograd(A, W, 1, pad, dil, 1, "float32")
+    assert C.op.tag == "conv3d_ncdhw_winograd"
+    np.testing.assert_allclose(run(C, [A, W], [x, w]), ref, rtol=1e-3, atol=1e-4)
+    np.testing.assert_allclose(run(C, [A, W], [x, w], topi.cuda.schedule_conv3d_ncdhw_winograd,
+                                   "cuda"), ref, rtol=1e-3, atol=1e-4)

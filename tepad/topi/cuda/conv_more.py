@@ -50,6 +50,20 @@ schedule_conv2d_nchw_winograd_without_weight_transform = schedule_conv2d_nchw_wi
 schedule_conv2d_winograd = schedule_conv2d_nchw_winograd
 
 
+def conv3d_ncdhw_winograd(data, kernel, strides, padding, dilation, groups, out_dtype):
+    """TVM's cuda 3-D winograd: NCDHW ``data``, OIDHW ``kernel`` (stride 1, ``groups`` 1):
+    all three axes tiled when 2 < KD < 8 and KD == KH == KW, else height and width (see
+    ``nn.winograd.conv3d_winograd_ncdhw_impl``); F(4) tiles, F(2) for outputs under 8."""
+    if groups != 1:
+        raise TepadError(f"cuda conv3d_ncdhw_winograd: groups must be 1, got {groups!r}")
+    h = const_extents(data.shape[3:4], "conv3d_ncdhw_winograd", ("H",))[0]
+    return _wino.conv3d_winograd_ncdhw_impl(data, kernel, strides, padding, dilation,
+                                            out_dtype, _tile_size(h))
+
+
+schedule_conv3d_ncdhw_winograd = schedule_conv2d_nchw_winograd
+
+
 def conv2d_NCHWc_int8(data, kernel, stride, padding, dilation, layout, out_dtype):
     """TVM's cuda int8 convolution: NCHW int8 ``data`` and OIHW ``kernel`` packed into
     blocks of 4 channels (stages ``packed_data`` / ``packed_kernel``) and convolved by
@@ -94,7 +108,7 @@ schedule_conv2d_NCHWc = _schedule_direct
 schedule_depthwise_conv2d_backward_input_nhwc = _schedule_direct
 schedule_depthwise_conv2d_backward_weight_nhwc = _schedule_direct
 
-__all__ = ["conv2d_transpose_nchw", "conv2d_nchw_winograd", "conv2d_nchw_winograd_without_weight_transform",
+__all__ = ["conv3d_ncdhw_winograd", "schedule_conv3d_ncdhw_winograd", "conv2d_transpose_nchw", "conv2d_nchw_winograd", "conv2d_nchw_winograd_without_weight_transform",
            "schedule_conv2d_nchw_winograd",
            "schedule_conv2d_nchw_winograd_without_weight_transform",
            "schedule_conv2d_winograd", "conv2d_NCHWc_int8", "schedule_conv2d_NCHWc_int8",

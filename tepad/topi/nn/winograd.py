@@ -19,7 +19,7 @@ from ...tensor import Tensor, compute, reduce_axis
 from ...tensor import operation as te_op
 from ...tir.expr import floordiv, floormod
 from .pad import dilate, pad
-from .utils import const_extents, get_pad_tuple, ints
+from .utils import const_extents, get_pad_tuple, get_pad_tuple3d, ints
 from .winograd_util import winograd_transform_matrices
 
 
@@ -298,6 +298,118 @@ def conv3d_winograd_weight_transform(kernel: Tensor, tile_size: int):
         name="transform_weight")
 
 
+def conv3d_winograd_ncdhw_impl(data, kernel, strides, padding, dilation, out_dtype,
+                               tile_size, tag="conv3d_ncdhw_winograd"):
+    """Winograd NCDHW convolution of an OIDHW ``kernel`` (stride 1; a dilation dilates the
+    kernel first). With 2 < KD < 8 and KD == KH == KW all three axes are tiled
+    (F(m^3, r^3): ``data_pack`` / ``bgemm`` / ``inverse`` over alpha^3 points); otherwise
+    height and width are tiled and the depth taps are summed in ``bgemm`` directly. Output
+    stage ``conv3d_winograd`` (tag ``tag``)."""
+    name = "conv3d_ncdhw_winograd"
+    _check4(name, data, kernel, nd=5)
+    if ints(strides, 3, f"{name}: strides") != [1, 1, 1]:
+        raise TepadError(f"{name}: winograd needs stride 1, got {strides!r}")
+    dd, dh, dw = ints(dilation, 3, f"{name}: dilation")
+    if (dd, dh, dw) != (1, 1, 1):
+        kernel = dilate(kernel, [1, 1, dd, dh, dw])
+    out_dtype = out_dtype or data.dtype
+    N, C, D, H, W = const_extents(data.shape, name, ("N", "C", "D", "H", "W"))
+    CO, CI, KD, KH, KW = const_extents(kernel.shape, name, ("CO", "CI", "KD", "KH", "KW"))
+    if C != CI:
+        raise TepadError(f"{name}: {data.name} has {C} channels but the kernel expects {CI}")
+    if KH != KW:
+        raise TepadError(f"{name}: winograd needs KH == KW, got {KH}x{KW}")
+    full = 2 < KD < 8 and KD == KH
+    m, r = tile_size, KH
+    alpha = m + r - 1
+    f, t, l, bk, b, rt = get_pad_tuple3d(padding, (KD, KH, KW))
+    OD, OH, OW = D + f + bk - KD + 1, H + t + b - KH + 1, W + l + rt - KW + 1
+    if min(OD, OH, OW) <= 0:
+        raise TepadError(f"{name}: a {KD}x{KH}x{KW} kernel does not fit the {D}x{H}x{W} input "
+                         f"padded by {(f, t, l, bk, b, rt)}")
+    nD = (OD + m - 1) // m if full else OD
+    nH, nW = (OH + m - 1) // m, (OW + m - 1) // m
+    ed = (nD * m - OD) if full else 0
+    data_pad = pad(data, (0, 0, f, t, l), (0, 0, bk + ed, b + nH * m - OH, rt + nW * m - OW),
+                   0.0, name="data_pad")
+    A, B, G = winograd_transform_matrices(m, r, out_dtype)
+    ci = reduce_axis((0, CI), name="ci")
+    if full:
+        P = N * nD * nH * nW
+
+        def at(p):
+            return (floordiv(p, nD * nH * nW), floormod(floordiv(p, nH * nW), nD) * m,
+                    floormod(floordiv(p, nW), nH) * m, floormod(p, nW) * m)
+        input_tile = compute(
+            (CI, P, alpha, alpha, alpha),
+            lambda c, p, o, e, n: data_pad[at(p)[0], c, at(p)[1] + o, at(p)[2] + e,
+                                           at(p)[3] + n], name="input_tile")
+        rk = [reduce_axis((0, KD), name="r_kd"), reduce_axis((0, KH), name="r_kh"),
+              reduce_axis((0, KW), name="r_kw")]
+        kp = compute(
+            (alpha, alpha, alpha, CI, CO),
+            lambda o, e, n, c, co: te_op.sum(
+                kernel[co, c, rk[0], rk[1], rk[2]].astype(out_dtype) * G[o, rk[0]] *
+                G[e, rk[1]] * G[n, rk[2]], axis=rk), name="kernel_pack")
+        ra = [reduce_axis((0, alpha), name=nm) for nm in ("r_a", "r_b", "r_c")]
+        data_pack = compute(
+            (alpha, alpha, alpha, CI, P),
+            lambda o, e, n, c, p: te_op.sum(
+                input_tile[c, p, ra[0], ra[1], ra[2]].astype(out_dtype) * B[ra[0], o] *
+                B[ra[1], e] * B[ra[2], n], axis=ra), name="data_pack")
+        bgemm = compute(
+            (alpha, alpha, alpha, CO, P),
+            lambda o, e, n, co, p: te_op.sum(data_pack[o, e, n, ci, p] * kp[o, e, n, ci, co],
+                                             axis=[ci]), name="bgemm")
+        rb = [reduce_axis((0, alpha), name=nm) for nm in ("r_a", "r_b", "r_c")]
+        inverse = compute(
+            (CO, P, m, m, m),
+            lambda co, p, vd, vh, vw: te_op.sum(
+                bgemm[rb[0], rb[1], rb[2], co, p] * A[rb[0], vd] * A[rb[1], vh] *
+                A[rb[2], vw], axis=rb), name="inverse")
+        return compute(
+            (N, CO, OD, OH, OW),
+            lambda n, co, z, y, x: inverse[
+                co, n * (nD * nH * nW) + floordiv(z, m) * (nH * nW) + floordiv(y, m) * nW +
+                floordiv(x, m), floormod(z, m), floormod(y, m), floormod(x, m)],
+            name="conv3d_winograd", tag=tag)
+    P = N * nH * nW
+    Dp = D + f + bk
+    input_tile = compute(
+        (CI, Dp, P, alpha, alpha),
+        lambda c, z, p, e, n: data_pad[floordiv(p, nH * nW), c, z,
+                                       floormod(floordiv(p, nW), nH) * m + e,
+                                       floormod(p, nW) * m + n], name="input_tile")
+    rk = [reduce_axis((0, KH), name="r_kh"), reduce_axis((0, KW), name="r_kw")]
+    kp = compute(
+        (alpha, alpha, KD, CI, CO),
+        lambda e, n, z, c, co: te_op.sum(
+            kernel[co, c, z, rk[0], rk[1]].astype(out_dtype) * G[e, rk[0]] * G[n, rk[1]],
+            axis=rk), name="kernel_pack")
+    ra = [reduce_axis((0, alpha), name=nm) for nm in ("r_a", "r_b")]
+    data_pack = compute(
+        (alpha, alpha, CI, Dp, P),
+        lambda e, n, c, z, p: te_op.sum(
+            input_tile[c, z, p, ra[0], ra[1]].astype(out_dtype) * B[ra[0], e] * B[ra[1], n],
+            axis=ra), name="data_pack")
+    rz = reduce_axis((0, KD), name="r_kd")
+    bgemm = compute(
+        (alpha, alpha, CO, OD, P),
+        lambda e, n, co, z, p: te_op.sum(data_pack[e, n, ci, z + rz, p] * kp[e, n, rz, ci, co],
+                                         axis=[ci, rz]), name="bgemm")
+    rb = [reduce_axis((0, alpha), name=nm) for nm in ("r_a", "r_b")]
+    inverse = compute(
+        (CO, OD, P, m, m),
+        lambda co, z, p, vh, vw: te_op.sum(
+            bgemm[rb[0], rb[1], co, z, p] * A[rb[0], vh] * A[rb[1], vw], axis=rb),
+        name="inverse")
+    return compute(
+        (N, CO, OD, OH, OW),
+        lambda n, co, z, y, x: inverse[co, z, n * (nH * nW) + floordiv(y, m) * nW +
+                                       floordiv(x, m), floormod(y, m), floormod(x, m)],
+        name="conv3d_winograd", tag=tag)
+
+
 #: the tile NNPACK's 8x8 winograd transforms use: F(6x6, 3x3)
 _NNPACK_TILE = 6
 
@@ -392,4 +504,5 @@ __all__ = ["conv2d_winograd_nchw", "conv2d_winograd_nhwc",
            "conv2d_winograd_without_weight_transform", "conv2d_winograd_weight_transform",
            "conv3d_winograd_weight_transform", "conv2d_winograd_nnpack_weight_transform",
            "conv2d_winograd_nnpack_without_weight_transform", "conv2d_gemm_weight_transform",
-           "conv2d_winograd_nchw_impl", "conv2d_winograd_nhwc_impl"]
+           "conv2d_winograd_nchw_impl", "conv2d_winograd_nhwc_impl",
+           "conv3d_winograd_ncdhw_impl"]
