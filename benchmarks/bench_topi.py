@@ -72,6 +72,12 @@ def cases():
         W = te.placeholder((64, 64, 3, 3), name="W")
         return (topi.nn.conv2d_nchw(X, W, 1, 1, 1), [X, W], topi.x86.schedule_conv2d_nchw)
 
+    def winograd():
+        X = te.placeholder((1, 64, 56, 56), name="X")
+        W = te.placeholder((64, 64, 3, 3), name="W")
+        return (topi.nn.conv2d_winograd_nchw(X, W, 1, 1, 1, "float32"), [X, W],
+                topi.x86.schedule_conv2d_winograd)
+
     def depthwise():
         X = te.placeholder((1, 64, 56, 56), name="X")
         F = te.placeholder((64, 1, 3, 3), name="F")
@@ -159,6 +165,8 @@ def cases():
          np_sparse_dense, 2 * 128 * bsr.data.size, "scipy BSR @ dense"),
         ("conv2d_nchw 1x64x56x56, 64x3x3, pad 1", conv, lambda x, w: np_conv2d(x, w),
          2 * 64 * 64 * 9 * 56 * 56, "im2col + BLAS"),
+        ("conv2d_winograd_nchw F(4x4,3x3) 1x64x56x56, 64x3x3, pad 1", winograd,
+         lambda x, w: np_conv2d(x, w), 2 * 64 * 64 * 9 * 56 * 56, "im2col + BLAS"),
         ("depthwise_conv2d_nchw 1x64x56x56, 3x3, pad 1", depthwise, _np_depthwise,
          2 * 64 * 9 * 56 * 56, "9 shifted slices"),
         ("softmax 512x1024 (axis 1)", softmax, _np_softmax, None, "array expressions"),

@@ -789,6 +789,59 @@ ROWS = [
      "exists() is False (cuDNN is not linked); its calls raise a TepadError naming the TE "
      "alternative"),
     ("topi.nn.conv2d_transpose_nchw", "tepad.topi.nn.conv2d_transpose_nchw", ""),
+    ("topi.nn.conv (any layout, 1-3 spatial axes, groups)", "tepad.topi.nn.conv",
+     "auto-scheduler / meta-schedule layout rewriting arguments must be left unset"),
+    ("topi.nn.Workload", "tepad.topi.nn.Workload", ""),
+    ("topi.nn.conv3d_ndhwc (+ generic / x86 / cuda schedule_conv3d_ndhwc, x86 / cuda "
+     "computes, topi.testing.conv3d_ndhwc_python)", "tepad.topi.nn.conv3d_ndhwc", ""),
+    ("topi.nn.conv3d_transpose_ncdhw / conv3d_transpose_ncdhw_preprocess / "
+     "declaration_conv3d_transpose_impl / group_conv3d_transpose_ncdhw (+ generic / x86 / cuda "
+     "schedule_conv3d_transpose_ncdhw, topi.testing.conv3d_transpose_ncdhw_python)",
+     "tepad.topi.nn.group_conv3d_transpose_ncdhw", ""),
+    ("topi.nn.conv2d_transpose_nchw_preprocess / declaration_conv2d_transpose_impl / "
+     "group_conv2d_transpose_nchw (+ schedule_group_conv2d_transpose_nchw)",
+     "tepad.topi.nn.group_conv2d_transpose_nchw", ""),
+    ("topi.nn.group_conv1d_transpose_ncw (+ schedule_group_conv1d_transpose_ncw, "
+     "topi.testing.group_conv1d_transpose_ncw_python)",
+     "tepad.topi.nn.group_conv1d_transpose_ncw", ""),
+    ("topi.testing.conv2d_transpose_nhwc_python / conv2d_backward_weight_python",
+     "tepad.topi.testing.conv2d_backward_weight_python", ""),
+    ("topi.nn.deformable_conv2d_nchw / deformable_conv2d_nhwc (+ generic / x86 / cuda "
+     "schedule_deformable_conv2d_*, topi.testing.deformable_conv2d_*_python)",
+     "tepad.topi.nn.deformable_conv2d_nchw", "groups must be 1, as in TVM"),
+    ("topi.nn.depthwise_conv2d_backward_input_nhwc / depthwise_conv2d_backward_weight_nhwc "
+     "(+ x86 / cuda schedules, topi.cuda.depthwise_conv2d module)",
+     "tepad.topi.nn.depthwise_conv2d_backward_input_nhwc", ""),
+    ("topi.nn.conv2d_NCHWc / conv2d_NCHWc_int8 (0.6: *_compute) / unpack_NCHWc_to_nchw "
+     "(+ x86 / cuda / generic schedule_conv2d_NCHWc*, topi.x86.conv2d_NCHWc)",
+     "tepad.topi.nn.conv2d_NCHWc_int8",
+     "the x86 schedule tiles by the target's lanes without an AutoTVM config; "
+     "topi.cuda.conv2d_NCHWc_int8 packs NCHW operands and widens products (no dp4a)"),
+    ("topi.nn.layout_transform", "tepad.topi.nn.layout_transform",
+     "takes a te.Tensor (TVM's takes a relay expression); same-axis permutations only "
+     "(blocked layouts: topi.layout_transform)"),
+    ("topi.nn.conv2d_winograd_nchw / nhwc / *_without_weight_transform / "
+     "conv2d_winograd_weight_transform / conv3d_winograd_weight_transform (+ "
+     "topi.cuda.conv2d_nchw_winograd / schedule_conv2d_nchw_winograd, "
+     "conv3d_ncdhw_winograd / schedule_conv3d_ncdhw_winograd, x86 "
+     "schedule_conv2d_winograd; arm_cpu / mali conv2d_nchw_winograd)", "tepad.topi.nn.conv2d_winograd_nchw",
+     "Cook-Toom matrices of tepad's own (interpolation points 0, +-1, +-2, +-1/2, ...): "
+     "transformed kernels are tepad's, not bit-identical to TVM's"),
+    ("topi.nn.conv2d_winograd_without_weight_transform (0.6)",
+     "tepad.topi.nn.conv2d_winograd_without_weight_transform",
+     "computes (TVM 0.6's default raised unless a target registered one)"),
+    ("topi.nn.conv2d_winograd_nnpack_weight_transform / "
+     "conv2d_winograd_nnpack_without_weight_transform",
+     "tepad.topi.nn.conv2d_winograd_nnpack_without_weight_transform",
+     "no NNPACK: tepad's own F(6x6, 3x3) transform in NNPACK's (CO, CI, 8, 8) layout"),
+    ("topi.nn.conv2d_gemm_weight_transform", "tepad.topi.nn.conv2d_gemm_weight_transform",
+     ""),
+    ("topi.nn.conv2d_alter_layout / conv2d_infer_layout / conv2d_legalize / "
+     "conv2d_transpose_alter_layout / conv2d_transpose_legalize / conv3d_alter_layout / "
+     "conv3d_transpose_legalize / depthwise_conv2d_infer_layout",
+     "tepad.topi.nn.conv2d_alter_layout",
+     "generic functions with TVM's defaults only (None, or an error for infer_layout); "
+     "tepad has no graph level to call them"),
     ("topi.nn.dense / matmul (batched, broadcasting) / batch_matmul",
      "tepad.topi.nn.batch_matmul", ""),
     ("topi.nn.softmax / log_softmax / fast_softmax", "tepad.topi.nn.log_softmax", ""),

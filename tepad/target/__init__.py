@@ -128,7 +128,12 @@ class Target:
                 self.attrs[key] = value.split(",")
             else:
                 self.attrs[key] = value if eq else True
-        self.attrs.setdefault("keys", _DEFAULT_KEYS.get(self.kind.name, [self.kind.name]))
+        if "keys" not in self.attrs:
+            keys = list(_DEFAULT_KEYS.get(self.kind.name, [self.kind.name]))
+            device = self.attrs.get("device")
+            if isinstance(device, str) and device and device not in keys:
+                keys.insert(0, device)       # as TVM: "-device=arm_cpu" keys first
+            self.attrs["keys"] = keys
         if self.kind.name in _CUDA_KINDS:
             self._gpu_attrs(target)
         elif self.kind.name == "opencl":

@@ -70,6 +70,14 @@ _VISION = ["schedule_nms", "schedule_get_valid_counts", "schedule_multibox_prior
            "schedule_multibox_transform_loc", "schedule_multibox_detection",
            "schedule_proposal"]
 _NAMES += _VISION
+# the rest of the convolution family
+_NAMES += ["schedule_conv3d_ndhwc", "schedule_conv3d_transpose_ncdhw",
+           "schedule_group_conv2d_transpose_nchw", "schedule_group_conv1d_transpose_ncw",
+           "schedule_deformable_conv2d_nchw", "schedule_deformable_conv2d_nhwc",
+           "schedule_conv2d_NCHWc", "schedule_conv2d_NCHWc_int8",
+           "schedule_conv2d_winograd", "schedule_conv2d_nchw_winograd",
+           "schedule_depthwise_conv2d_backward_input_nhwc",
+           "schedule_depthwise_conv2d_backward_weight_nhwc"]
 for _n in _NAMES:
     globals()[_n] = _generic(_n)
 

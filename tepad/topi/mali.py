@@ -25,3 +25,8 @@ __all__ = _populate(_sys.modules[__name__], "mali") + [
     "conv2d_nchw", "dense", "depthwise_conv2d_nchw", "conv2d_nhwc_spatial_pack",
     "schedule_conv2d_nhwc_spatial_pack", "depthwise_conv2d_nhwc"]
 schedule_conv2d_nhwc_spatial_pack = schedule_conv2d_nhwc  # noqa: F821 - set by _populate
+# TVM's mali winograd entry: the F(4x4) NCHW winograd compute with the CPU schedule (no
+# code for Mali GPUs)
+from .x86.conv_more import conv2d_nchw_winograd, schedule_conv2d_nchw_winograd  # noqa: E402,F401
+
+__all__ += ["conv2d_nchw_winograd", "schedule_conv2d_nchw_winograd"]

@@ -30,3 +30,7 @@ __all__ = ["conv2d_nchw", "conv2d_transpose_nchw", "conv2d_nhwc", "dense", "dept
            "tir_schedule_matmul_sme", "conv2d", "bitserial_conv2d_nchw",
            "bitserial_conv2d_nhwc", "bitserial_dense", "schedule_bitserial_conv2d_nchw",
            "schedule_bitserial_conv2d_nhwc", "schedule_bitserial_dense"] + list(_conv2d)
+# TVM's arm_cpu winograd entry: the F(4x4) NCHW winograd compute with the CPU schedule
+from ..x86.conv_more import conv2d_nchw_winograd, schedule_conv2d_nchw_winograd  # noqa: E402
+
+__all__ += ["conv2d_nchw_winograd", "schedule_conv2d_nchw_winograd"]

@@ -74,3 +74,14 @@ __all__ += list(_vision_sched) + [
     "schedule_multibox_prior", "get_valid_counts", "non_max_suppression",
     "all_class_non_max_suppression", "multibox_prior", "multibox_transform_loc",
     "multibox_detection", "proposal"]
+# the rest of the convolution family: schedules and the computes TVM's cuda tables name
+from ..nn import (conv3d_ndhwc, conv3d_transpose_ncdhw, deformable_conv2d_nchw,  # noqa: E402
+                  deformable_conv2d_nhwc, group_conv1d_transpose_ncw,
+                  group_conv2d_transpose_nchw, conv2d_NCHWc)
+from .conv_more import *  # noqa: F401,F403,E402
+from .conv_more import __all__ as _conv_more
+
+__all__ += list(_conv_more) + ["conv3d_ndhwc", "conv3d_transpose_ncdhw",
+                               "deformable_conv2d_nchw", "deformable_conv2d_nhwc",
+                               "group_conv1d_transpose_ncw", "group_conv2d_transpose_nchw",
+                               "conv2d_NCHWc"]

@@ -66,3 +66,23 @@ __all__ = ["bitserial_conv2d_legalize", "bitserial_conv2d_nchw", "bitserial_conv
            "sparse_add", "sparse_conv2d", "sparse_dense_alter_layout", "try_get_sparse_input",
            "try_get_conv2d_sparse_input", "depthwise_conv2d_NCHWc",
            "scale_shift_nchw", "scale_shift_nhwc", "scale_shift_nchwc"]
+# the convolution family's blocked, transposed, deformable, winograd and generic forms
+from .conv2d import Workload  # noqa: E402
+from .conv3d import conv3d_ndhwc  # noqa: E402
+from .conv_generic import conv  # noqa: E402
+from .conv_transpose_nd import *  # noqa: E402,F401,F403
+from .conv_transpose_nd import __all__ as _conv_transpose_nd
+from .conv2d_nchwc import *  # noqa: E402,F401,F403
+from .conv2d_nchwc import __all__ as _conv2d_nchwc
+from .deformable_conv2d import deformable_conv2d_nchw, deformable_conv2d_nhwc  # noqa: E402
+from .depthwise_conv2d_grad import (depthwise_conv2d_backward_input_nhwc,  # noqa: E402
+                                    depthwise_conv2d_backward_weight_nhwc)
+from .winograd import *  # noqa: E402,F401,F403
+from .winograd import __all__ as _winograd
+from .relay_hooks import *  # noqa: E402,F401,F403
+from .relay_hooks import __all__ as _relay_hooks
+
+__all__ += ["Workload", "conv3d_ndhwc", "conv", "deformable_conv2d_nchw",
+            "deformable_conv2d_nhwc", "depthwise_conv2d_backward_input_nhwc",
+            "depthwise_conv2d_backward_weight_nhwc"] + _conv_transpose_nd + _conv2d_nchwc + \
+    _winograd + _relay_hooks

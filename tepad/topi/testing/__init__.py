@@ -13,3 +13,7 @@ from .reference_transform import *  # noqa: F401,F403
 from .reference_transform import __all__ as _ref_transform
 
 __all__ = list(_common) + list(_ref) + list(_ref_transform) + list(_ref_conv) + list(_ref_nn)
+from .reference_conv_more import *  # noqa: F401,F403,E402
+from .reference_conv_more import __all__ as _ref_conv_more
+
+__all__ += list(_ref_conv_more)

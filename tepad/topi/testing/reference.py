@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 from ...errors import TepadError
 
@@ -39,8 +38,17 @@ def _conv_nchw(x, w, stride, pads, dilation=(1, 1)):
     kh, kw = w.shape[2:]
     xp = np.pad(x.astype("float64"), ((0, 0), (0, 0), (pt, pb), (pl, pr)))
     ekh, ekw = (kh - 1) * dh + 1, (kw - 1) * dw + 1
-    win = sliding_window_view(xp, (ekh, ekw), axis=(2, 3))[:, :, ::sh, ::sw, ::dh, ::dw]
-    return np.einsum("nchwyx,ocyx->nohw", win, w.astype("float64"))
+    oh = (xp.shape[2] - ekh) // sh + 1
+    ow = (xp.shape[3] - ekw) // sw + 1
+    w64 = w.astype("float64")
+    out = np.zeros((x.shape[0], oh, ow, w.shape[0]))
+    xl = np.ascontiguousarray(xp.transpose(0, 2, 3, 1))          # channels last
+    for i in range(kh):
+        for j in range(kw):
+            # one matrix product per kernel tap: the strided input slice by w[:, :, i, j]
+            patch = xl[:, i * dh:i * dh + (oh - 1) * sh + 1:sh, j * dw:j * dw + (ow - 1) * sw + 1:sw]
+            out += patch @ w64[:, :, i, j].T
+    return out.transpose(0, 3, 1, 2)
 
 
 def conv2d_nchw_python(a_np, w_np, stride, padding, groups=1):
@@ -102,9 +110,17 @@ def depthwise_conv2d_python_nchwc(input_np, filter_np, stride, padding):
     return out.reshape(n, oc_chunk, ob, oh, ow).transpose(0, 1, 3, 4, 2)
 
 
-def conv2d_transpose_nchw_python(a_np, w_np, stride, padding, output_padding=(0, 0)):
+def conv2d_transpose_nchw_python(a_np, w_np, stride, padding, output_padding=(0, 0), groups=1):
     """The transposed convolution by scattering: every input cell adds its value times the
-    filter into the (unpadded) output, then the padding is cut away."""
+    filter into the (unpadded) output, then the padding is cut away. ``groups``: the input
+    channels and the filter (C, O // groups, KH, KW) split into groups whose outputs are
+    concatenated."""
+    if groups != 1:
+        cg = a_np.shape[1] // groups
+        return np.concatenate(
+            [conv2d_transpose_nchw_python(a_np[:, g * cg:(g + 1) * cg], w_np[g * cg:(g + 1) * cg],
+                                          stride, padding, output_padding)
+             for g in range(groups)], axis=1)
     n, c, h, w = a_np.shape
     _, o, kh, kw = w_np.shape
     sh, sw = _pair(stride)

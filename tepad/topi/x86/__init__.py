@@ -35,3 +35,14 @@ def schedule_multibox_prior(outs):
 
 
 __all__ += list(_vision_sched) + ["schedule_multibox_prior"]
+# the rest of the convolution family: schedules and the computes TVM's x86 tables name
+from ..nn import (conv2d_NCHWc, conv2d_NCHWc_int8, conv3d_ndhwc,  # noqa: F401,E402
+                  conv3d_transpose_ncdhw, deformable_conv2d_nchw, deformable_conv2d_nhwc,
+                  group_conv1d_transpose_ncw, group_conv2d_transpose_nchw)
+from .conv_more import *  # noqa: F401,F403,E402
+from .conv_more import __all__ as _conv_more
+
+__all__ += list(_conv_more) + ["conv2d_NCHWc", "conv2d_NCHWc_int8", "conv3d_ndhwc",
+                               "conv3d_transpose_ncdhw", "deformable_conv2d_nchw",
+                               "deformable_conv2d_nhwc", "group_conv1d_transpose_ncw",
+                               "group_conv2d_transpose_nchw"]
