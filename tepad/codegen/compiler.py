@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import threading
 from dataclasses import dataclass
 
@@ -125,7 +126,8 @@ def cache_key(func: tir.PrimFunc, name: str, num_threads: int, cpu: str | None =
     constants. Everything the emitted code depends on, and nothing else."""
     h = hashlib.sha256()
     for part in (func.script(), name, repr(num_threads), "llvm", _target_key(cpu, features),
-                 repr((parallel.PARALLEL_MIN_WORK, parallel.CHUNKS_PER_THREAD))):
+                 repr((parallel.PARALLEL_MIN_WORK, parallel.CHUNKS_PER_THREAD)),
+                 *imported_llvm(func)):      # an imported file's text, not only its path
         h.update(part.encode())
         h.update(b"\0")
     return h.hexdigest()
@@ -175,7 +177,8 @@ IMPORT_LLVM = "pragma_import_llvm"
 
 def imported_llvm(func: tir.PrimFunc) -> list:
     """The LLVM IR texts of ``func``'s ``import_llvm`` pragmas (``s[t].pragma(axis,
-    "import_llvm", ll_code)``), in the order they appear, each once."""
+    "import_llvm", ll_code)``), in the order they appear, each once. As in TVM, the pragma's
+    string may instead be the path of a file holding the IR (text ``.ll``, or bitcode)."""
     found = []
 
     def visit(n):
@@ -184,10 +187,26 @@ def imported_llvm(func: tir.PrimFunc) -> list:
             if not isinstance(v, str):
                 raise TepadError(f"pragma import_llvm takes the LLVM IR as a string, got "
                                  f"{type(v).__name__}")
+            v = _llvm_text_of(v)
             if v not in found:
                 found.append(v)
     tir.post_order_visit(func.body, visit)
     return found
+
+
+def _llvm_text_of(code: str) -> str:
+    """``code`` itself, or the IR text of the file it names (one line naming a file)."""
+    if "\n" in code or len(code) > 4096 or not os.path.isfile(code):
+        return code
+    with open(code, "rb") as f:
+        data = f.read()
+    if data.startswith(b"BC\xc0\xde"):                       # LLVM bitcode
+        try:
+            return str(llvm.parse_bitcode(data))
+        except RuntimeError as err:
+            raise TepadError(f"pragma import_llvm: {code!r} is not valid LLVM bitcode: "
+                             f"{err}") from None
+    return data.decode("utf-8", errors="replace")
 
 
 def compile_kernel(func: tir.PrimFunc, name: str | None = None,

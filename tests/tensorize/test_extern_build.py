@@ -77,3 +77,26 @@ def test_two_different_definitions_of_one_name_are_refused(vadd_extern):
     s[args[2]].pragma(xoi, "import_llvm", VADD_LL.format(module="b.cc", op="sub"))
     with pytest.raises(tvm.TepadError, match="defines 'vadd' differently"):
         tvm.build(s, args, "llvm")
+
+
+@pytest.mark.parametrize("form", ["ll", "bc"])
+def test_the_pragma_may_name_a_file_of_ir_or_bitcode(vadd_extern, tmp_path, form):
+    import llvmlite.binding as llvm
+    text = VADD_LL.format(module="v.cc", op="add")
+    path = tmp_path / f"vadd.{form}"
+    if form == "ll":
+        path.write_text(text)
+    else:
+        path.write_bytes(llvm.parse_assembly(text).as_bitcode())
+    s, xo, args = _tensorized_vadd(vadd_extern)
+    s[args[2]].pragma(xo, "import_llvm", str(path))
+    a, b, c = _run(tvm.build(s, args, "llvm"))
+    np.testing.assert_array_equal(c, a + b)
+    # the file's text is part of the compile: another kernel in the same file is rebuilt
+    path.write_text(VADD_LL.format(module="v.cc", op="sub")) if form == "ll" else \
+        path.write_bytes(llvm.parse_assembly(VADD_LL.format(module="v.cc", op="sub"))
+                         .as_bitcode())
+    s, xo, args = _tensorized_vadd(vadd_extern)
+    s[args[2]].pragma(xo, "import_llvm", str(path))
+    a, b, c = _run(tvm.build(s, args, "llvm"))
+    np.testing.assert_array_equal(c, a - b)
