@@ -8,7 +8,9 @@ inputs and float32 accumulation only; every other shape or dtype is a TepadError
 supported (TVM also has 8 x 32 x 16 / 32 x 8 x 16, int8, int4 and float16 accumulation)."""
 from __future__ import annotations
 
-from ... import te, tir
+from ... import tir
+from ...tensor.operation import compute, placeholder
+from ...tensor.tensor_intrin import decl_tensor_intrin
 from ...errors import TepadError
 
 SHAPE = (16, 16, 16)
@@ -42,10 +44,10 @@ def _load(scope, strides_dst, strides_from, shape, layout, A_shape, C_shape, in_
         raise TepadError(f"{where}: layout {layout!r}; expected 'row_major' or 'col_major'")
     m, n, k = shape
     rows, cols = (m, k) if scope == "wmma.matrix_a" else (k, n)
-    A = te.placeholder(A_shape, name="A", dtype=in_dtype)
+    A = placeholder(A_shape, name="A", dtype=in_dtype)
     BA = tir.decl_buffer(A.shape, A.dtype, scope="shared", strides=strides_from,
                          data_alignment=32, offset_factor=16)
-    C = te.compute(C_shape, lambda *i: A(*i), name="C")
+    C = compute(C_shape, lambda *i: A(*i), name="C")
     BC = tir.decl_buffer(C.shape, C.dtype, scope=scope, strides=strides_dst,
                          data_alignment=32, offset_factor=256)
 
@@ -56,7 +58,7 @@ def _load(scope, strides_dst, strides_from, shape, layout, A_shape, C_shape, in_
                                 _warp_index(dst.elem_offset, rows, cols),
                                 src.access_ptr("r"), src.strides[0], layout))
         return ib.get()
-    return te.decl_tensor_intrin(C.op, body, binds={A: BA, C: BC})
+    return decl_tensor_intrin(C.op, body, binds={A: BA, C: BC})
 
 
 def intrin_wmma_load_matrix_A(strides_dst, strides_from, shape, layout, A_shape, C_shape,
@@ -113,7 +115,7 @@ def intrin_wmma_gemm(AL_gemm, WL_gemm, CL_compute, strides_A, strides_W, strides
                                     b.data, ib_, c.data, ic))
             return ib.get()
         return update(), init(), update()
-    return te.decl_tensor_intrin(C.op, body, binds={A: BA, B: BB, C: BC})
+    return decl_tensor_intrin(C.op, body, binds={A: BA, B: BB, C: BC})
 
 
 def intrin_wmma_store_matrix(strides_dst, strides_from, shape, out_dtype, A_shape, C_shape,
@@ -123,10 +125,10 @@ def intrin_wmma_store_matrix(strides_dst, strides_from, shape, out_dtype, A_shap
     global output) with row stride ``strides_dst[0]``."""
     check_wmma_config("intrin_wmma_store_matrix", shape, None, out_dtype)
     m, n, k = shape
-    A = te.placeholder(A_shape, name="A", dtype=out_dtype)
+    A = placeholder(A_shape, name="A", dtype=out_dtype)
     BA = tir.decl_buffer(A.shape, A.dtype, scope="wmma.accumulator", strides=strides_from,
                          data_alignment=32, offset_factor=256)
-    C = te.compute(C_shape, lambda *i: A(*i), name="C")
+    C = compute(C_shape, lambda *i: A(*i), name="C")
     BC = tir.decl_buffer(C.shape, C.dtype, scope=scope, strides=strides_dst,
                          data_alignment=32, offset_factor=16)
 
@@ -137,4 +139,4 @@ def intrin_wmma_store_matrix(strides_dst, strides_from, shape, out_dtype, A_shap
                                 _warp_index(src.elem_offset, m, n), dst.access_ptr("w"),
                                 dst.strides[0], "row_major"))
         return ib.get()
-    return te.decl_tensor_intrin(C.op, body, binds={A: BA, C: BC})
+    return decl_tensor_intrin(C.op, body, binds={A: BA, C: BC})

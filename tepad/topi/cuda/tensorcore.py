@@ -11,9 +11,13 @@ second, elementwise kernel. Sizes must be multiples of 16 (TVM also takes multip
 with its other fragment shapes); run it on the CPU with ``TEPAD_CUDA=emulate``."""
 from __future__ import annotations
 
-from ... import te
+from ...schedule import create_schedule
+from ...tensor.operation import compute, placeholder, reduce_axis, thread_axis, var
+from ...tensor.operation import sum as reduce_sum
+from ...tensor.tensor import ComputeOp, Tensor
 from ...errors import TepadError
 from .. import tag
+from .schedules import schedule_injective_from_existing
 from .tensor_intrin import (ACC_DTYPE, IN_DTYPE, SHAPE, intrin_wmma_gemm,
                             intrin_wmma_load_matrix_A, intrin_wmma_load_matrix_W,
                             intrin_wmma_store_matrix)
@@ -66,13 +70,13 @@ def dense_tensorcore(data, weight, bias=None, out_dtype=None):
                     out_dtype)
     if bias is not None and (len(bias.shape) != 1 or _const_shape(bias, "bias", where) != (N,)):
         raise TepadError(f"{where}: bias must have shape ({N},), got {list(bias.shape)}")
-    k = te.reduce_axis((0, K), name="k")
-    out = te.compute((M, N), lambda i, j: te.sum(data[i, k].astype(out_dtype) *
-                                                 weight[j, k].astype(out_dtype), axis=k),
-                     name="T_dense", tag=_DENSE_TAG)
+    k = reduce_axis((0, K), name="k")
+    out = compute((M, N), lambda i, j: reduce_sum(data[i, k].astype(out_dtype) *
+                                                  weight[j, k].astype(out_dtype), axis=k),
+                  name="T_dense", tag=_DENSE_TAG)
     if bias is not None:
-        out = te.compute((M, N), lambda i, j: out[i, j] + bias[j].astype(out_dtype),
-                         name="T_add", tag=tag.BROADCAST)
+        out = compute((M, N), lambda i, j: out[i, j] + bias[j].astype(out_dtype),
+                      name="T_add", tag=tag.BROADCAST)
     return out
 
 
@@ -96,20 +100,20 @@ def batch_matmul_tensorcore(x, y, out_shape=None, out_dtype=None, transpose_a=Fa
         raise TepadError(f"{where}: x (B, M, K) = {(B, M, K)} and y (B, N, K) = "
                          f"{(B2, N, K2)} must agree on B and K")
     _check_operands(where, [("x", x), ("y", y)], {"M": M, "K": K, "N": N}, out_dtype)
-    k = te.reduce_axis((0, K), name="k")
-    return te.compute((B, M, N), lambda b, i, j: te.sum(x[b, i, k].astype(out_dtype) *
-                                                        y[b, j, k].astype(out_dtype), axis=k),
-                      name="T_batch_matmul", tag=_BMM_TAG)
+    k = reduce_axis((0, K), name="k")
+    return compute((B, M, N), lambda b, i, j: reduce_sum(x[b, i, k].astype(out_dtype) *
+                                                         y[b, j, k].astype(out_dtype), axis=k),
+                   name="T_batch_matmul", tag=_BMM_TAG)
 
 
 # ------------------------------------------------------------------------------ schedules
-def _gemm_intrin(batched):
+def _gemm_intrin():
     m, n, kk = SHAPE
-    A = te.placeholder((m, kk), name="A", dtype=IN_DTYPE)
-    W = te.placeholder((n, kk), name="W", dtype=IN_DTYPE)
-    k = te.reduce_axis((0, kk), name="k")
-    C = te.compute((m, n), lambda i, j: te.sum(A[i, k].astype(ACC_DTYPE) *
-                                               W[j, k].astype(ACC_DTYPE), axis=k), name="C")
+    A = placeholder((m, kk), name="A", dtype=IN_DTYPE)
+    W = placeholder((n, kk), name="W", dtype=IN_DTYPE)
+    k = reduce_axis((0, kk), name="k")
+    C = compute((m, n), lambda i, j: reduce_sum(A[i, k].astype(ACC_DTYPE) *
+                                                W[j, k].astype(ACC_DTYPE), axis=k), name="C")
     return intrin_wmma_gemm(A, W, C, None, None, None, SHAPE)
 
 
@@ -131,13 +135,13 @@ def _schedule_wmma(s, C):
     tz, jj = s[C].split(jj, factor=16)
     if batched:
         s[C].reorder(C.op.axis[0], bi, bj, ty, tz, ii, jj)
-        s[C].bind(C.op.axis[0], te.thread_axis("blockIdx.z"))
+        s[C].bind(C.op.axis[0], thread_axis("blockIdx.z"))
     else:
         s[C].reorder(bi, bj, ty, tz, ii, jj)
-    s[C].bind(bi, te.thread_axis("blockIdx.x"))
-    s[C].bind(bj, te.thread_axis("blockIdx.y"))
-    s[C].bind(ty, te.thread_axis("threadIdx.y"))
-    s[C].bind(tz, te.thread_axis("threadIdx.z"))
+    s[C].bind(bi, thread_axis("blockIdx.x"))
+    s[C].bind(bj, thread_axis("blockIdx.y"))
+    s[C].bind(ty, thread_axis("threadIdx.y"))
+    s[C].bind(tz, thread_axis("threadIdx.z"))
     s[CF].compute_at(s[C], tz)
     ci, cj = CF.op.axis[-2:]
     (ck,) = CF.op.reduce_axis
@@ -149,27 +153,26 @@ def _schedule_wmma(s, C):
         f = s[S].fuse(*S.op.axis)
         f, t = s[S].split(f, factor=32)
         f, y = s[S].split(f, factor=wy)
-        s[S].bind(t, te.thread_axis("threadIdx.x"))
-        s[S].bind(y, te.thread_axis("threadIdx.y"))
+        s[S].bind(t, thread_axis("threadIdx.x"))
+        s[S].bind(y, thread_axis("threadIdx.y"))
     m, n, kk = SHAPE
-    shared = [te.var("s"), 1]
+    shared = [var("s"), 1]
     s[AF].tensorize(AF.op.axis[-2], intrin_wmma_load_matrix_A(
         None, shared, SHAPE, "row_major", (m, kk), (m, kk), IN_DTYPE))
     s[WF].tensorize(WF.op.axis[-2], intrin_wmma_load_matrix_W(
         None, shared, SHAPE, "col_major", (n, kk), (n, kk), IN_DTYPE))
-    s[CF].tensorize(ci, _gemm_intrin(batched))
+    s[CF].tensorize(ci, _gemm_intrin())
     s[C].tensorize(ii, intrin_wmma_store_matrix(shared, None, SHAPE, ACC_DTYPE, (m, n),
                                                 (m, n)))
 
 
 def _schedule(outs, product_tag, where):
-    from .schedules import schedule_injective_from_existing
-    outs = [outs] if isinstance(outs, te.Tensor) else list(outs)
-    s = te.create_schedule([o.op for o in outs])
+    outs = [outs] if isinstance(outs, Tensor) else list(outs)
+    s = create_schedule([o.op for o in outs])
     done = []
 
     def visit(op):
-        if op in done or not isinstance(op, te.ComputeOp):
+        if op in done or not isinstance(op, ComputeOp):
             return
         done.append(op)
         if op.tag == product_tag:
