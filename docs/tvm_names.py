@@ -724,9 +724,13 @@ ROWS = [
      "with the full range and reads past its end)"),
     ("topi.cuda.dense_tensorcore / schedule_dense_tensorcore / batch_matmul_tensorcore / "
      "schedule_batch_matmul_tensorcore", "tepad.topi.cuda.dense_tensorcore",
-     "TOPI's tensor-core dense / batch_matmul are not ported: tepad's wmma lowering has the "
-     "16 x 16 x 16 float16 fragment only (TVM's tests also use 8 x 32 x 16, int8 and int4); "
-     "hand-written te schedules with tensorize over wmma scopes work (tests/gpu)"),
+     "float16 16x16x16 fragments only, float32 accumulation (the default out_dtype; TVM's "
+     "default is the input dtype), sizes multiples of 16 (TVM also has 8 x 32 x 16, int8 and "
+     "int4); one warp per 16 x 16 output tile, the accumulator stored straight to the output"),
+    ("topi.cuda.tensor_intrin: intrin_wmma_load_matrix_A / intrin_wmma_load_matrix_W / "
+     "intrin_wmma_gemm / intrin_wmma_store_matrix", "tepad.topi.cuda.tensor_intrin",
+     "float16 16x16x16 fragments only, float32 accumulation; the store takes a scope "
+     "argument (default global; TVM's stores to shared)"),
     ("topi.reinterpret", "tepad.topi.reinterpret", ""),
     ("topi.nn.pad / dilate / relu / leaky_relu / prelu / bias_add / flatten",
      "tepad.topi.nn.prelu", ""),

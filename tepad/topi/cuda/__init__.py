@@ -85,3 +85,9 @@ __all__ += list(_conv_more) + ["conv3d_ndhwc", "conv3d_transpose_ncdhw",
                                "deformable_conv2d_nchw", "deformable_conv2d_nhwc",
                                "group_conv1d_transpose_ncw", "group_conv2d_transpose_nchw",
                                "conv2d_NCHWc"]
+# tensor-core (wmma) dense / batch_matmul: float16 operands, 16 x 16 x 16 fragments
+from . import tensor_intrin  # noqa: F401,E402
+from .tensorcore import *  # noqa: F401,F403,E402
+from .tensorcore import __all__ as _tensorcore
+
+__all__ += list(_tensorcore)
