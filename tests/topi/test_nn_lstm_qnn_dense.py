@@ -131,7 +131,7 @@ def test_dense_pack(target):
     assert out.op.input_tensors[0].op.tag == "dense_pack"
     sched = topi.x86.schedule_dense_pack if target == "llvm" else topi.cuda.schedule_dense
     np.testing.assert_allclose(run(out, [A, W, B], [a, wp, b], sched, target), a @ w.T + b,
-                               rtol=1e-5)
+                               rtol=1e-5, atol=1e-5)
 
 
 def test_dense_default_batch_matmul_default_and_layout_arguments():
@@ -139,9 +139,9 @@ def test_dense_default_batch_matmul_default_and_layout_arguments():
     x = rand((2, 3, 4))
     A, W, X, Y = placeholder(a, "A"), placeholder(w, "W"), placeholder(x, "X"), placeholder(y, "Y")
     np.testing.assert_allclose(run(topi.nn.dense_default(A, W), [A, W], [a, w]), a @ w.T,
-                               rtol=1e-5)
+                               rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(run(topi.nn.batch_matmul_default(X, Y), [X, Y], [x, y]),
-                               x @ y.transpose(0, 2, 1), rtol=1e-5)
+                               x @ y.transpose(0, 2, 1), rtol=1e-5, atol=1e-5)
     topi.nn.dense(A, W, None, None, "", None)
     with pytest.raises(TepadError, match="rewritten weight layout"):
         topi.nn.dense(A, W, auto_scheduler_rewritten_layout="NK16n")
