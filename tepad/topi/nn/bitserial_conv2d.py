@@ -121,6 +121,22 @@ def _tiles(cfg, co, oh, ow, reduce_axes, pack_dtype, flop):
     return (cfg["tile_co"].size[-1], cfg["tile_oh"].size[-1], cfg["tile_ow"].size[-1])
 
 
+def _spatial_geometry(where, cfg, data_dims, kernel_dims, stride, padding, pack_dtype):
+    """The spatial packs' shared geometry (batch 1): ``(strides, pads, output size, register
+    tiles)`` of packed data ``(n, h, w, ci, ib)`` and kernel ``(co, kh, kw, kb)``."""
+    n, h, w, ci, ib = data_dims
+    co, kh, kw, kb = kernel_dims
+    if n != 1:
+        raise TepadError(f"{where}: batch must be 1, got {n}")
+    sh, sw = _strides(stride)
+    top, left, bottom, right = _pads(padding, kh, kw)
+    oh = (h + top + bottom - kh) // sh + 1
+    ow = (w + left + right - kw) // sw + 1
+    tiles = _tiles(cfg, co, oh, ow, (ib, kb, kh, kw), pack_dtype,
+                   2 * n * oh * ow * co * ci * kh * kw)
+    return (sh, sw), (top, left, bottom, right), (oh, ow), tiles
+
+
 def spatial_pack_nchw(cfg, data, kernel, stride, padding, in_bits, weight_bits,
                       pack_dtype="uint32", out_dtype="int16", unipolar=True):
     """``bitserial_conv2d_nchw`` computed in register tiles (batch 1; kernel 4-d). ``cfg``
@@ -135,14 +151,8 @@ def spatial_pack_nchw(cfg, data, kernel, stride, padding, in_bits, weight_bits,
     kernel_q = bitpack(kernel, weight_bits, pack_axis=1, bit_axis=0, pack_type=pack_dtype)
     ib, n, ci, h, w = const_extents(data_q.shape, "spatial_pack_nchw", "BNCHW")
     kb, co, _, kh, kw = const_extents(kernel_q.shape, "spatial_pack_nchw", "BFCHW")
-    if n != 1:
-        raise TepadError(f"spatial_pack_nchw: batch must be 1, got {n}")
-    sh, sw = _strides(stride)
-    top, left, bottom, right = _pads(padding, kh, kw)
-    oh = (h + top + bottom - kh) // sh + 1
-    ow = (w + left + right - kw) // sw + 1
-    vc, vh, vw = _tiles(cfg, co, oh, ow, (ib, kb, kh, kw), pack_dtype,
-                        2 * n * oh * ow * co * ci * kh * kw)
+    (sh, sw), (top, left, bottom, right), (oh, ow), (vc, vh, vw) = _spatial_geometry(
+        "spatial_pack_nchw", cfg, (n, h, w, ci, ib), (co, kh, kw, kb), stride, padding, pack_dtype)
     padded = data_q if not any((top, left, bottom, right)) else \
         pad(data_q, [0, 0, 0, top, left], [0, 0, 0, bottom, right], name="data_pad")
     data_vec = compute((n, oh // vh, ow // vw, ci, vh * sh + kh - 1, vw * sw + kw - 1, ib),
@@ -177,14 +187,8 @@ def spatial_pack_nhwc(cfg, data, kernel, stride, padding, in_bits, weight_bits,
     kernel_q = bitpack(kernel, weight_bits, pack_axis=2, bit_axis=4, pack_type=pack_dtype)
     n, h, w, ci, ib = const_extents(data_q.shape, "spatial_pack_nhwc", "NHWCB")
     kh, kw, _, co, kb = const_extents(kernel_q.shape, "spatial_pack_nhwc", "HWCFB")
-    if n != 1:
-        raise TepadError(f"spatial_pack_nhwc: batch must be 1, got {n}")
-    sh, sw = _strides(stride)
-    top, left, bottom, right = _pads(padding, kh, kw)
-    oh = (h + top + bottom - kh) // sh + 1
-    ow = (w + left + right - kw) // sw + 1
-    vc, vh, vw = _tiles(cfg, co, oh, ow, (ib, kb, kh, kw), pack_dtype,
-                        2 * n * oh * ow * co * ci * kh * kw)
+    (sh, sw), (top, left, bottom, right), (oh, ow), (vc, vh, vw) = _spatial_geometry(
+        "spatial_pack_nhwc", cfg, (n, h, w, ci, ib), (co, kh, kw, kb), stride, padding, pack_dtype)
     padded = data_q if not any((top, left, bottom, right)) else \
         pad(data_q, [0, top, left, 0, 0], [0, bottom, right, 0, 0], name="data_pad")
     data_vec = compute((n, oh // vh, ow // vw, vh * sh + kh - 1, vw * sw + kw - 1, ci, ib),
