@@ -1020,6 +1020,23 @@ ROWS = [
      "a TepadError: tepad's spaces are not filtered (a template rejects a config with "
      "cfg.raise_error / InstantiationError)"),
     ("Tuner.set_error_threshold", "tepad.autotvm.tuner.Tuner.set_error_threshold", ""),
+    ("autotvm.tuner.ModelBasedTuner / CostModel / ModelOptimizer / FeatureCache / "
+     "model_based_tuner.submodular_pick", "tepad.autotvm.tuner.ModelBasedTuner", ""),
+    ("autotvm.tuner.sa_model_optimizer.SimulatedAnnealingOptimizer",
+     "tepad.autotvm.tuner.SimulatedAnnealingOptimizer", ""),
+    ("autotvm.tuner.xgboost_cost_model.XGBoostCostModel",
+     "tepad.autotvm.tuner.xgboost_cost_model.XGBoostCostModel",
+     "features are tepad's loop features ('itervar' and 'curve' are the same encoding) or "
+     "the knob values"),
+    ("autotvm.tuner.XGBTuner(optimizer=...)", "tepad.autotvm.tuner.XGBTuner",
+     "the default optimizer samples 128 configs and ranks them ('sa', TVM's default, takes a "
+     "shorter walk when each prediction lowers the config)"),
+    ("autotvm.database (Database, DummyDatabase, RedisDatabase, filter_inputs)",
+     "tepad.autotvm.database.DummyDatabase", ""),
+    ("autotvm.measure.LocalExecutor / measure.executor (Future, TimeoutError, "
+     "ExecutionError)", "tepad.autotvm.executor.LocalExecutor", ""),
+    ("autotvm.record.encode / decode with protocol='pickle'", "tepad.autotvm.record.encode",
+     "reading accepts plain values only, so a log cannot run code"),
     ("PassContext.list_configs / override_instruments",
      "tepad.transform.PassContext.override_instruments", ""),
     ("Tensor.axis / PrimFunc.show", "tepad.te.Tensor.axis", "Tensor.axis is op.axis"),
@@ -1071,7 +1088,7 @@ ROWS = [
     ("autotvm.tophub.context", "tepad.autotvm.tophub.context",
      "no TopHub download: only extra_files' records, else the fallback configs"),
     ("autotvm relay integration (extract_from_program, register_topi_compute / schedule, "
-     "apply_graph_best, apply_fixed_config, get_workload, database, feature "
+     "apply_graph_best, apply_fixed_config, get_workload, TVM's feature "
      "extraction)", None,
      "task extraction from relay graphs, TopHub downloads and TVM's XGBoost features; "
      "tepad tunes TE templates with its own features"),

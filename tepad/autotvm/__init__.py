@@ -37,12 +37,18 @@ from .task.topi_integration import register_topi_compute, register_topi_schedule
 from . import utils
 from . import utils as util
 from . import tophub
+from . import database
+from . import executor
 
 # TVM's module paths of these names: autotvm.measure is a package there (measure.measure,
 # measure.measure_methods), and TVM 0.6's record module re-exported ApplyHistoryBest
 for _sub in ("measure", "measure_methods"):
     setattr(measure, _sub, measure)
     _sys.modules.setdefault(f"{__name__}.measure.{_sub}", measure)
+for _sub in ("executor", "local_executor"):
+    setattr(measure, _sub, executor)
+    _sys.modules.setdefault(f"{__name__}.measure.{_sub}", executor)
+measure.LocalExecutor = executor.LocalExecutor
 record.ApplyHistoryBest = ApplyHistoryBest
 
 __all__ = ["space", "task", "record", "callback", "feature", "measure", "tuner", "env",
@@ -53,4 +59,4 @@ __all__ = ["space", "task", "record", "callback", "feature", "measure", "tuner",
            "FallbackConfigEntity", "InstantiationError", "template", "GATuner",
            "GridSearchTuner", "RandomTuner", "XGBTuner", "GLOBAL_SCOPE", "create", "utils", "tophub",
            "DropletTuner",
-           "util", "register_topi_compute", "register_topi_schedule"]
+           "util", "register_topi_compute", "register_topi_schedule", "database", "executor"]

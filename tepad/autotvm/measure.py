@@ -24,6 +24,7 @@ import numpy as np
 
 from ..errors import TepadError
 from ..tensor.tensor import PlaceholderOp, Tensor
+from ..target import Target
 from ..testing import random_array as testing_random_array, reference
 from . import worker
 from .result import BuildResult, HOST, MeasureErrorNo, MeasureInput, MeasureResult
@@ -173,6 +174,19 @@ def random_array(shape, dtype, rng):
 ORACLE_FLOP_LIMIT = 2e8
 
 
+def _reference_instance(task, config):
+    """The template under ``config`` for the oracle: instantiated for the plain CPU target
+    ``llvm``, as TVM's correctness check does, so that a template whose definitions depend
+    on the target is checked against its CPU definitions; under the task's own target when
+    the template cannot be instantiated for ``llvm``."""
+    try:
+        return task.instantiate(config, target=Target("llvm"))
+    except InstantiationError:
+        raise
+    except Exception:  # noqa: BLE001 -- a template that only instantiates for its target
+        return task.instantiate(config)
+
+
 def make_reference(task, path, check=True, seed=0, oracle="auto") -> dict:
     """Write to ``path`` (npz) random inputs for the task's arguments and, when ``check``,
     the expected outputs for the definitions of the first config the template accepts (the
@@ -185,7 +199,7 @@ def make_reference(task, path, check=True, seed=0, oracle="auto") -> dict:
     args, index = None, 0
     for index in range(min(len(task.config_space), 64)):
         try:
-            _, args = task.instantiate(task.config_space.get(index))
+            _, args = _reference_instance(task, task.config_space.get(index))
             break
         except InstantiationError:
             continue

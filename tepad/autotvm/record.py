@@ -7,12 +7,17 @@ One line per measurement::
      "tvm_version": ..., "host": where it was measured}
 
 ``costs`` of a failed measurement is ``[1e9]``, as TVM writes it. TVM reads these lines (it
-ignores "host"), and tepad reads TVM's.
+ignores "host"), and tepad reads TVM's. ``protocol="pickle"`` (TVM's compact form) writes the
+same record pickled and base64-encoded on one line; reading it accepts plain containers only
+(no classes), so a log cannot run code when it is read.
 """
 from __future__ import annotations
 
+import base64
+import io
 import json
 import logging
+import pickle
 import os.path
 from collections import OrderedDict
 
@@ -30,10 +35,27 @@ AUTOTVM_LOG_VERSION = 0.2
 TEPAD_VERSION = "tepad-0.1.0"
 
 
+PROTOCOLS = ("json", "pickle")
+
+
+def _check_protocol(where, protocol):
+    if protocol not in PROTOCOLS:
+        raise TepadError(f"record.{where}: protocol {protocol!r} is not supported; use one of "
+                         f"{list(PROTOCOLS)}")
+
+
+class _PlainUnpickler(pickle.Unpickler):
+    """Reads pickles of plain containers (dict, list, str, numbers) and refuses any class."""
+
+    def find_class(self, module, name):
+        raise pickle.UnpicklingError(f"a tuning record may hold plain values only, not "
+                                     f"{module}.{name}")
+
+
 def encode(inp, result, protocol="json") -> str:
-    """One log line for ``(MeasureInput, MeasureResult)``."""
-    if protocol != "json":
-        raise TepadError(f"record.encode: protocol {protocol!r} is not supported; use 'json'")
+    """One log line for ``(MeasureInput, MeasureResult)`` (``protocol``: "json" or
+    "pickle")."""
+    _check_protocol("encode", protocol)
     ok = result.error_no == MeasureErrorNo.NO_ERROR
     rec = {"input": [str(inp.target), inp.task.name, _jsonable(inp.task.args),
                      dict(getattr(inp.task, "kwargs", {}) or {})],
@@ -44,6 +66,8 @@ def encode(inp, result, protocol="json") -> str:
            "host": getattr(result, "host", "") or ""}
     if not ok and result.costs:
         rec["error"] = str(result.costs[0])[:500]
+    if protocol == "pickle":
+        return base64.b64encode(pickle.dumps(rec)).decode()
     return json.dumps(rec)
 
 
@@ -65,14 +89,16 @@ class _LoggedTask(Task):
 def decode(row, protocol="json"):
     """``(MeasureInput, MeasureResult)`` from one log line, or None for a line that is not a
     record."""
-    if protocol != "json":
-        raise TepadError(f"record.decode: protocol {protocol!r} is not supported; use 'json'")
+    _check_protocol("decode", protocol)
     try:
-        rec = json.loads(row)
+        if protocol == "pickle":
+            rec = _PlainUnpickler(io.BytesIO(base64.b64decode(row))).load()
+        else:
+            rec = json.loads(row)
         tgt, name, args = rec["input"][:3]
         cfg = ConfigEntity.from_json_dict(rec["config"])
         costs, error_no, all_cost, timestamp = rec["result"]
-    except (ValueError, KeyError, TypeError) as err:
+    except (ValueError, KeyError, TypeError, pickle.UnpicklingError, EOFError) as err:
         logger.warning("autotvm: skipping a log line that is not a record (%s)", err)
         return None
     task = _LoggedTask(name, _tupled(args))

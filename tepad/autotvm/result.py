@@ -30,11 +30,27 @@ class MeasureErrorNo:
 MeasureInput = namedtuple("MeasureInput", ["target", "task", "config"])
 MeasureInput.__doc__ = "A candidate: the target, the task and one config of its space."
 
-MeasureResult = namedtuple("MeasureResult", ["costs", "error_no", "all_cost", "timestamp",
-                                             "host"], defaults=("",))
-MeasureResult.__doc__ = ("A measurement: ``costs`` (seconds per run, or the error message "
-                         "when ``error_no`` is not 0), ``error_no``, ``all_cost`` (seconds the "
-                         "whole measurement took), ``timestamp`` and the ``host`` measuring it.")
+class MeasureResult(namedtuple("MeasureResult", ["costs", "error_no", "all_cost", "timestamp"])):
+    """A measurement: ``costs`` (seconds per run, or the error message when ``error_no`` is
+    not 0), ``error_no``, ``all_cost`` (seconds the whole measurement took) and
+    ``timestamp``, TVM's four fields (so ``MeasureResult(*list(res))`` round-trips), plus
+    ``host``, where it was measured, kept beside the tuple."""
+
+    host = ""
+
+    def __new__(cls, costs, error_no, all_cost, timestamp, host=""):
+        self = super().__new__(cls, costs, error_no, all_cost, timestamp)
+        if host:
+            self.host = host
+        return self
+
+    def __getnewargs__(self):
+        return (*self, self.host)
+
+    def _replace(self, **fields):
+        host = fields.pop("host", self.host)
+        return MeasureResult(*super()._replace(**fields), host=host)
+
 
 BuildResult = namedtuple("BuildResult", ["filename", "error_no", "error", "time_cost"])
 

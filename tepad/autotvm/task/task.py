@@ -178,13 +178,15 @@ class Task:
     def workload(self) -> tuple:
         return args_to_workload(self.args, self.name)
 
-    def instantiate(self, config):
-        """``(schedule, args)`` of the template under ``config``; raises InstantiationError
-        when the template refused it (``cfg.raise_error``)."""
+    def instantiate(self, config, target=None):
+        """``(schedule, args)`` of the template under ``config`` (and the task's target, or
+        ``target`` when given); raises InstantiationError when the template refused it
+        (``cfg.raise_error``)."""
         config.flop = 0.0
         config.errors = []
+        target = self.target if target is None else target
         with ApplyConfig(config):
-            with self.target if self.target is not None else _NoTarget():
+            with target if target is not None else _NoTarget():
                 s, args = self.func(*deserialize_args(self.args))
         if not config.valid():
             raise InstantiationError("; ".join(map(str, config.errors)))

@@ -121,6 +121,8 @@ class IndexBaseTuner(Tuner):
         if not 0 <= begin <= end < n:
             raise TepadError(f"range_idx {range_idx} outside the space [0, {n - 1}]")
         self.range = (begin, end)
+        self.index_offset = begin
+        self.range_length = end - begin + 1
         self.counter = 0
 
     def has_next(self) -> bool:
