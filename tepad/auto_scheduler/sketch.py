@@ -751,6 +751,13 @@ class Sketch:
                     n = self.tile_keys[f"{name}/{a}"][0]
                     if i == 0:
                         e3 = _vector_tile(n, self.lanes)
+                        if e3 == 2 * self.lanes and second is not None:
+                            # one vector where that leaves room for a block of more
+                            # accumulators (a 14-pixel row: 1 x 7 beats 2 x 2 in 12)
+                            m = self.tile_keys[f"{name}/{second}"][0]
+                            acc = [v * _largest_divisor(m, min(budget // v, 8)) for v in (1, 2)]
+                            if acc[0] > acc[1]:
+                                e3 = self.lanes
                         budget = max(1, budget // max(1, -(-e3 // self.lanes)))
                         e1 = _largest_divisor(n // e3, max(1, 64 // e3))
                     elif a == second:
