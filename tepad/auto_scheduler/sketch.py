@@ -38,14 +38,29 @@ The sketch of a DAG is decided by rules, consumers before producers:
   stored by ``transform_layout`` as ``[spatial dims, j / bn, reduction dims, j % bn]`` with
   ``bn`` the register block's width (the S3 extent of ``j``), copied by a parallel loop nest
   in the input's order with the ``j % bn`` loop vectorized. The register block then streams
-  ``bn`` contiguous values per reduction step instead of a row ``N`` values apart.
+  ``bn`` contiguous values per reduction step instead of a row ``N`` values apart;
+* the *vector axis* of a tiled stage with a ``cache_write`` or consumer host (the innermost,
+  vectorized loop of its register block) is its last spatial loop, or, where that loop is a
+  poor vector (not a whole number of the target's vectors, or indexing an input through a
+  sliding ``x + rx``), another spatial loop that some input leaves out and that every other
+  input either has as its plain last index or may be packed along: a conv's output
+  channels ``f``, its weight ``W[f, c, ry, rx]`` packed as ``[f / bn, c, ry, rx, f % bn]``
+  (a pack choice keyed ``"stage/input@f"``). The accumulator stage is then stored by a
+  ``transform_layout`` with that loop last (its loops become ``ax0`` ..), so the block's
+  vector loads and stores are contiguous; the host's copy-out still vectorizes its last
+  loop, reading the block at a stride (TVM's x86 conv2d: ``NCHW[16c]`` blocking, the
+  expert's ``O16``). The analytical default takes such a loop where the last loop is not
+  whole vectors, the other loop is, and the packed inputs are reused 16 times or more.
 
 The free choices are the parameters: ``params["tile"][key]`` (the extents of the levels of
 each split loop, key ``"stage/loop"``, their product the loop's extent),
 ``params["unroll"]`` (the pragma's step budget), ``params["loc"]`` (the compute location
 of each stage that is not strictly inlinable, from ``Sketch.loc_choices``) and
 ``params["pack"]`` (``{"stage/input": bool}``, whether each input in ``Sketch.pack_choices``
-is packed; a missing entry is not packed, so states of older logs replay the same).
+is packed; a missing entry is not packed, so states of older logs replay the same) and
+``params["vec"]`` (``{"stage": loop}``, each tiled stage's vector axis from
+``Sketch.vec_choices``, present where some stage has more than one; a missing entry is the
+last loop).
 ``Sketch.steps(params)`` writes the state's steps; ``random_params``/``mutate`` draw and
 perturb them within the target's bounds: the accumulator block (the product of the S3
 extents) must fit the target's vector registers (``vector_registers`` x ``vector_lanes``).
