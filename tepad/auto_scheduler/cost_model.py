@@ -41,7 +41,7 @@ def state_features(sketch: Sketch, params) -> np.ndarray:
     """The feature vector of a state made from ``params`` (fixed length per sketch)."""
     if hasattr(sketch, "features"):
         return np.array(sketch.features(params), dtype=np.float64)
-    tile = params["tile"]
+    tile = sketch.effective_tile(params) if hasattr(sketch, "effective_tile") else params["tile"]
     feats = []
     for key in sorted(sketch.tile_keys):
         feats.extend(_log2(e) for e in tile[key])
@@ -69,6 +69,8 @@ def state_features(sketch: Sketch, params) -> np.ndarray:
     for name, choices in sorted(sketch.vec_choices.items()):
         if len(choices) > 1:
             feats.extend(float(sketch.vector_axis(name, params) == c) for c in choices)
+    wide = params.get("wide", {})
+    feats.extend(_log2(1 + int(wide.get(n, 0))) for n in sorted(sketch.wide_choices))
     feats.append(_log2(1 + int(params.get("unroll", 0))))
     return np.array(feats, dtype=np.float64)
 

@@ -50,7 +50,14 @@ The sketch of a DAG is decided by rules, consumers before producers:
   vector loads and stores are contiguous; the host's copy-out still vectorizes its last
   loop, reading the block at a stride (TVM's x86 conv2d: ``NCHW[16c]`` blocking, the
   expert's ``O16``). The analytical default takes such a loop where the last loop is not
-  whole vectors, the other loop is, and the packed inputs are reused 16 times or more.
+  whole vectors, the other loop is, and the packed inputs are reused 16 times or more;
+* under a target with fewer than 32 vector registers, a tiled stage's last loop may take a
+  *ragged* register-block width ``w`` (2, 3 or 4 vectors) that does not divide it: the loop
+  is tiled ``[ceil(n / w), 1, 1, w]``, the last tile partial (guarded by the split) and a
+  packed panel padded. 16 registers hold 4 rows x 3 vectors of accumulators (the expert's
+  AVX2 block), and 3 vectors divide no power-of-two row. The analytical default takes 3
+  vectors where the padding is at most 1/16 of the row and the block holds more
+  accumulators than the dividing one.
 
 The free choices are the parameters: ``params["tile"][key]`` (the extents of the levels of
 each split loop, key ``"stage/loop"``, their product the loop's extent),
@@ -60,7 +67,8 @@ of each stage that is not strictly inlinable, from ``Sketch.loc_choices``) and
 is packed; a missing entry is not packed, so states of older logs replay the same) and
 ``params["vec"]`` (``{"stage": loop}``, each tiled stage's vector axis from
 ``Sketch.vec_choices``, present where some stage has more than one; a missing entry is the
-last loop).
+last loop) and ``params["wide"]`` (``{"stage": w}``, a ragged width from
+``Sketch.wide_choices`` or 0 for none; a missing entry is 0).
 ``Sketch.steps(params)`` writes the state's steps; ``random_params``/``mutate`` draw and
 perturb them within the target's bounds: the accumulator block (the product of the S3
 extents) must fit the target's vector registers (``vector_registers`` x ``vector_lanes``).
@@ -263,6 +271,7 @@ class Sketch:
         self.attach = {}                # tiled stage -> (host stage, its outer parallel loop)
         self.pack_choices = {}          # "stage/input(@axis)" -> what packing that input needs
         self.vec_choices = {}           # tiled stage -> its vector axes, the last loop first
+        self.wide_choices = {}          # tiled stage -> ragged register-block widths
         host_of = {}
         for op in dag.compute_ops:
             cons = dag.consumers[dag.name_of(op)]
@@ -380,6 +389,14 @@ class Sketch:
         for key in [k for k, info in self.pack_choices.items() if info["stage"] == tname and
                     info["axis"] not in self.vec_choices[tname]]:
             del self.pack_choices[key]
+        n = _ext(tiled.axis[-1])
+        if self.regs < 32 and len(tiled.axis) > 1:
+            # 16 registers hold 4 rows x 3 vectors of accumulators, and 3 vectors divide no
+            # power-of-two row: offer register blocks whose width does not divide the row
+            self.wide_choices[tname] = [k * self.lanes for k in (2, 3, 4)
+                                        if k * self.lanes < n and n % (k * self.lanes)]
+            if not self.wide_choices[tname]:
+                del self.wide_choices[tname]
         self.plan.append(("tiled", tname, (hname, mode)))
 
     def _add_packs(self, op):
@@ -464,8 +481,27 @@ class Sketch:
         return out
 
     # --- steps ------------------------------------------------------------------------------
+    def effective_tile(self, params) -> dict:
+        """``params["tile"]`` with each ragged register-block width (``params["wide"]``: a
+        tiled stage whose vector axis is its last loop gets ``[ceil(n / w), 1, 1, w]`` for
+        that loop, the last tile partial) in place of the loop's levels."""
+        tile = params["tile"]
+        wide = {n: int(w) for n, w in params.get("wide", {}).items() if w}
+        if not wide:
+            return tile
+        tile = dict(tile)
+        for name, w in sorted(wide.items()):
+            if w not in self.wide_choices.get(name, []):
+                raise TepadError(f"sketch parameters: stage {name!r} has no ragged width "
+                                 f"{w}; its widths are {self.wide_choices.get(name, [])}")
+            op = self.dag.op_by_name[name]
+            last = op.axis[-1].var.name
+            if self.vector_axis(name, params) == last:
+                tile[f"{name}/{last}"] = [-(-_ext(op.axis[-1]) // w), 1, 1, w]
+        return tile
+
     def steps(self, params) -> list:
-        tile, unroll = params["tile"], int(params.get("unroll", 0))
+        tile, unroll = self.effective_tile(params), int(params.get("unroll", 0))
         out = [["SKETCH", params]]
         for kind, name, extra in self.plan:
             op = self.dag.op_by_name[name]
@@ -636,7 +672,11 @@ class Sketch:
         return State(self.steps(params), params)
 
     # --- parameters -------------------------------------------------------------------------
-    def _register_ok(self, tile) -> bool:
+    def _register_ok(self, tile, params=None) -> bool:
+        """Whether every tiled stage's accumulator block (its S3 extents, a ragged width of
+        ``params`` in place) fits the target's vector registers."""
+        if params is not None:
+            tile = self.effective_tile(dict(params, tile=tile))
         for kind, name, _ in self.plan:
             if kind != "tiled":
                 continue
@@ -668,7 +708,14 @@ class Sketch:
             p["pack"] = {k: rng.choice([False, True]) for k in sorted(self.pack_choices)}
         if self._vec_movable():
             p["vec"] = {n: rng.choice(c) for n, c in sorted(self.vec_choices.items())}
+        if self.wide_choices:
+            p["wide"] = {n: rng.choice([0] + c) for n, c in sorted(self.wide_choices.items())}
+            if not self._register_ok(tile, p):
+                p["wide"] = {n: 0 for n in p["wide"]}
         return p
+
+    def _wide(self, params) -> dict:
+        return {n: int(params.get("wide", {}).get(n, 0)) for n in self.wide_choices}
 
     def _vec_movable(self) -> list:
         return sorted(n for n, c in self.vec_choices.items() if len(c) > 1)
@@ -689,6 +736,14 @@ class Sketch:
         some input may be packed, that input's packing flipped; one time in six, where some
         tiled stage has several vector axes, another vector axis for it)."""
         movable_vec = self._vec_movable()
+        if self.wide_choices and rng.random() < 1 / 6:
+            p = copy.deepcopy(params)
+            p["wide"] = self._wide(params)
+            n = rng.choice(sorted(self.wide_choices))
+            p["wide"][n] = rng.choice([w for w in [0] + self.wide_choices[n]
+                                       if w != p["wide"][n]])
+            if self._register_ok(p["tile"], p):
+                return p
         if movable_vec and rng.random() < 1 / 6:
             p = copy.deepcopy(params)
             p["vec"] = self._vec(params)
@@ -710,13 +765,16 @@ class Sketch:
             n = rng.choice(movable)
             p["loc"][n] = rng.choice([c for c in self.loc_choices[n] if c != p["loc"][n]])
             return p
-        p = mutate_tiles(params, rng, self.tile_keys, self._register_ok, UNROLL_CHOICES)
+        p = mutate_tiles(params, rng, self.tile_keys,
+                         lambda t: self._register_ok(t, params), UNROLL_CHOICES)
         if self.loc_choices:
             p["loc"] = self._loc(params)
         if self.pack_choices:
             p["pack"] = self._pack(params)
         if movable_vec:
             p["vec"] = self._vec(params)
+        if self.wide_choices:
+            p["wide"] = self._wide(params)
         return p
 
     def crossover(self, a, b, rng: random.Random):
@@ -733,6 +791,11 @@ class Sketch:
         if child is not None and self._vec_movable():
             va, vb = self._vec(a), self._vec(b)
             child["vec"] = {n: (va if rng.random() < 0.5 else vb)[n] for n in sorted(va)}
+        if child is not None and self.wide_choices:
+            wa, wb = self._wide(a), self._wide(b)
+            child["wide"] = {n: (wa if rng.random() < 0.5 else wb)[n] for n in sorted(wa)}
+            if not self._register_ok(child["tile"], child):
+                child["wide"] = {n: 0 for n in wa}
         return child
 
     def default_params(self) -> dict:
@@ -741,7 +804,7 @@ class Sketch:
         below a vector), the next one at most 8 and within the remaining vector registers;
         8-wide inner reduction tiles; the rest goes to the parallel outer loops. The vector
         axis is the last loop unless ``_default_vector_axis`` finds a better one."""
-        tile, vec = {}, {}
+        tile, vec, wide = {}, {}, {}
         for kind, name, _ in self.plan:
             op = self.dag.op_by_name[name]
             if kind == "rfactor":
@@ -758,7 +821,7 @@ class Sketch:
                 tile[key] = [n // v, v]
             elif kind == "tiled":
                 sp = [iv.var.name for iv in op.axis]
-                budget = max(1, self.regs - 4)
+                budget = budget_all = max(1, self.regs - 4)
                 vec[name] = self._default_vector_axis(op)
                 second = _reuse_axis(op, vec[name])
                 for i, a in enumerate([vec[name]] + [a for a in reversed(sp)
@@ -781,6 +844,13 @@ class Sketch:
                     else:
                         e3, e1 = 1, 1
                     tile[f"{name}/{a}"] = [n // (e1 * e3), e1, 1, e3]
+                w = self._default_wide(op, vec[name], second, tile)
+                if w:
+                    wide[name] = w
+                    m = self.tile_keys[f"{name}/{second}"][0]
+                    r3 = _largest_divisor(m, min(budget_all // 3, 8))
+                    r1 = _largest_divisor(m // r3, 4)
+                    tile[f"{name}/{second}"] = [m // (r1 * r3), r1, 1, r3]
                 # keep enough outer tiles for every core: shrink the cache tiles (level 1),
                 # outermost loops first
                 keys = [f"{name}/{a}" for a in sp]
@@ -798,10 +868,31 @@ class Sketch:
              "loc": {n: c[0] for n, c in sorted(self.loc_choices.items())}}
         if self._vec_movable():
             p["vec"] = {n: vec[n] for n in sorted(self.vec_choices)}
+        if self.wide_choices:
+            p["wide"] = {n: wide.get(n, 0) for n in sorted(self.wide_choices)}
         if self.pack_choices:
+            eff = self.effective_tile(p)
             p["pack"] = {k: self.pack_choices[k]["axis"] == vec[self.pack_choices[k]["stage"]]
-                         and self._pack_pays(k, tile) for k in sorted(self.pack_choices)}
+                         and self._pack_pays(k, eff) for k in sorted(self.pack_choices)}
         return p
+
+    def _default_wide(self, op, vec, second, tile) -> int:
+        """The analytical ragged width of a tiled stage: three vectors (under 16 registers,
+        4 rows x 3 vectors of accumulators, the expert's block) where that is a width choice
+        of its last loop, the last loop is the vector axis, the partial last tile wastes at
+        most 1/16 of the row, and the block holds more accumulators than the dividing one."""
+        name = self.dag.name_of(op)
+        w = 3 * self.lanes
+        last = op.axis[-1].var.name
+        if w not in self.wide_choices.get(name, []) or vec != last or second is None:
+            return 0
+        n = _ext(op.axis[-1])
+        if (-(-n // w) * w - n) * 16 > n:
+            return 0
+        m = self.tile_keys[f"{name}/{second}"][0]
+        r3 = _largest_divisor(m, min(max(1, self.regs - 4) // 3, 8))
+        now = -(-tile[f"{name}/{last}"][3] // self.lanes) * tile[f"{name}/{second}"][3]
+        return w if 3 * r3 > now else 0
 
     def _default_vector_axis(self, op) -> str:
         """The analytical vector axis of a tiled stage: its last loop, unless that loop is
