@@ -51,8 +51,8 @@ The sketch of a DAG is decided by rules, consumers before producers:
   loop, reading the block at a stride (TVM's x86 conv2d: ``NCHW[16c]`` blocking, the
   expert's ``O16``). The analytical default takes such a loop where the last loop is not
   whole vectors, the other loop is, and the packed inputs are reused 16 times or more;
-* under a target with fewer than 32 vector registers, a tiled stage's last loop may take a
-  *ragged* register-block width ``w`` (2, 3 or 4 vectors) that does not divide it: the loop
+* under a target with fewer than 32 vector registers, a tiled stage's last loop along which
+  an input may be packed (``B[k, j]``) may take a *ragged* register-block width ``w`` (2, 3 or 4 vectors) that does not divide it: the loop
   is tiled ``[ceil(n / w), 1, 1, w]``, the last tile partial (guarded by the split) and a
   packed panel padded. 16 registers hold 4 rows x 3 vectors of accumulators (the expert's
   AVX2 block), and 3 vectors divide no power-of-two row. The analytical default takes 3
@@ -390,9 +390,12 @@ class Sketch:
                     info["axis"] not in self.vec_choices[tname]]:
             del self.pack_choices[key]
         n = _ext(tiled.axis[-1])
-        if self.regs < 32 and len(tiled.axis) > 1:
+        if self.regs < 32 and len(tiled.axis) > 1 and \
+                any(info["stage"] == tname and info["axis"] == tiled.axis[-1].var.name
+                    for info in self.pack_choices.values()):
             # 16 registers hold 4 rows x 3 vectors of accumulators, and 3 vectors divide no
             # power-of-two row: offer register blocks whose width does not divide the row
+            # where an input may be packed along it (its panels padded to whole blocks)
             self.wide_choices[tname] = [k * self.lanes for k in (2, 3, 4)
                                         if k * self.lanes < n and n % (k * self.lanes)]
             if not self.wide_choices[tname]:
