@@ -41,7 +41,7 @@ def state_features(sketch: Sketch, params) -> np.ndarray:
     """The feature vector of a state made from ``params`` (fixed length per sketch)."""
     if hasattr(sketch, "features"):
         return np.array(sketch.features(params), dtype=np.float64)
-    tile = params["tile"]
+    tile = sketch.effective_tile(params) if hasattr(sketch, "effective_tile") else params["tile"]
     feats = []
     for key in sorted(sketch.tile_keys):
         feats.extend(_log2(e) for e in tile[key])
@@ -56,7 +56,7 @@ def state_features(sketch: Sketch, params) -> np.ndarray:
         sp = [tile[f"{name}/{iv.var.name}"] for iv in op.axis]
         rd = [tile[f"{name}/{iv.var.name}"] for iv in op.reduce_axis]
         block = math.prod(lv[3] for lv in sp)
-        vec = sp[-1][3]
+        vec = tile[f"{name}/{sketch.vector_axis(name, params)}"][3]
         par = math.prod(lv[0] for lv in sp)
         work = math.prod(lv[2] * lv[3] for lv in sp) * math.prod(lv[1] for lv in rd)
         feats += [_log2(block), _log2(vec), float(vec % sketch.lanes == 0),
@@ -66,6 +66,11 @@ def state_features(sketch: Sketch, params) -> np.ndarray:
         feats.extend(float(loc.get(name, choices[0]) == c) for c in choices)
     pack = params.get("pack", {})
     feats.extend(float(bool(pack.get(k, False))) for k in sorted(sketch.pack_choices))
+    for name, choices in sorted(sketch.vec_choices.items()):
+        if len(choices) > 1:
+            feats.extend(float(sketch.vector_axis(name, params) == c) for c in choices)
+    wide = params.get("wide", {})
+    feats.extend(_log2(1 + int(wide.get(n, 0))) for n in sorted(sketch.wide_choices))
     feats.append(_log2(1 + int(params.get("unroll", 0))))
     return np.array(feats, dtype=np.float64)
 

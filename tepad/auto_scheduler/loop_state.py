@@ -263,10 +263,15 @@ class _Replay:
     def transform_layout(self, st, st_name, step):
         ndim = len(st.op.axis)
         dims = parse_layout(step[2] if len(step) > 2 else None, ndim, step)
+        old = self.loops(st_name, step)
+        reduce_ivs = list(getattr(st.op, "reduce_axis", []))
+        kept = {lab: iv for lab, iv in old.items() if any(iv is r for r in reduce_ivs)}
         new_ivs = st.transform_layout(lambda *idx: [_layout_index(idx, d) for d in dims])
         labels = [f"ax{k}" for k in range(len(new_ivs))]
-        self.iters[st_name] = dict(zip(labels, new_ivs))
-        self.names[st_name] = {lab: f"{_ident(st_name)}_{lab}" for lab in labels}
+        # the reduction loops (of a compute stage stored in a new layout) keep their names
+        self.iters[st_name] = dict(zip(labels, new_ivs), **kept)
+        self.names[st_name] = dict({lab: f"{_ident(st_name)}_{lab}" for lab in labels},
+                                   **{lab: self.names[st_name][lab] for lab in kept})
         lhs = ", ".join(self.names[st_name][lab] for lab in labels)
         idx = [f"i{d}" for d in range(ndim)]
         body = ", ".join(_layout_index(idx, d, text=True) for d in dims)

@@ -38,14 +38,37 @@ The sketch of a DAG is decided by rules, consumers before producers:
   stored by ``transform_layout`` as ``[spatial dims, j / bn, reduction dims, j % bn]`` with
   ``bn`` the register block's width (the S3 extent of ``j``), copied by a parallel loop nest
   in the input's order with the ``j % bn`` loop vectorized. The register block then streams
-  ``bn`` contiguous values per reduction step instead of a row ``N`` values apart.
+  ``bn`` contiguous values per reduction step instead of a row ``N`` values apart;
+* the *vector axis* of a tiled stage with a ``cache_write`` or consumer host (the innermost,
+  vectorized loop of its register block) is its last spatial loop, or, where that loop is a
+  poor vector (not a whole number of the target's vectors, or indexing an input through a
+  sliding ``x + rx``), another spatial loop that some input leaves out and that every other
+  input either has as its plain last index or may be packed along: a conv's output
+  channels ``f``, its weight ``W[f, c, ry, rx]`` packed as ``[f / bn, c, ry, rx, f % bn]``
+  (a pack choice keyed ``"stage/input@f"``). The accumulator stage is then stored by a
+  ``transform_layout`` with that loop last (its loops become ``ax0`` ..), so the block's
+  vector loads and stores are contiguous; the host's copy-out still vectorizes its last
+  loop, reading the block at a stride (TVM's x86 conv2d: ``NCHW[16c]`` blocking, the
+  expert's ``O16``). The analytical default takes such a loop where the last loop is not
+  whole vectors, the other loop is, and the packed inputs are reused 16 times or more;
+* under a target with fewer than 32 vector registers, a tiled stage's last loop along which
+  an input may be packed (``B[k, j]``) may take a *ragged* register-block width ``w`` (2, 3 or 4 vectors) that does not divide it: the loop
+  is tiled ``[ceil(n / w), 1, 1, w]``, the last tile partial (guarded by the split) and a
+  packed panel padded. 16 registers hold 4 rows x 3 vectors of accumulators (the expert's
+  AVX2 block), and 3 vectors divide no power-of-two row. The analytical default takes 3
+  vectors where the padding is at most 1/16 of the row and the block holds more
+  accumulators than the dividing one.
 
 The free choices are the parameters: ``params["tile"][key]`` (the extents of the levels of
 each split loop, key ``"stage/loop"``, their product the loop's extent),
 ``params["unroll"]`` (the pragma's step budget), ``params["loc"]`` (the compute location
 of each stage that is not strictly inlinable, from ``Sketch.loc_choices``) and
 ``params["pack"]`` (``{"stage/input": bool}``, whether each input in ``Sketch.pack_choices``
-is packed; a missing entry is not packed, so states of older logs replay the same).
+is packed; a missing entry is not packed, so states of older logs replay the same) and
+``params["vec"]`` (``{"stage": loop}``, each tiled stage's vector axis from
+``Sketch.vec_choices``, present where some stage has more than one; a missing entry is the
+last loop) and ``params["wide"]`` (``{"stage": w}``, a ragged width from
+``Sketch.wide_choices`` or 0 for none; a missing entry is 0).
 ``Sketch.steps(params)`` writes the state's steps; ``random_params``/``mutate`` draw and
 perturb them within the target's bounds: the accumulator block (the product of the S3
 extents) must fit the target's vector registers (``vector_registers`` x ``vector_lanes``).
@@ -246,7 +269,9 @@ class Sketch:
         self.tile_keys = {}             # key -> (extent, levels)
         self.loc_choices = {}           # stage -> its compute locations, the default first
         self.attach = {}                # tiled stage -> (host stage, its outer parallel loop)
-        self.pack_choices = {}          # "stage/input" -> what packing that input needs
+        self.pack_choices = {}          # "stage/input(@axis)" -> what packing that input needs
+        self.vec_choices = {}           # tiled stage -> its vector axes, the last loop first
+        self.wide_choices = {}          # tiled stage -> ragged register-block widths
         host_of = {}
         for op in dag.compute_ops:
             cons = dag.consumers[dag.name_of(op)]
@@ -287,9 +312,9 @@ class Sketch:
             # anything else (scans, symbolic shapes, full reductions) keeps the default
         shared = {}
         for info in self.pack_choices.values():
-            shared[info["tensor"]] = shared.get(info["tensor"], 0) + 1
+            shared.setdefault(info["tensor"], set()).add(info["stage"])
         for info in self.pack_choices.values():
-            info["name"] = f"{info['tensor']}.pack" if shared[info["tensor"]] == 1 else \
+            info["name"] = f"{info['tensor']}.pack" if len(shared[info["tensor"]]) == 1 else \
                 f"{info['tensor']}.pack.{info['stage']}"
 
     def _locations(self, op) -> list:
@@ -359,13 +384,33 @@ class Sketch:
         for iv in tiled.reduce_axis:
             self.tile_keys[f"{tname}/{iv.var.name}"] = (_ext(iv), 2)
         self._add_packs(tiled)
+        self.vec_choices[tname] = [tiled.axis[-1].var.name] + \
+            (self._other_vector_axes(tiled) if mode != "plain" else [])
+        for key in [k for k, info in self.pack_choices.items() if info["stage"] == tname and
+                    info["axis"] not in self.vec_choices[tname]]:
+            del self.pack_choices[key]
+        n = _ext(tiled.axis[-1])
+        if self.regs < 32 and len(tiled.axis) > 1 and \
+                any(info["stage"] == tname and info["axis"] == tiled.axis[-1].var.name
+                    for info in self.pack_choices.values()):
+            # 16 registers hold 4 rows x 3 vectors of accumulators, and 3 vectors divide no
+            # power-of-two row: offer register blocks whose width does not divide the row
+            # where an input may be packed along it (its panels padded to whole blocks)
+            self.wide_choices[tname] = [k * self.lanes for k in (2, 3, 4)
+                                        if k * self.lanes < n and n % (k * self.lanes)]
+            if not self.wide_choices[tname]:
+                del self.wide_choices[tname]
         self.plan.append(("tiled", tname, (hname, mode)))
 
     def _add_packs(self, op):
         """Record in ``pack_choices`` each input of the tiled stage ``op`` that packing
         suits (see the module docstring): a placeholder read once, indexed by distinct loop
-        variables, its last index the innermost spatial loop, some index a reduction loop,
-        and some spatial loop left out (the reuse that pays for the copy)."""
+        variables, one of them the vector axis, some index a reduction loop, and some
+        spatial loop left out (the reuse that pays for the copy). For the stage's last loop
+        (key ``"stage/input"``) the input's last index must be that loop (``B[k, j]``); for
+        another spatial loop ``a`` (key ``"stage/input@a"``, used when ``a`` is the stage's
+        vector axis) ``a`` may index any dimension (a conv's ``W[f, rc, ry, rx]`` for the
+        output channels ``f``)."""
         name = self.dag.name_of(op)
         sp = [iv.var for iv in op.axis]
         rd = [iv.var for iv in op.reduce_axis]
@@ -382,24 +427,84 @@ class Sketch:
                     break
                 used.append(v)
             else:
-                if not used or used[-1] is not sp[-1] or \
-                        not any(any(v is r for r in rd) for v in used):
+                if not used or not any(any(v is r for r in rd) for v in used):
                     continue
                 left_out = [iv for iv in op.axis if not any(iv.var is u for u in used)]
                 if not left_out:
                     continue
-                last = len(used) - 1
-                self.pack_choices[f"{name}/{self.dag.name_of(prod)}"] = {
-                    "stage": name, "tensor": self.dag.name_of(prod), "last": last,
-                    "sp_dims": [d for d, v in enumerate(used[:-1])
-                                if any(v is u for u in sp)],
-                    "rd_dims": [d for d, v in enumerate(used) if any(v is r for r in rd)],
-                    "reuse": math.prod(_ext(iv) for iv in left_out),
-                    "extent": _ext(op.axis[-1])}
+                for k, iv in enumerate(op.axis):
+                    dim = next((d for d, u in enumerate(used) if u is iv.var), None)
+                    last_loop = k == len(op.axis) - 1
+                    if dim is None or (last_loop and dim != len(used) - 1) or \
+                            _ext(iv) < 2 and not last_loop:
+                        continue
+                    key = f"{name}/{self.dag.name_of(prod)}"
+                    if not last_loop:
+                        key += f"@{iv.var.name}"
+                    self.pack_choices[key] = {
+                        "stage": name, "tensor": self.dag.name_of(prod), "last": dim,
+                        "axis": iv.var.name,
+                        "sp_dims": [d for d, v in enumerate(used)
+                                    if d != dim and any(v is u for u in sp)],
+                        "rd_dims": [d for d, v in enumerate(used) if any(v is r for r in rd)],
+                        "reuse": math.prod(_ext(iv) for iv in left_out),
+                        "extent": _ext(iv), "moves": dim != len(used) - 1}
+
+    def _other_vector_axes(self, op) -> list:
+        """The spatial loops of the tiled stage ``op``, besides its last, that may be the
+        innermost (vectorized) loop of its register block, offered where the last loop is
+        a poor vector axis: its extent is not a whole number of the target's vectors, or
+        some input is indexed by it through an expression (a conv's sliding ``x + rx``,
+        whose vectors overlap and are unaligned). A loop qualifies when every input read
+        that indexes it either has it as its plain last index (contiguous) or has a pack
+        choice for it (stored with the loop last), and some read leaves it out (a
+        broadcast operand: the output channels of a conv, which its data leaves out)."""
+        name = self.dag.name_of(op)
+        reads = _body_facts(op)[2]
+        last = op.axis[-1].var
+        sliding = any(last in collect_vars(idx) and idx is not last
+                      for r in reads for idx in r.indices)
+        if _ext(op.axis[-1]) % self.lanes == 0 and not sliding:
+            return []
+        out = []
+        for iv in op.axis[:-1]:
+            if _ext(iv) < 2:
+                continue
+            ok, left_out = True, False
+            for r in reads:
+                dims = [d for d, idx in enumerate(r.indices) if iv.var in collect_vars(idx)]
+                if not dims:
+                    left_out = True
+                elif not (dims == [len(r.indices) - 1] and r.indices[-1] is iv.var) and \
+                        f"{name}/{self.dag.name_of(r.producer.op)}@{iv.var.name}" \
+                        not in self.pack_choices:
+                    ok = False
+            if ok and left_out:
+                out.append(iv.var.name)
+        return out
 
     # --- steps ------------------------------------------------------------------------------
+    def effective_tile(self, params) -> dict:
+        """``params["tile"]`` with each ragged register-block width (``params["wide"]``: a
+        tiled stage whose vector axis is its last loop gets ``[ceil(n / w), 1, 1, w]`` for
+        that loop, the last tile partial) in place of the loop's levels."""
+        tile = params["tile"]
+        wide = {n: int(w) for n, w in params.get("wide", {}).items() if w}
+        if not wide:
+            return tile
+        tile = dict(tile)
+        for name, w in sorted(wide.items()):
+            if w not in self.wide_choices.get(name, []):
+                raise TepadError(f"sketch parameters: stage {name!r} has no ragged width "
+                                 f"{w}; its widths are {self.wide_choices.get(name, [])}")
+            op = self.dag.op_by_name[name]
+            last = op.axis[-1].var.name
+            if self.vector_axis(name, params) == last:
+                tile[f"{name}/{last}"] = [-(-_ext(op.axis[-1]) // w), 1, 1, w]
+        return tile
+
     def steps(self, params) -> list:
-        tile, unroll = params["tile"], int(params.get("unroll", 0))
+        tile, unroll = self.effective_tile(params), int(params.get("unroll", 0))
         out = [["SKETCH", params]]
         for kind, name, extra in self.plan:
             op = self.dag.op_by_name[name]
@@ -429,7 +534,8 @@ class Sketch:
                 out.extend(self._rfactor_steps(op, tile))
             else:
                 out.extend(self._tiled_steps(op, extra[0], extra[1], tile, unroll,
-                                             params.get("pack", {})))
+                                             params.get("pack", {}),
+                                             self.vector_axis(name, params)))
         return out
 
     def pack_layout(self, key, bn) -> tuple:
@@ -438,7 +544,8 @@ class Sketch:
         part last)."""
         info = self.pack_choices[key]
         last = info["last"]
-        layout = [str(d) for d in info["sp_dims"]] + [f"{last}/{bn}"] + \
+        layout = [str(d) for d in info["sp_dims"] if d < last] + [f"{last}/{bn}"] + \
+            [str(d) for d in info["sp_dims"] if d > last] + \
             [str(d) for d in info["rd_dims"]] + [f"{last}%{bn}"]
 
         def rank(k):
@@ -447,12 +554,22 @@ class Sketch:
         order = [f"ax{k}" for k in sorted(range(len(layout)), key=rank)]
         return layout, order
 
-    def _pack_steps(self, name, reader, packs, lv) -> list:
+    def vector_axis(self, name, params) -> str:
+        """The vector axis of tiled stage ``name`` under ``params`` (``params["vec"]``; a
+        missing entry is the stage's last loop, so states of older logs replay the same)."""
+        choices = self.vec_choices[name]
+        vec = params.get("vec", {}).get(name, choices[0])
+        if vec not in choices:
+            raise TepadError(f"sketch parameters: stage {name!r} has no vector axis {vec!r}; "
+                             f"its vector axes are {choices}")
+        return vec
+
+    def _pack_steps(self, name, reader, packs, lv, vec) -> list:
         out = []
         for key, info in sorted(self.pack_choices.items()):
-            if info["stage"] != name or not packs.get(key):
+            if info["stage"] != name or info["axis"] != vec or not packs.get(key):
                 continue
-            bn = lv[self.dag.op_by_name[name].axis[-1].var.name][3]
+            bn = lv[vec][3]
             layout, order = self.pack_layout(key, bn)
             pk = info["name"]
             out += [["CHR", info["tensor"], "global", [reader], pk],
@@ -495,14 +612,14 @@ class Sketch:
         out.append(["AN", rf, f"{k}.1", "vectorize"])
         return out
 
-    def _tiled_steps(self, op, host_name, mode, tile, unroll, packs) -> list:
+    def _tiled_steps(self, op, host_name, mode, tile, unroll, packs, vec) -> list:
         name = self.dag.name_of(op)
         sp = [iv.var.name for iv in op.axis]
         rd = [iv.var.name for iv in op.reduce_axis]
         lv = {a: tile[f"{name}/{a}"] for a in sp + rd}
         out = []
         if mode == "plain":
-            out += self._pack_steps(name, name, packs, lv)
+            out += self._pack_steps(name, name, packs, lv, vec)
             for a in sp:
                 out.append(["SP", name, a, lv[a][1:]])
             for a in rd:
@@ -524,7 +641,14 @@ class Sketch:
         else:
             host, inner = host_name, name
             host_axes = [iv.var.name for iv in self.dag.op_by_name[host_name].axis]
-        out += self._pack_steps(name, inner, packs, lv)
+        out += self._pack_steps(name, inner, packs, lv, vec)
+        loops = {a: a for a in sp}
+        if vec != sp[-1]:
+            # store the accumulator block with the vector axis last (a transform_layout of
+            # the inner stage), so that its vector loads and stores are contiguous
+            phys = [a for a in sp if a != vec] + [vec]
+            out.append(["TL", inner, [str(sp.index(a)) for a in phys]])
+            loops = {a: f"ax{phys.index(a)}" for a in sp}
         for h, a in zip(host_axes, sp):
             out.append(["SP", host, h, [lv[a][1], lv[a][2] * lv[a][3]]])
         order = [f"{h}.{k}" for k in range(3) for h in host_axes]
@@ -537,20 +661,25 @@ class Sketch:
         out.append(["AN", host, f"{host_axes[-1]}.2", "vectorize"])
         out.append(["CA", inner, host, f"{host_axes[-1]}.1"])
         for a in sp:
-            out.append(["SP", inner, a, [lv[a][3]]])
+            out.append(["SP", inner, loops[a], [lv[a][3]]])
         for a in rd:
             out.append(["SP", inner, a, [lv[a][1]]])
-        order = [f"{a}.0" for a in rd] + [f"{a}.0" for a in sp] + [f"{a}.1" for a in rd] + \
-            [f"{a}.1" for a in sp]
+        block = [loops[a] for a in sp if a != vec] + [loops[vec]]
+        order = [f"{a}.0" for a in rd] + [f"{a}.0" for a in block] + [f"{a}.1" for a in rd] + \
+            [f"{a}.1" for a in block]
         out.append(["RE", inner, order])
-        out.append(["AN", inner, f"{sp[-1]}.1", "vectorize"])
+        out.append(["AN", inner, f"{loops[vec]}.1", "vectorize"])
         return out
 
     def state(self, params) -> State:
         return State(self.steps(params), params)
 
     # --- parameters -------------------------------------------------------------------------
-    def _register_ok(self, tile) -> bool:
+    def _register_ok(self, tile, params=None) -> bool:
+        """Whether every tiled stage's accumulator block (its S3 extents, a ragged width of
+        ``params`` in place) fits the target's vector registers."""
+        if params is not None:
+            tile = self.effective_tile(dict(params, tile=tile))
         for kind, name, _ in self.plan:
             if kind != "tiled":
                 continue
@@ -580,7 +709,22 @@ class Sketch:
              "loc": {n: rng.choice(c) for n, c in sorted(self.loc_choices.items())}}
         if self.pack_choices:
             p["pack"] = {k: rng.choice([False, True]) for k in sorted(self.pack_choices)}
+        if self._vec_movable():
+            p["vec"] = {n: rng.choice(c) for n, c in sorted(self.vec_choices.items())}
+        if self.wide_choices:
+            p["wide"] = {n: rng.choice([0] + c) for n, c in sorted(self.wide_choices.items())}
+            if not self._register_ok(tile, p):
+                p["wide"] = {n: 0 for n in p["wide"]}
         return p
+
+    def _wide(self, params) -> dict:
+        return {n: int(params.get("wide", {}).get(n, 0)) for n in self.wide_choices}
+
+    def _vec_movable(self) -> list:
+        return sorted(n for n, c in self.vec_choices.items() if len(c) > 1)
+
+    def _vec(self, params) -> dict:
+        return {n: self.vector_axis(n, params) for n in self.vec_choices}
 
     def _loc(self, params) -> dict:
         return {n: params.get("loc", {}).get(n, c[0]) for n, c in self.loc_choices.items()}
@@ -592,7 +736,25 @@ class Sketch:
         """A copy of ``params`` with one prime factor moved between two levels of one split
         (or, one time in five, another unroll budget; one time in six, where some stage has
         several compute locations, another location for one of them; one time in six, where
-        some input may be packed, that input's packing flipped)."""
+        some input may be packed, that input's packing flipped; one time in six, where some
+        tiled stage has several vector axes, another vector axis for it)."""
+        movable_vec = self._vec_movable()
+        if self.wide_choices and rng.random() < 1 / 6:
+            p = copy.deepcopy(params)
+            p["wide"] = self._wide(params)
+            n = rng.choice(sorted(self.wide_choices))
+            p["wide"][n] = rng.choice([w for w in [0] + self.wide_choices[n]
+                                       if w != p["wide"][n]])
+            if self._register_ok(p["tile"], p):
+                return p
+        if movable_vec and rng.random() < 1 / 6:
+            p = copy.deepcopy(params)
+            p["vec"] = self._vec(params)
+            n = rng.choice(movable_vec)
+            p["vec"][n] = rng.choice([c for c in self.vec_choices[n] if c != p["vec"][n]])
+            if self.pack_choices:
+                p["pack"] = self._pack(params)
+            return p
         if self.pack_choices and rng.random() < 1 / 6:
             p = copy.deepcopy(params)
             p["pack"] = self._pack(params)
@@ -606,11 +768,16 @@ class Sketch:
             n = rng.choice(movable)
             p["loc"][n] = rng.choice([c for c in self.loc_choices[n] if c != p["loc"][n]])
             return p
-        p = mutate_tiles(params, rng, self.tile_keys, self._register_ok, UNROLL_CHOICES)
+        p = mutate_tiles(params, rng, self.tile_keys,
+                         lambda t: self._register_ok(t, params), UNROLL_CHOICES)
         if self.loc_choices:
             p["loc"] = self._loc(params)
         if self.pack_choices:
             p["pack"] = self._pack(params)
+        if movable_vec:
+            p["vec"] = self._vec(params)
+        if self.wide_choices:
+            p["wide"] = self._wide(params)
         return p
 
     def crossover(self, a, b, rng: random.Random):
@@ -624,14 +791,23 @@ class Sketch:
         if child is not None and self.pack_choices:
             pa, pb = self._pack(a), self._pack(b)
             child["pack"] = {k: (pa if rng.random() < 0.5 else pb)[k] for k in sorted(pa)}
+        if child is not None and self._vec_movable():
+            va, vb = self._vec(a), self._vec(b)
+            child["vec"] = {n: (va if rng.random() < 0.5 else vb)[n] for n in sorted(va)}
+        if child is not None and self.wide_choices:
+            wa, wb = self._wide(a), self._wide(b)
+            child["wide"] = {n: (wa if rng.random() < 0.5 else wb)[n] for n in sorted(wa)}
+            if not self._register_ok(child["tile"], child):
+                child["wide"] = {n: 0 for n in wa}
         return child
 
     def default_params(self) -> dict:
         """Analytical tile sizes from the target: the innermost spatial tile is two whole
         vectors (``vector_lanes``) or one where they divide the extent (else a power of two
         below a vector), the next one at most 8 and within the remaining vector registers;
-        8-wide inner reduction tiles; the rest goes to the parallel outer loops."""
-        tile = {}
+        8-wide inner reduction tiles; the rest goes to the parallel outer loops. The vector
+        axis is the last loop unless ``_default_vector_axis`` finds a better one."""
+        tile, vec, wide = {}, {}, {}
         for kind, name, _ in self.plan:
             op = self.dag.op_by_name[name]
             if kind == "rfactor":
@@ -648,12 +824,21 @@ class Sketch:
                 tile[key] = [n // v, v]
             elif kind == "tiled":
                 sp = [iv.var.name for iv in op.axis]
-                budget = max(1, self.regs - 4)
-                second = _reuse_axis(op)
-                for i, a in enumerate(reversed(sp)):
+                budget = budget_all = max(1, self.regs - 4)
+                vec[name] = self._default_vector_axis(op)
+                second = _reuse_axis(op, vec[name])
+                for i, a in enumerate([vec[name]] + [a for a in reversed(sp)
+                                                     if a != vec[name]]):
                     n = self.tile_keys[f"{name}/{a}"][0]
                     if i == 0:
                         e3 = _vector_tile(n, self.lanes)
+                        if e3 == 2 * self.lanes and second is not None:
+                            # one vector where that leaves room for a block of more
+                            # accumulators (a 14-pixel row: 1 x 7 beats 2 x 2 in 12)
+                            m = self.tile_keys[f"{name}/{second}"][0]
+                            acc = [v * _largest_divisor(m, min(budget // v, 8)) for v in (1, 2)]
+                            if acc[0] > acc[1]:
+                                e3 = self.lanes
                         budget = max(1, budget // max(1, -(-e3 // self.lanes)))
                         e1 = _largest_divisor(n // e3, max(1, 64 // e3))
                     elif a == second:
@@ -662,6 +847,13 @@ class Sketch:
                     else:
                         e3, e1 = 1, 1
                     tile[f"{name}/{a}"] = [n // (e1 * e3), e1, 1, e3]
+                w = self._default_wide(op, vec[name], second, tile)
+                if w:
+                    wide[name] = w
+                    m = self.tile_keys[f"{name}/{second}"][0]
+                    r3 = _largest_divisor(m, min(budget_all // 3, 8))
+                    r1 = _largest_divisor(m // r3, 4)
+                    tile[f"{name}/{second}"] = [m // (r1 * r3), r1, 1, r3]
                 # keep enough outer tiles for every core: shrink the cache tiles (level 1),
                 # outermost loops first
                 keys = [f"{name}/{a}" for a in sp]
@@ -677,35 +869,84 @@ class Sketch:
                     tile[f"{name}/{a}"] = [n // r1, r1]
         p = {"tile": tile, "unroll": 64,
              "loc": {n: c[0] for n, c in sorted(self.loc_choices.items())}}
+        if self._vec_movable():
+            p["vec"] = {n: vec[n] for n in sorted(self.vec_choices)}
+        if self.wide_choices:
+            p["wide"] = {n: wide.get(n, 0) for n in sorted(self.wide_choices)}
         if self.pack_choices:
-            p["pack"] = {k: self._pack_pays(k, tile) for k in sorted(self.pack_choices)}
+            eff = self.effective_tile(p)
+            p["pack"] = {k: self.pack_choices[k]["axis"] == vec[self.pack_choices[k]["stage"]]
+                         and self._pack_pays(k, eff) for k in sorted(self.pack_choices)}
         return p
+
+    def _default_wide(self, op, vec, second, tile) -> int:
+        """The analytical ragged width of a tiled stage: three vectors (under 16 registers,
+        4 rows x 3 vectors of accumulators, the expert's block) where that is a width choice
+        of its last loop, the last loop is the vector axis, the partial last tile wastes at
+        most 1/16 of the row, and the block holds more accumulators than the dividing one."""
+        name = self.dag.name_of(op)
+        w = 3 * self.lanes
+        last = op.axis[-1].var.name
+        if w not in self.wide_choices.get(name, []) or vec != last or second is None:
+            return 0
+        n = _ext(op.axis[-1])
+        if (-(-n // w) * w - n) * 16 > n:
+            return 0
+        m = self.tile_keys[f"{name}/{second}"][0]
+        r3 = _largest_divisor(m, min(max(1, self.regs - 4) // 3, 8))
+        now = -(-tile[f"{name}/{last}"][3] // self.lanes) * tile[f"{name}/{second}"][3]
+        return w if 3 * r3 > now else 0
+
+    def _default_vector_axis(self, op) -> str:
+        """The analytical vector axis of a tiled stage: its last loop, unless that loop is
+        not a whole number of the target's vectors while another vector-axis choice is
+        (a conv's 14-pixel rows against its 32 output channels under 16 lanes) and every
+        input the choice must pack is reused enough to pay for the copy (``_pack_pays``
+        with a panel of one vector); then the longest such loop."""
+        name = self.dag.name_of(op)
+        choices = self.vec_choices[name]
+        if _ext(op.axis[-1]) % self.lanes == 0:
+            return choices[0]
+        best = choices[0]
+        for a in choices[1:]:
+            n = self.tile_keys[f"{name}/{a}"][0]
+            if n % self.lanes:
+                continue
+            keys = [k for k, info in self.pack_choices.items()
+                    if info["stage"] == name and info["axis"] == a]
+            probe = {f"{name}/{a}": [1, 1, 1, self.lanes]}
+            if all(self._pack_pays(k, probe) for k in keys) and \
+                    (best == choices[0] or n > self.tile_keys[f"{name}/{best}"][0]):
+                best = a
+        return best
 
     def _pack_pays(self, key, tile) -> bool:
         """The analytical choice: pack where the copy is a small part of the work (the
         input is reused across at least 16 iterations of the loops its read leaves out) and
         changes the layout (the panel, at least two lanes wide, is narrower than the row)."""
         info = self.pack_choices[key]
-        op = self.dag.op_by_name[info["stage"]]
-        bn = tile[f"{info['stage']}/{op.axis[-1].var.name}"][3]
-        return info["reuse"] >= 16 and 2 <= bn < info["extent"]
+        bn = tile[f"{info['stage']}/{info['axis']}"][3]
+        return info["reuse"] >= 16 and 2 <= bn and (bn < info["extent"] or info["moves"])
 
 
-def _reuse_axis(op):
-    """The spatial loop (not the last) that the accumulator block spans besides the last:
+def _reuse_axis(op, vec=None):
+    """The spatial loop (not ``vec``, default the last) that the accumulator block spans
+    besides ``vec``:
     the longest one that some input read leaves out (so that read is reused across it, as
     the data of a conv across output channels or ``B[k, j]`` across ``i`` in a matmul);
     without such a loop, the one before the last. None for a one-loop stage."""
+    vec = vec or op.axis[-1].var.name
     sp = list(op.axis)
     if len(sp) < 2:
         return None
     reads = _body_facts(op)[2]
     best = None
-    for iv in sp[:-1]:
+    rest = [iv for iv in sp if iv.var.name != vec]
+    for iv in rest:
         left_out = any(not any(iv.var in collect_vars(i) for i in r.indices) for r in reads)
         if left_out and _ext(iv) > 1 and (best is None or _ext(iv) >= _ext(best)):
             best = iv
-    return (best or sp[-2]).var.name
+    return (best or rest[-1]).var.name
 
 
 def _vector_tile(n: int, lanes: int) -> int:

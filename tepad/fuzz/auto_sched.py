@@ -1,7 +1,10 @@
 """Auto-scheduler cases for the schedule fuzzer: a compute (a known operator at random small
 sizes, or a random DAG from ``definitions.py``) under a random annotation of its
 auto-scheduler sketch (``tepad.auto_scheduler.Sketch``: random tile sizes, unroll budget,
-compute locations and packed inputs, sometimes mutated or crossed over, as the search does).
+compute locations, packed inputs, vector axes and ragged register blocks, sometimes mutated
+or crossed over, as the search does). The CPU sketch is made for the host's target or for
+SSE2's (4 lanes, 16 registers, where ragged blocks are offered); the case builds for the
+host either way.
 The known operators include an argmax (a tuple reduction with two outputs) and a
 ``te.scan``, which the GPU sketch binds to threads.
 
@@ -219,7 +222,10 @@ def generate_auto(src: Source, cfg: Config | None = None) -> Case:
         ns = case.ns
         tensors = [ns[t.name] for t in case.placeholders + case.outputs]
         dag = ComputeDAG(tensors)
-        sketch = GpuSketch(dag, "cuda") if cfg.gpu else Sketch(dag, "llvm")
+        # the CPU sketch's rules read the target's lanes and registers; the host's or
+        # SSE2's (16 registers: ragged register blocks), built for the host either way
+        sketch_target = None if cfg.gpu else src.pick(["llvm", "llvm -mcpu=x86-64"])
+        sketch = GpuSketch(dag, "cuda") if cfg.gpu else Sketch(dag, sketch_target)
         if not getattr(sketch, "unsupported", None):
             break
     else:
@@ -234,7 +240,8 @@ def generate_auto(src: Source, cfg: Config | None = None) -> Case:
         params = sketch.crossover(params, sketch.random_params(rng), rng) or params
     state = sketch.state(params)
     case.sched_start = len(case.lines)
-    case.lines.append(f"# auto-scheduler sketch, params = {params!r}")
+    where = f" for {sketch_target!r}" if sketch_target else ""
+    case.lines.append(f"# auto-scheduler sketch{where}, params = {params!r}")
     for line in dag.print_python_code_from_state(state).splitlines():
         case.run(line)
     replay, args = dag.apply_steps_from_state(state)

@@ -111,10 +111,16 @@ def test_batch_matmul_pack_keeps_the_batch_outer(exact):
     np.testing.assert_allclose(o, x @ y, rtol=1e-4, atol=1e-4)
 
 
-def test_no_pack_without_reuse_or_for_conv_weights():
-    # a conv's weight is indexed by the reduction loops last: no pack choice
+def test_no_pack_without_reuse_or_a_vector_axis():
+    # a conv's weight is indexed by the reduction loops last: its only pack choice is for
+    # the output channels as the vector axis
     sk = Sketch(ComputeDAG(list(conv2d_nchw(1, 3, 10, 10, 8, 3, 3, 1))), TARGET)
-    assert sk.pack_choices == {}
+    assert sorted(sk.pack_choices) == ["conv/weight@ff"]
+    assert sk.vec_choices == {"conv": ["x", "ff"]}
+    # a matmul whose row is whole vectors keeps j as its only vector axis: A is not packed
+    lanes = TARGET.vector_lanes("float32")
+    sk = Sketch(ComputeDAG(matmul_add(8, 16, 2 * lanes, "float32")), TARGET)
+    assert sorted(sk.pack_choices) == ["matmul/B"] and sk.vec_choices == {"matmul": ["j"]}
     # one row: B is not reused across i, so the default does not pack it
     sk = Sketch(ComputeDAG(matmul_add(1, 64, 64, "float32")), TARGET)
     assert sk.default_params().get("pack", {}).get("matmul/B") in (None, False)

@@ -94,6 +94,44 @@ def test_packed_inputs_match_the_oracle_in_both_bound_modes():
         assert out.status == "pass", _failure(i, out)
 
 
+def test_other_vector_axes_match_the_oracle_in_both_bound_modes():
+    # a register block vectorized along another loop than the last (a conv's channels, a
+    # matmul's rows): its accumulator is stored by a transform_layout that moves that loop
+    # last (no floordiv in the mapping, unlike a packed input's)
+    from tepad.fuzz.generator import generate
+    assert exact_available()
+    found = []
+    for i in range(400):
+        case = generate(RandomSource(f"auto-vec:{i}"), AUTO)
+        if any(".transform_layout(" in line and "//" not in line for line in case.lines):
+            found.append(i)
+            if len(found) == 4:
+                break
+    assert len(found) == 4, found
+    for i in found:
+        out = run_source(RandomSource(f"auto-vec:{i}"), AUTO, exact=True)
+        assert out.status == "pass", _failure(i, out)
+
+
+def test_ragged_register_blocks_match_the_oracle_in_both_bound_modes():
+    # a register block whose width does not divide the row (a sketch for a 16-register
+    # target): the last tile is partial and a packed panel is padded
+    import re
+    from tepad.fuzz.generator import generate
+    assert exact_available()
+    found = []
+    for i in range(400):
+        case = generate(RandomSource(f"auto-wide:{i}"), AUTO)
+        if any(re.search(r"'wide': \{[^}]*: [1-9]", line) for line in case.lines):
+            found.append(i)
+            if len(found) == 4:
+                break
+    assert len(found) == 4, found
+    for i in found:
+        out = run_source(RandomSource(f"auto-wide:{i}"), AUTO, exact=True)
+        assert out.status == "pass", _failure(i, out)
+
+
 @pytest.mark.parametrize("gpu", [False, True])
 @pytest.mark.parametrize("text", ["te.comm_reducer(", "te.scan("])
 def test_tuple_reductions_and_scans_match_the_oracle(gpu, text):
