@@ -33,11 +33,23 @@ from .outline import NestOutliner
 from .parallel import ParallelEmitter
 from .statements import StatementEmitter
 from .threads import default_num_threads
+from .vector_math import expf_vector
 
 
 class KernelEmitter(NestOutliner, StatementEmitter, MemoryEmitter, ParallelEmitter, CallEmitter,
                     PackedCallEmitter, ExprEmitter, EmitterBase):
     """Emits one ``PrimFunc`` as the kernel function of a fresh LLVM module (``run``)."""
+
+    def call_intrinsic(self, base, args):
+        """As the base emitter, except that ``exp`` of a float32 vector is computed inline
+        (``vector_math``) rather than as one C library call per lane."""
+        t = args[0].type
+        if base == "llvm.exp" and isinstance(t, ir.VectorType) and \
+                isinstance(t.element, ir.FloatType):
+            return expf_vector(self.b, args[0],
+                               lambda v: super(KernelEmitter, self).call_intrinsic(
+                                   "llvm.rint", [v]))
+        return super().call_intrinsic(base, args)
 
     def run(self) -> str:
         """The module's text: the kernel's signature (see the module doc), its arguments
