@@ -792,6 +792,10 @@ ROWS = [
      "tepad.contrib.cudnn.exists",
      "exists() is False (cuDNN is not linked); its calls raise a TepadError naming the TE "
      "alternative"),
+    ("contrib.ndk.create_shared", "tepad.contrib.ndk.create_shared",
+     "links with $TVM_NDK_CC as TVM does; tepad itself builds for the host"),
+    ("topi.cuda.conv2d_winograd.winograd_cuda (cfg, data, kernel, ..., pre_computed)",
+     "tepad.topi.cuda.winograd_cuda", ""),
     ("topi.nn.conv2d_transpose_nchw", "tepad.topi.nn.conv2d_transpose_nchw", ""),
     ("topi.nn.conv (any layout, 1-3 spatial axes, groups)", "tepad.topi.nn.conv",
      "auto-scheduler / meta-schedule layout rewriting arguments must be left unset"),
