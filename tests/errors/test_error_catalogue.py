@@ -220,18 +220,6 @@ def test_E_SCH_20_split_factor_not_an_integer():
     assert [iv.name for iv in s[C].leaf_iter_vars] == ["i.outer", "i.inner", "j"]
 
 
-def test_E_SCH_21_fuse_inner_first():
-    A, B, C = chain()
-    s = te.create_schedule(C.op)
-    i, j = C.op.axis
-    with pytest.raises(TepadError, match=r"stage C: fuse\(j, i\) names the axes inner first; "
-                                         r"fuse takes adjacent leaf axes outermost first: "
-                                         r"fuse\(i, j\) \(the leaf axes are \[i, j\]\)"):
-        s[C].fuse(j, i)
-    s[C].reorder(j, i)                   # after a reorder, j is the outer leaf
-    assert s[C].fuse(j, i).name == "j.i.fused"
-
-
 def test_E_SCH_22_transform_layout_arity():
     A, B, C = chain()
     s = te.create_schedule(C.op)
