@@ -369,15 +369,20 @@ class Stage:
 
     def compute_inline(self):
         """Compute this stage where it is read (its body substituted into its consumers; no
-        buffer of its own). Outputs, multi-output and reduction stages are refused."""
+        buffer of its own). Outputs are refused here; multi-output and reduction stages are
+        accepted and refused when the schedule is bounded or lowered, as in TVM (whose
+        InjectInline fails at build), so a program that expects build to fail sees it there;
+        a later compute_at / compute_root replaces the refused inlining."""
         self._check_compute("compute_inline", tensor_compute=False)
         if self.is_output:
             raise TepadError(f"stage {self.name} is an output and cannot be inlined")
         if self.op.num_outputs != 1:
-            raise TepadError(f"stage {self.name} has several outputs and cannot be inlined")
+            self.attach_error = f"stage {self.name} has several outputs and cannot be inlined"
+            return
         if self.op.reduce_axis:
-            raise TepadError(f"stage {self.name} is a reduction and cannot be inlined; use "
-                             "compute_at instead")
+            self.attach_error = (f"stage {self.name} is a reduction and cannot be inlined; use "
+                                 "compute_at instead")
+            return
         scan = self._scan_reading(self.op.output(0))
         if scan is not None:
             raise TepadError(f"stage {self.name} is an init or update of scan {scan.name} and "
