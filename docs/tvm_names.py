@@ -796,6 +796,8 @@ ROWS = [
      "links with $TVM_NDK_CC as TVM does; tepad itself builds for the host"),
     ("topi.cuda.conv2d_winograd.winograd_cuda (cfg, data, kernel, ..., pre_computed)",
      "tepad.topi.cuda.winograd_cuda", ""),
+    ("topi.cuda.tensor_intrin.dp4a", "tepad.topi.cuda.tensor_intrin.dp4a",
+     "the four widened multiply-adds, not the __dp4a instruction (the same integers)"),
     ("topi.nn.conv2d_transpose_nchw", "tepad.topi.nn.conv2d_transpose_nchw", ""),
     ("topi.nn.conv (any layout, 1-3 spatial axes, groups)", "tepad.topi.nn.conv",
      "auto-scheduler / meta-schedule layout rewriting arguments must be left unset"),
