@@ -1074,6 +1074,10 @@ ROWS = [
      "solve_linear_equations / inequalities, deduce_bound, detect_clip_bound, PresburgerSet)",
      None, "analyses inside TensorIR schedules and TVM's own passes; tepad's bounds are its "
            "InferBound and ISL regions (docs/inferbound.md)"),
+    ("autotvm.tophub.load_reference_log", "tepad.autotvm.tophub.load_reference_log",
+     "no TopHub package: no records ([])"),
+    ("autotvm FallbackConfigEntity.fallback_with_reference_log",
+     "tepad.autotvm.task.space.FallbackConfigEntity.fallback_with_reference_log", ""),
     ("autotvm.tophub.context", "tepad.autotvm.tophub.context",
      "no TopHub download: only extra_files' records, else the fallback configs"),
     ("autotvm relay integration (extract_from_program, register_topi_compute / schedule, "
