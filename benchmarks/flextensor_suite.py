@@ -71,7 +71,7 @@ SCRIPT_DIRS = ("test", "test/test_tvm/legacy", "test/test_tvm/graph", "test/test
                "test/test_tvm_expr/grad", "test/test_tvm_expr/network",
                "test/test_tvm_expr/train", "examples", "testing", "testing/net",
                "testing/others", "testing/others/hand-craft", "baselines",
-               "baselines/conv-autotvm", "baselines/conv-tvm", "baselines/sparse")
+               "baselines/conv-autotvm", "baselines/conv-tvm", "baselines/sparse", "optimize")
 
 #: files that are modules, not programs
 NOT_PROGRAMS = re.compile(r"(^|/)(__init__|pyimpl|layers)\.py$|/config_\w+\.py$")
@@ -110,6 +110,10 @@ ERROR_RULES = [
     ("broken", "'/' on two integer expressions: TVM 0.6-0.18 raise div_ambiguity_error too",
      r"`/` on integer expressions|'/' on integer expressions"),
     ("out", "TVM 0.4's topi.broadcast_add (topi.add since 0.5)", r"'broadcast_add'"),
+    ("broken", "calls topi.nn.conv2d_NCHWc without dilation, which TVM 0.6-0.18 require too",
+     r"conv2d_NCHWc\(\) missing 1 required positional argument: 'dilation'"),
+    ("broken", "unpacks 3 reduce axes of FlexTensor's conv2d_nchwc, which has 4 today",
+     r"too many values to unpack \(expected 3\) .*schedule_conv2d_nchwc_x86\.py"),
 ]
 
 PSUTIL_SHIM = '''"""A stand-in for psutil written by benchmarks/flextensor_suite.py when psutil is not
