@@ -9,6 +9,7 @@ supported (TVM also has 8 x 32 x 16 / 32 x 8 x 16, int8, int4 and float16 accumu
 from __future__ import annotations
 
 from ... import tir
+from ...tensor import reduce_axis, sum as _sum
 from ...tensor.operation import compute, placeholder
 from ...tensor.tensor_intrin import decl_tensor_intrin
 from ...errors import TepadError
@@ -156,7 +157,6 @@ def dp4a(x_scope="local", y_scope="local", z_scope="local", dtypes=("int8", "int
     acc = "int32" if dtypes[1] == "int8" else "uint32"
     x = placeholder((n,), name="x", dtype=dtypes[0])
     y = placeholder((n,), name="y", dtype=dtypes[1])
-    from ...tensor import reduce_axis, sum as _sum
     k = reduce_axis((0, n), name="rc")
     z = compute((1,), lambda i: _sum(x[k].astype(acc) * y[k].astype(acc), axis=[k]))
     params = {"data_alignment": 4, "offset_factor": 1}
