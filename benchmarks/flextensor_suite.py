@@ -110,6 +110,10 @@ ERROR_RULES = [
     ("broken", "'/' on two integer expressions: TVM 0.6-0.18 raise div_ambiguity_error too",
      r"`/` on integer expressions|'/' on integer expressions"),
     ("out", "TVM 0.4's topi.broadcast_add (topi.add since 0.5)", r"'broadcast_add'"),
+    ("broken", "pads with tvm.select, which evaluates both operands, so A[yy - 1] is read "
+               "at yy = 0: an out-of-bounds load in TVM's code too (tepad refuses it at "
+               "build; te.if_then_else is the guard)",
+     r"stage 'Apad' reads A\[yy - 1, xx - 1, cc, nn\] outside the shape .*opt_conv_cpu\.py"),
     ("broken", "calls topi.nn.conv2d_NCHWc without dilation, which TVM 0.6-0.18 require too",
      r"conv2d_NCHWc\(\) missing 1 required positional argument: 'dilation'"),
     ("broken", "unpacks 3 reduce axes of FlexTensor's conv2d_nchwc, which has 4 today",
