@@ -532,6 +532,15 @@ SPACE_PROBLEMS = {
 INVALID_CONFIG = [r"compute_at\([^)]*\) expects IterVars, got None"]
 
 
+def _template_assert(err) -> bool:
+    """An ``assert`` of FlexTensor's template itself (its CUDA template asserts that the drawn
+    reorder position fits the op's spatial axes): a config the search rejects, whatever TVM."""
+    if not isinstance(err, AssertionError):
+        return False
+    tb = traceback.extract_tb(err.__traceback__)
+    return bool(tb) and "flextensor/templates/" in tb[-1].filename.replace(os.sep, "/")
+
+
 def _draw(space):
     """One configuration ``{type_key: [entity, ...]}`` drawn at random from ``space`` (what
     FlexTensor's random warm-up builds from its walkers' picks)."""
@@ -543,11 +552,18 @@ def _draw(space):
     return cfg
 
 
-def _space_case(name, target):
+def _space_case(name, target, template=None):
+    """``template``: one of templates/cpu.py's other CPU templates, used in place of
+    cpu_schedule_simple (which scheduler.generate_op_schedule picks for llvm), over the
+    full space (fuse, reorder, 4-part spatial and 3-part reduce splits) as for CUDA."""
     def case():
         tvm = _tvm()
         from flextensor import task as ft
+        import flextensor.scheduler as fsch
         from flextensor.scheduler import flatten_graph, schedule_with_config
+        if template is not None:
+            from flextensor import templates
+            fsch.cpu_schedule_simple = getattr(templates, template)
         from flextensor.space import generate_space_inter_op, generate_space_intra_op
         from flextensor.utils import Config
         builder, args, ref = SPACE_PROBLEMS[name]
@@ -556,7 +572,7 @@ def _space_case(name, target):
         ops, bufs = t.func(*t.args)
         op_lst, down = flatten_graph(ops)
         graph_space = generate_space_inter_op(op_lst, down, special_space=t.special_space)
-        if target == "llvm":
+        if target == "llvm" and template is None:
             spaces = [generate_space_intra_op(op, down, slevel=4, rlevel=4,
                                               unroll_policy="off", fuse_policy="off",
                                               reorder_policy="off") for op in op_lst]
@@ -573,7 +589,8 @@ def _space_case(name, target):
             try:
                 s, bufs2 = schedule_with_config(t.key, cfg)
             except Exception as err:       # noqa: BLE001 - sorted just below
-                if not any(re.search(p, str(err)) for p in INVALID_CONFIG):
+                if not (any(re.search(p, str(err)) for p in INVALID_CONFIG)
+                        or _template_assert(err)):
                     raise
                 skipped += 1
                 continue
@@ -593,27 +610,29 @@ def _space_case(name, target):
             raise RuntimeError(f"no valid configuration in {4 * TRIALS} draws")
         if skipped:
             notes.append(f"{skipped} drawn configs invalid for TVM too (compute_at at an "
-                         f"axis the template left as None), skipped as FlexTensor's search "
-                         f"does")
+                         f"axis the template left as None, or an assert of the template's "
+                         f"own), skipped as FlexTensor's search does")
         return "; ".join([f"{valid} configs"] + notes)
     return case
 
 
-def _fits_cuda(stmt) -> bool:
+def _fits_cuda(mod) -> bool:
+    """FlexTensor's measure.verify_code for CUDA (its limits of a CUDA device), on the
+    module lower returns."""
     tvm = _tvm()
-    try:
-        return bool(tvm.tir.analysis.verify_gpu_code(stmt, {
-            "max_shared_memory_per_block": 48 * 1024, "max_threads_per_block": 1024,
-            "max_thread_x": 1024, "max_thread_y": 1024, "max_thread_z": 64}))
-    except Exception:       # noqa: BLE001 - a module where a function is expected
-        return True
+    return bool(tvm.tir.analysis.verify_gpu_code(mod, {
+        "max_shared_memory_per_block": 48 * 1024, "max_threads_per_block": 1024,
+        "max_thread_x": 1024, "max_thread_y": 1024, "max_thread_z": 64}))
 
 
 SPACE_CASES = {}
 for _n in SPACE_PROBLEMS:
     SPACE_CASES[f"{_n}@llvm"] = _space_case(_n, "llvm")
-for _n in ("gemm", "conv2d", "bilinear"):
+for _n in ("gemm", "gemv", "conv1d", "conv2d", "depthwise", "bilinear", "mttkrp"):
     SPACE_CASES[f"{_n}@cuda"] = _space_case(_n, "cuda")
+for _t in ("cpu_schedule_split_reorder_fuse", "cpu_schedule_split_fuse"):
+    for _n in ("gemm", "conv2d"):
+        SPACE_CASES[f"{_n}@llvm/{_t}"] = _space_case(_n, "llvm", _t)
 
 
 # ----------------------------------------------------------------------------- fixed: cases
