@@ -114,6 +114,11 @@ ERROR_RULES = [
                "at yy = 0: an out-of-bounds load in TVM's code too (tepad refuses it at "
                "build; te.if_then_else is the guard)",
      r"stage 'Apad' reads A\[yy - 1, xx - 1, cc, nn\] outside the shape .*opt_conv_cpu\.py"),
+    ("broken", "its tile_k filter reads entity.size[0], the -1 placeholder of TVM's split "
+               "entities too: no split passes (TVM's space is empty as well)",
+     r"no split of k \(length 2048\) passes policy 'factors' and the filter .*gemm_int8"),
+    ("out", "assembles result directories of earlier experiments (none here)",
+     r"IndexError: list index out of range .*assemble\.py"),
     ("broken", "its task is commented out of flextensor/task.py's registry",
      r"KeyError: 'conv2d_1x1-packed_"),
     ("broken", "calls topi.nn.conv2d_NCHWc without dilation, which TVM 0.6-0.18 require too",

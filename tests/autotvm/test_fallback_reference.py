@@ -34,6 +34,8 @@ def _run(s, args):
 
 def test_load_reference_log_is_empty():
     assert autotvm.tophub.load_reference_log("cuda", "unknown", "conv2d") == []
+    # TVM 0.6's signature had a template key too
+    assert autotvm.tophub.load_reference_log("cuda", "unknown", "conv2d", "direct") == []
     with pytest.raises(tepad.TepadError, match="backend"):
         autotvm.tophub.load_reference_log(None, "unknown", "conv2d")
 
