@@ -71,7 +71,9 @@ SCRIPT_DIRS = ("test", "test/test_tvm/legacy", "test/test_tvm/graph", "test/test
                "test/test_tvm_expr/grad", "test/test_tvm_expr/network",
                "test/test_tvm_expr/train", "examples", "testing", "testing/net",
                "testing/others", "testing/others/hand-craft", "baselines",
-               "baselines/conv-autotvm", "baselines/conv-tvm", "baselines/sparse", "optimize")
+               "baselines/conv-autotvm", "baselines/conv-tvm", "baselines/sparse")
+# optimize/*.py are the search's command-line drivers: without arguments they do nothing,
+# with them they call scheduler.schedule, whose cost model (flextensor.model) needs PyTorch
 
 #: files that are modules, not programs
 NOT_PROGRAMS = re.compile(r"(^|/)(__init__|pyimpl|layers)\.py$|/config_\w+\.py$")
@@ -343,7 +345,8 @@ def report(a, records: list[dict], commit: str) -> None:
         f"program fails on any TVM (reason given); *out*: needs what tepad is not; the pass "
         f"counts are of the rest. "
         f"CPU: {cpu_name()}, shared with other jobs. {summary(records)}."
-        + (f" *before*: {a.baseline_label}." if baseline else ""),
+        + (f" *before*: {a.baseline_label}." if baseline else "")
+        + (f" {a.note}" if a.note else ""),
         "", *tab, "", END])
     write_section(a.out, text, SECTION, BEGIN, END)
 
@@ -362,6 +365,7 @@ def main(argv=None) -> int:
     ap.add_argument("--json", type=Path)
     ap.add_argument("--baseline", type=Path)
     ap.add_argument("--baseline-label", default="the same cases before the fixes")
+    ap.add_argument("--note", default="", help="a sentence added to the section's text")
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("-j", "--jobs", type=int, default=1)
     ap.add_argument("--report-only", action="store_true")

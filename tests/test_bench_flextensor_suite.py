@@ -56,6 +56,7 @@ def test_report_writes_its_section(tmp_path):
         only = ["op:"]
         timeout, script_timeout = 300, 240
         baseline_label = ""
+        note = ""
     A.out = out
     fs.report(A, [{"name": "op:gemm", "result": "pass", "error": "", "note": "", "time": 1.0}],
               "0123456789abcdef")
