@@ -792,6 +792,12 @@ ROWS = [
      "tepad.contrib.cudnn.exists",
      "exists() is False (cuDNN is not linked); its calls raise a TepadError naming the TE "
      "alternative"),
+    ("contrib.ndk.create_shared", "tepad.contrib.ndk.create_shared",
+     "links with $TVM_NDK_CC as TVM does; tepad itself builds for the host"),
+    ("topi.cuda.conv2d_winograd.winograd_cuda (cfg, data, kernel, ..., pre_computed)",
+     "tepad.topi.cuda.winograd_cuda", ""),
+    ("topi.cuda.tensor_intrin.dp4a", "tepad.topi.cuda.tensor_intrin.dp4a",
+     "the four widened multiply-adds, not the __dp4a instruction (the same integers)"),
     ("topi.nn.conv2d_transpose_nchw", "tepad.topi.nn.conv2d_transpose_nchw", ""),
     ("topi.nn.conv (any layout, 1-3 spatial axes, groups)", "tepad.topi.nn.conv",
      "auto-scheduler / meta-schedule layout rewriting arguments must be left unset"),
@@ -1085,6 +1091,10 @@ ROWS = [
      "solve_linear_equations / inequalities, deduce_bound, detect_clip_bound, PresburgerSet)",
      None, "analyses inside TensorIR schedules and TVM's own passes; tepad's bounds are its "
            "InferBound and ISL regions (docs/inferbound.md)"),
+    ("autotvm.tophub.load_reference_log", "tepad.autotvm.tophub.load_reference_log",
+     "no TopHub package: no records ([])"),
+    ("autotvm FallbackConfigEntity.fallback_with_reference_log",
+     "tepad.autotvm.task.space.FallbackConfigEntity.fallback_with_reference_log", ""),
     ("autotvm.tophub.context", "tepad.autotvm.tophub.context",
      "no TopHub download: only extra_files' records, else the fallback configs"),
     ("autotvm relay integration (extract_from_program, register_topi_compute / schedule, "

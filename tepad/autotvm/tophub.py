@@ -20,4 +20,16 @@ def context(target, extra_files=None) -> ApplyHistoryBest:
     return ApplyHistoryBest(list(extra_files) if extra_files else [])
 
 
-__all__ = ["context"]
+def load_reference_log(backend, model, workload_name, template_key=None) -> list:
+    """TVM's reference records of ``backend`` / ``model`` / ``workload_name`` from the TopHub
+    package, for ``FallbackConfigEntity.fallback_with_reference_log`` (``template_key``:
+    TVM 0.6's fourth argument, "direct" / "winograd", gone in 0.7). tepad has no TopHub
+    package, so there are none: ``[]`` (what TVM answers when the package cannot be had)."""
+    for what, v in (("backend", backend), ("workload_name", workload_name)):
+        if not isinstance(v, str):
+            raise TepadError(f"autotvm.tophub.load_reference_log: {what} must be a string, "
+                             f"got {v!r}")
+    return []
+
+
+__all__ = ["context", "load_reference_log"]

@@ -80,8 +80,9 @@ def verify_memory(func: PrimFunc) -> bool:
 
 
 def verify_gpu_code(func: PrimFunc, constraints: dict | None = None) -> bool:
-    """Whether each kernel of ``func`` keeps within the limits: ``constraints`` takes TVM's
-    keys ``max_threads_per_block`` and ``max_shared_memory_per_block`` (others, such as
+    """Whether each kernel of ``func`` (a PrimFunc, or every PrimFunc of an IRModule such as
+    ``lower`` returns) keeps within the limits: ``constraints`` takes TVM's keys
+    ``max_threads_per_block`` and ``max_shared_memory_per_block`` (others, such as
     ``max_local_memory_per_block`` or ``max_vthread``, are accepted and not checked); the
     rest come from the current GPU target (cuda's defaults without one)."""
     limits = gpu_limits()
@@ -89,8 +90,9 @@ def verify_gpu_code(func: PrimFunc, constraints: dict | None = None) -> bool:
         if constraints and key in constraints:
             limits[key] = int(constraints[key])
     try:
-        for k in kernels(func.body):
-            _check_kernel(func, k, limits)
+        for f in _funcs(func).values():
+            for k in kernels(f.body):
+                _check_kernel(f, k, limits)
     except TepadError:
         return False
     return True

@@ -254,7 +254,8 @@ class Stage:
         return amount
 
     def fuse(self, *args):
-        """Fuse adjacent leaf axes (outermost first) into one; ``fuse()`` adds a unit loop."""
+        """Fuse adjacent leaf axes into one, pairwise from the first (each pair outer first,
+        or inner first as TVM allows: the two are swapped); ``fuse()`` adds a unit loop."""
         self._check_compute("fuse")
         ivs = list(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else \
             list(args)
@@ -273,11 +274,10 @@ class Stage:
         ka, kb = self._leaf_index(a, "fuse"), self._leaf_index(b, "fuse")
         self._check_unbound(a, "fuse")
         self._check_unbound(b, "fuse")
+        name = f"{a.name}.{b.name}.fused"     # TVM names it in the order given
         if kb == ka - 1:
-            raise TepadError(f"stage {self.name}: fuse({a.name}, {b.name}) names the axes "
-                             f"inner first; fuse takes adjacent leaf axes outermost first: "
-                             f"fuse({b.name}, {a.name}) (the leaf axes are "
-                             f"{self._leaf_names()})")
+            # the inner axis named first: TVM swaps the two (Stage::fuse), so does tepad
+            a, b, ka, kb = b, a, kb, ka
         if kb != ka + 1:
             raise TepadError(f"stage {self.name}: can only fuse adjacent leaf axes; {a.name} "
                              f"and {b.name} are not neighbours in {self._leaf_names()}")
@@ -287,7 +287,7 @@ class Stage:
                                  f"{x.iter_type.name}")
         dtype = a.var.dtype if a.var.dtype == "int64" or b.var.dtype != "int64" else b.var.dtype
         itype = max(a.iter_type, b.iter_type)
-        fused = IterVar(None, Var(f"{a.name}.{b.name}.fused", dtype), itype)
+        fused = IterVar(None, Var(name, dtype), itype)
         self.relations.append(Fuse(a, b, fused))
         self.all_iter_vars.append(fused)
         self.leaf_iter_vars[ka:kb + 1] = [fused]
@@ -369,15 +369,20 @@ class Stage:
 
     def compute_inline(self):
         """Compute this stage where it is read (its body substituted into its consumers; no
-        buffer of its own). Outputs, multi-output and reduction stages are refused."""
+        buffer of its own). Outputs are refused here; multi-output and reduction stages are
+        accepted and refused when the schedule is bounded or lowered, as in TVM (whose
+        InjectInline fails at build), so a program that expects build to fail sees it there;
+        a later compute_at / compute_root replaces the refused inlining."""
         self._check_compute("compute_inline", tensor_compute=False)
         if self.is_output:
             raise TepadError(f"stage {self.name} is an output and cannot be inlined")
         if self.op.num_outputs != 1:
-            raise TepadError(f"stage {self.name} has several outputs and cannot be inlined")
+            self.attach_error = f"stage {self.name} has several outputs and cannot be inlined"
+            return
         if self.op.reduce_axis:
-            raise TepadError(f"stage {self.name} is a reduction and cannot be inlined; use "
-                             "compute_at instead")
+            self.attach_error = (f"stage {self.name} is a reduction and cannot be inlined; use "
+                                 "compute_at instead")
+            return
         scan = self._scan_reading(self.op.output(0))
         if scan is not None:
             raise TepadError(f"stage {self.name} is an init or update of scan {scan.name} and "

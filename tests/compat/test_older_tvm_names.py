@@ -273,3 +273,18 @@ def test_06_for_type_codes_and_dtype_names(fresh_warnings):
     b = tvm.nd.empty((16,), "float32")
     f(tvm.nd.array(a), b, 2.5)
     np.testing.assert_allclose(b.numpy(), a + 2.5)
+
+
+def test_build_config_auto_unroll_min_depth_is_accepted():
+    # an option of TVM's first releases (FlexTensor's legacy test_reduce_map.py passes it)
+    A = tvm.te.placeholder((8,), name="A")
+    B = tvm.te.compute((8,), lambda i: A[i] * 2.0, name="B")
+    s = tvm.te.create_schedule(B.op)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        with tvm.build_config(auto_unroll_max_step=16, auto_unroll_min_depth=2):
+            f = tvm.build(s, [A, B], "llvm")
+    a = np.arange(8, dtype="float32")
+    b = np.zeros(8, "float32")
+    f(a, b)
+    np.testing.assert_allclose(b, a * 2.0)

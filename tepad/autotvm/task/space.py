@@ -43,7 +43,14 @@ class VirtualAxis:
         elif isinstance(var, IterVar):
             self.name = var.var.name
             ext = getattr(var.dom, "extent", None) if var.dom is not None else None
-            self.length = int(ext.value) if isinstance(ext, IntImm) else -1
+            # TVM reads it with get_const_int, so a plain int extent (a program that sets
+            # ``dom`` of a fused axis itself) counts too
+            if isinstance(ext, IntImm):
+                self.length = int(ext.value)
+            elif isinstance(ext, int) and not isinstance(ext, bool):
+                self.length = ext
+            else:
+                self.length = -1
         elif isinstance(var, VirtualAxis):
             self.length = var.length
         else:
@@ -625,6 +632,35 @@ class FallbackConfigEntity(ConfigSpace):
             size[i] = ok[-1]
             now //= ok[-1]
         self._entity_map[name] = SplitEntity(size)
+
+    def fallback_with_reference_log(self, ref_log):
+        """TVM's fallback from reference records (``[(MeasureInput, MeasureResult)]``, e.g.
+        ``tophub.load_reference_log``): take the record whose split sizes share the most
+        factors with this space's axes, mimic its tiling (inner sizes; the outer one is what
+        the split leaves) and
+        copy its other knobs. An empty ``ref_log`` changes nothing."""
+        names = [k for k, v in self.space_map.items() if isinstance(v, SplitSpace)]
+        mine = [set(get_factors(self.space_map[k].product)) for k in names]
+        best, best_score = None, 0.0
+        for inp, _ in ref_log:
+            cfg = inp.config
+            score = 0.0
+            for k, factors in zip(names, mine):
+                ent = cfg._entity_map.get(k) if hasattr(cfg, "_entity_map") else None
+                if isinstance(ent, SplitEntity) and factors:
+                    theirs = set(get_factors(max(1, math.prod(ent.size))))
+                    score += len(factors & theirs) / len(factors)
+            if score > best_score:
+                best, best_score = cfg, score
+        if best is None:
+            return
+        for k in names:
+            constraint = list(best._entity_map[k].size)
+            constraint[0] = 1           # as TVM: the outer size is what the split leaves
+            self.fallback_split(k, constraint)
+        for k in self.space_map:
+            if k not in names and k in best._entity_map:
+                self._entity_map[k] = best._entity_map[k]
 
     def __setitem__(self, name, entity):
         self._entity_map[name] = entity

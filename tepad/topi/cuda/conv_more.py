@@ -30,6 +30,30 @@ def conv2d_nchw_winograd(data, kernel, strides, padding, dilation, out_dtype):
                                            _tile_size(w), tag="conv2d_nchw_winograd")
 
 
+def winograd_cuda(cfg, data, kernel, strides, padding, dilation, out_dtype, pre_computed):
+    """TVM's ``topi.cuda.conv2d_winograd.winograd_cuda``: the NCHW winograd compute behind
+    the cuda strategy, with TVM's tile rule (F(4x4) when the input height is a multiple of
+    8, else F(2x2)). ``kernel`` is OIHW, or with ``pre_computed`` the transformed
+    (alpha, alpha, CI, CO). ``cfg`` (an autotvm config, or None) gets the flop count."""
+    _check("winograd_cuda", data, kernel)
+    h = const_extents(data.shape[2:3], "winograd_cuda", ("H",))[0]
+    tile = 4 if h % 8 == 0 else 2
+    out = _wino.conv2d_winograd_nchw_impl(data, kernel, strides, padding, dilation, out_dtype,
+                                          tile, pre_computed=bool(pre_computed),
+                                          tag="conv2d_nchw_winograd")
+    if cfg is not None and hasattr(cfg, "add_flop"):
+        n, co, oh, ow = const_extents(out.shape, "winograd_cuda", ("N", "CO", "OH", "OW"))
+        ci = const_extents(data.shape[1:2], "winograd_cuda", ("CI",))[0]
+        if pre_computed:
+            alpha = const_extents(kernel.shape[:1], "winograd_cuda", ("alpha",))[0]
+            kk = (alpha + 1 - tile) ** 2
+        else:
+            kh, kw = const_extents(kernel.shape[2:], "winograd_cuda", ("KH", "KW"))
+            kk = kh * kw
+        cfg.add_flop(2 * n * co * oh * ow * ci * kk)
+    return out
+
+
 def conv2d_nchw_winograd_without_weight_transform(data, kernel, strides, padding, dilation,
                                                   out_dtype):
     """Winograd NCHW convolution of a kernel transformed by
@@ -108,7 +132,7 @@ schedule_conv2d_NCHWc = _schedule_direct
 schedule_depthwise_conv2d_backward_input_nhwc = _schedule_direct
 schedule_depthwise_conv2d_backward_weight_nhwc = _schedule_direct
 
-__all__ = ["conv3d_ncdhw_winograd", "schedule_conv3d_ncdhw_winograd", "conv2d_transpose_nchw", "conv2d_nchw_winograd", "conv2d_nchw_winograd_without_weight_transform",
+__all__ = ["winograd_cuda", "conv3d_ncdhw_winograd", "schedule_conv3d_ncdhw_winograd", "conv2d_transpose_nchw", "conv2d_nchw_winograd", "conv2d_nchw_winograd_without_weight_transform",
            "schedule_conv2d_nchw_winograd",
            "schedule_conv2d_nchw_winograd_without_weight_transform",
            "schedule_conv2d_winograd", "conv2d_NCHWc_int8", "schedule_conv2d_NCHWc_int8",

@@ -9,6 +9,7 @@ supported (TVM also has 8 x 32 x 16 / 32 x 8 x 16, int8, int4 and float16 accumu
 from __future__ import annotations
 
 from ... import tir
+from ...tensor import reduce_axis, sum as _sum
 from ...tensor.operation import compute, placeholder
 from ...tensor.tensor_intrin import decl_tensor_intrin
 from ...errors import TepadError
@@ -140,3 +141,41 @@ def intrin_wmma_store_matrix(strides_dst, strides_from, shape, out_dtype, A_shap
                                 dst.strides[0], "row_major"))
         return ib.get()
     return decl_tensor_intrin(C.op, body, binds={A: BA, C: BC})
+
+
+def dp4a(x_scope="local", y_scope="local", z_scope="local", dtypes=("int8", "int8")):
+    """TVM's ``dp4a`` tensor intrinsic: ``z[0] (+)= sum_k x[k] * y[k]`` over 4 8-bit lanes,
+    widened to int32 (uint32 when ``y`` is uint8), for ``tensorize`` of a 4-long reduction.
+
+    TVM's body calls the CUDA instruction ``__dp4a`` on the lanes loaded as one 32-bit word;
+    tepad's body is the four widened multiply-adds (the same integers on every target, the
+    emulator's included), with TVM's reset (store 0) and update (add to the old value)."""
+    if len(dtypes) != 2 or any(str(d) not in ("int8", "uint8") for d in dtypes):
+        raise TepadError(f"dp4a: dtypes {tuple(dtypes)!r}; dp4a multiplies 8-bit lanes: "
+                         "give two of 'int8' / 'uint8'")
+    n = 4
+    acc = "int32" if dtypes[1] == "int8" else "uint32"
+    x = placeholder((n,), name="x", dtype=dtypes[0])
+    y = placeholder((n,), name="y", dtype=dtypes[1])
+    k = reduce_axis((0, n), name="rc")
+    z = compute((1,), lambda i: _sum(x[k].astype(acc) * y[k].astype(acc), axis=[k]))
+    params = {"data_alignment": 4, "offset_factor": 1}
+    binds = {t: tir.decl_buffer(t.shape, t.dtype, t.op.name, scope=sc, **params)
+             for t, sc in ((x, x_scope), (y, y_scope), (z, z_scope))}
+
+    def body(ins, outs):
+        xx, yy = ins
+        (zz,) = outs
+
+        def instr(index):
+            ib = tir.ir_builder.create()
+            if index == 1:
+                ib.emit(zz.vstore(0, tir.const(0, acc)))
+                return ib.get()
+            total = tir.const(0, acc) if index == 0 else zz.vload(0)
+            for lane in range(n):
+                total = total + xx.vload(lane).astype(acc) * yy.vload(lane).astype(acc)
+            ib.emit(zz.vstore(0, total))
+            return ib.get()
+        return instr(0), instr(1), instr(2)
+    return decl_tensor_intrin(z.op, body, binds=binds, default_buffer_params=params)
