@@ -1,0 +1,444 @@
+#!/usr/bin/env python3
+"""Run the course "Dive into Deep Learning Compiler" (d2l-ai/d2l-tvm, written for TVM 0.6/0.7's
+TE) on tepad with only its tvm imports rewritten.
+
+    python benchmarks/d2l_course.py                       every chapter of the course
+    python benchmarks/d2l_course.py -k cpu_schedules      only chapters whose path has this
+    options: --mirror DIR (bare git mirror of d2l-ai/d2l-tvm)   --rev REV (HEAD)
+             --timeout S (per chapter, 900)   --out PATH   --no-write   --json PATH   --keep
+             --list (print the chapters, their cells and what is skipped, run nothing)
+             --report-only --json PATH (the table of records saved by an earlier run)
+             [--rerun-json RERUN.json ...: later reruns, replacing the same chapters' records]
+             --baseline OLD.json (adds a *before* column)
+
+The chapters (``chapter_*/*.md``) and the course's helper module (``d2ltvm/d2ltvm.py``) are
+read from a bare git mirror of the course at run time into a temporary directory, never into
+this repository. A chapter's code cells (fenced ``{.python .input}``) run in order, as its
+notebook does: one IPython shell per chapter, one ``run_cell`` per cell (so ``%timeit``,
+``!cmd`` and a cell's displayed last value behave as in the notebook), with
+``MPLBACKEND=Agg`` and ``TEPAD_CUDA=emulate`` (the GPU chapters run through tepad's CUDA
+emulator). The cells and the helper module have their imports rewritten by
+``tvm_suite.rewrite_source`` (``import tvm`` -> ``import tepad as tvm``, ``from tvm import
+te`` -> ``from tepad import te``), and so is the ``'import tvm\n'`` that opens a string of code
+for ``timeit.Timer(setup=...)`` (:func:`rewrite`); the course's ``import topi`` (TVM 0.6) binds tepad's ``topi``
+shim. A chapter stops at its first failing cell.
+
+MXNet, which the course compares against, has no build for Python 3.11 / NumPy 2 (its last
+wheel, 1.9.1, fails at import on NumPy 2's removed names), so the cells that use it are not
+run: a cell's top-level statement is commented out when it names ``mx.``, ``import mxnet`` or a
+``*_mxnet`` helper, or when it reads a name that only such statements bind (see
+:func:`strip_mxnet`); the rest of the cell runs. Each row says how many statements were left
+out. Chapters that are not TE programs are counted apart with
+the reason (:data:`OUT_CHAPTERS`).
+
+Every chapter ends in one class: ``pass`` (every cell ran), ``fail`` (a cell raised: the
+first error line and the cell's number), ``timeout``.
+
+The chapters' timing loops (``d2ltvm.bench_workload``: repeat a workload for about one
+second per size) run as written.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import collections
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+import tvm_suite  # noqa: E402
+from results_sections import cpu_name, write_section  # noqa: E402
+
+SECTION = "## The course \"Dive into Deep Learning Compiler\" (imports rewritten)"
+BEGIN, END = "<!-- d2l_course:begin -->", "<!-- d2l_course:end -->"
+
+MIRROR = Path("/work/.mirror/d2l-ai+d2l-tvm/repo")
+
+#: chapters that are not TE programs: path -> reason
+OUT_CHAPTERS = {
+    "chapter_getting_started/install.md": "installation (pip commands and the imports the "
+                                          "d2ltvm module repeats)",
+    "chapter_getting_started/from_mxnet.md": "an MXNet model compiled through relay (no MXNet "
+                                             "for Python 3.11; relay is not TE)",
+    "chapter_getting_started/remote.md": "RPC to a remote device (relay model, tvm.rpc)",
+    "chapter_cpu_schedules/arch.md": "not a TE program (shell commands that print the host's "
+                                     "CPU facts)",
+    "chapter_gpu_schedules/arch.md": "not a TE program (nvidia-smi)",
+}
+
+#: a cell that uses MXNet
+MXNET = re.compile(r"\bmx\.|\bimport mxnet\b|\w+_mxnet\b")
+
+FENCE = re.compile(r"^```\{\.python \.input\b[^}]*\}\s*$")
+
+
+# ----------------------------------------------------------------------------- the mirror
+
+def _git(mirror: Path, *args: str) -> str:
+    return subprocess.run(["git", "--git-dir", str(mirror), *args], check=True,
+                          capture_output=True, text=True).stdout
+
+
+def chapter_paths(mirror: Path, rev: str) -> list[str]:
+    """The chapters' markdown paths at ``rev``, in the course's order (folder, then file)."""
+    names = _git(mirror, "ls-tree", "-r", "--name-only", rev).splitlines()
+    return sorted(p for p in names if re.match(r"^chapter_\w+/\w+\.md$", p))
+
+
+def cells_of(markdown: str) -> list[str]:
+    """The code cells (``{.python .input}`` fences) of a chapter, in order."""
+    cells, cur = [], None
+    for line in markdown.splitlines():
+        if cur is None:
+            if FENCE.match(line):
+                cur = []
+        elif line.startswith("```"):
+            cells.append("\n".join(cur) + "\n")
+            cur = None
+        else:
+            cur.append(line)
+    return cells
+
+
+def _names(stmt: ast.stmt) -> tuple[set[str], set[str]]:
+    """(names a top-level statement binds in the module, names it reads anywhere): a def or
+    class binds its name only; names bound inside functions, lambdas and comprehensions are
+    theirs."""
+    binds, reads = set(), set()
+    scopes = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ListComp,
+              ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+    def visit(node, top):
+        if isinstance(node, ast.Name):
+            if not isinstance(node.ctx, ast.Load):
+                if top:
+                    binds.add(node.id)
+            else:
+                reads.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)) and top:
+            binds.update((al.asname or al.name).split(".")[0] for al in node.names)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and top:
+            binds.add(node.name)
+        inner = top and not isinstance(node, scopes)
+        for child in ast.iter_child_nodes(node):
+            visit(child, inner)
+
+    visit(stmt, True)
+    return binds, reads
+
+
+SKIPPED = "# [not run: MXNet] "
+
+
+def strip_mxnet(cells: list[str]) -> tuple[list[str], int]:
+    """The cells with their MXNet statements commented out, and how many statements that is.
+
+    A top-level statement is left out when it names MXNet (:data:`MXNET`) or reads a name
+    that only left-out statements bind, so the cut spreads to what depends on MXNet's results
+    and no further (a cell's ``sizes = ...`` next to its MXNet timing still runs). IPython's
+    ``%``/``!`` lines are kept. Line numbers are kept (a left-out line becomes a comment)."""
+    out, dropped, defined, missing = [], 0, set(), set()
+    for src in cells:
+        lines = src.splitlines()
+        text = "\n".join("" if re.match(r"^\s*[%!]", ln) else ln for ln in lines)
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            out.append(src)
+            continue
+        for stmt in tree.body:
+            seg = "\n".join(lines[stmt.lineno - 1:stmt.end_lineno])
+            binds, reads = _names(stmt)
+            if MXNET.search(seg) or (reads & missing) - defined:
+                dropped += 1
+                missing |= binds - defined
+                for i in range(stmt.lineno - 1, stmt.end_lineno):
+                    lines[i] = SKIPPED + lines[i]
+            else:
+                defined |= binds
+                missing -= binds
+        out.append("\n".join(lines) + "\n")
+    return out, dropped
+
+
+# ----------------------------------------------------------------------------- running
+
+#: runs one chapter's cells (cells.json) in an IPython shell; stops at the first error
+DRIVER = r'''
+import json, sys, traceback
+from IPython.core.interactiveshell import InteractiveShell
+
+cells = json.load(open("cells.json"))
+
+# record the curves the chapter plots (its timings) for the report; the plot itself is drawn
+import d2ltvm
+_plot, plots = d2ltvm.plot, []
+
+
+def plot(X, Y, xlabel=None, ylabel=None, legend=[], *args, **kw):
+    def listed(v):
+        try:
+            return [float(x) for x in v]
+        except TypeError:
+            return [listed(x) for x in v]
+    plots.append({"xlabel": xlabel, "ylabel": ylabel, "legend": list(legend or []),
+                  "X": listed(X), "Y": listed(Y)})
+    json.dump(plots, open("plots.json", "w"))
+    return _plot(X, Y, xlabel, ylabel, legend, *args, **kw)
+
+
+d2ltvm.plot = plot
+shell = InteractiveShell.instance(colors="NoColor")
+# a plain shell has no GUI loop: "%matplotlib inline" picks the inline backend and its figures
+# display as text
+shell.enable_gui = lambda gui=None: None
+for k, src in enumerate(cells, 1):
+    print(f"--- cell {k}", flush=True)
+    res = shell.run_cell(src, store_history=True)
+    err = res.error_before_exec or res.error_in_exec
+    if err is not None:
+        sys.stderr.write("".join(traceback.format_exception(type(err), err, err.__traceback__)))
+        sys.stderr.write(f"D2L_FAILED_CELL {k}\n")
+        sys.exit(1)
+'''
+
+
+def first_error(stderr: str) -> str:
+    """The exception line of the traceback on ``stderr``, with the cell that raised it."""
+    cell = re.search(r"D2L_FAILED_CELL (\d+)", stderr)
+    text = stderr
+    if "Traceback (most recent call last)" in text:
+        text = text[text.rindex("Traceback (most recent call last)"):]
+    lines = [ln for ln in text.splitlines() if not ln.startswith("D2L_FAILED_CELL")]
+    exc = ""
+    for ln in reversed(lines):
+        if re.match(r"^[\w.]+(Error|Exception|Exit|Interrupt)\b.*", ln) or \
+                re.match(r"^[\w.]+: ", ln):
+            exc = ln.strip()
+            break
+    if not exc:
+        exc = lines[-1].strip() if lines else "(no output)"
+    return (exc[:240] + (f" (cell {cell.group(1)})" if cell else "")).strip()
+
+
+#: ``'import tvm\n'`` opening a string of code (a ``timeit.Timer`` setup) -- an import too
+_STRING_IMPORT = re.compile(r"""(['"])import tvm\\n""")
+
+
+def rewrite(src: str) -> str:
+    """A cell or module with its tvm imports rewritten: the statements
+    (``tvm_suite.rewrite_source``) and the ``import tvm`` that opens a string of code handed to
+    ``timeit.Timer(setup=...)``."""
+    return tvm_suite.rewrite_source(_STRING_IMPORT.sub(r"\1import tepad as tvm\\n", src))
+
+
+def prepare_d2ltvm(mirror: Path, rev: str, work: Path) -> None:
+    """The course's ``d2ltvm`` package in ``work``, its imports rewritten."""
+    pkg = work / "d2ltvm"
+    pkg.mkdir(parents=True, exist_ok=True)
+    (pkg / "__init__.py").write_text(_git(mirror, "show", f"{rev}:d2ltvm/__init__.py"))
+    (pkg / "d2ltvm.py").write_text(
+        rewrite(_git(mirror, "show", f"{rev}:d2ltvm/d2ltvm.py")))
+
+
+def run_chapter(cells: list[str], work: Path, timeout: int,
+                shared: Path, root: Path = ROOT, env_extra: dict | None = None) -> dict:
+    """Run one chapter's cells (rewritten) in ``work``; its outcome, first error and time."""
+    work.mkdir(parents=True, exist_ok=True)
+    tvm_suite.write_support(work)
+    (work / "cells.json").write_text(json.dumps(
+        [rewrite(c) for c in cells]))
+    (work / "driver.py").write_text(DRIVER)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(root), str(work), str(shared),
+                                         env.get("PYTHONPATH", "")])
+    env["TEPAD_CUDA"] = "emulate"
+    env["MPLBACKEND"] = "Agg"
+    env.setdefault("PYTHONWARNINGS", "ignore")
+    env.update(env_extra or {})
+    t0 = time.time()
+    with open(work / "stdout.txt", "w") as out, open(work / "stderr.txt", "w") as err:
+        rc = subprocess.run(["timeout", str(timeout), sys.executable, "driver.py"], cwd=work,
+                            env=env, stdout=out, stderr=err).returncode
+    secs = time.time() - t0
+    stdout = (work / "stdout.txt").read_text(errors="replace")
+    stderr = (work / "stderr.txt").read_text(errors="replace")
+    last = re.findall(r"^--- cell (\d+)", stdout, re.M)
+    plots = work / "plots.json"
+    curves = {"plots": json.loads(plots.read_text()) if plots.exists() else []}
+    if rc == 124:
+        at = f" (in cell {last[-1]})" if last else ""
+        return {"result": "timeout", "error": f"over {timeout} s{at}", "time": secs, **curves}
+    if rc == 0:
+        return {"result": "pass", "error": "", "time": secs, **curves}
+    return {"result": "fail", "error": first_error(stderr or stdout), "time": secs,
+            **curves}
+
+
+# ----------------------------------------------------------------------------- reporting
+
+def table(records: list[dict], baseline: dict | None = None) -> list[str]:
+    extra = " before |" if baseline is not None else ""
+    lines = [f"| chapter | cells (MXNet statements left out) | result |{extra} first error / note | time |",
+             "|---|---:|---|" + ("---|" if extra else "") + "---|---:|"]
+    for r in records:
+        b = ""
+        if baseline is not None:
+            old = baseline.get(r["path"])
+            b = f" {old['result']} |" if old else " - |"
+        err = (r["error"] or "").replace("|", "/").replace("`", "'")
+        lines.append(f"| `{r['path']}` | {r['cells']} ({r['skipped']}) | {r['result']} |{b} "
+                     f"{err} | {r['time']:.0f} s |")
+    return lines
+
+
+def _fmt(v: float) -> str:
+    return "nan" if v != v else (f"{v:.3g}" if abs(v) >= 1e-3 else f"{v:.2e}")
+
+
+def timings(records: list[dict]) -> list[str]:
+    """One row per curve set a chapter plots (``d2ltvm.plot``/``plot_gflops``): each curve's
+    value at the smallest and the largest x."""
+    lines = ["| chapter | plot (y) | x: first .. last | curves: first .. last |",
+             "|---|---|---|---|"]
+    for r in records:
+        for k, pl in enumerate(r.get("plots", []), 1):
+            X, Y = pl["X"], pl["Y"]
+            if not Y or not isinstance(Y[0], list):
+                Y = [Y]
+            if X and isinstance(X[0], list):
+                X = X[0]
+            names = pl["legend"] or [f"curve {i + 1}" for i in range(len(Y))]
+            curves = "; ".join(f"{n} {_fmt(y[0])} .. {_fmt(y[-1])}"
+                               for n, y in zip(names, Y) if y)
+            xs = f"{_fmt(X[0])} .. {_fmt(X[-1])}" if X else ""
+            lines.append(f"| `{r['path']}` | {k} ({pl['ylabel'] or ''}) | {xs} | {curves} |")
+    return lines
+
+
+def summary(records: list[dict]) -> str:
+    c = collections.Counter(r["result"] for r in records)
+    return (f"**{c['pass']} of {len(records)}** chapters run to the end ({c['fail']} fail, "
+            f"{c['timeout']} time out)")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--mirror", type=Path, default=MIRROR)
+    ap.add_argument("--rev", default="HEAD")
+    ap.add_argument("-k", dest="only", action="append", default=[],
+                    help="only chapters whose path contains this (repeatable)")
+    ap.add_argument("--timeout", type=int, default=900, help="seconds per chapter")
+    ap.add_argument("--out", type=Path, default=HERE / "RESULTS.md")
+    ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--json", type=Path, help="write per-chapter records here")
+    ap.add_argument("--baseline", type=Path, help="records (--json) of an earlier run")
+    ap.add_argument("--baseline-label", default="the baseline")
+    ap.add_argument("--keep", action="store_true", help="keep the working directories")
+    ap.add_argument("--report-only", action="store_true")
+    ap.add_argument("--rerun-json", type=Path, action="append", default=[])
+    ap.add_argument("--note", default="", help="a sentence added to the section's text")
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("-v", dest="verbose", action="store_true",
+                    help="with --list: print the statements left out")
+    ap.add_argument("--tepad-root", type=Path, default=ROOT)
+    a = ap.parse_args(argv)
+
+    rev = _git(a.mirror, "rev-parse", a.rev).strip()
+    chapters = []
+    for path in chapter_paths(a.mirror, rev):
+        cells = cells_of(_git(a.mirror, "show", f"{rev}:{path}"))
+        if not cells:
+            continue
+        run, dropped = strip_mxnet(cells)
+        chapters.append({"path": path, "cells": cells, "run": run, "skipped": dropped})
+    ins = [c for c in chapters if c["path"] not in OUT_CHAPTERS]
+    outs = [c for c in chapters if c["path"] in OUT_CHAPTERS]
+    if a.only:
+        ins = [c for c in ins if any(o in c["path"] for o in a.only)]
+    if a.list:
+        for c in ins:
+            print(f"in  {c['path']}: {len(c['cells'])} cells, {c['skipped']} MXNet "
+                  f"statements left out")
+            if c["skipped"] and a.verbose:
+                print("".join(ln + "\n" for cell in c["run"] for ln in cell.splitlines()
+                              if ln.startswith(SKIPPED)))
+        for c in outs:
+            print(f"out {c['path']}: {OUT_CHAPTERS[c['path']]}")
+        return 0
+
+    if a.report_only:
+        records = json.loads(a.json.read_text())
+        for rerun in a.rerun_json:
+            newer = {r["path"]: r for r in json.loads(rerun.read_text())}
+            records = [newer.pop(r["path"], r) for r in records] + list(newer.values())
+        order = {c["path"]: k for k, c in enumerate(chapters)}
+        records.sort(key=lambda r: order.get(r["path"], len(order)))
+        return report(a, rev, records, outs)
+
+    work = Path(tempfile.mkdtemp(prefix="d2l_course_"))
+    shared = work / "_shared"
+    prepare_d2ltvm(a.mirror, rev, shared)
+    records = []
+    try:
+        for i, c in enumerate(ins):
+            d = work / f"{i:02d}_{c['path'].replace('/', '__')[:-3]}"
+            res = run_chapter(c["run"], d, a.timeout, shared,
+                              root=a.tepad_root.resolve())
+            rec = {"path": c["path"], "cells": len(c["cells"]), "skipped": c["skipped"],
+                   **res}
+            records.append(rec)
+            print(f"{c['path']}: {res['result']} {res['time']:.0f} s {res['error']}",
+                  flush=True)
+            if a.json:
+                a.json.write_text(json.dumps(records, indent=1))
+    finally:
+        if a.keep:
+            print("working directories kept in", work)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
+    return report(a, rev, records, outs)
+
+
+def report(a, rev: str, records: list[dict], outs: list[dict]) -> int:
+    baseline = None
+    if a.baseline:
+        baseline = {r["path"]: r for r in json.loads(a.baseline.read_text())}
+    tab = table(records, baseline)
+    out_tab = ["| out of scope | reason |", "|---|---|"] + \
+        [f"| `{c['path']}` | {OUT_CHAPTERS[c['path']]} |" for c in outs]
+    print("\n".join(["", summary(records), "", *tab, "", *out_tab, "", *timings(records)]))
+    if a.json and not a.report_only:
+        a.json.write_text(json.dumps(records, indent=1))
+    if not a.no_write:
+        cmd = "python benchmarks/d2l_course.py" + "".join(f" -k {o}" for o in a.only)
+        text = "\n".join([
+            SECTION, "", BEGIN, "",
+            f"The chapters of d2l-ai/d2l-tvm (commit {rev[:10]}), read from a git mirror and "
+            f"run cell by cell in an IPython shell on tepad with only their imports rewritten "
+            f"(`{cmd}`, {a.timeout} s per chapter; GPU chapters with `TEPAD_CUDA=emulate`; "
+            f"the statements that use MXNet, which has no build for Python 3.11 / NumPy 2, "
+            f"and those that read only their results, are left out and counted). CPU: {cpu_name()}, shared "
+            f"with other jobs. {summary(records)}."
+            + (f" *before*: the same chapters on `{a.baseline_label}`." if baseline else "")
+            + (f" {a.note}" if a.note else ""),
+            "", *tab, "", "Chapters that are not TE programs:", "", *out_tab, "",
+            "The timings the chapters plot (the series passed to `d2ltvm.plot` / "
+            "`plot_gflops`; GFLOPS or seconds as the chapter's y label says, MXNet curves "
+            "not run):", "", *timings(records), "", END])
+        write_section(a.out, text, SECTION, BEGIN, END)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,86 @@
+"""``benchmarks/d2l_course.py``: a chapter's code cells read from its markdown, the MXNet
+statements left out (and what depends on them, no more), the imports rewritten (also the one
+opening a ``timeit`` setup string), the first error read from the driver's stderr, and one tiny
+chapter run cell by cell in an IPython shell -- no mirror of the course needed."""
+import os
+import sys
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "benchmarks"))
+import d2l_course  # noqa: E402
+
+CHAPTER = """# A chapter
+
+Some text.
+
+```{.python .input  n=1}
+import numpy as np
+x = np.arange(4)
+```
+
+```python
+not a code cell
+```
+
+```{.python .input}
+x.sum()
+```
+"""
+
+
+def test_cells_of_reads_only_the_input_fences():
+    assert d2l_course.cells_of(CHAPTER) == ["import numpy as np\nx = np.arange(4)\n",
+                                            "x.sum()\n"]
+
+
+def test_strip_mxnet_spreads_to_dependants_only():
+    cells = ["%matplotlib inline\nimport numpy as np\nimport mxnet as mx\nsizes = [1, 2]\n",
+             "def mx_time(n):\n    return mx.nd.ones(n)\n\nt = [mx_time(n) for n in sizes]\n"
+             "tvm_t = [n * 2 for n in sizes]\n",
+             "both = [t, tvm_t]\nonly_tvm = tvm_t\n",
+             "timer = bench_conv_mxnet(sizes)\nc = 3\nd = [c for c in sizes]\n"]
+    run, dropped = d2l_course.strip_mxnet(cells)
+    assert dropped == 5
+    skip = d2l_course.SKIPPED
+    assert run[0].splitlines() == ["%matplotlib inline", "import numpy as np",
+                                   skip + "import mxnet as mx", "sizes = [1, 2]"]
+    assert run[1].splitlines()[0].startswith(skip) and run[1].splitlines()[1].startswith(skip)
+    assert run[1].splitlines()[3] == skip + "t = [mx_time(n) for n in sizes]"
+    assert run[1].splitlines()[4] == "tvm_t = [n * 2 for n in sizes]"
+    assert run[2].splitlines() == [skip + "both = [t, tvm_t]", "only_tvm = tvm_t"]
+    # a comprehension's variable is its own: 'c' bound at top level still runs
+    assert run[3].splitlines() == [skip + "timer = bench_conv_mxnet(sizes)", "c = 3",
+                                   "d = [c for c in sizes]"]
+
+
+def test_rewrite_turns_statement_and_setup_string_imports():
+    src = "import tvm\nfrom tvm import te\nT = timeit.Timer(setup='import tvm\\n'\n"
+    out = d2l_course.rewrite(src).splitlines()
+    assert "tepad" in out[0] or "_tvm_suite_support" in out[0]
+    assert out[1] == "from tepad import te"
+    assert out[2] == "T = timeit.Timer(setup='import tepad as tvm\\n'"
+
+
+def test_first_error_names_the_cell():
+    err = ("Traceback (most recent call last):\n  File \"x\", line 1\n"
+           "ValueError: bad split\nD2L_FAILED_CELL 7\n")
+    assert d2l_course.first_error(err) == "ValueError: bad split (cell 7)"
+
+
+def test_run_chapter_passes_and_fails(tmp_path):
+    pytest.importorskip("IPython")
+    shared = tmp_path / "shared" / "d2ltvm"
+    shared.mkdir(parents=True)
+    (shared / "__init__.py").write_text(
+        "def plot(X, Y, xlabel=None, ylabel=None, legend=[], **kw):\n    return None\n")
+    ok = ["import tvm\nfrom tvm import te\nA = te.placeholder((4,), name='A')\n",
+          "import d2ltvm\nd2ltvm.plot([1, 2], [[3, 4]], 'n', 'GFLOPS', ['tvm'])\nA.shape\n"]
+    res = d2l_course.run_chapter(ok, tmp_path / "ok", 120, tmp_path / "shared")
+    assert res["result"] == "pass", res
+    assert res["plots"] == [{"xlabel": "n", "ylabel": "GFLOPS", "legend": ["tvm"],
+                             "X": [1.0, 2.0], "Y": [[3.0, 4.0]]}]
+    bad = ok[:1] + ["B = A + 1\n", "raise ValueError('stop here')\n", "print('never')\n"]
+    res = d2l_course.run_chapter(bad, tmp_path / "bad", 120, tmp_path / "shared")
+    assert res["result"] == "fail"
+    assert res["error"] == "ValueError: stop here (cell 3)"
