@@ -84,3 +84,15 @@ def test_run_chapter_passes_and_fails(tmp_path):
     res = d2l_course.run_chapter(bad, tmp_path / "bad", 120, tmp_path / "shared")
     assert res["result"] == "fail"
     assert res["error"] == "ValueError: stop here (cell 3)"
+
+
+def test_cap_sizes_applies_once_and_says_so():
+    path = "chapter_cpu_schedules/matmul.md"
+    old, new, _ = d2l_course.SIZE_CAPS[path]
+    cells = ["import numpy as np\n", f"{old}\nx = 1\n"]
+    out, note = d2l_course.cap_sizes(path, cells)
+    assert out == ["import numpy as np\n", f"{new}\nx = 1\n"]
+    assert note.startswith("timing sizes capped")
+    out, note = d2l_course.cap_sizes(path, ["sizes = [1]\n"])
+    assert out == ["sizes = [1]\n"] and "not applied" in note
+    assert d2l_course.cap_sizes("chapter_x/y.md", cells) == (cells, "")
