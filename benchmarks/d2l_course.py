@@ -316,6 +316,7 @@ def prepare_d2ltvm(mirror: Path, rev: str, work: Path) -> None:
     statements left out as in the chapters (:func:`strip_mxnet`)."""
     pkg = work / "d2ltvm"
     pkg.mkdir(parents=True, exist_ok=True)
+    tvm_suite.write_support(work)       # what its rewritten `import tvm` loads
     (pkg / "__init__.py").write_text(_git(mirror, "show", f"{rev}:d2ltvm/__init__.py"))
     (pkg / "d2ltvm.py").write_text(
         rewrite(strip_mxnet([_git(mirror, "show", f"{rev}:d2ltvm/d2ltvm.py")])[0][0]))
