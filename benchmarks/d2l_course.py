@@ -21,23 +21,26 @@ notebook does: one IPython shell per chapter, one ``run_cell`` per cell (so ``%t
 emulator). The cells and the helper module have their imports rewritten by
 ``tvm_suite.rewrite_source`` (``import tvm`` -> ``import tepad as tvm``, ``from tvm import
 te`` -> ``from tepad import te``), and so is the ``'import tvm\n'`` that opens a string of code
-for ``timeit.Timer(setup=...)`` (:func:`rewrite`); the course's ``import topi`` (TVM 0.6) binds tepad's ``topi``
-shim. A chapter stops at its first failing cell.
+for ``timeit.Timer(setup=...)`` (:func:`rewrite`); the course's ``import topi`` (TVM 0.6)
+binds tepad's ``topi`` shim. A chapter stops at its first failing cell.
 
 MXNet, which the course compares against, has no build for Python 3.11 / NumPy 2 (its last
 wheel, 1.9.1, fails at import on NumPy 2's removed names), so the cells that use it are not
 run: a cell's top-level statement is commented out when it names ``mx.``, ``import mxnet`` or a
 ``*_mxnet`` helper, or when it reads a name that only such statements bind (see
 :func:`strip_mxnet`); the rest of the cell runs. Each row says how many statements were left
-out. Chapters that are not TE programs are counted apart with
-the reason (:data:`OUT_CHAPTERS`).
+out. Where a left-out statement is the MXNet check of a TVM convolution's result (after
+``get_conv_data_mxnet(ARGS)``), the same line checks that result against numpy's convolution
+of the same seeded data instead (:func:`numpy_checks`), and the row says so; the other MXNet
+checks (pooling, batch norm) are only left out. Chapters that are not TE programs are counted
+apart with the reason (:data:`OUT_CHAPTERS`).
 
 Every chapter ends in one class: ``pass`` (every cell ran), ``fail`` (a cell raised: the
 first error line and the cell's number), ``timeout``.
 
 The chapters' timing loops (``d2ltvm.bench_workload``: repeat a workload for about one
-second per size) run as written, except the largest sizes of the two matrix multiplication
-chapters (:data:`SIZE_CAPS`, said in their rows; ``--as-written`` runs them too). The curves
+second per size) run as written, except the largest sizes of the matrix multiplication
+chapters and drafts (:data:`SIZE_CAPS`, said in their rows; ``--as-written`` runs them too). The curves
 a chapter plots through ``d2ltvm.plot`` are recorded and tabulated (first and last size).
 """
 from __future__ import annotations
@@ -237,6 +240,58 @@ def cap_sizes(path: str, cells: list[str]) -> tuple[list[str], str]:
     return [c.replace(old, new) for c in cells], f"timing sizes capped: {why}"
 
 
+#: ``get_conv_data_mxnet(ARGS)`` and the MXNet check of a TVM result ``VAR`` that follows it
+_MX_CONV = re.compile(r"^" + re.escape(SKIPPED) +
+                      r"data, weight, bias, out_mx = (?:d2ltvm\.)?get_conv_data_mxnet\((.*)\)\s*$")
+_MX_CHECK = re.compile(r"^" + re.escape(SKIPPED) +
+                       r"np\.testing\.assert_allclose\(out_mx\[0\]\.asnumpy\(\), "
+                       r"(\w+)\.asnumpy\(\), atol=[\w.-]+\)\s*$")
+
+#: the numpy reference the MXNet checks of convolutions are replaced by (module of the run)
+CHECK_MODULE = """\
+import numpy as np
+import d2ltvm
+
+
+def conv(out, oc, ic, n, k, p=0, s=1, ctx='cpu', conv_type='direct'):
+    \"\"\"out (a TVM result) against numpy's convolution of the chapter's seeded data.\"\"\"
+    data, weight, _ = d2ltvm.get_conv_data(oc, ic, n, k, p, s, conv_type=conv_type)
+    x = np.pad(data, ((0, 0), (p, p), (p, p)))
+    on = (n - k + 2 * p) // s + 1
+    ref = np.zeros((oc, on, on), 'float32')
+    for i in range(on):
+        for j in range(on):
+            win = x[:, i * s:i * s + k, j * s:j * s + k]
+            if conv_type == 'depthwise':
+                ref[:, i, j] = (weight[:, 0] * win).sum(axis=(1, 2))
+            else:
+                ref[:, i, j] = np.tensordot(weight, win, axes=3)
+    np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-4)
+    print("checked against numpy:", conv_type, "convolution", out.shape)
+"""
+
+
+def numpy_checks(cells: list[str]) -> tuple[list[str], int]:
+    """The cells with each left-out MXNet check of a convolution's TVM result (after
+    ``get_conv_data_mxnet(ARGS)``, in that cell or an earlier one) replaced, on the same line, by a check of that result against
+    numpy's convolution of the same seeded data (:data:`CHECK_MODULE`), and how many."""
+    out, n, args = [], 0, None
+    for src in cells:
+        lines = src.splitlines()
+        for i, ln in enumerate(lines):
+            m = _MX_CONV.match(ln)
+            if m:
+                args = m.group(1)
+                continue
+            m = _MX_CHECK.match(ln)
+            if m and args is not None:
+                lines[i] = (f"import _d2l_check; _d2l_check.conv({m.group(1)}.asnumpy(), {args})"
+                            f"  # in place of the MXNet check")
+                n += 1
+        out.append("\n".join(lines) + "\n")
+    return out, n
+
+
 # ----------------------------------------------------------------------------- running
 
 #: runs one chapter's cells (cells.json) in an IPython shell; stops at the first error
@@ -330,6 +385,7 @@ def run_chapter(cells: list[str], work: Path, timeout: int,
     (work / "cells.json").write_text(json.dumps(
         [rewrite(c) for c in cells]))
     (work / "driver.py").write_text(DRIVER)
+    (work / "_d2l_check.py").write_text(CHECK_MODULE)
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(root), str(work), str(shared),
                                          env.get("PYTHONPATH", "")])
@@ -414,9 +470,11 @@ def read_chapters(mirror: Path, rev: str, dirs, prefix: str, as_written: bool) -
         if not cells:
             continue
         run, dropped = strip_mxnet(cells)
-        note = ""
+        run, checks = numpy_checks(run)
+        note = f"{checks} MXNet checks of a convolution replaced by numpy's" if checks else ""
         if not as_written:
-            run, note = cap_sizes(path, run)
+            run, cap = cap_sizes(path, run)
+            note = "; ".join(x for x in (note, cap) if x)
         chapters.append({"path": prefix + path, "base": path, "rev": rev, "cells": cells,
                          "run": run, "skipped": dropped, "note": note})
     return chapters

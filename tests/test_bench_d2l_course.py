@@ -96,3 +96,41 @@ def test_cap_sizes_applies_once_and_says_so():
     out, note = d2l_course.cap_sizes(path, ["sizes = [1]\n"])
     assert out == ["sizes = [1]\n"] and "not applied" in note
     assert d2l_course.cap_sizes("chapter_x/y.md", cells) == (cells, "")
+
+
+def test_numpy_checks_replace_the_mxnet_check_of_a_convolution():
+    cells = ["import numpy as np\nimport mxnet as mx\n",
+             "data, weight, bias, out_mx = d2ltvm.get_conv_data_mxnet(c, c, n, k, p, s, "
+             "conv_type='depthwise')\n",
+             "np.testing.assert_allclose(out_mx[0].asnumpy(), out.asnumpy(), atol=1e-5)\n"
+             "print(1)\n"]
+    run, _ = d2l_course.strip_mxnet(cells)
+    run, n = d2l_course.numpy_checks(run)
+    assert n == 1
+    assert run[2].splitlines() == [
+        "import _d2l_check; _d2l_check.conv(out.asnumpy(), c, c, n, k, p, s, "
+        "conv_type='depthwise')  # in place of the MXNet check", "print(1)"]
+
+
+def test_check_module_conv_matches_a_direct_loop(tmp_path, monkeypatch):
+    import numpy as np
+    import types
+    rng = np.random.default_rng(0)
+    data = rng.standard_normal((2, 6, 6)).astype("float32")
+    weight = rng.standard_normal((3, 2, 3, 3)).astype("float32")
+    fake = types.ModuleType("d2ltvm")
+    fake.get_conv_data = lambda oc, ic, n, k, p, s, conv_type="direct": (data, weight, None)
+    monkeypatch.setitem(sys.modules, "d2ltvm", fake)
+    ns = {}
+    exec(d2l_course.CHECK_MODULE, ns)
+    p, s = 1, 2
+    xp = np.pad(data, ((0, 0), (1, 1), (1, 1)))
+    out = np.zeros((3, 3, 3), "float32")
+    for o in range(3):
+        for i in range(3):
+            for j in range(3):
+                out[o, i, j] = sum(xp[c, i * s + a, j * s + b] * weight[o, c, a, b]
+                                   for c in range(2) for a in range(3) for b in range(3))
+    ns["conv"](out, 3, 2, 6, 3, p, s)
+    with pytest.raises(AssertionError):
+        ns["conv"](out + 1, 3, 2, 6, 3, p, s)
