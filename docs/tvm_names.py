@@ -364,6 +364,9 @@ ROWS = [
      "tepad.contrib.nvcc.compile_cuda",
      "needs the system nvcc (a TepadError says when it is absent); tepad's own CUDA path "
      "generates PTX without it"),
+    ("tvm.contrib.spirv.optimize", "tepad.contrib.spirv.optimize",
+     "runs SPIRV-Tools' spirv-opt ($VULKAN_SDK/bin or PATH; a TepadError when absent); "
+     "tepad makes no SPIR-V itself"),
     ("tvm.contrib.random.uniform / normal / randint", "tepad.contrib.random.uniform",
      "drawn by numpy's generator through registered packed functions; random.seed(s)"),
     ("tvm.contrib.tedd.viz_dataflow_graph / viz_schedule_tree / "
