@@ -301,6 +301,9 @@ ROWS = [
     ("autotvm.apply_history_best(None)", "tepad.autotvm.apply_history_best", ""),
     ("@autotvm.template without a name (TVM 0.6)", "tepad.autotvm.template",
      "deprecated: registered under the function's name (warns once)"),
+    ("autotvm.task.create(plain_function, args, target) (TVM 0.6)",
+     "tepad.autotvm.task.create",
+     "a function never decorated is registered under its __name__, as TVM 0.6 did"),
     ("tvm.expr.Call.Extern / PureExtern / Intrinsic / PureIntrinsic (0.6 call types)",
      "tepad.tir.Call.PureExtern", "accepted by make.Call, otherwise unused"),
     # --- tvm.auto_scheduler ---------------------------------------------------------------
