@@ -530,6 +530,9 @@ ROWS = [
      "tepad.testing.parametrize_targets",
      "requires_gpu / requires_cuda run where cuda(0) exists: a CUDA GPU, or the emulator "
      "under TEPAD_CUDA=emulate; requires_opencl / vulkan / rocm skip"),
+    ("tvm.testing.utils (module path) / install_request_hook(depth)",
+     "tepad.testing.utils.install_request_hook",
+     "installs nothing, as TVM outside its own CI (its hook is a script of TVM's source tree)"),
     ("tvm.testing.known_failing_targets", "tepad.testing.known_failing_targets",
      "the named target kinds report an expected failure (pytest.xfail)"),
     ("tvm.testing.device_enabled / enabled_targets", "tepad.testing.enabled_targets",
