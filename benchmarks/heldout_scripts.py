@@ -5,6 +5,7 @@
     python benchmarks/heldout_scripts.py -k schedule_optimize   only scripts whose repo/path has this
     options: --timeout S (per script, 180)   --cap N (rerun a timed-out tuning script capped)   --out PATH   --no-write   --json PATH
              --baseline JSON (an earlier --json: adds a *before* column)   --keep   --list
+             --report-only --json PATH [--rerun-json RERUN.json ...] (the table of saved records)
 
 The scripts are a held-out body: TE programs (TVM 0.6-0.18: ``te.compute`` /
 ``create_schedule`` / ``tvm.build``, AutoTVM templates, auto_scheduler searches) that people
@@ -141,6 +142,8 @@ FAILS_ON_TVM = {
 SLOW = {
     (_CHARLIE[0], "scheduling/schedule stage/7.gemm_autotvm.py"): 600,
     (_SISI[0], "gemm/cuda_gemm_square_v0.3.py"): 400,     # 1024^3 emulated, 11 launches
+    # each emulated trial runs for min_repeat_ms=300 of emulated time, plus a resumed search
+    (_SISI[0], "scheduler/auto_scheduler_matmul_cuda.py"): 600,
 }
 
 #: (reason, regex over the first error) that make a failed run out of scope
@@ -248,10 +251,18 @@ def main(argv=None) -> int:
                     help="trial cap (TEPAD_MAX_TRIALS) for the rerun of a timed-out script "
                          "that tunes; 0: no rerun")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--report-only", action="store_true",
+                    help="run nothing: write the table of the records in --json")
+    ap.add_argument("--rerun-json", type=Path, action="append", default=[],
+                    help="with --report-only: records of later reruns, which replace those "
+                         "of the same scripts")
+    ap.add_argument("--note", default="", help="a sentence added to the section's text")
     ap.add_argument("--tepad-root", type=Path, default=ROOT)
     a = ap.parse_args(argv)
 
     entries = [e for e in SCRIPTS if not a.only or any(o in f"{e[0]}/{e[2]}" for o in a.only)]
+    if a.report_only:
+        return report(a, entries, _merged(a.json, a.rerun_json))
     work = Path(tempfile.mkdtemp(prefix="heldout_"))
     records = []
     try:
@@ -290,7 +301,22 @@ def main(argv=None) -> int:
             shutil.rmtree(work, ignore_errors=True)
     if a.list:
         return 0
+    return report(a, entries, records)
 
+
+def _merged(main_json: Path, reruns) -> list:
+    """The records of ``main_json`` with those of each rerun file replacing the same
+    scripts' records (and adding scripts the main run lacks)."""
+    records = json.loads(main_json.read_text())
+    for rerun in reruns:
+        newer = {(r["repo"], r["path"]): r for r in json.loads(rerun.read_text())}
+        records = [newer.pop((r["repo"], r["path"]), r) for r in records] + \
+            list(newer.values())
+    return records
+
+
+def report(a, entries, records) -> int:
+    """Print the table and write the RESULTS.md section."""
     baseline = None
     if a.baseline:
         baseline = {(r["repo"], r["path"]): r for r in json.loads(a.baseline.read_text())}
@@ -309,7 +335,8 @@ def main(argv=None) -> int:
             f"`pdb.set_trace()` stop is continued through stdin; `fail*`: a failure the "
             f"script has on TVM as well). "
             f"CPU: {cpu_name()}, shared with other jobs. {summary(records)}."
-            + (f" *before*: the same scripts on `{a.baseline_label}`." if baseline else ""),
+            + (f" *before*: the same scripts on `{a.baseline_label}`." if baseline else "")
+            + (f" {a.note}" if a.note else ""),
             "", *tab, "", END])
         write_section(a.out, text, SECTION, BEGIN, END)
     return 0

@@ -71,3 +71,15 @@ def test_summary_counts_fail_on_tvm_and_out_apart():
     text = hs.summary(recs)
     assert text.startswith("**2 of 4**") and "1 more fail on TVM" in text and \
         "1 more out of scope" in text
+
+
+def test_rerun_records_replace_the_same_scripts(tmp_path):
+    main = [{"repo": "a/b", "path": "x.py", "result": "timeout"},
+            {"repo": "a/b", "path": "y.py", "result": "pass"}]
+    rerun = [{"repo": "a/b", "path": "x.py", "result": "pass"},
+             {"repo": "c/d", "path": "z.py", "result": "fail"}]
+    (tmp_path / "main.json").write_text(hs.json.dumps(main))
+    (tmp_path / "rerun.json").write_text(hs.json.dumps(rerun))
+    got = hs._merged(tmp_path / "main.json", [tmp_path / "rerun.json"])
+    assert [(r["path"], r["result"]) for r in got] == [("x.py", "pass"), ("y.py", "pass"),
+                                                        ("z.py", "fail")]
