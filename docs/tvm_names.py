@@ -301,12 +301,22 @@ ROWS = [
     ("autotvm.apply_history_best(None)", "tepad.autotvm.apply_history_best", ""),
     ("@autotvm.template without a name (TVM 0.6)", "tepad.autotvm.template",
      "deprecated: registered under the function's name (warns once)"),
+    ("autotvm.task.create(plain_function, args, target) (TVM 0.6)",
+     "tepad.autotvm.task.create",
+     "a function never decorated is registered under its __name__, as TVM 0.6 did"),
     ("tvm.expr.Call.Extern / PureExtern / Intrinsic / PureIntrinsic (0.6 call types)",
      "tepad.tir.Call.PureExtern", "accepted by make.Call, otherwise unused"),
     # --- tvm.auto_scheduler ---------------------------------------------------------------
     ("auto_scheduler.register_workload", "tepad.auto_scheduler.register_workload", ""),
     ("auto_scheduler.SearchTask(func, args, target) / workload_key / compute_dag",
      "tepad.auto_scheduler.SearchTask", ""),
+    ("auto_scheduler.measure.recover_measure_input(inp, rebuild_state)",
+     "tepad.auto_scheduler.measure.recover_measure_input",
+     "rebuild_state replays the steps (a TVM log's become name-based)"),
+    ("auto_scheduler log lines written by TVM (steps by stage/loop position)",
+     "tepad.auto_scheduler.tvm_steps.from_tvm_steps",
+     "read when replayed over the registered workload's DAG: CI CR SP FSP FFSP RE FU AN PR "
+     "CA CHR CHW (not RF)"),
     ("auto_scheduler.create_task (older spelling)", "tepad.auto_scheduler.create_task", ""),
     ("SearchTask.tune / apply_best / print_best", "tepad.auto_scheduler.SearchTask.tune",
      "print_best prints schedule code only (print_mode='schedule'; no 'cuda')"),
@@ -364,6 +374,9 @@ ROWS = [
      "tepad.contrib.nvcc.compile_cuda",
      "needs the system nvcc (a TepadError says when it is absent); tepad's own CUDA path "
      "generates PTX without it"),
+    ("tvm.contrib.spirv.optimize", "tepad.contrib.spirv.optimize",
+     "runs SPIRV-Tools' spirv-opt ($VULKAN_SDK/bin or PATH; a TepadError when absent); "
+     "tepad makes no SPIR-V itself"),
     ("tvm.contrib.random.uniform / normal / randint", "tepad.contrib.random.uniform",
      "drawn by numpy's generator through registered packed functions; random.seed(s)"),
     ("tvm.contrib.tedd.viz_dataflow_graph / viz_schedule_tree / "
@@ -482,6 +495,8 @@ ROWS = [
      "a string subclass"),
     ("tvm.ir.save_json / load_json", "tepad.ir.save_json",
      "tepad's own JSON graph format (not readable by TVM)"),
+    ("tvm.ir.base.save_json / load_json (module path)", "tepad.ir.base.save_json",
+     "the same functions as tvm.ir's"),
     ("tvm.ir.Range / Range.from_min_extent", "tepad.ir.Range.from_min_extent", ""),
     ("tvm.ir.assert_structural_equal", "tepad.ir.assert_structural_equal", ""),
     ("tvm.ir.container.Map / Array", "tepad.ir.container.Map", ""),
@@ -515,6 +530,9 @@ ROWS = [
      "tepad.testing.parametrize_targets",
      "requires_gpu / requires_cuda run where cuda(0) exists: a CUDA GPU, or the emulator "
      "under TEPAD_CUDA=emulate; requires_opencl / vulkan / rocm skip"),
+    ("tvm.testing.utils (module path) / install_request_hook(depth)",
+     "tepad.testing.utils.install_request_hook",
+     "installs nothing, as TVM outside its own CI (its hook is a script of TVM's source tree)"),
     ("tvm.testing.known_failing_targets", "tepad.testing.known_failing_targets",
      "the named target kinds report an expected failure (pytest.xfail)"),
     ("tvm.testing.device_enabled / enabled_targets", "tepad.testing.enabled_targets",

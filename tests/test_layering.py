@@ -28,6 +28,9 @@ ISL_BRIDGE = "tepad.arith.isl_bridge"
 
 # (module, the tepad module it imports inside a function): why the import cannot be at the top
 FUNCTION_IMPORTS = {
+    ("tepad.auto_scheduler.measure", "tepad.auto_scheduler.search_task"):
+        "cycle: recover_measure_input (TVM keeps it in measure) makes a SearchTask, whose "
+        "module measures through this one",
     ("tepad.tir.expr", "tepad.tir.printer"):
         "cycle: the printer is written over the IR classes, whose str/repr/script call it",
     ("tepad.tir.expr", "tepad.tir.structural"):

@@ -56,7 +56,15 @@ class ComputeDAG:
         """The stage name of ``op``: its operation's name, or, for the second and later
         operations sharing a name (TVM's topi names many stages "compute"), that name with
         ``_1``, ``_2``, .. appended (in topological order)."""
-        return self._names[id(op)]
+        name = self._names.get(id(op))
+        if name is None or self.op_by_name.get(name) is not op:
+            # keyed by id(): a DAG read back by load_json has new objects, so rebuild
+            self._names = {id(o): n for n, o in self.op_by_name.items()}
+            name = self._names.get(id(op))
+            if name is None:
+                raise TepadError(f"ComputeDAG: operation {getattr(op, 'name', op)!r} is not "
+                                 f"one of its stages {sorted(self.op_by_name)}")
+        return name
 
     @property
     def compute_ops(self) -> list:

@@ -33,6 +33,7 @@ from ..errors import TepadError
 from ..schedule import create_schedule
 from ..tensor.operation import thread_axis
 from .state_view import SketchStateObject, StateView
+from .tvm_steps import from_tvm_steps, is_tvm_steps
 
 THREAD_TAGS = ("blockIdx.x", "blockIdx.y", "blockIdx.z", "vthread", "threadIdx.x",
                "threadIdx.y", "threadIdx.z")
@@ -328,7 +329,10 @@ def parse_layout(dims, ndim: int, step=None) -> list:
 
 def apply_steps(dag, steps, emit_code=False):
     """``(schedule, tensors, code)``: the steps replayed on a fresh schedule of ``dag``;
-    ``code`` is the Python schedule code (None unless ``emit_code``)."""
+    ``code`` is the Python schedule code (None unless ``emit_code``). Steps from a TVM log
+    (stages and loops named by position) are read first (``tvm_steps``)."""
+    if is_tvm_steps(steps):
+        steps = from_tvm_steps(dag, steps)
     r = _Replay(dag, emit_code)
     outs = ", ".join(dict.fromkeys(_ident(dag.name_of(op)) for op in dag.output_ops))
     r.emit(f"s = te.create_schedule([{', '.join(f'{o}.op' for o in outs.split(', '))}])")

@@ -22,12 +22,33 @@ from ..errors import TepadError
 from ..tensor.tensor import PlaceholderOp
 from ..testing import reference
 from .loop_state import State, apply_steps
+from .tvm_steps import from_tvm_steps, is_tvm_steps
 from .task_input import get_task_input_buffer, has_task_input_buffer, prepare_input_map
 
 logger = logging.getLogger("auto_scheduler")
 
 MeasureInput = namedtuple("MeasureInput", ["task", "state"])
 MeasureInput.__doc__ = "A candidate: the search task and one state of it."
+
+
+def recover_measure_input(inp, rebuild_state=False):
+    """A ``MeasureInput`` read from a log with its real task (TVM's
+    ``measure.recover_measure_input``): the ``SearchTask`` of the record's workload key and
+    target (the workload's function must be registered in this process). With
+    ``rebuild_state`` the state's steps are replayed over the task's DAG, which checks them
+    and turns the position-based steps of a TVM log into tepad's name-based ones."""
+    from .search_task import SearchTask
+    task = inp.task
+    new_task = SearchTask(workload_key=task.workload_key, target=task.target,
+                          hardware_params=getattr(task, "hardware_params", None))
+    state = inp.state
+    if rebuild_state:
+        steps = state.steps
+        if is_tvm_steps(steps):
+            steps = from_tvm_steps(new_task.compute_dag, steps)
+        apply_steps(new_task.compute_dag, steps)
+        state = State(steps, state.params)
+    return MeasureInput(new_task, state)
 
 MeasureResult = namedtuple("MeasureResult", ["costs", "error_no", "error_msg", "all_cost",
                                              "timestamp"])

@@ -17,6 +17,7 @@ from ..errors import TepadError
 from ..target import Target
 from .loop_state import State
 from .measure import MeasureInput, MeasureResult, result_cost
+from .tvm_steps import is_tvm_state
 
 LOG_VERSION = "v0.6"
 
@@ -38,10 +39,14 @@ class _RecordTask:
 
 def load_record_from_string(line: str):
     """``(MeasureInput, MeasureResult)`` of one log line (the input's task is a stand-in
-    holding ``workload_key`` and ``target``)."""
+    holding ``workload_key`` and ``target``; ``measure.recover_measure_input`` makes the
+    real task). A line TVM wrote keeps its position-based steps, which replaying over the
+    task's DAG reads (``tvm_steps``)."""
     try:
         row = json.loads(line)
         (key, target), steps = row["i"][0][:2], row["i"][1]
+        if is_tvm_state(steps):          # a line TVM wrote: [[stages], [steps by position]]
+            steps = steps[1]
         costs, error_no, all_cost, stamp = row["r"][:4]
     except (ValueError, KeyError, IndexError, TypeError) as err:
         raise TepadError(f"not an auto_scheduler log line ({err}): {line[:120]!r}") from None

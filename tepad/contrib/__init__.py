@@ -2,9 +2,9 @@
 shared library), ``utils`` (temporary directories), ``cblas`` / ``mkl`` (matrix products as
 extern stages on numpy's BLAS), ``clang`` (C/C++ to LLVM IR for ``pragma("import_llvm")``)
 ``nvcc`` (CUDA compute-capability helpers and the nvcc driver), ``random`` (random tensors as
-extern stages), ``pickle_memoize``, ``tedd`` (a schedule's graphs as Graphviz DOT text) ``cudnn`` (``exists()`` is False: cuDNN is not linked) and ``ndk`` (linking with ``$TVM_NDK_CC``). ``util`` is TVM 0.6's name of ``utils`` (warns once)."""
+extern stages), ``pickle_memoize``, ``tedd`` (a schedule's graphs as Graphviz DOT text), ``cudnn`` (``exists()`` is False: cuDNN is not linked), ``ndk`` (linking with ``$TVM_NDK_CC``) and ``spirv`` (``optimize`` through SPIRV-Tools' spirv-opt). ``util`` is TVM 0.6's name of ``utils`` (warns once)."""
 from ..errors import warn_deprecated
-from . import cc, utils, blas, cblas, mkl, clang, nvcc, random, pickle_memoize, tedd, sparse, cudnn, ndk
+from . import cc, utils, blas, cblas, mkl, clang, nvcc, random, pickle_memoize, tedd, sparse, cudnn, ndk, spirv
 
 
 def __getattr__(name):
@@ -15,4 +15,4 @@ def __getattr__(name):
 
 
 __all__ = ["cc", "utils", "blas", "cblas", "mkl", "clang", "nvcc", "random",
-           "pickle_memoize", "tedd", "sparse", "cudnn", "ndk"]
+           "pickle_memoize", "tedd", "sparse", "cudnn", "ndk", "spirv"]

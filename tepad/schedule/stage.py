@@ -546,7 +546,9 @@ class Stage:
     def storage_align(self, axis, factor, offset):
         """Pad the storage of this stage's tensor so that the stride of dimension ``axis``
         (a root axis of the stage) is ``offset`` modulo ``factor`` (TVM's
-        ``Stage.storage_align``; StorageFlatten pads the realized buffer's strides). It
+        ``Stage.storage_align``; StorageFlatten pads the realized buffer's strides). As in
+        TVM, any integer ``offset`` is taken modulo ``factor`` (``storage_align(ax, 15, 16)``
+        pads to 1 modulo 15). It
         applies to buffers tepad allocates; a tensor passed as an argument keeps the
         caller's dense layout."""
         self._check_compute("storage_align")
@@ -561,9 +563,9 @@ class Stage:
                                  f"be an integer constant, got {v!r}")
             vals.append(int(v))
         factor, offset = vals
-        if factor <= 0 or not 0 <= offset < factor:
+        if factor <= 0:
             raise TepadError(f"stage {self.name}: storage_align({axis.name}, {factor}, "
-                             f"{offset}) needs factor > 0 and 0 <= offset < factor")
+                             f"{offset}) needs factor > 0")
         if self.layout_transforms:
             raise TepadError(f"stage {self.name}: storage_align after transform_layout is not "
                              "supported (the aligned dimension is a logical axis)")

@@ -6,6 +6,8 @@ draws test inputs. The rest are the
 from .reference import reference
 from .arrays import random_array
 from .compare import CompareBeforeAfter
+from . import utils
+from .utils import install_request_hook
 from .tvm_helpers import (assert_allclose, assert_prim_expr_equal, check_numerical_grads,
                           device_enabled, enabled_targets, fixture,
                           known_failing_targets, main, parameter,
@@ -18,4 +20,5 @@ __all__ = ["reference", "assert_allclose", "assert_prim_expr_equal", "fixture", 
            "requires_llvm", "requires_opencl", "requires_rocm", "requires_vulkan",
            "skip_if_32bit", "uses_gpu", "device_enabled", "enabled_targets",
            "check_numerical_grads", "requires_tensorcore", "skip_if_wheel_test",
-           "CompareBeforeAfter", "random_array", "known_failing_targets"]
+           "CompareBeforeAfter", "random_array", "known_failing_targets", "utils",
+           "install_request_hook"]

@@ -127,8 +127,8 @@ def test_storage_align_errors():
     xo, xi = s[A1].split(A1.op.axis[0], factor=2)
     with pytest.raises(TepadError, match="stage A1.*root data axes"):
         s[A1].storage_align(xo, 2, 1)
-    with pytest.raises(TepadError, match="stage A1.*offset < factor"):
-        s[A1].storage_align(A1.op.axis[0], 2, 2)
+    with pytest.raises(TepadError, match="stage A1.*factor > 0"):
+        s[A1].storage_align(A1.op.axis[0], 0, 0)
     with pytest.raises(TepadError, match="stage A1.*integer constant"):
         s[A1].storage_align(A1.op.axis[0], 2.5, 0)
     s[A1].storage_align(A1.op.axis[1], 4, 0)
@@ -138,3 +138,21 @@ def test_storage_align_errors():
     s2[A1].transform_layout(lambda i, j: [j, i])
     with pytest.raises(TepadError, match="stage A1.*storage_align after transform_layout"):
         s2[A1].storage_align(A1.op.axis[0], 2, 1)
+
+
+@pytest.mark.parametrize("factor,offset,stride", [(15, 16, 16), (16, 17, 17), (4, -1, 19),
+                                                   (5, 10, 20)])
+def test_an_offset_outside_0_to_factor_counts_modulo_factor(factor, offset, stride):
+    # TVM pads with floormod(factor + offset - stride % factor, factor): study scripts write
+    # storage_align(ax, 16 - 1, 16) for CUDA shared tiles
+    A, A1, A2 = chain(8, 16)
+    s = te.create_schedule(A2.op)
+    s[A1].storage_align(A1.op.axis[0], factor, offset)
+    f = built(s, [A, A2])
+    (alloc,) = allocations(f)
+    assert int(alloc.extents[0]) == 8 * stride        # TVM allocates rows * row stride
+    assert stride % factor == offset % factor
+    a = np.random.rand(8, 16).astype("float32")
+    out = np.empty_like(a)
+    tepad.build(s, [A, A2])(a, out)
+    np.testing.assert_allclose(out, a * 2 + 3, rtol=1e-6)

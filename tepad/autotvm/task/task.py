@@ -223,9 +223,22 @@ class _NoTarget:
 
 def create(task_name, args, target="llvm", target_host=None) -> Task:
     """The tuning task of template ``task_name`` on ``args`` for ``target``: its
-    ``config_space`` holds the knobs the template defines."""
+    ``config_space`` holds the knobs the template defines.
+
+    ``task_name`` may be the template function itself; a function that was never registered
+    (TVM 0.6 took a plain function calling ``autotvm.get_config()``) is registered here under
+    its ``__name__``, and another function already registered under that name is an error."""
     if callable(task_name):
-        task_name = getattr(task_name, "template_name", None) or task_name.__name__
+        func = task_name
+        task_name = getattr(func, "template_name", None) or func.__name__
+        if getattr(func, "template_name", None) is None:
+            known = TASK_TABLE.get(task_name)
+            if known is None:
+                TASK_TABLE[task_name] = func
+            elif known is not func:
+                raise TepadError(f"autotvm.task.create: another function is registered as "
+                                 f"template {task_name!r}; register this one under another "
+                                 "name (@autotvm.template(\"name\"))")
     task = Task(task_name, _tupled(serialize_args(args)))
     task.target = Target(target) if not isinstance(target, Target) else target
     task.target_host = target_host
