@@ -34,13 +34,11 @@ from __future__ import annotations
 import argparse
 import collections
 import json
-import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -49,7 +47,7 @@ sys.path.insert(0, str(HERE))
 
 import tvm_suite  # noqa: E402
 from results_sections import cpu_name, write_section  # noqa: E402
-from tvm_gallery import OUT_MODULES, first_error  # noqa: E402
+from tvm_gallery import run_tutorial  # noqa: E402
 
 SECTION = "## Held-out TE scripts from TVM study repositories (imports rewritten)"
 BEGIN, END = "<!-- heldout_scripts:begin -->", "<!-- heldout_scripts:end -->"
@@ -185,29 +183,16 @@ def tunes(src: str) -> bool:
 
 def run_script(src: str, work: Path, timeout: int, root: Path = ROOT,
                env_extra: dict | None = None) -> dict:
-    """Run one rewritten script's source in ``work``; its outcome, first error and time."""
-    work.mkdir(parents=True, exist_ok=True)
-    tvm_suite.write_support(work, OUT_MODULES)
-    (work / "script.py").write_text(tvm_suite.rewrite_source(src, OUT_MODULES))
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(root), str(work), env.get("PYTHONPATH", "")])
-    env["TEPAD_CUDA"] = "emulate"
-    env["MPLBACKEND"] = "Agg"
-    env.setdefault("PYTHONWARNINGS", "ignore")
-    env.update(env_extra or {})
-    t0 = time.time()
-    proc = subprocess.run(["timeout", str(timeout), sys.executable, "script.py"], cwd=work,
-                          env=env, input=PDB_CONTINUE, capture_output=True, text=True)
-    secs = time.time() - t0
-    if proc.returncode == 124:
-        return {"result": "timeout", "error": f"over {timeout} s", "time": secs}
-    if proc.returncode == 0:
-        return {"result": "pass", "error": "", "time": secs}
-    err = first_error((proc.stderr or proc.stdout).replace('/script.py"', '/tutorial.py"'))
-    for reason, rx in OUT_ERRORS:
-        if rx.search(err):
-            return {"result": "out", "error": reason + ": " + err, "time": secs}
-    return {"result": "fail", "error": err, "time": secs}
+    """Run one rewritten script's source in ``work`` (``tvm_gallery.run_tutorial``, with
+    ``c`` answered to any debugger stop); its outcome, first error and time, a failure whose
+    error needs what tepad leaves out classed ``out``."""
+    rec = run_tutorial(src, work, timeout, env_extra=env_extra, root=root, script="script.py",
+                       stdin=PDB_CONTINUE)
+    if rec["result"] == "fail":
+        for reason, rx in OUT_ERRORS:
+            if rx.search(rec["error"]):
+                return dict(rec, result="out", error=reason + ": " + rec["error"])
+    return rec
 
 
 def label(rec: dict) -> str:

@@ -173,11 +173,12 @@ def first_error(stderr: str) -> str:
 
 
 def run_tutorial(src: str, work: Path, timeout: int, env_extra: dict | None = None,
-                 root: Path = ROOT) -> dict:
-    """Run one rewritten tutorial's source in ``work``; its outcome, first error and time."""
+                 root: Path = ROOT, script: str = "tutorial.py", stdin: str | None = None) -> dict:
+    """Run one rewritten tutorial's source in ``work`` (as the file ``script``, with ``stdin``
+    as its input); its outcome, first error and time."""
     work.mkdir(parents=True, exist_ok=True)
     tvm_suite.write_support(work, OUT_MODULES)
-    (work / "tutorial.py").write_text(tvm_suite.rewrite_source(src, OUT_MODULES))
+    (work / script).write_text(tvm_suite.rewrite_source(src, OUT_MODULES))
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(root), str(work), env.get("PYTHONPATH", "")])
     env["TEPAD_CUDA"] = "emulate"
@@ -185,14 +186,15 @@ def run_tutorial(src: str, work: Path, timeout: int, env_extra: dict | None = No
     env.setdefault("PYTHONWARNINGS", "ignore")
     env.update(env_extra or {})
     t0 = time.time()
-    proc = subprocess.run(["timeout", str(timeout), sys.executable, "tutorial.py"], cwd=work,
-                          env=env, capture_output=True, text=True)
+    proc = subprocess.run(["timeout", str(timeout), sys.executable, script], cwd=work,
+                          env=env, input=stdin, capture_output=True, text=True)
     secs = time.time() - t0
     if proc.returncode == 124:
         return {"result": "timeout", "error": f"over {timeout} s", "time": secs}
     if proc.returncode == 0:
         return {"result": "pass", "error": "", "time": secs}
-    return {"result": "fail", "error": first_error(proc.stderr or proc.stdout), "time": secs}
+    err = (proc.stderr or proc.stdout).replace(f'/{script}"', '/tutorial.py"')
+    return {"result": "fail", "error": first_error(err), "time": secs}
 
 
 #: what a tutorial's text says before a line it leaves commented out for the reader to run
