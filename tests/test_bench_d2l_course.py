@@ -69,7 +69,8 @@ def test_first_error_names_the_cell():
 
 
 def test_run_chapter_passes_and_fails(tmp_path):
-    pytest.importorskip("IPython")
+    pytest.importorskip("IPython", reason="the harness runs chapters in an IPython shell, an "
+                        "optional tool of benchmarks/ (pip install ipython)")
     shared = tmp_path / "shared" / "d2ltvm"
     shared.mkdir(parents=True)
     (shared / "__init__.py").write_text(

@@ -5,24 +5,15 @@ import numpy as np
 import pytest
 
 import tepad as tvm
-from tepad import TepadError, autotvm, te
+from tepad import TepadError, autotvm
 from tepad.autotvm.task.task import TASK_TABLE
+
+from .templates import matmul_with_splits
 
 
 def plain_matmul_for_create(N, L, M, dtype):
-    A = te.placeholder((N, L), name="A", dtype=dtype)
-    B = te.placeholder((L, M), name="B", dtype=dtype)
-    k = te.reduce_axis((0, L), name="k")
-    C = te.compute((N, M), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k), name="C")
-    s = te.create_schedule(C.op)
-    y, x = s[C].op.axis
-    cfg = autotvm.get_config()
-    cfg.define_split("tile_y", y, num_outputs=2)
-    cfg.define_split("tile_x", x, num_outputs=2)
-    yo, yi = cfg["tile_y"].apply(s, C, y)
-    xo, xi = cfg["tile_x"].apply(s, C, x)
-    s[C].reorder(yo, xo, s[C].op.reduce_axis[0], yi, xi)
-    return s, [A, B, C]
+    """A plain function (not decorated) defining the tutorial's split knobs."""
+    return matmul_with_splits(N, L, M, dtype)
 
 
 @pytest.fixture

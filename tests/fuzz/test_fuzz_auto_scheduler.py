@@ -72,12 +72,14 @@ def test_default_config_draws_no_auto_choice():
 
 
 def _seeds_with(prefix, cfg, text, count=4, tries=150) -> list:
-    """The first ``count`` seeds ``prefix:i`` whose drawn case has ``text`` in a line."""
+    """The first ``count`` seeds ``prefix:i`` whose drawn case has a line containing
+    ``text`` (or, when ``text`` is callable, a line it accepts)."""
     from tepad.fuzz.generator import generate
+    accepts = text if callable(text) else (lambda line: text in line)
     found = []
     for i in range(tries):
         case = generate(RandomSource(f"{prefix}:{i}"), cfg)
-        if any(text in line for line in case.lines):
+        if any(accepts(line) for line in case.lines):
             found.append(i)
             if len(found) == count:
                 break
@@ -98,16 +100,10 @@ def test_other_vector_axes_match_the_oracle_in_both_bound_modes():
     # a register block vectorized along another loop than the last (a conv's channels, a
     # matmul's rows): its accumulator is stored by a transform_layout that moves that loop
     # last (no floordiv in the mapping, unlike a packed input's)
-    from tepad.fuzz.generator import generate
     assert exact_available()
-    found = []
-    for i in range(400):
-        case = generate(RandomSource(f"auto-vec:{i}"), AUTO)
-        if any(".transform_layout(" in line and "//" not in line for line in case.lines):
-            found.append(i)
-            if len(found) == 4:
-                break
-    assert len(found) == 4, found
+    found = _seeds_with("auto-vec", AUTO,
+                        lambda line: ".transform_layout(" in line and "//" not in line,
+                        tries=400)
     for i in found:
         out = run_source(RandomSource(f"auto-vec:{i}"), AUTO, exact=True)
         assert out.status == "pass", _failure(i, out)
@@ -117,16 +113,9 @@ def test_ragged_register_blocks_match_the_oracle_in_both_bound_modes():
     # a register block whose width does not divide the row (a sketch for a 16-register
     # target): the last tile is partial and a packed panel is padded
     import re
-    from tepad.fuzz.generator import generate
     assert exact_available()
-    found = []
-    for i in range(400):
-        case = generate(RandomSource(f"auto-wide:{i}"), AUTO)
-        if any(re.search(r"'wide': \{[^}]*: [1-9]", line) for line in case.lines):
-            found.append(i)
-            if len(found) == 4:
-                break
-    assert len(found) == 4, found
+    found = _seeds_with("auto-wide", AUTO,
+                        lambda line: re.search(r"'wide': \{[^}]*: [1-9]", line), tries=400)
     for i in found:
         out = run_source(RandomSource(f"auto-wide:{i}"), AUTO, exact=True)
         assert out.status == "pass", _failure(i, out)
